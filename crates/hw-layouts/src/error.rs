@@ -1,0 +1,41 @@
+//! The error type of hardware layouts and their text syntax.
+
+use linear_layout::LayoutError;
+
+/// A rejected layout: bad text, bad parameters, or an algebra precondition.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HwError {
+    /// Malformed attribute text: `pos` is a byte offset into the input.
+    #[error("parse error at byte {pos}: expected {expected}, found {found}")]
+    Parse {
+        pos: usize,
+        expected: String,
+        found: String,
+    },
+    /// A parameter Triton rejects (names the layout, the field and the value).
+    #[error("invalid {layout} layout: {message}")]
+    InvalidParam {
+        layout: &'static str,
+        message: String,
+    },
+    /// The shape does not suit the layout (rank, power of two, too small).
+    #[error("invalid shape {shape:?}: {message}")]
+    InvalidShape { shape: Vec<u64>, message: String },
+    /// An attribute name we do not know.
+    #[error("unknown layout attribute '{0}'")]
+    UnknownAttribute(String),
+    /// A precondition of the layout algebra failed.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+}
+
+/// Result alias of the crate.
+pub type Result<T, E = HwError> = std::result::Result<T, E>;
+
+/// Shorthand for [`HwError::InvalidParam`].
+pub fn invalid(layout: &'static str, message: impl Into<String>) -> HwError {
+    HwError::InvalidParam {
+        layout,
+        message: message.into(),
+    }
+}

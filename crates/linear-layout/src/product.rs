@@ -1,0 +1,137 @@
+//! The product of layouts (Triton's `operator*`) and `supremum`.
+
+use crate::error::{LayoutError, Result};
+use crate::layout::low_mask;
+use crate::{DimName, LinearLayout};
+use std::ops::{Mul, MulAssign};
+
+/// The shortest order-preserving merge of `x` and `y` in which both appear
+/// as subsequences; at a tie the element of `x` comes first. Fails when the
+/// two lists order their common elements differently.
+///
+/// ```
+/// use linear_layout::{supremum, DimName};
+/// let [a, b, c] = ["a", "b", "c"].map(DimName::new);
+/// assert_eq!(supremum(&[a, b], &[b, c]).unwrap(), vec![a, b, c]);
+/// assert_eq!(supremum(&[a, b], &[a, c]).unwrap(), vec![a, b, c]);
+/// assert!(supremum(&[a, b], &[b, a]).is_err());
+/// ```
+pub fn supremum(x: &[DimName], y: &[DimName]) -> Result<Vec<DimName>> {
+    let err = || LayoutError::NoSupremum {
+        first: x.to_vec(),
+        second: y.to_vec(),
+    };
+    let mut out = Vec::with_capacity(x.len() + y.len());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        if x[i] == y[j] {
+            out.push(x[i]);
+            i += 1;
+            j += 1;
+        } else if !y[j..].contains(&x[i]) {
+            // x[i] is not in the rest of y: it can go now.
+            out.push(x[i]);
+            i += 1;
+        } else if !x[i..].contains(&y[j]) {
+            out.push(y[j]);
+            j += 1;
+        } else {
+            // Both are common elements appearing in a different order.
+            return Err(err());
+        }
+    }
+    out.extend_from_slice(&x[i..]);
+    out.extend_from_slice(&y[j..]);
+    // Common elements that were already consumed must not reappear.
+    let mut seen = std::collections::HashSet::new();
+    for d in &out {
+        if !seen.insert(*d) {
+            return Err(err());
+        }
+    }
+    Ok(out)
+}
+
+impl LinearLayout {
+    /// The product `self * outer`: input dims and output dims are the
+    /// supremum of both orders; for a shared input dim `self`'s bases are the
+    /// low bits and `outer`'s are appended; for a shared output dim `outer`'s
+    /// components are shifted above `self`'s size (log2 sizes add).
+    pub fn try_mul(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        let a_in: Vec<DimName> = self.in_dim_names().collect();
+        let b_in: Vec<DimName> = outer.in_dim_names().collect();
+        let a_out: Vec<DimName> = self.out_dim_names().collect();
+        let b_out: Vec<DimName> = outer.out_dim_names().collect();
+        let ins = supremum(&a_in, &b_in)?;
+        let outs = supremum(&a_out, &b_out)?;
+        let out_dims: Vec<(DimName, u32)> = outs
+            .iter()
+            .map(|&o| (o, self.out_dim_size_log2(o) + outer.out_dim_size_log2(o)))
+            .collect();
+        // Re-pack a column of `l` into the result: inner components stay at
+        // the bottom of each result dim, outer ones sit above inner's size.
+        let repack = |l: &LinearLayout, c: u64, is_outer: bool| -> u64 {
+            let mut r = 0u64;
+            let mut shift = 0u32;
+            for &(o, log2) in &out_dims {
+                if let Some(od) = l.out_dim(o) {
+                    let v = (c >> od.shift) & low_mask(od.log2);
+                    let extra = if is_outer {
+                        self.out_dim_size_log2(o)
+                    } else {
+                        0
+                    };
+                    r |= v << (shift + extra);
+                }
+                shift += log2;
+            }
+            r
+        };
+        let in_bases: Vec<(DimName, Vec<u64>)> = ins
+            .iter()
+            .map(|&d| {
+                let mut v: Vec<u64> = self
+                    .packed_bases(d)
+                    .iter()
+                    .map(|&c| repack(self, c, false))
+                    .collect();
+                v.extend(
+                    outer
+                        .packed_bases(d)
+                        .iter()
+                        .map(|&c| repack(outer, c, true)),
+                );
+                (d, v)
+            })
+            .collect();
+        LinearLayout::from_packed(in_bases, out_dims, false)
+    }
+}
+
+impl Mul for &LinearLayout {
+    type Output = LinearLayout;
+    /// [`LinearLayout::try_mul`]; panics when no supremum exists or the
+    /// result exceeds 64 bits.
+    fn mul(self, rhs: &LinearLayout) -> LinearLayout {
+        self.try_mul(rhs).expect("layout product")
+    }
+}
+
+impl Mul for LinearLayout {
+    type Output = LinearLayout;
+    fn mul(self, rhs: LinearLayout) -> LinearLayout {
+        &self * &rhs
+    }
+}
+
+impl MulAssign<&LinearLayout> for LinearLayout {
+    fn mul_assign(&mut self, rhs: &LinearLayout) {
+        *self = &*self * rhs;
+    }
+}
+
+impl MulAssign for LinearLayout {
+    fn mul_assign(&mut self, rhs: LinearLayout) {
+        *self = &*self * &rhs;
+    }
+}

@@ -1,0 +1,434 @@
+//! Shape operations: reorder, reshape, flatten, squeeze, resize, rename,
+//! concatenate and restrict dims. None of them changes what a basis means;
+//! they re-index inputs or outputs.
+
+use crate::error::{check_pow2, LayoutError, Result};
+use crate::layout::low_mask;
+use crate::{DimName, LinearLayout};
+
+fn check_permutation(what: &'static str, have: &[DimName], new: &[DimName]) -> Result<Vec<usize>> {
+    let idx: Option<Vec<usize>> = new
+        .iter()
+        .map(|n| have.iter().position(|h| h == n))
+        .collect();
+    match idx {
+        Some(idx)
+            if new.len() == have.len() && {
+                let mut s = idx.clone();
+                s.sort();
+                s.dedup();
+                s.len() == have.len()
+            } =>
+        {
+            Ok(idx)
+        }
+        _ => Err(LayoutError::DimMismatch {
+            what,
+            expected: have.to_vec(),
+            found: new.to_vec(),
+        }),
+    }
+}
+
+impl LinearLayout {
+    /// Reorders the input dims (`new_order` is a permutation of them).
+    pub fn transpose_ins(&self, new_order: &[DimName]) -> Result<LinearLayout> {
+        let have: Vec<DimName> = self.in_dim_names().collect();
+        check_permutation(
+            "transpose_ins needs a permutation of the in dims",
+            &have,
+            new_order,
+        )?;
+        let ins = new_order
+            .iter()
+            .map(|&d| (d, self.packed_bases(d).to_vec()))
+            .collect();
+        LinearLayout::from_packed(
+            ins,
+            self.outs.iter().map(|o| (o.name, o.log2)).collect(),
+            false,
+        )
+    }
+
+    /// Reorders the output dims (and every basis's components with them).
+    pub fn transpose_outs(&self, new_order: &[DimName]) -> Result<LinearLayout> {
+        let have: Vec<DimName> = self.out_dim_names().collect();
+        let idx = check_permutation(
+            "transpose_outs needs a permutation of the out dims",
+            &have,
+            new_order,
+        )?;
+        let outs: Vec<(DimName, u32)> = idx
+            .iter()
+            .map(|&i| (self.outs[i].name, self.outs[i].log2))
+            .collect();
+        let repack = |c: u64| {
+            let mut r = 0;
+            let mut shift = 0;
+            for &i in &idx {
+                let o = self.outs[i];
+                r |= ((c >> o.shift) & low_mask(o.log2)) << shift;
+                shift += o.log2;
+            }
+            r
+        };
+        let ins = self
+            .ins
+            .iter()
+            .map(|d| {
+                (
+                    d.name,
+                    self.packed_bases(d.name)
+                        .iter()
+                        .map(|&c| repack(c))
+                        .collect(),
+                )
+            })
+            .collect();
+        LinearLayout::from_packed(ins, outs, false)
+    }
+
+    /// Re-splits the input bits (all bases in in-dim order) over new input
+    /// dims `(name, size)` with the same total size; the first new dim gets
+    /// the first bits.
+    pub fn reshape_ins(&self, new_ins: &[(DimName, u64)]) -> Result<LinearLayout> {
+        let mut logs = Vec::with_capacity(new_ins.len());
+        for &(n, s) in new_ins {
+            logs.push(check_pow2(format!("size of in dim '{n}'"), s as i64)?);
+        }
+        let total: u32 = logs.iter().sum();
+        if total != self.total_in_dim_size_log2() {
+            return Err(LayoutError::Invalid(format!(
+                "reshape_ins: total input size 2^{total} differs from 2^{}",
+                self.total_in_dim_size_log2()
+            )));
+        }
+        let mut at = 0usize;
+        let ins = new_ins
+            .iter()
+            .zip(&logs)
+            .map(|(&(n, _), &l)| {
+                let v = self.bases[at..at + l as usize].to_vec();
+                at += l as usize;
+                (n, v)
+            })
+            .collect();
+        LinearLayout::from_packed(
+            ins,
+            self.outs.iter().map(|o| (o.name, o.log2)).collect(),
+            false,
+        )
+    }
+
+    /// Re-splits the output bits over new out dims `(name, size)` with the
+    /// same total; the packed form (first dim lowest) is unchanged.
+    pub fn reshape_outs(&self, new_outs: &[(DimName, u64)]) -> Result<LinearLayout> {
+        let mut outs = Vec::with_capacity(new_outs.len());
+        for &(n, s) in new_outs {
+            outs.push((n, check_pow2(format!("size of out dim '{n}'"), s as i64)?));
+        }
+        let total: u32 = outs.iter().map(|o| o.1).sum();
+        if total != self.total_out_dim_size_log2() {
+            return Err(LayoutError::Invalid(format!(
+                "reshape_outs: total output size 2^{total} differs from 2^{}",
+                self.total_out_dim_size_log2()
+            )));
+        }
+        let ins = self
+            .ins
+            .iter()
+            .map(|d| (d.name, self.packed_bases(d.name).to_vec()))
+            .collect();
+        LinearLayout::from_packed(ins, outs, false)
+    }
+
+    /// All input dims merged into one named after the first.
+    pub fn flatten_ins(&self) -> LinearLayout {
+        match self.ins.first() {
+            None => self.clone(),
+            Some(d) => self
+                .reshape_ins(&[(d.name, self.total_in_dim_size())])
+                .expect("flatten keeps the total"),
+        }
+    }
+
+    /// All output dims merged into one named after the first.
+    pub fn flatten_outs(&self) -> LinearLayout {
+        match self.outs.first() {
+            None => self.clone(),
+            Some(o) => self
+                .reshape_outs(&[(o.name, self.total_out_dim_size())])
+                .expect("flatten keeps the total"),
+        }
+    }
+
+    /// Removes the size-1 input dims.
+    pub fn squeeze_ins(&self) -> LinearLayout {
+        let ins: Vec<(DimName, u64)> = self.in_dims().into_iter().filter(|d| d.1 > 1).collect();
+        self.reshape_ins(&ins).expect("squeeze keeps the total")
+    }
+
+    /// Removes the size-1 output dims.
+    pub fn squeeze_outs(&self) -> LinearLayout {
+        let outs: Vec<(DimName, u64)> = self.out_dims().into_iter().filter(|d| d.1 > 1).collect();
+        self.reshape_outs(&outs).expect("squeeze keeps the total")
+    }
+
+    /// Resizes input dim `d`: smaller drops the highest bases, larger appends
+    /// zero bases.
+    pub fn resize_in_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
+        let n = check_pow2(format!("new size of in dim '{d}'"), new_size as i64)? as usize;
+        if !self.has_in_dim(d) {
+            return Err(LayoutError::MissingDim {
+                which: "input",
+                name: d,
+            });
+        }
+        let ins = self
+            .ins
+            .iter()
+            .map(|x| {
+                let mut v = self.packed_bases(x.name).to_vec();
+                if x.name == d {
+                    v.resize(n, 0);
+                }
+                (x.name, v)
+            })
+            .collect();
+        LinearLayout::from_packed(
+            ins,
+            self.outs.iter().map(|o| (o.name, o.log2)).collect(),
+            false,
+        )
+    }
+
+    /// Shrinks output dim `d` to `new_size` (≤ current): components that do
+    /// not fit are set to 0 whole (not masked).
+    pub fn resize_out_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
+        let n = check_pow2(format!("new size of out dim '{d}'"), new_size as i64)?;
+        let Some(o) = self.out_dim(d).copied() else {
+            return Err(LayoutError::MissingDim {
+                which: "output",
+                name: d,
+            });
+        };
+        if n > o.log2 {
+            return Err(LayoutError::SizeMismatch {
+                what: "resize_out_dim can only shrink",
+                dim: d,
+                expected: 1u64 << o.log2,
+                found: new_size,
+            });
+        }
+        let mut bases = self.all_bases();
+        let k = self.out_dim_index(d).expect("present");
+        for (_, bs) in &mut bases {
+            for b in bs {
+                if b[k] >> n != 0 {
+                    b[k] = 0;
+                }
+            }
+        }
+        let mut outs = self.out_dims();
+        outs[k].1 = new_size;
+        LinearLayout::new(bases, outs, false)
+    }
+
+    /// Renames input dim `old` to `new`, keeping its position.
+    pub fn rename_in_dim(&self, old: DimName, new: DimName) -> Result<LinearLayout> {
+        if !self.has_in_dim(old) {
+            return Err(LayoutError::MissingDim {
+                which: "input",
+                name: old,
+            });
+        }
+        let ins = self
+            .ins
+            .iter()
+            .map(|x| {
+                (
+                    if x.name == old { new } else { x.name },
+                    self.packed_bases(x.name).to_vec(),
+                )
+            })
+            .collect();
+        LinearLayout::from_packed(
+            ins,
+            self.outs.iter().map(|o| (o.name, o.log2)).collect(),
+            false,
+        )
+    }
+
+    /// Renames output dim `old` to `new`, keeping its position.
+    pub fn rename_out_dim(&self, old: DimName, new: DimName) -> Result<LinearLayout> {
+        if !self.has_out_dim(old) {
+            return Err(LayoutError::MissingDim {
+                which: "output",
+                name: old,
+            });
+        }
+        let ins = self
+            .ins
+            .iter()
+            .map(|x| (x.name, self.packed_bases(x.name).to_vec()))
+            .collect();
+        let outs = self
+            .outs
+            .iter()
+            .map(|o| (if o.name == old { new } else { o.name }, o.log2))
+            .collect();
+        LinearLayout::from_packed(ins, outs, false)
+    }
+
+    /// `self(x) ⊕ other(y)` on the input dims of `self` followed by the
+    /// (disjoint) input dims of `other`; both need the same out dims, in the
+    /// same order, with the same sizes.
+    pub fn concat_ins(&self, other: &LinearLayout) -> Result<LinearLayout> {
+        if self.outs != other.outs {
+            return Err(LayoutError::DimMismatch {
+                what: "concat_ins needs the same out dims with the same sizes",
+                expected: self.out_dim_names().collect(),
+                found: other.out_dim_names().collect(),
+            });
+        }
+        if let Some(d) = other.ins.iter().find(|d| self.has_in_dim(d.name)) {
+            return Err(LayoutError::Invalid(format!(
+                "concat_ins needs disjoint input dimensions; '{}' is in both",
+                d.name
+            )));
+        }
+        let ins = self
+            .ins
+            .iter()
+            .map(|x| (x.name, self.packed_bases(x.name).to_vec()))
+            .chain(
+                other
+                    .ins
+                    .iter()
+                    .map(|x| (x.name, other.packed_bases(x.name).to_vec())),
+            )
+            .collect();
+        LinearLayout::from_packed(
+            ins,
+            self.outs.iter().map(|o| (o.name, o.log2)).collect(),
+            false,
+        )
+    }
+
+    /// Joins the out dims: each basis is `self`'s components followed by
+    /// `other`'s. Both need the same in dims (same sizes) and disjoint outs.
+    pub fn concat_outs(&self, other: &LinearLayout) -> Result<LinearLayout> {
+        if self.in_dims() != other.in_dims() {
+            return Err(LayoutError::DimMismatch {
+                what: "concat_outs needs the same in dims with the same sizes",
+                expected: self.in_dim_names().collect(),
+                found: other.in_dim_names().collect(),
+            });
+        }
+        if let Some(o) = other.outs.iter().find(|o| self.has_out_dim(o.name)) {
+            return Err(LayoutError::Invalid(format!(
+                "concat_outs needs disjoint output dimensions; '{}' is in both",
+                o.name
+            )));
+        }
+        let shift = self.total_out_dim_size_log2();
+        let ins = self
+            .ins
+            .iter()
+            .map(|x| {
+                let v = self
+                    .packed_bases(x.name)
+                    .iter()
+                    .zip(other.packed_bases(x.name))
+                    .map(|(&a, &b)| a | b << shift)
+                    .collect();
+                (x.name, v)
+            })
+            .collect();
+        let outs = self
+            .outs
+            .iter()
+            .chain(&other.outs)
+            .map(|o| (o.name, o.log2))
+            .collect();
+        LinearLayout::from_packed(ins, outs, false)
+    }
+
+    /// The restriction to the given input and output dims (each a subset;
+    /// the layout's own dim order is kept). Out sizes are kept.
+    pub fn sublayout(&self, ins: &[DimName], outs: &[DimName]) -> Result<LinearLayout> {
+        for &d in ins {
+            if !self.has_in_dim(d) {
+                return Err(LayoutError::MissingDim {
+                    which: "input",
+                    name: d,
+                });
+            }
+        }
+        for &d in outs {
+            if !self.has_out_dim(d) {
+                return Err(LayoutError::MissingDim {
+                    which: "output",
+                    name: d,
+                });
+            }
+        }
+        let kept: Vec<_> = self
+            .outs
+            .iter()
+            .filter(|o| outs.contains(&o.name))
+            .copied()
+            .collect();
+        let repack = |c: u64| {
+            let mut r = 0;
+            let mut shift = 0;
+            for o in &kept {
+                r |= ((c >> o.shift) & low_mask(o.log2)) << shift;
+                shift += o.log2;
+            }
+            r
+        };
+        let new_ins = self
+            .ins
+            .iter()
+            .filter(|d| ins.contains(&d.name))
+            .map(|d| {
+                (
+                    d.name,
+                    self.packed_bases(d.name)
+                        .iter()
+                        .map(|&c| repack(c))
+                        .collect(),
+                )
+            })
+            .collect();
+        LinearLayout::from_packed(
+            new_ins,
+            kept.iter().map(|o| (o.name, o.log2)).collect(),
+            false,
+        )
+    }
+
+    /// Drops every all-zero basis of input dim `d` (shrinking it).
+    pub fn remove_zero_bases_along_dim(&self, d: DimName) -> LinearLayout {
+        let ins = self
+            .ins
+            .iter()
+            .map(|x| {
+                let v = self.packed_bases(x.name).iter().copied();
+                let v: Vec<u64> = if x.name == d {
+                    v.filter(|&c| c != 0).collect()
+                } else {
+                    v.collect()
+                };
+                (x.name, v)
+            })
+            .collect();
+        LinearLayout::from_packed(
+            ins,
+            self.outs.iter().map(|o| (o.name, o.log2)).collect(),
+            false,
+        )
+        .expect("removing bases keeps the invariants")
+    }
+}
