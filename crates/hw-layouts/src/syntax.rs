@@ -445,7 +445,7 @@ mod tests {
     fn errors_point_at_the_token() {
         let e = Attribute::parse("#ttg.blocked<{order = [1, 0}>").unwrap_err();
         match e {
-            HwError::Parse { pos, .. } => assert_eq!(pos, 26),
+            HwError::Parse { pos, .. } => assert_eq!(pos, 27),
             other => panic!("{other}"),
         }
         assert!(Attribute::parse("garbage").is_err());
