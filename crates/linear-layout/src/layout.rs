@@ -37,11 +37,16 @@ pub(crate) struct OutDim {
 /// ```
 /// use linear_layout::{DimName, LinearLayout};
 /// let (r, o) = (DimName::REGISTER, DimName::dim(0));
-/// // The blog's examples: x mod 4 and x / 4 on 8 inputs.
+/// // identity(4) * zeros(2): bases [1, 2, 0] → x ↦ x mod 4 on x in 0..8.
 /// let lo = LinearLayout::identity_1d(4, r, o) * LinearLayout::zeros_1d(2, r, o, 1);
-/// assert_eq!(lo.apply(&[(r, 6)]).unwrap()[0], (o, 2));
+/// for x in 0..8 {
+///     assert_eq!(lo.apply(&[(r, x)]).unwrap()[0], (o, x % 4));
+/// }
+/// // zeros(4) * identity(2): bases [0, 0, 1] → x ↦ x / 4.
 /// let hi = LinearLayout::zeros_1d(4, r, o, 1) * LinearLayout::identity_1d(2, r, o);
-/// assert_eq!(hi.apply(&[(r, 6)]).unwrap()[0], (o, 1));
+/// for x in 0..8 {
+///     assert_eq!(hi.apply(&[(r, x)]).unwrap()[0], (o, x / 4));
+/// }
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct LinearLayout {
@@ -182,14 +187,17 @@ impl LinearLayout {
     ///
     /// ```
     /// use linear_layout::{DimName, LinearLayout};
-    /// // The paper's basis example: L(1, 3) = L(1,0) ^ L(0,1) ^ L(0,2) = (1, 2).
+    /// // Linearity: with L(1,0) = (1,1), L(0,1) = (0,1), L(0,2) = (0,2),
+    /// // L(1,3) = L(1,0) ^ L(0,1) ^ L(0,2) = (1^0^0, 1^1^2) = (1, 2).
+    /// let (x, y) = (DimName::new("x"), DimName::new("y"));
     /// let l = LinearLayout::with_inferred_out_sizes(
-    ///     vec![(DimName::REGISTER, vec![vec![0, 1]]),
-    ///          (DimName::LANE, vec![vec![1, 0], vec![0, 2]])],
+    ///     vec![(x, vec![vec![1, 1]]), (y, vec![vec![0, 1], vec![0, 2]])],
     ///     vec![DimName::dim(0), DimName::dim(1)],
     /// ).unwrap();
-    /// let out = l.apply(&[(DimName::REGISTER, 1), (DimName::LANE, 3)]).unwrap();
-    /// assert_eq!(out.iter().map(|c| c.1).collect::<Vec<_>>(), vec![1, 3]);
+    /// // Sizes inferred: dim0 max 1 → 2, dim1 max 2 → 4.
+    /// assert_eq!(l.out_dims(), vec![(DimName::dim(0), 2), (DimName::dim(1), 4)]);
+    /// let out = l.apply(&[(x, 1), (y, 3)]).unwrap();
+    /// assert_eq!(out.iter().map(|c| c.1).collect::<Vec<_>>(), vec![1, 2]);
     /// ```
     pub fn with_inferred_out_sizes(
         bases: Vec<(DimName, Vec<Vec<u64>>)>,
@@ -532,34 +540,24 @@ impl LinearLayout {
             .fold(0, |m, o| m | low_mask(o.log2) << o.shift)
     }
 
-    /// Whether the square sublayout on `dims` (as both inputs and outputs,
-    /// flattened in the given order) is the identity. Empty `dims` → true.
+    /// Whether the square sublayout on `dims` is the identity (Triton's
+    /// `squareSublayoutIsIdentity`): every dim of `dims` is an input and an
+    /// output dim with equal sizes, and after restricting to `dims` (the
+    /// layout's own dim order kept) and flattening inputs and outputs, basis
+    /// `k` is `2^k`. Empty `dims` → true; a missing dim → false.
     pub fn square_sublayout_is_identity(&self, dims: &[DimName]) -> bool {
+        if dims.is_empty() {
+            return true;
+        }
         let Ok(sub) = self.sublayout(dims, dims) else {
             return false;
         };
-        let mut bit = 0u32;
         for &d in dims {
-            let (Some(i), Some(o)) = (sub.in_dim(d), sub.out_dim(d)) else {
+            if self.in_dim_size_log2(d) != self.out_dim_size_log2(d) {
                 return false;
-            };
-            if i.log2 != o.log2 {
-                return false;
-            }
-            for k in 0..i.log2 {
-                if sub.bases[(i.start + k) as usize] != sub.packed_component_unit(d, k) {
-                    return false;
-                }
-                bit += 1;
             }
         }
-        let _ = bit;
-        true
-    }
-
-    fn packed_component_unit(&self, out: DimName, k: u32) -> u64 {
-        let o = self.out_dim(out).expect("out dim");
-        1u64 << (o.shift + k)
+        sub.bases.iter().enumerate().all(|(k, &c)| c == 1u64 << k)
     }
 
     /// Whether the layout is `L' × identity(dims)`: each of `dims` is both an
@@ -661,23 +659,30 @@ impl LinearLayout {
         acc
     }
 
-    /// The whole function table: entry `i` is `apply_flat(i)`, computed in
-    /// Gray-code order with one XOR per entry. Requires ≤ 40 input bits.
+    /// The whole function table: entry `i` is `apply_flat(i)` (flat input
+    /// index, first in dim in the low bits; packed output, first out dim in
+    /// the low bits). Built by doubling: `T[2^k + j] = T[j] ^ column k`, one
+    /// XOR per entry in sequential order. Errors above 32 input bits or when
+    /// the memory cannot be reserved.
     pub fn table(&self) -> Result<Vec<u64>> {
         let n = self.bases.len() as u32;
-        if n > 40 {
+        if n > 32 {
             return Err(LayoutError::TooManyBits {
-                which: "table input",
+                which: "table input (limit 32)",
                 bits: n,
             });
         }
-        let mut out = vec![0u64; 1usize << n];
-        let mut acc = 0u64;
-        for g in 1..(1u64 << n) {
-            // Gray code: g ^ (g >> 1) flips bit trailing_zeros(g) each step.
-            let flip = g.trailing_zeros();
-            acc ^= self.bases[flip as usize];
-            out[(g ^ (g >> 1)) as usize] = acc;
+        let len = 1usize << n;
+        let mut out: Vec<u64> = Vec::new();
+        out.try_reserve_exact(len)
+            .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;
+        out.push(0);
+        for &c in &self.bases {
+            let half = out.len();
+            out.extend_from_within(..half);
+            for v in &mut out[half..] {
+                *v ^= c;
+            }
         }
         Ok(out)
     }
@@ -770,10 +775,29 @@ fn pack_bases(
 }
 
 impl fmt::Display for LinearLayout {
-    /// Triton's `toString`: one line per basis, then the out dims with sizes.
+    /// Triton's `toString`, byte for byte: a leading newline, then one line
+    /// per basis (` - in=1 -> (c0, c1)`, continuation lines `   in=2 -> ...`,
+    /// components in out-dim order), ` - in is a size 1 dimension` for a dim
+    /// without bases, and `where out dims are: [dim0 (size 4), ...]`. With no
+    /// in dims at all it is `\n(empty layout)` or
+    /// `\n(empty layout with out-dims [...])`. The alternate form `{:#}`
+    /// omits the leading newline.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.ins.is_empty() && self.outs.is_empty() {
-            return write!(f, "(empty layout)");
+        if !f.alternate() {
+            writeln!(f)?;
+        }
+        let outs: Vec<String> = self
+            .outs
+            .iter()
+            .map(|o| format!("{} (size {})", o.name, 1u64 << o.log2))
+            .collect();
+        let outs = format!("[{}]", outs.join(", "));
+        if self.ins.is_empty() {
+            return if self.outs.is_empty() {
+                write!(f, "(empty layout)")
+            } else {
+                write!(f, "(empty layout with out-dims {outs})")
+            };
         }
         for d in &self.ins {
             if d.log2 == 0 {
@@ -796,18 +820,13 @@ impl fmt::Display for LinearLayout {
                 )?;
             }
         }
-        let outs: Vec<String> = self
-            .outs
-            .iter()
-            .map(|o| format!("{} (size {})", o.name, 1u64 << o.log2))
-            .collect();
-        write!(f, "where out dims are: [{}]", outs.join(", "))
+        write!(f, "where out dims are: {outs}")
     }
 }
 
 impl fmt::Debug for LinearLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "LinearLayout(")?;
+        write!(f, "LinearLayout(")?;
         fmt::Display::fmt(self, f)?;
         write!(f, ")")
     }

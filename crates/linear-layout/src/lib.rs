@@ -22,8 +22,10 @@
 //!   somewhere) but not injective (elements may be replicated).
 //!
 //! ## A first layout: the paper's Figure 1, layout A
-//! A 16×16 tensor, `sizePerThread = [2, 2]`, `threadsPerWarp = [4, 8]`,
-//! `warpsPerCTA = [2, 1]`, `order = [1, 0]`, as a product of 1-D pieces:
+//! A 16×16 tensor held by two warps: `sizePerThread = [2, 2]`,
+//! `threadsPerWarp = [4, 8]`, `warpsPerCTA = [2, 1]`, `order = [1, 0]`
+//! (dim 1, the column `j`, fastest). Built as a product of 1-D pieces, minor
+//! to major; each factor's bits sit above the earlier ones of the same dim:
 //!
 //! ```
 //! use linear_layout::{DimName, LinearLayout};
@@ -34,11 +36,27 @@
 //!     * id(8, lane, d1) * id(4, lane, d0)
 //!     * id(2, warp, d0);
 //! let a = a.transpose_outs(&[d0, d1]).unwrap();
-//! // Thread 9 (lane 9, warp 0), register 3 holds element (2 + 1, 2 + 1):
-//! // lane 9 = 0b1001 -> column 2*1, row 2*1; register 3 adds (1, 1).
-//! let out = a.apply(&[(reg, 3), (lane, 9), (warp, 0)]).unwrap();
-//! assert_eq!(out.iter().map(|c| c.1).collect::<Vec<_>>(), vec![3, 3]);
+//! let at = |r, t, w| {
+//!     let o = a.apply(&[(reg, r), (lane, t), (warp, w)]).unwrap();
+//!     (o[0].1, o[1].1)
+//! };
+//! // The paper's examples, (i, j) = (dim0, dim1):
+//! assert_eq!(at(0, 1, 0), (0, 2)); // R0 of T1: t bit 0 → j bit 1
+//! assert_eq!(at(1, 9, 0), (2, 3)); // R1 of T9 = 0b01001: j = 2 + 1, i = 2
+//! assert_eq!(at(0, 10, 0), (2, 4)); // R0 of T10 = 0b01010: j = 4, i = 2
+//! // The paper's matrix A, one column per input bit (Reg 0:1, Thr 2:6,
+//! // Wrp 7), as (i, j): j gets r0, t0, t1, t2; i gets r1, t3, t4, w0.
+//! assert_eq!(a.bases(reg), vec![vec![0, 1], vec![1, 0]]);
 //! assert_eq!(a.bases(lane), vec![vec![0, 2], vec![0, 4], vec![0, 8], vec![2, 0], vec![4, 0]]);
+//! assert_eq!(a.bases(warp), vec![vec![8, 0]]);
+//! // As a 0/1 matrix (rows j0..j3 then i0..i3, low bit first):
+//! let rows: Vec<String> = (0..8).map(|row| {
+//!     let (k, bit) = if row < 4 { (1, row) } else { (0, row - 4) };
+//!     a.all_bases().iter().flat_map(|(_, bs)| bs.clone())
+//!         .map(|b| if b[k] >> bit & 1 == 1 { '1' } else { '0' }).collect()
+//! }).collect();
+//! assert_eq!(rows, ["10000000", "00100000", "00010000", "00001000",
+//!                   "01000000", "00000100", "00000010", "00000001"]);
 //! ```
 //!
 //! The modules: [`gf2`] (bit-packed GF(2) linear algebra), [`LinearLayout`]

@@ -88,12 +88,16 @@ impl LinearLayout {
     /// conversion, `dst.invert_and_compose(src)` maps destination hardware
     /// coordinates to the source coordinates holding the same element.
     ///
-    /// Triton's choices are kept: input dims whose bases are equal in both
-    /// layouts map to themselves (identity); the rest is solved with
-    /// [`factor_through`] (pivot columns, free variables 0). Requires equal
-    /// out-dim sets, each of `outer`'s out sizes ≥ `self`'s, and `outer`
-    /// covering `self`'s image. `C` has `self`'s in dims and `outer`'s in
-    /// dims (with their sizes) as out dims.
+    /// Triton's choices are kept: an input dim present in both layouts with
+    /// equal bases (out sizes aside) maps to itself (identity); the other
+    /// dims are solved against `outer`'s other columns, taking the earliest
+    /// independent columns (pivots) and setting free variables to 0. Where
+    /// Triton would abort because the identity dims took columns the others
+    /// need, this solves without the identity shortcut instead. Requires
+    /// equal out-dim sets (any order), each of `outer`'s out sizes ≥
+    /// `self`'s, and `outer` covering `self`'s image (else
+    /// [`LayoutError::NotCovered`]). `C` has `self`'s in dims and `outer`'s
+    /// in dims (with their sizes) as out dims; it need not be surjective.
     pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         if !same_dim_set(self.out_dim_names(), outer.out_dim_names()) {
             return Err(LayoutError::DimMismatch {
@@ -129,7 +133,32 @@ impl LinearLayout {
             })
             .map(|d| d.name)
             .collect();
-        // Solve for the other dims against outer's non-identity columns.
+        match self.solve_with_identity_dims(outer, &identity) {
+            Some(ins) => {
+                let outs = outer.ins.iter().map(|d| (d.name, d.log2)).collect();
+                LinearLayout::from_packed(ins, outs, false)
+            }
+            // Triton asserts here (the identity dims took columns the other
+            // dims need); we fall back to solving without the shortcut.
+            None if !identity.is_empty() => match self.solve_with_identity_dims(outer, &[]) {
+                Some(ins) => {
+                    let outs = outer.ins.iter().map(|d| (d.name, d.log2)).collect();
+                    LinearLayout::from_packed(ins, outs, false)
+                }
+                None => Err(LayoutError::NotCovered),
+            },
+            None => Err(LayoutError::NotCovered),
+        }
+    }
+
+    /// The columns of `C` (per in dim of `self`) with the `identity` dims
+    /// mapped to themselves and the others solved against `outer`'s other
+    /// columns (earliest pivots, free variables 0); `None` if not covered.
+    fn solve_with_identity_dims(
+        &self,
+        outer: &LinearLayout,
+        identity: &[DimName],
+    ) -> Option<Vec<(DimName, Vec<u64>)>> {
         let mut basis = EchelonBasis::new();
         let mut col_pos: Vec<u32> = Vec::new(); // outer flat bit of each inserted column
         for d in outer.ins.iter().filter(|d| !identity.contains(&d.name)) {
@@ -151,16 +180,14 @@ impl LinearLayout {
             } else {
                 let mut v = Vec::with_capacity(d.log2 as usize);
                 for &c in self.packed_bases(d.name) {
-                    let target = repack_out(self, outer, c);
-                    let x = basis.solve(target).ok_or(LayoutError::NotCovered)?;
+                    let x = basis.solve(repack_out(self, outer, c))?;
                     v.push(bits(x).fold(0u64, |acc, j| acc | 1u64 << col_pos[j as usize]));
                 }
                 v
             };
             ins.push((d.name, cols));
         }
-        let outs = outer.ins.iter().map(|d| (d.name, d.log2)).collect();
-        LinearLayout::from_packed(ins, outs, false)
+        Some(ins)
     }
 
     /// A right inverse on the image: `L⁺` with `L(L⁺(y)) = y` for every `y`

@@ -151,10 +151,51 @@ pub fn input_basis_mask(layout: &LinearLayout, in_dim: DimName, outs: &[DimName]
         .fold(0, |m, (i, &c)| if c & mask != 0 { m | 1 << i } else { m })
 }
 
-/// Whether the image of `b` lies in the image of `a` (`factor_through(a, b)`
-/// has a solution).
-pub fn is_image_subset(a: &LinearLayout, b: &LinearLayout) -> bool {
-    matches!(crate::factor_through(a, b), Ok(Some(_)))
+/// Whether `image(sub) ⊆ image(sup)` (Triton's `isLinearLayoutImageSubset`,
+/// first argument the subset): both have the same out-dim set (any order),
+/// each of `sub`'s out sizes ≤ `sup`'s, and every basis of `sub` is an XOR
+/// of bases of `sup`, i.e. `factor_through(sup, sub)` has a solution. Any
+/// mismatch of dims or sizes answers `false`.
+pub fn is_image_subset(sub: &LinearLayout, sup: &LinearLayout) -> bool {
+    matches!(crate::factor_through(sup, sub), Ok(Some(_)))
+}
+
+/// Renames input and output dims simultaneously (Triton's
+/// `renameLinearLayoutDims`): `(old, new)` pairs, applied all at once so
+/// that swaps work; positions, sizes and bases are unchanged. Errors when an
+/// `old` dim is missing or the result would have duplicate names.
+pub fn rename_dims(
+    layout: &LinearLayout,
+    in_renames: &[(DimName, DimName)],
+    out_renames: &[(DimName, DimName)],
+) -> Result<LinearLayout> {
+    for &(old, _) in in_renames {
+        if !layout.has_in_dim(old) {
+            return Err(LayoutError::MissingDim {
+                which: "input",
+                name: old,
+            });
+        }
+    }
+    for &(old, _) in out_renames {
+        if !layout.has_out_dim(old) {
+            return Err(LayoutError::MissingDim {
+                which: "output",
+                name: old,
+            });
+        }
+    }
+    let map = |d: DimName, r: &[(DimName, DimName)]| r.iter().find(|x| x.0 == d).map_or(d, |x| x.1);
+    let ins = layout
+        .in_dim_names()
+        .map(|d| (map(d, in_renames), layout.packed_bases(d).to_vec()))
+        .collect();
+    let outs = layout
+        .out_dims()
+        .into_iter()
+        .map(|(d, s)| (map(d, out_renames), s.trailing_zeros()))
+        .collect();
+    LinearLayout::from_packed(ins, outs, false)
 }
 
 /// Largest `2^k ≤ limit` such that `divide_left(L, identity_1d(2^k, in, out))`
@@ -198,9 +239,12 @@ pub fn square_sublayout_is_permutation(layout: &LinearLayout, dims: &[DimName]) 
     true
 }
 
-/// `C = B.invert_and_compose(A)`, then for each block bit where `A` is
-/// broadcast (zero block basis) C's block component is forced to identity,
-/// so that a conversion never ships data across CTAs needlessly.
+/// `C = B.invert_and_compose(A)` (so `A(C(x)) = B(x)`: `A` is the source,
+/// e.g. shared memory, `B` the destination registers), then for every
+/// `block` bit `i` where `A` is broadcast (basis `i` of `A`'s `block` is
+/// zero), bit `i` is set in the `block` component of `C(block = 2^i)`. That
+/// does not change `A(C(x))` (the column is zero) but keeps each CTA reading
+/// its own copy instead of CTA 0's, so the access stays block-local.
 pub fn invert_and_compose_block_local(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
     let c = b.invert_and_compose(a)?;
     let blk = DimName::BLOCK;
@@ -209,15 +253,13 @@ pub fn invert_and_compose_block_local(a: &LinearLayout, b: &LinearLayout) -> Res
     }
     let mut bases = c.all_bases();
     let k = c.out_dim_index(blk).expect("present");
+    let out_size = c.out_dim_size(blk);
     let a_block = a.packed_bases(blk);
     for (d, bs) in &mut bases {
         if *d == blk {
             for (i, bsv) in bs.iter_mut().enumerate() {
-                if a_block.get(i).is_some_and(|&x| x == 0) {
-                    for v in bsv.iter_mut() {
-                        *v = 0;
-                    }
-                    bsv[k] = 1 << i;
+                if a_block.get(i).is_some_and(|&x| x == 0) && (1u64 << i) < out_size {
+                    bsv[k] |= 1 << i;
                 }
             }
         }
@@ -428,23 +470,37 @@ pub fn action_remove_broadcasted_regs(layout: &LinearLayout) -> ColumnAction {
     ColumnAction::new(keep, DimName::REGISTER, cols.len() as u32).expect("subset")
 }
 
-/// Re-expands `values` (one per register of `layout` with its zero register
-/// bases removed) to all registers: register `i` takes the value at `i` with
-/// its zero-basis bits removed.
-pub fn broadcast_as<T: Clone>(values: &[T], layout: &LinearLayout) -> Vec<T> {
-    let cols = layout.packed_bases(DimName::REGISTER);
-    let nonzero: Vec<u32> = (0..cols.len() as u32)
-        .filter(|&i| cols[i as usize] != 0)
-        .collect();
-    (0..1usize << cols.len())
+/// Re-expands `values` to every register of `layout` (Triton's
+/// `broadcastAs`): the free (broadcast) `register` bits are those of
+/// [`LinearLayout::free_variable_masks`]; `values` holds one value per
+/// setting of the other bits, and register `i` takes the value at `i` with
+/// its free bits removed (remaining bits packed, lowest first). Errors when
+/// `values.len()` is not `2^(register bits - free bits)`.
+pub fn broadcast_as<T: Clone>(values: &[T], layout: &LinearLayout) -> Result<Vec<T>> {
+    let reg = DimName::REGISTER;
+    let n = layout.in_dim_size_log2(reg);
+    let free = layout
+        .free_variable_masks()
+        .into_iter()
+        .find(|x| x.0 == reg)
+        .map_or(0, |x| x.1);
+    let kept: Vec<u32> = (0..n).filter(|&i| free >> i & 1 == 0).collect();
+    if values.len() != 1usize << kept.len() {
+        return Err(LayoutError::Invalid(format!(
+            "broadcast_as: {} values given, the layout has {} non-broadcast registers",
+            values.len(),
+            1usize << kept.len()
+        )));
+    }
+    Ok((0..1usize << n)
         .map(|i| {
-            let j = nonzero
+            let j = kept
                 .iter()
                 .enumerate()
                 .fold(0usize, |j, (k, &b)| j | ((i >> b) & 1) << k);
             values[j].clone()
         })
-        .collect()
+        .collect())
 }
 
 /// Flattened (out dims concatenated) value of every basis of `in_dim`.
