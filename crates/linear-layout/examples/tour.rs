@@ -99,10 +99,41 @@ fn main() {
     println!("== Conversion A -> B: C = B.invert_and_compose(A) ==");
     println!("C maps a (register, lane, warp) of layout B to the (register, lane, warp)");
     println!("of layout A holding the same element: A(C(x)) = B(x) for every x.");
-    println!("Register bits that C sends to other lanes or warps need data movement;");
-    println!("here warp 1 of B holds columns 8..15, which live in both warps of A, so");
-    println!("this conversion crosses warps (shared memory or warp shuffles + sync).");
     println!("{cvt:#}");
+    println!();
+    println!("Reading C bit by bit: where each input bit of B finds its data in A.");
+    let mut cross_warp = false;
+    let mut cross_lane = false;
+    for (d, bases) in cvt.all_bases() {
+        for (i, c) in bases.iter().enumerate() {
+            // c = (register, lane, warp) components of A. A bit stays put
+            // when it lands on the same hardware bit (or only on registers).
+            let same = |k: usize| {
+                c.iter()
+                    .enumerate()
+                    .all(|(j, &v)| v == if j == k { 1 << i } else { 0 })
+            };
+            let (warp_moves, lane_moves) = match d.as_str() {
+                "warp" => (!same(2), c[1] != 0),
+                "lane" => (c[2] != 0, (!same(1) && c[1] != 0) || c[0] != 0),
+                _ => (c[2] != 0, c[1] != 0),
+            };
+            cross_warp |= warp_moves;
+            cross_lane |= lane_moves;
+            let label = format!("{d}={}", 1u64 << i);
+            println!("  {label:<11} -> A's (register, lane, warp) = {c:?}");
+        }
+    }
+    println!(
+        "So this conversion {}.",
+        if cross_warp {
+            "moves data between warps: it goes through shared memory"
+        } else if cross_lane {
+            "stays inside each warp: warp shuffles suffice"
+        } else {
+            "only renames registers"
+        }
+    );
     let x = [
         (DimName::REGISTER, 3),
         (DimName::LANE, 9),

@@ -4,6 +4,8 @@ use crate::DimName;
 
 /// Everything a [`crate::LinearLayout`] operation can reject. Each message
 /// names the violated precondition and the offending values.
+/// (Variant fields are the values named in each variant's message.)
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {
     /// A size that must be a power of two is not.

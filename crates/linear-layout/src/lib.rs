@@ -64,6 +64,8 @@
 //! [`LinearLayout::invert_and_compose`], [`divide_left`], ...), shape
 //! operations, [`utils`] (Triton's LayoutUtils), [`ColumnAction`].
 
+#![warn(missing_docs)]
+
 pub mod column_action;
 mod dim;
 mod divide;
