@@ -114,6 +114,37 @@ impl EchelonBasis {
         true
     }
 
+    /// Inserts `v` as the next column only if it is independent of the
+    /// span (then it is a pivot); dependent vectors are not counted as
+    /// columns. Returns whether it was inserted.
+    #[inline]
+    pub fn insert_if_independent(&mut self, v: u64) -> bool {
+        let (r, c) = self.reduce(v);
+        if r == 0 {
+            return false;
+        }
+        self.insert_reduced(r, c);
+        true
+    }
+
+    fn insert_reduced(&mut self, r: u64, c: u64) {
+        let idx = self.inserted;
+        assert!(idx < 64, "EchelonBasis holds at most 64 columns");
+        self.inserted += 1;
+        let c = c ^ (1u64 << idx);
+        let lead = r.trailing_zeros();
+        for b in bits(self.present) {
+            if self.vecs[b as usize] >> lead & 1 == 1 {
+                self.vecs[b as usize] ^= r;
+                self.combos[b as usize] ^= c;
+            }
+        }
+        self.vecs[lead as usize] = r;
+        self.combos[lead as usize] = c;
+        self.present |= 1u64 << lead;
+        self.pivots |= 1u64 << idx;
+    }
+
     /// Rank of the span.
     pub fn rank(&self) -> u32 {
         self.present.count_ones()

@@ -2,21 +2,42 @@
 
 use crate::error::{LayoutError, Result};
 use crate::gf2::{bits, EchelonBasis};
-use crate::layout::low_mask;
+use crate::layout::{InDim, OutDim};
 use crate::{DimName, LinearLayout};
 
-/// Re-packs a column of `from` into the out-dim packing of `to` (out dims
-/// matched by name; every out dim of `from` must exist in `to` and fit).
-fn repack_out(from: &LinearLayout, to: &LinearLayout, c: u64) -> u64 {
-    let mut r = 0;
-    for o in &from.outs {
-        let v = (c >> o.shift) & low_mask(o.log2);
-        if v != 0 {
+/// Moves the bits of a packed column of `from` into the out-dim packing of
+/// `to` (out dims matched by name; every out dim of `from` must exist in
+/// `to` and be no larger). Precomputed once per pair of layouts.
+struct Repack {
+    /// Packing already identical (the common case): no work.
+    same: bool,
+    /// `map[p]`: position in `to` of bit `p` of `from`.
+    map: [u8; 64],
+}
+
+impl Repack {
+    fn new(from: &LinearLayout, to: &LinearLayout) -> Self {
+        let mut map = [0u8; 64];
+        let mut same = true;
+        for o in &from.outs {
             let t = to.out_dim(o.name).expect("out dim present in both");
-            r |= v << t.shift;
+            for k in 0..o.log2 {
+                let (p, q) = (o.shift + k, t.shift + k);
+                map[p as usize] = q as u8;
+                same &= p == q;
+            }
+        }
+        Repack { same, map }
+    }
+
+    #[inline]
+    fn apply(&self, c: u64) -> u64 {
+        if self.same {
+            c
+        } else {
+            bits(c).fold(0, |r, p| r | 1u64 << self.map[p as usize])
         }
     }
-    r
 }
 
 fn same_dim_set(a: impl Iterator<Item = DimName>, b: impl Iterator<Item = DimName>) -> bool {
@@ -60,27 +81,27 @@ impl LinearLayout {
                 });
             }
         }
-        // Order of outer's in dims as values for apply_values.
-        let idx: Vec<usize> = outer
-            .ins
+        // Bit p of a packed column of `self` (out dim o, bit k) is input bit
+        // k of outer's in dim o: its image is that column of `outer`.
+        let mut image = [0u64; 64];
+        for o in &self.outs {
+            let od = outer.in_dim(o.name).expect("checked");
+            for k in 0..o.log2 {
+                image[(o.shift + k) as usize] = outer.bases[(od.start + k) as usize];
+            }
+        }
+        let bases = self
+            .bases
             .iter()
-            .map(|d| self.out_dim_index(d.name).expect("checked"))
+            .map(|&c| bits(c).fold(0u64, |acc, p| acc ^ image[p as usize]))
             .collect();
-        let ins = self
-            .ins
-            .iter()
-            .map(|d| {
-                let cols = self.packed_bases(d.name).iter().map(|&c| {
-                    let parts = self.unpack(c);
-                    let vals: smallvec::SmallVec<[u64; 4]> =
-                        idx.iter().map(|&k| parts[k]).collect();
-                    outer.apply_values(&vals)
-                });
-                (d.name, cols.collect())
-            })
-            .collect();
-        let outs = outer.outs.iter().map(|o| (o.name, o.log2)).collect();
-        LinearLayout::from_packed(ins, outs, false)
+        // Same in dims as `self`, outer's out dims; every column is a XOR of
+        // outer's columns, so it fits.
+        Ok(LinearLayout {
+            ins: self.ins.clone(),
+            outs: outer.outs.clone(),
+            bases,
+        })
     }
 
     /// `self.invert_and_compose(outer)`: the layout `C` with
@@ -117,90 +138,108 @@ impl LinearLayout {
                 });
             }
         }
+        let repack = Repack::new(self, outer);
         // Identity dims: same name in both, same bases (compared by out name).
-        let identity: Vec<DimName> = self
-            .ins
-            .iter()
-            .filter(|d| {
-                outer.in_dim(d.name).is_some_and(|od| {
-                    od.log2 == d.log2
-                        && self
-                            .packed_bases(d.name)
-                            .iter()
-                            .zip(outer.packed_bases(d.name))
-                            .all(|(&a, &b)| repack_out(self, outer, a) == b)
-                })
-            })
-            .map(|d| d.name)
-            .collect();
-        match self.solve_with_identity_dims(outer, &identity) {
-            Some(ins) => {
-                let outs = outer.ins.iter().map(|d| (d.name, d.log2)).collect();
-                LinearLayout::from_packed(ins, outs, false)
-            }
-            // Triton asserts here (the identity dims took columns the other
-            // dims need); we fall back to solving without the shortcut.
-            None if !identity.is_empty() => match self.solve_with_identity_dims(outer, &[]) {
-                Some(ins) => {
-                    let outs = outer.ins.iter().map(|d| (d.name, d.log2)).collect();
-                    LinearLayout::from_packed(ins, outs, false)
+        let mut identity: smallvec::SmallVec<[DimName; 4]> = smallvec::SmallVec::new();
+        for d in &self.ins {
+            if let Some(od) = outer.in_dim(d.name) {
+                if od.log2 == d.log2
+                    && self
+                        .packed_bases(d.name)
+                        .iter()
+                        .zip(outer.packed_bases(d.name))
+                        .all(|(&a, &b)| repack.apply(a) == b)
+                {
+                    identity.push(d.name);
                 }
-                None => Err(LayoutError::NotCovered),
-            },
-            None => Err(LayoutError::NotCovered),
+            }
         }
+        let bases = match self.solve_with_identity_dims(outer, &repack, &identity) {
+            Some(b) => b,
+            // Triton asserts here (the identity dims took columns the other
+            // dims need); we solve without the shortcut instead.
+            None if !identity.is_empty() => self
+                .solve_with_identity_dims(outer, &repack, &[])
+                .ok_or(LayoutError::NotCovered)?,
+            None => return Err(LayoutError::NotCovered),
+        };
+        // In dims of `self`; out dims = outer's in dims (a value of C is a
+        // flat input of `outer`), so every column fits.
+        Ok(LinearLayout {
+            ins: self.ins.clone(),
+            outs: outer
+                .ins
+                .iter()
+                .map(|d| OutDim {
+                    name: d.name,
+                    log2: d.log2,
+                    shift: d.start,
+                })
+                .collect(),
+            bases,
+        })
     }
 
-    /// The columns of `C` (per in dim of `self`) with the `identity` dims
-    /// mapped to themselves and the others solved against `outer`'s other
-    /// columns (earliest pivots, free variables 0); `None` if not covered.
+    /// The columns of `C` (flat, in `self`'s input-bit order) with the
+    /// `identity` dims mapped to themselves and the others solved against
+    /// `outer`'s other columns (earliest pivots, free variables 0); each
+    /// column is a flat input of `outer`. `None` if not covered.
     fn solve_with_identity_dims(
         &self,
         outer: &LinearLayout,
+        repack: &Repack,
         identity: &[DimName],
-    ) -> Option<Vec<(DimName, Vec<u64>)>> {
+    ) -> Option<Vec<u64>> {
         let mut basis = EchelonBasis::new();
-        let mut col_pos: Vec<u32> = Vec::new(); // outer flat bit of each inserted column
+        let mut col_pos = [0u8; 64]; // outer flat bit of each inserted column
+        let mut n = 0;
         for d in outer.ins.iter().filter(|d| !identity.contains(&d.name)) {
             for k in 0..d.log2 {
                 let c = outer.bases[(d.start + k) as usize];
                 // Only independent columns are inserted (≤ 64), keeping the
                 // earliest ones: these are the pivots.
-                if !basis.contains(c) {
-                    basis.insert(c);
-                    col_pos.push(d.start + k);
+                if basis.insert_if_independent(c) {
+                    col_pos[n] = (d.start + k) as u8;
+                    n += 1;
                 }
             }
         }
-        let mut ins = Vec::with_capacity(self.ins.len());
+        let mut out = Vec::with_capacity(self.bases.len());
         for d in &self.ins {
-            let cols: Vec<u64> = if identity.contains(&d.name) {
+            if identity.contains(&d.name) {
                 let od = outer.in_dim(d.name).expect("identity dim");
-                (0..d.log2).map(|k| 1u64 << (od.start + k)).collect()
+                out.extend((0..d.log2).map(|k| 1u64 << (od.start + k)));
             } else {
-                let mut v = Vec::with_capacity(d.log2 as usize);
-                for &c in self.packed_bases(d.name) {
-                    let x = basis.solve(repack_out(self, outer, c))?;
-                    v.push(bits(x).fold(0u64, |acc, j| acc | 1u64 << col_pos[j as usize]));
+                for &c in &self.bases[d.start as usize..(d.start + d.log2) as usize] {
+                    let x = basis.solve(repack.apply(c))?;
+                    out.push(bits(x).fold(0u64, |acc, j| acc | 1u64 << col_pos[j as usize]));
                 }
-                v
-            };
-            ins.push((d.name, cols));
+            }
         }
-        Some(ins)
+        Some(out)
     }
 
     /// A right inverse on the image: `L⁺` with `L(L⁺(y)) = y` for every `y`
     /// in the image, choosing pivot (earliest) input bits for non-injective
     /// `L`. In dims = `self`'s out dims; out dims = `self`'s in dims.
     pub fn pseudoinvert(&self) -> Result<LinearLayout> {
-        let ins = self
-            .outs
-            .iter()
-            .map(|o| (o.name, (0..o.log2).map(|k| 1u64 << (o.shift + k)).collect()))
-            .collect();
-        let outs = self.outs.iter().map(|o| (o.name, o.log2)).collect();
-        let identity = LinearLayout::from_packed(ins, outs, false)?;
+        // The identity over the out dims: in dim `o` ↦ out dim `o`, so its
+        // flat input bit p is packed output bit p.
+        let identity = LinearLayout {
+            ins: self
+                .outs
+                .iter()
+                .map(|o| InDim {
+                    name: o.name,
+                    start: o.shift,
+                    log2: o.log2,
+                })
+                .collect(),
+            outs: self.outs.clone(),
+            bases: (0..self.total_out_dim_size_log2())
+                .map(|p| 1u64 << p)
+                .collect(),
+        };
         identity.invert_and_compose(self)
     }
 
@@ -253,11 +292,11 @@ pub fn factor_through(a: &LinearLayout, b: &LinearLayout) -> Result<Option<Linea
             });
         }
     }
+    let repack = Repack::new(b, a);
     let mut basis = EchelonBasis::new();
     let mut col_pos = Vec::new();
     for (j, &c) in a.bases.iter().enumerate() {
-        if !basis.contains(c) {
-            basis.insert(c);
+        if basis.insert_if_independent(c) {
             col_pos.push(j as u32);
         }
     }
@@ -265,7 +304,7 @@ pub fn factor_through(a: &LinearLayout, b: &LinearLayout) -> Result<Option<Linea
     for d in &b.ins {
         let mut v = Vec::with_capacity(d.log2 as usize);
         for &c in b.packed_bases(d.name) {
-            let Some(x) = basis.solve(repack_out(b, a, c)) else {
+            let Some(x) = basis.solve(repack.apply(c)) else {
                 return Ok(None);
             };
             v.push(bits(x).fold(0u64, |acc, j| acc | 1u64 << col_pos[j as usize]));
