@@ -2,7 +2,7 @@
 //! and printing. Algebra and shape operations live in sibling modules.
 
 use crate::error::{check_pow2, LayoutError, Result};
-use crate::gf2::{self, bits, EchelonBasis};
+use crate::gf2::{self, EchelonBasis};
 use crate::DimName;
 use smallvec::SmallVec;
 use std::fmt;
@@ -612,14 +612,22 @@ impl LinearLayout {
             });
         }
         let mut packed = 0u64;
+        let mut seen = 0u64;
         for &(name, v) in ins {
-            let Some(d) = self.in_dim(name) else {
+            let Some(i) = self.ins.iter().position(|x| x.name == name) else {
                 return Err(LayoutError::MissingDim {
                     which: "input",
                     name,
                 });
             };
-            packed ^= self.apply_dim(d, v);
+            if seen >> i & 1 == 1 {
+                return Err(LayoutError::DuplicateDim {
+                    which: "input",
+                    name,
+                });
+            }
+            seen |= 1 << i;
+            packed ^= self.apply_dim(&self.ins[i], v);
         }
         Ok(self
             .outs
@@ -628,12 +636,14 @@ impl LinearLayout {
             .collect())
     }
 
+    /// XOR of the columns of dim `d` selected by the low bits of `v`
+    /// (branch-free: one masked XOR per bit of the dim).
     #[inline]
     fn apply_dim(&self, d: &InDim, v: u64) -> u64 {
         let cols = &self.bases[d.start as usize..(d.start + d.log2) as usize];
         let mut acc = 0;
-        for b in bits(v & low_mask(d.log2)) {
-            acc ^= cols[b as usize];
+        for (k, &c) in cols.iter().enumerate() {
+            acc ^= c & 0u64.wrapping_sub((v >> k) & 1);
         }
         acc
     }
@@ -653,8 +663,8 @@ impl LinearLayout {
     #[inline]
     pub fn apply_flat(&self, index: u64) -> u64 {
         let mut acc = 0;
-        for b in bits(index & low_mask(self.bases.len() as u32)) {
-            acc ^= self.bases[b as usize];
+        for (k, &c) in self.bases.iter().enumerate() {
+            acc ^= c & 0u64.wrapping_sub((index >> k) & 1);
         }
         acc
     }

@@ -628,6 +628,12 @@ fn apply() {
     // Missing or unknown dims: errors.
     assert!(l.apply(&[(d("in1"), 1)]).is_err());
     assert!(l.apply(&[(d("in1"), 1), (d("zz"), 0)]).is_err());
+    // A dim named twice (and another missing) is an error, as in Triton
+    // (the named dims must equal the in dims as a set).
+    assert!(matches!(
+        l.apply(&[(d("in1"), 1), (d("in1"), 2)]),
+        Err(LayoutError::DuplicateDim { .. })
+    ));
 }
 
 #[test]
