@@ -28,8 +28,9 @@ pub struct Linear {
 
 impl Linear {
     /// Reads the attribute: the four input dims' bases (`block` may be
-    /// omitted), every basis with `rank` non-negative components; 32 or 64
-    /// lanes; surjective.
+    /// omitted), every basis with `rank` non-negative components, register,
+    /// lane and block bases zero or a single power of two (warp bases may
+    /// mix, as Triton 3.9 allows); 32 or 64 lanes; surjective.
     pub fn from_attr(a: &Attribute) -> Result<Self> {
         check_fields(a, &["register", "lane", "warp", "block"], L)?;
         let names = [
@@ -68,6 +69,19 @@ impl Linear {
                         ))
                     }
                     _ => {}
+                }
+                // Triton 3.9 aborts (orderPerDim) unless register, lane and
+                // block bases are zero or one power of two in one dim.
+                let nonzero: Vec<i64> = b.iter().copied().filter(|&c| c != 0).collect();
+                if key != "warp"
+                    && (nonzero.len() > 1 || nonzero.iter().any(|&c| c > 0 && c & (c - 1) != 0))
+                {
+                    return Err(invalid(
+                        L,
+                        format!(
+                            "{key} basis {i} {b:?} must be zero or a single power of two in one dim (only warp bases may mix)"
+                        ),
+                    ));
                 }
                 let mut ub = Vec::with_capacity(b.len());
                 for &c in b {

@@ -116,14 +116,19 @@ impl NvidiaMma {
                     ),
                 ));
             }
-            if instr_shape.len() != 3 {
+            // [M, N, K]; Triton 3.9 reads only M and N (it accepts and
+            // prints back longer lists unchanged).
+            if instr_shape.len() < 2 || instr_shape.len() > 8 {
                 return Err(invalid(
                     L,
                     format!("instrShape = {instr_shape:?} must be [M, N, K] for versionMajor 3"),
                 ));
             }
-            if instr_shape[2] == 0 || instr_shape[2] > 1 << 16 {
-                return Err(invalid(L, format!("instrShape = {instr_shape:?}: bad K")));
+            if instr_shape.iter().any(|&x| x > 1 << 20) {
+                return Err(invalid(
+                    L,
+                    format!("instrShape = {instr_shape:?} is out of range"),
+                ));
             }
             (instr_shape[0], instr_shape[1])
         };
