@@ -138,9 +138,29 @@ impl Cga {
         for (k, l) in legacy.iter().zip(&lists).take(2) {
             check_pow2_list(l, k, layout)?;
         }
-        let order: Vec<usize> = lists[2].iter().map(|&x| x as usize).collect();
+        let order: Vec<usize> = lists[2]
+            .iter()
+            .map(|&x| usize::try_from(x).unwrap_or(usize::MAX))
+            .collect();
         check_permutation(&order, rank, "CTAOrder", layout)?;
-        let l = cga_from_split_params(&lists[0], &lists[1], &order)?;
+        Cga::from_split_params(&lists[0], &lists[1], &order)
+    }
+
+    /// The CGA of the legacy triple (`CTAsPerCGA`, `CTASplitNum`,
+    /// `CTAOrder`, as Triton's `makeCgaLayout`): for each dim in `CTAOrder`
+    /// (minor first), `split` CTAs tile the dim and `ctas / split` more
+    /// replicate (zero bases).
+    pub fn from_split_params(
+        ctas_per_cga: &[u64],
+        cta_split_num: &[u64],
+        cta_order: &[usize],
+    ) -> Result<Cga> {
+        const L: &str = "CGA";
+        check_pow2_list(ctas_per_cga, "CTAsPerCGA", L)?;
+        check_pow2_list(cta_split_num, "CTASplitNum", L)?;
+        check_total_bits(ctas_per_cga, "CTAsPerCGA", L)?;
+        check_permutation(cta_order, ctas_per_cga.len(), "CTAOrder", L)?;
+        let l = cga_from_split_params(ctas_per_cga, cta_split_num, cta_order)?;
         Ok(Cga {
             bases: l.bases(DimName::BLOCK),
         })
@@ -176,33 +196,58 @@ impl Blocked {
         let warps_per_cta = uint_list(a, "warpsPerCTA", L)?;
         let order_raw = uint_list(a, "order", L)?;
         let rank = size_per_thread.len();
+        let order: Vec<usize> = order_raw
+            .iter()
+            .map(|&x| usize::try_from(x).unwrap_or(usize::MAX))
+            .collect();
+        let cga = Cga::from_attr(a, rank, L)?;
+        let b = Blocked::new(size_per_thread, threads_per_warp, warps_per_cta, order, cga)?;
+        check_threads_per_warp(&b.threads_per_warp, L)?;
+        Ok(b)
+    }
+
+    /// A blocked layout from its parameters, checked as Triton's attribute
+    /// verifier does (same ranks, powers of two, `order` a permutation, CGA
+    /// rank). The warp size (product of `threadsPerWarp`, 32 or 64) is a
+    /// module-level check in Triton, done by [`Blocked::from_attr`] only, so
+    /// that layouts of Triton's unit tests with small warps can be built.
+    pub fn new(
+        size_per_thread: Vec<u64>,
+        threads_per_warp: Vec<u64>,
+        warps_per_cta: Vec<u64>,
+        order: Vec<usize>,
+        cga: Cga,
+    ) -> Result<Self> {
+        const L: &str = "blocked";
+        let rank = size_per_thread.len();
         if rank == 0 {
             return Err(invalid(L, "sizePerThread is empty (rank 0)"));
         }
-        for (k, l) in [
-            ("threadsPerWarp", &threads_per_warp),
-            ("warpsPerCTA", &warps_per_cta),
-            ("order", &order_raw),
+        for (k, n) in [
+            ("threadsPerWarp", threads_per_warp.len()),
+            ("warpsPerCTA", warps_per_cta.len()),
+            ("order", order.len()),
         ] {
-            if l.len() != rank {
+            if n != rank {
                 return Err(invalid(
                     L,
-                    format!(
-                        "{k} = {l:?} has {} entries but sizePerThread has {rank}",
-                        l.len()
-                    ),
+                    format!("{k} has {n} entries but sizePerThread {size_per_thread:?} has {rank}"),
                 ));
             }
         }
         check_pow2_list(&size_per_thread, "sizePerThread", L)?;
         check_pow2_list(&threads_per_warp, "threadsPerWarp", L)?;
         check_pow2_list(&warps_per_cta, "warpsPerCTA", L)?;
-        let order: Vec<usize> = order_raw.iter().map(|&x| x as usize).collect();
         check_permutation(&order, rank, "order", L)?;
-        check_threads_per_warp(&threads_per_warp, L)?;
         check_total_bits(&size_per_thread, "sizePerThread", L)?;
+        check_total_bits(&threads_per_warp, "threadsPerWarp", L)?;
         check_total_bits(&warps_per_cta, "warpsPerCTA", L)?;
-        let cga = Cga::from_attr(a, rank, L)?;
+        if let Some(b) = cga.bases.iter().find(|b| b.len() != rank) {
+            return Err(invalid(
+                L,
+                format!("CGALayout basis {b:?} does not have rank {rank}"),
+            ));
+        }
         Ok(Blocked {
             size_per_thread,
             threads_per_warp,
