@@ -1,4 +1,15 @@
-//! `linlayout to-linear`.
+//! `linlayout to-linear`: the linear layout of a Triton layout attribute for
+//! a tensor shape, printed as Triton's `#ttg.linear` (distributed layouts),
+//! `#ttg.shared_linear` (shared layouts) or, with `--json`, one JSON object
+//! with the bases per input dim (the Triton oracle's `linear` keys) plus
+//! `"shape"`.
+
+use crate::input::{parse_shape, read_layout_text};
+use hw_layouts::linear::{distributed_linear_mlir, shared_linear_mlir};
+use hw_layouts::syntax::Attribute;
+use hw_layouts::{Encoding, Space};
+use linear_layout::{DimName, LinearLayout};
+use serde_json::{Map, Value};
 
 /// Arguments of `to-linear`.
 #[derive(clap::Args)]
@@ -9,14 +20,107 @@ pub struct Args {
     /// Print JSON with the oracle's keys plus "shape".
     #[arg(long)]
     pub json: bool,
-    /// Threads per warp (64 for AMD CDNA).
-    #[arg(long, default_value_t = 32)]
-    pub threads_per_warp: u32,
+    /// Threads per warp, 32 (default) or 64 (AMD CDNA). When given, a
+    /// distributed layout must have exactly that many lanes.
+    #[arg(long)]
+    pub threads_per_warp: Option<u32>,
     /// The layout attribute text, '-' for stdin, '@file' for a file.
     pub layout: String,
 }
 
-/// Runs the command.
-pub fn run(_a: Args) -> Result<(), String> {
-    Err("to-linear is not implemented yet".into())
+/// Runs the command: prints the layout, or returns a one-line error.
+pub fn run(a: Args) -> Result<(), String> {
+    println!("{}", render(&a)?);
+    Ok(())
+}
+
+/// The text `run` prints.
+pub fn render(a: &Args) -> Result<String, String> {
+    let tpw = a.threads_per_warp;
+    if let Some(t) = tpw {
+        if t != 32 && t != 64 {
+            return Err(format!("--threads-per-warp must be 32 or 64, got {t}"));
+        }
+    }
+    let shape = parse_shape(&a.shape)?;
+    let text = read_layout_text(&a.layout)?;
+    let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
+    let ll = enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
+    let space = enc.space();
+    if let (Some(t), Space::Distributed) = (tpw, space) {
+        let lanes = if ll.has_in_dim(DimName::LANE) {
+            ll.in_dim_size(DimName::LANE)
+        } else {
+            1
+        };
+        if lanes != t as u64 {
+            return Err(format!(
+                "the layout has {lanes} threads per warp but --threads-per-warp is {t}"
+            ));
+        }
+    }
+    if a.json {
+        let keys: &[DimName] = match space {
+            Space::Distributed => &[
+                DimName::REGISTER,
+                DimName::LANE,
+                DimName::WARP,
+                DimName::BLOCK,
+            ],
+            Space::Shared => &[DimName::OFFSET, DimName::BLOCK],
+            Space::TensorMemory => &[DimName::ROW, DimName::COL],
+        };
+        return Ok(bases_object(&ll, keys, &shape).to_string());
+    }
+    Ok(match space {
+        Space::Distributed => distributed_linear_mlir(&ll),
+        Space::Shared => shared_linear_mlir(&ll, shared_alignment(&enc)),
+        Space::TensorMemory => {
+            let parts: Vec<String> = [DimName::ROW, DimName::COL]
+                .iter()
+                .map(|&d| format!("{d} = {}", Value::from(bases_or_empty(&ll, d))))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+    })
+}
+
+/// The bases of `d`, or none when the layout lacks that input dim.
+fn bases_or_empty(ll: &LinearLayout, d: DimName) -> Vec<Vec<u64>> {
+    if ll.has_in_dim(d) {
+        ll.bases(d)
+    } else {
+        vec![]
+    }
+}
+
+/// `{"<key>": [[..]], ..., "shape": [..]}` with exactly `keys`.
+fn bases_object(ll: &LinearLayout, keys: &[DimName], shape: &[u64]) -> Value {
+    let mut m = Map::new();
+    for &d in keys {
+        m.insert(d.to_string(), Value::from(bases_or_empty(ll, d)));
+    }
+    m.insert("shape".into(), Value::from(shape.to_vec()));
+    Value::Object(m)
+}
+
+/// Triton's base-address alignment (bytes) of a shared layout: 16 for
+/// swizzled (and padded / partitioned), `128 << (swizzle / 32 …)` for NVMMA
+/// (128, 256, 512, 1024 for 0, 32, 64, 128-byte swizzles), the given value
+/// for `shared_linear`. Read from the printed attribute.
+fn shared_alignment(enc: &Encoding) -> u64 {
+    let Ok(a) = Attribute::parse(&enc.to_mlir()) else {
+        return 16;
+    };
+    let int = |k: &str| a.get(k).and_then(|v| v.as_int());
+    match a.name.as_str() {
+        "shared_linear" => int("alignment").map_or(16, |x| x.max(1) as u64),
+        "nvmma_shared" => match int("swizzlingByteWidth").unwrap_or(0) {
+            32 => 256,
+            64 => 512,
+            128 => 1024,
+            _ => 128,
+        },
+        _ => 16,
+    }
 }
