@@ -169,3 +169,11 @@ fn sample_layouts_match_triton() {
     let n = check_file("sample-layouts.jsonl");
     assert!(n >= 50, "expected the 53 AMD records of seed 2, found {n}");
 }
+
+/// 400 more AMD records generated with the shared generator restricted to
+/// AMD kinds (seed 7, see tests/data/triton-oracle/README-amd.md).
+#[test]
+fn amd_extra_layouts_match_triton() {
+    let n = check_file("amd-extra-layouts.jsonl");
+    assert!(n >= 400, "expected 400 AMD records, found {n}");
+}

@@ -180,11 +180,12 @@ impl Mfma {
             }
         }
         if let Some(t) = &self.tiles_per_warp {
-            let all_ones = t.iter().all(|&x| x == 1);
-            if !all_ones && t.len() != rank {
+            // Triton reads entries rank-2 and rank-1 (M, N) and ignores any
+            // further ones (its parser's default has len(instrShape) ones).
+            if t.len() < rank {
                 return Err(invalid(
                     NAME,
-                    format!("tilesPerWarp {t:?} must have rank {rank} entries"),
+                    format!("tilesPerWarp {t:?} needs at least rank {rank} entries"),
                 ));
             }
             if t.iter().any(|&x| x == 0 || !x.is_power_of_two()) {

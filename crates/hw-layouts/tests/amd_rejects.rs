@@ -1,0 +1,184 @@
+//! Inputs Triton 3.9 refuses (or aborts on) must give an error naming the
+//! problem, never a panic. The `s7-L…` ids are records of
+//! tests/data/triton-oracle/amd-extra-rejects.jsonl (Triton's verdict);
+//! the others come from Triton's verifier / builder messages quoted in the
+//! error text.
+
+use hw_layouts::amd::{Mfma, Wmma};
+use hw_layouts::syntax::Attribute;
+use hw_layouts::HwError;
+
+fn mfma(text: &str) -> Result<Mfma, HwError> {
+    Mfma::from_attr(&Attribute::parse(text)?)
+}
+
+fn wmma(text: &str) -> Result<Wmma, HwError> {
+    Wmma::from_attr(&Attribute::parse(text)?)
+}
+
+#[track_caller]
+fn err_contains<T: std::fmt::Debug>(r: Result<T, HwError>, needle: &str) {
+    match r {
+        Ok(v) => panic!("expected an error containing {needle:?}, got {v:?}"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains(needle),
+                "error {msg:?} should mention {needle:?}"
+            );
+        }
+    }
+}
+
+const MFMA_OK: &str =
+    "#ttg.amd_mfma<{version = 4, warpsPerCTA = [4, 2], instrShape = [16, 16, 32], isTransposed = false}>";
+
+#[test]
+fn mfma_bad_shapes() {
+    let m = mfma(MFMA_OK).unwrap();
+    // s7-L00029: a zero dim; s7-L00055 / s7-L00225 / s7-L00237: not powers of two.
+    err_contains(m.to_linear_layout(&[0, 128]), "power of two");
+    err_contains(m.to_linear_layout(&[32, 96]), "power of two");
+    err_contains(m.to_linear_layout(&[128, 3]), "power of two");
+    // Rank mismatch (Triton asserts rank == getRank()).
+    err_contains(m.to_linear_layout(&[2, 32, 32]), "rank");
+    err_contains(m.dot_operand_layout(0, 8, &[64]), "rank");
+}
+
+#[test]
+fn mfma_bad_params() {
+    // s7-L00040: rank-1 warpsPerCTA (Triton aborts in combineCtaCgaWithShape).
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [2], instrShape = [16, 16, 128], isTransposed = false}>"),
+        "warpsPerCTA",
+    );
+    // s7-L00052 / s7-L00093: negative instrShape entry.
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [2, 1], instrShape = [-1, 32, 8], isTransposed = true}>"),
+        "instrShape",
+    );
+    // s7-L00323 and the verifier's "invalid (mDim, nDim) combination".
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 1], instrShape = [64, 48, 4], isTransposed = true}>"),
+        "invalid (mDim, nDim) combination: (64, 48)",
+    );
+    // s7-L00393: elementBitWidth 3.
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 4, warpsPerCTA = [8, 2], instrShape = [16, 16, 32], isTransposed = true, elementBitWidth = 3}>"),
+        "elementBitWidth must be 32 or 64",
+    );
+    // s7-L00110: a zero warp count.
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 0], instrShape = [16, 16, 16], isTransposed = false}>"),
+        "powers of two",
+    );
+    // s7-L00058: tilesPerWarp entry 3.
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [4, 1, 2], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [1, 1, 3]}>"),
+        "tilesPerWarp",
+    );
+    // s7-L00166: tilesPerWarp shorter than the rank.
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [4, 2], instrShape = [16, 16, 16], isTransposed = false, tilesPerWarp = [2]}>"),
+        "tilesPerWarp",
+    );
+    // Verifier: "version must be in the [0, 4] range".
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 10, warpsPerCTA = [1, 1], instrShape = [32, 32], isTransposed = false}>"),
+        "[0, 4] range",
+    );
+    // CGA basis of the wrong rank.
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32], isTransposed = false, CGALayout = [[1, 0, 0]]}>"),
+        "CGALayout",
+    );
+    // Missing mandatory field, unknown field.
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32]}>"),
+        "isTransposed",
+    );
+    err_contains(
+        mfma("#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32], isTransposed = false, bogus = 1}>"),
+        "bogus",
+    );
+}
+
+#[test]
+fn mfma_64x4_must_be_transposed() {
+    // Triton asserts "64x4 mfma must be transposed" in toLinearLayout.
+    let m = mfma("#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [64, 4, 4], isTransposed = false}>")
+        .unwrap();
+    err_contains(m.to_linear_layout(&[64, 4]), "64x4 mfma must be transposed");
+}
+
+#[test]
+fn mfma_dot_operand_params() {
+    let m = mfma(MFMA_OK).unwrap();
+    // Dot-operand verifier: "kWidth parameter is mandatory for MFMA parent".
+    err_contains(
+        m.dot_operand_layout(0, 0, &[64, 64]),
+        "mandatory for MFMA parent",
+    );
+    err_contains(m.dot_operand_layout(2, 8, &[64, 64]), "opIdx");
+    err_contains(m.dot_operand_layout(0, 6, &[64, 64]), "power of two");
+}
+
+#[test]
+fn wmma_bad_params() {
+    // s7-L00072 / s7-L00252: the verifier's per-version instruction shapes.
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {warp = []}, instrShape = [5, 16, 128], rank = 3}>"),
+        "invalid WMMA v3 instruction shape",
+    );
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[2, 0]], warp = [[1, 0]]}, instrShape = [16, 6, 64]}>"),
+        "invalid WMMA v3 instruction shape",
+    );
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {warp = []}, instrShape = [16, 16, 32]}>"),
+        "invalid WMMA v1 instruction shape",
+    );
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 4, isTranspose = false, ctaLayout = {warp = []}}>"),
+        "[1, 3] range",
+    );
+    // s7-L00307: ctaLayout not surjective (Triton: "Layout is expected to
+    // be surjective").
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[2, 0], [1, 48], [0, 2]], warp = [[0, 4], [0, 1]]}, instrShape = [16, 16, 32]}>"),
+        "surjective",
+    );
+    // s7-L00070: legacy CTA parameters of different lengths.
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 1], [0, 2]], warp = []}, instrShape = [16, 16, 4], CTAsPerCGA = [8, 1], CTASplitNum = [8], CTAOrder = [1, 0]}>"),
+        "CTASplitNum",
+    );
+    // Parser: "Serialized rank and rank deduced from LL need to match".
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = [[0, 1]]}, rank = 3}>"),
+        "Serialized rank",
+    );
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {lane = [[0, 1]], warp = []}}>"),
+        "lane",
+    );
+    err_contains(
+        wmma("#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 1, 0]], warp = [[0, 1]]}}>"),
+        "entries",
+    );
+}
+
+#[test]
+fn wmma_dot_operand_kwidth() {
+    // Dot-operand verifier: v1 8/16, v2 4/8/16, v3 non-zero.
+    let v1 =
+        wmma("#ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {warp = []}}>").unwrap();
+    err_contains(v1.dot_operand_layout(0, 4, &[16, 16]), "8/16");
+    let v2 =
+        wmma("#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = []}}>").unwrap();
+    err_contains(v2.dot_operand_layout(1, 32, &[16, 16]), "4/8/16");
+    let v3 = wmma("#ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {warp = []}, instrShape = [16, 16, 32]}>").unwrap();
+    err_contains(v3.dot_operand_layout(0, 0, &[16, 16]), "non-zero");
+    err_contains(v3.dot_operand_layout(0, 8, &[16, 12]), "power of two");
+    assert!(v3.dot_operand_layout(0, 8, &[16, 32]).is_ok());
+}
