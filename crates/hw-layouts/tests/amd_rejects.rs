@@ -182,3 +182,132 @@ fn wmma_dot_operand_kwidth() {
     err_contains(v3.dot_operand_layout(0, 8, &[16, 12]), "power of two");
     assert!(v3.dot_operand_layout(0, 8, &[16, 32]).is_ok());
 }
+
+mod fuzz {
+    use super::*;
+    use linear_layout::DimName;
+    use proptest::prelude::*;
+
+    fn pick(v: &'static [i64]) -> impl Strategy<Value = i64> {
+        proptest::sample::select(v)
+    }
+
+    /// Mostly one of `good`, sometimes one of `bad`.
+    fn mostly<T: Clone + std::fmt::Debug + 'static>(
+        good: &'static [T],
+        bad: &'static [T],
+    ) -> impl Strategy<Value = T> {
+        prop_oneof![
+            12 => proptest::sample::select(good),
+            1 => proptest::sample::select(bad),
+        ]
+    }
+
+    const SIZES: &[i64] = &[1, 1, 2, 2, 4, 8, 16];
+    const BAD_SIZES: &[i64] = &[0, 3, 1 << 40, -1];
+    const SHAPE: &[u64] = &[1, 2, 4, 16, 32, 64, 128, 256, 1024];
+    const BAD_SHAPE: &[u64] = &[0, 3, 96];
+
+    /// The first `rank` entries of `full`, or a wrong rank now and then.
+    fn fit(full: &[u64], rank: usize, wrong: bool) -> Vec<u64> {
+        let r = if wrong { 1 } else { rank.min(full.len()) };
+        full[..r].to_vec()
+    }
+
+    /// The structural facts every accepted layout has: out dims = shape,
+    /// `lanes` lanes, `warps` warps (Triton's module-level invariants).
+    /// Surjectivity holds when the parameters are single powers of two;
+    /// a WMMA ctaLayout basis such as [3, 0] can lose its low bit when the
+    /// shape clips it (Triton zeroes a component >= the dim size), so
+    /// `surjective` is only asserted when the caller knows it must hold.
+    fn check_invariants(
+        l: &linear_layout::LinearLayout,
+        shape: &[u64],
+        lanes: u64,
+        warps: u64,
+        surjective: bool,
+    ) {
+        let outs: Vec<u64> = l.out_dims().iter().map(|d| d.1).collect();
+        assert_eq!(outs, shape);
+        assert_eq!(l.in_dim_size(DimName::LANE), lanes);
+        assert_eq!(l.in_dim_size(DimName::WARP), warps);
+        if surjective {
+            assert!(l.is_surjective());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Arbitrary MFMA parameters and shapes: an error or a layout, never
+        /// a panic.
+        #[test]
+        fn mfma_never_panics(
+            version in mostly(&[1i64, 2, 3, 4], &[0, 5]),
+            // mostly valid (1..=4), sometimes not
+            w in proptest::collection::vec(mostly(SIZES, BAD_SIZES), 2..4),
+            mn in mostly(&[(32i64, 32i64), (16, 16), (64, 4), (4, 64)], &[(4, 4), (8, 8), (0, 0)]),
+            transposed in any::<bool>(),
+            tpw in proptest::option::of(proptest::collection::vec(mostly(SIZES, BAD_SIZES), 2..4)),
+            ebw in mostly(&[32i64, 64], &[16]),
+            full in proptest::collection::vec(mostly(SHAPE, BAD_SHAPE), 3),
+            wrong in proptest::bool::weighted(0.1),
+            op in mostly(&[0u32, 1], &[2]), kw in mostly(&[1i64, 2, 4, 8, 16, 64], &[0, 3]),
+        ) {
+            let list = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+            let mut text = format!(
+                "#ttg.amd_mfma<{{version = {version}, warpsPerCTA = [{}], instrShape = [{}, {}, 8], isTransposed = {transposed}, elementBitWidth = {ebw}",
+                list(&w), mn.0, mn.1
+            );
+            if let Some(t) = &tpw { text += &format!(", tilesPerWarp = [{}]", list(t)); }
+            text += "}>";
+            let shape = fit(&full, w.len(), wrong);
+            if let Ok(m) = mfma(&text) {
+                if let Ok(l) = m.to_linear_layout(&shape) {
+                    check_invariants(&l, &shape, 64, m.num_warps(), true);
+                }
+                if let Ok(l) = m.dot_operand_layout(op, kw as u32, &shape) {
+                    check_invariants(&l, &shape, 64, m.num_warps(), true);
+                }
+            }
+        }
+
+        /// Arbitrary WMMA bases and shapes: an error or a layout.
+        #[test]
+        fn wmma_never_panics(
+            version in mostly(&[1i64, 2, 3], &[0, 4]),
+            // mostly valid (1..=3), sometimes not
+            transposed in any::<bool>(),
+            reg in proptest::collection::vec(proptest::collection::vec(mostly(&[0i64, 1, 2, 4, 8], &[3]), 2), 0..3),
+            warp in proptest::collection::vec(proptest::collection::vec(pick(&[0, 1, 2, 4]), 2), 0..4),
+            k in mostly(&[4i64, 16, 32, 64, 128], &[5]),
+            rank in proptest::option::of(mostly(&[2i64], &[1, 3, 4])),
+            full in proptest::collection::vec(mostly(SHAPE, BAD_SHAPE), 3),
+            wrong in proptest::bool::weighted(0.1),
+            op in mostly(&[0u32, 1], &[2]), kw in mostly(&[2i64, 4, 8, 16, 32], &[0, 3]),
+        ) {
+            let bases = |v: &[Vec<i64>]| {
+                let rows: Vec<String> = v.iter().map(|b| format!("[{}]", b.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))).collect();
+                format!("[{}]", rows.join(", "))
+            };
+            let mut text = format!(
+                "#ttg.amd_wmma<{{version = {version}, isTranspose = {transposed}, ctaLayout = {{register = {}, warp = {}}}, instrShape = [16, 16, {k}]",
+                bases(&reg), bases(&warp)
+            );
+            if let Some(r) = rank { text += &format!(", rank = {r}"); }
+            text += "}>";
+            let r = reg.first().or(warp.first()).map_or(2, Vec::len);
+            let shape = fit(&full, r, wrong);
+            let unit = reg.iter().chain(warp.iter()).flatten().all(|&x| x == 0 || x & (x - 1) == 0)
+                && reg.iter().chain(warp.iter()).all(|b| b.iter().filter(|&&x| x != 0).count() <= 1);
+            if let Ok(w) = wmma(&text) {
+                if let Ok(l) = w.to_linear_layout(&shape) {
+                    check_invariants(&l, &shape, 32, w.num_warps(), unit);
+                }
+                if let Ok(l) = w.dot_operand_layout(op, kw as u32, &shape) {
+                    check_invariants(&l, &shape, 32, w.num_warps(), unit);
+                }
+            }
+        }
+    }
+}

@@ -179,7 +179,22 @@ impl Mfma {
                 ));
             }
         }
+        // Triton keeps bases in 32-bit ints; far larger counts cannot be
+        // laid out (and would overflow the 64-bit packed bases here).
+        let warp_bits: u32 = self.warps_per_cta.iter().map(|w| w.trailing_zeros()).sum();
+        if warp_bits > 20 {
+            return Err(invalid(
+                NAME,
+                format!("warpsPerCTA {:?}: more than 2^20 warps", self.warps_per_cta),
+            ));
+        }
         if let Some(t) = &self.tiles_per_warp {
+            if t.iter().any(|&x| x > 1 << 20) {
+                return Err(invalid(
+                    NAME,
+                    format!("tilesPerWarp {t:?}: more than 2^20 tiles per warp"),
+                ));
+            }
             // Triton reads entries rank-2 and rank-1 (M, N) and ignores any
             // further ones (its parser's default has len(instrShape) ones).
             if t.len() < rank {
@@ -237,6 +252,7 @@ impl Mfma {
     /// * Triton's `combineCtaCgaWithShape` (more M repetitions in
     ///   `register`, broadcast where the tensor is smaller, CGA `block`).
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        self.validate()?;
         let rank = self.rank();
         check_rank(NAME, shape, rank)?;
         let (m_dim, n_dim) = self.mn();
@@ -276,7 +292,14 @@ impl Mfma {
         let (w_m, w_n) = (self.warps_per_cta[mi], self.warps_per_cta[ni]);
         tile = mul(&tile, &id(tpw_n, reg, dn)?)?;
         tile = mul(&tile, &id(w_n, warp, dn)?)?;
-        tile = mul(&tile, &id(shape[ni] / (n_dim * w_n * tpw_n), reg, dn)?)?;
+        tile = mul(
+            &tile,
+            &id(
+                shape[ni] / n_dim.saturating_mul(w_n).saturating_mul(tpw_n),
+                reg,
+                dn,
+            )?,
+        )?;
         tile = mul(&tile, &id(tpw_m, reg, dm)?)?;
         tile = mul(&tile, &id(w_m, warp, dm)?)?;
         if rank == 3 {
@@ -310,6 +333,7 @@ impl Mfma {
         k_width: u32,
         shape: &[u64],
     ) -> Result<LinearLayout> {
+        self.validate()?;
         let rank = self.rank();
         check_rank(NAME, shape, rank)?;
         if op_idx > 1 {

@@ -291,6 +291,7 @@ impl Wmma {
     /// ctaLayout's bases scaled by the tile size), out dims in row-major
     /// repetition order (last dim first), then `combineCtaCgaWithShape`.
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        self.validate()?;
         check_rank(NAME, shape, self.rank)?;
         let l = mul(&self.tile_layout()?, &self.cta_layout()?)?;
         let rep: Vec<DimName> = matrix_order(self.rank, true).into_iter().map(dim).collect();
@@ -320,6 +321,7 @@ impl Wmma {
         k_width: u32,
         shape: &[u64],
     ) -> Result<LinearLayout> {
+        self.validate()?;
         let rank = self.rank;
         check_rank(NAME, shape, rank)?;
         if op_idx > 1 {
