@@ -177,3 +177,21 @@ fn amd_extra_layouts_match_triton() {
     let n = check_file("amd-extra-layouts.jsonl");
     assert!(n >= 400, "expected 400 AMD records, found {n}");
 }
+
+/// Any further oracle file: `AMD_ORACLE_FILE=/abs/path/x-layouts.jsonl
+/// cargo test -p hw-layouts --test amd_oracle -- --ignored`.
+#[test]
+#[ignore = "needs AMD_ORACLE_FILE"]
+fn external_file_matches_triton() {
+    let path = std::env::var("AMD_ORACLE_FILE").expect("set AMD_ORACLE_FILE");
+    check_file(&path);
+}
+
+/// Four records from a 1500-case run (seed 11) where Triton accepts odd
+/// parameters that we first refused: a 0 in warpsPerCTA along M (Triton's
+/// identity1D(0) is the empty layout, so it acts like 1) and non-power-of-two
+/// tilesPerWarp entries that Triton never reads.
+#[test]
+fn edge_layouts_match_triton() {
+    assert_eq!(check_file("amd-edge-layouts.jsonl"), 4);
+}

@@ -67,16 +67,22 @@ fn mfma_bad_params() {
         mfma("#ttg.amd_mfma<{version = 4, warpsPerCTA = [8, 2], instrShape = [16, 16, 32], isTransposed = true, elementBitWidth = 3}>"),
         "elementBitWidth must be 32 or 64",
     );
-    // s7-L00110: a zero warp count.
+    // s7-L00110: a zero warp count along N makes Triton divide by zero
+    // (SIGFPE); along M Triton treats it as 1 (s11 records, see amd_syntax).
+    let m0 = mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 0], instrShape = [16, 16, 16], isTransposed = false}>")
+        .unwrap();
+    err_contains(m0.to_linear_layout(&[8, 128]), "non-zero");
     err_contains(
-        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 0], instrShape = [16, 16, 16], isTransposed = false}>"),
+        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 3], instrShape = [16, 16, 16], isTransposed = false}>"),
         "powers of two",
     );
-    // s7-L00058: tilesPerWarp entry 3.
-    err_contains(
-        mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [4, 1, 2], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [1, 1, 3]}>"),
-        "tilesPerWarp",
-    );
+    // s7-L00058: tilesPerWarp entry 3 along N (checked where Triton reads
+    // it: the accumulator and operand B use it, operand A does not).
+    let m3 = mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [4, 1, 2], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [1, 1, 3]}>")
+        .unwrap();
+    err_contains(m3.to_linear_layout(&[32, 64, 16]), "tilesPerWarp");
+    err_contains(m3.dot_operand_layout(1, 4, &[32, 64, 16]), "tilesPerWarp");
+    assert!(m3.dot_operand_layout(0, 4, &[32, 64, 16]).is_ok());
     // s7-L00166: tilesPerWarp shorter than the rank.
     err_contains(
         mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [4, 2], instrShape = [16, 16, 16], isTransposed = false, tilesPerWarp = [2]}>"),
@@ -310,4 +316,90 @@ mod fuzz {
             }
         }
     }
+}
+
+/// Builds the attribute text Triton printed before refusing (`printed_types`
+/// of a rejects file) with our types; returns our outcome.
+fn outcome(r: &serde_json::Value) -> Option<Result<(), String>> {
+    let t = r["printed_types"].as_array()?.first()?.as_str()?;
+    let start = t.find(", #")? + 2;
+    let attr_text = &t[start..t.len() - 1];
+    let shape: Vec<u64> = r["shape"]
+        .as_array()?
+        .iter()
+        .map(|x| x.as_i64().unwrap_or(-1).max(0) as u64)
+        .collect();
+    let run = || -> Result<(), HwError> {
+        let a = Attribute::parse(attr_text)?;
+        if a.name == "dot_op" {
+            let op = a.get("opIdx").and_then(|v| v.as_int()).unwrap_or(0) as u32;
+            let kw = a.get("kWidth").and_then(|v| v.as_int()).unwrap_or(0) as u32;
+            let p = a.get("parent").and_then(|v| v.as_attr()).unwrap();
+            if p.name == "amd_mfma" {
+                Mfma::from_attr(p)?.dot_operand_layout(op, kw, &shape)?;
+            } else {
+                Wmma::from_attr(p)?.dot_operand_layout(op, kw, &shape)?;
+            }
+        } else if a.name == "amd_mfma" {
+            Mfma::from_attr(&a)?.to_linear_layout(&shape)?;
+        } else {
+            Wmma::from_attr(&a)?.to_linear_layout(&shape)?;
+        }
+        Ok(())
+    };
+    Some(run().map_err(|e| e.to_string()))
+}
+
+/// Lists our outcome for every printed reject of `AMD_REJECTS_FILE`.
+#[test]
+#[ignore = "needs AMD_REJECTS_FILE"]
+fn external_rejects_report() {
+    let path = std::env::var("AMD_REJECTS_FILE").expect("set AMD_REJECTS_FILE");
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(o) = outcome(&r) {
+            println!("{} {:?} -> {:?}", r["id"], r["shape"], o);
+        }
+    }
+}
+
+/// Every input of the committed rejects files whose attribute text Triton
+/// printed before aborting in `to_linear_layout` is refused by us too,
+/// except where the text does not show the problem or the abort is not the
+/// layout's (listed with the reason).
+#[test]
+fn printed_rejects_are_refused() {
+    let allowed_ok = [
+        // Gluon's to_linear_layout wraps the result in a LinearEncodingAttr,
+        // which aborts on non-permutation layouts (a ctaLayout basis [3, 0]
+        // or [6, 1]); the WMMA layout itself is defined.
+        "s7-L00184",
+        "s11-L00461",
+        // tilesPerWarp [1] given to Gluon: the printer omits all-ones
+        // tilesPerWarp, so the printed text is valid (the parser fills the
+        // default); Triton aborted on the unprinted short list.
+        "s11-L00068",
+    ];
+    let mut refused = 0;
+    for file in ["amd-extra-rejects.jsonl", "amd-s11-rejects.jsonl"] {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/triton-oracle")
+            .join(file);
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let id = r["id"].as_str().unwrap();
+            let Some(o) = outcome(&r) else { continue };
+            if allowed_ok.contains(&id) {
+                assert!(o.is_ok(), "{id}: {o:?}");
+            } else {
+                assert!(
+                    o.is_err(),
+                    "{id}: Triton refused {}, we accept",
+                    r["printed_types"]
+                );
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused >= 35, "only {refused} printed rejects checked");
 }

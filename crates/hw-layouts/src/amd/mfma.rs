@@ -168,8 +168,12 @@ impl Mfma {
                 ),
             ));
         }
+        // Triton's identity1D(0) is the empty layout: a 0 entry acts like 1
+        // wherever Triton only multiplies by it (it is accepted by Triton
+        // 3.9; warpsPerCTA[N] = 0 makes it divide by zero, reported by
+        // to_linear_layout).
         for &w in &self.warps_per_cta {
-            if w == 0 || !w.is_power_of_two() {
+            if w != 0 && !w.is_power_of_two() {
                 return Err(invalid(
                     NAME,
                     format!(
@@ -181,7 +185,11 @@ impl Mfma {
         }
         // Triton keeps bases in 32-bit ints; far larger counts cannot be
         // laid out (and would overflow the 64-bit packed bases here).
-        let warp_bits: u32 = self.warps_per_cta.iter().map(|w| w.trailing_zeros()).sum();
+        let warp_bits: u32 = self
+            .warps_per_cta
+            .iter()
+            .map(|w| w.max(&1).trailing_zeros())
+            .sum();
         if warp_bits > 20 {
             return Err(invalid(
                 NAME,
@@ -189,24 +197,13 @@ impl Mfma {
             ));
         }
         if let Some(t) = &self.tiles_per_warp {
-            if t.iter().any(|&x| x > 1 << 20) {
-                return Err(invalid(
-                    NAME,
-                    format!("tilesPerWarp {t:?}: more than 2^20 tiles per warp"),
-                ));
-            }
-            // Triton reads entries rank-2 and rank-1 (M, N) and ignores any
-            // further ones (its parser's default has len(instrShape) ones).
+            // Triton reads only the M and N entries (indices rank-2 and
+            // rank-1) and ignores the others (its parser's default has
+            // len(instrShape) ones; a batch entry is never used).
             if t.len() < rank {
                 return Err(invalid(
                     NAME,
                     format!("tilesPerWarp {t:?} needs at least rank {rank} entries"),
-                ));
-            }
-            if t.iter().any(|&x| x == 0 || !x.is_power_of_two()) {
-                return Err(invalid(
-                    NAME,
-                    format!("tilesPerWarp {t:?} entries must be powers of two"),
                 ));
             }
         }
@@ -219,17 +216,30 @@ impl Mfma {
         self.warps_per_cta.len()
     }
 
-    /// Instruction tiles per warp along dim `d` (1 by default).
-    pub fn tiles_per_warp_at(&self, d: usize) -> u64 {
-        match &self.tiles_per_warp {
+    /// Instruction tiles per warp along dim `d` (1 by default). Checked
+    /// only where Triton uses it (the accumulator reads the M and N
+    /// entries, an operand only its non-K one): a power of two, or 0 which
+    /// Triton's `identity1D(0)` treats like 1.
+    pub fn tiles_per_warp_at(&self, d: usize) -> Result<u64> {
+        let x = match &self.tiles_per_warp {
             Some(t) => t.get(d).copied().unwrap_or(1),
             None => 1,
+        };
+        if (x != 0 && !x.is_power_of_two()) || x > 1 << 20 {
+            return Err(invalid(
+                NAME,
+                format!(
+                    "tilesPerWarp {:?}: entry {d} = {x} must be a power of two (at most 2^20)",
+                    self.tiles_per_warp.as_deref().unwrap_or(&[])
+                ),
+            ));
         }
+        Ok(x)
     }
 
     /// Warps per CTA (product of `warpsPerCTA`).
     pub fn num_warps(&self) -> u64 {
-        self.warps_per_cta.iter().product()
+        self.warps_per_cta.iter().map(|&w| w.max(1)).product()
     }
 
     fn mn(&self) -> (u64, u64) {
@@ -288,18 +298,22 @@ impl Mfma {
         };
         tile = tile.transpose_outs(&[dn, dm])?;
 
-        let (tpw_m, tpw_n) = (self.tiles_per_warp_at(mi), self.tiles_per_warp_at(ni));
+        let (tpw_m, tpw_n) = (self.tiles_per_warp_at(mi)?, self.tiles_per_warp_at(ni)?);
         let (w_m, w_n) = (self.warps_per_cta[mi], self.warps_per_cta[ni]);
         tile = mul(&tile, &id(tpw_n, reg, dn)?)?;
         tile = mul(&tile, &id(w_n, warp, dn)?)?;
-        tile = mul(
-            &tile,
-            &id(
-                shape[ni] / n_dim.saturating_mul(w_n).saturating_mul(tpw_n),
-                reg,
-                dn,
-            )?,
-        )?;
+        // Repetitions over the rest of N; Triton divides by
+        // N·warpsN·tilesN and crashes (SIGFPE) when one of them is 0.
+        let n_span = n_dim.saturating_mul(w_n).saturating_mul(tpw_n);
+        if n_span == 0 {
+            return Err(invalid(
+                NAME,
+                format!(
+                    "warpsPerCTA[N] = {w_n} and tilesPerWarp[N] = {tpw_n} must be non-zero (Triton divides by them)"
+                ),
+            ));
+        }
+        tile = mul(&tile, &id(shape[ni] / n_span, reg, dn)?)?;
         tile = mul(&tile, &id(tpw_m, reg, dm)?)?;
         tile = mul(&tile, &id(w_m, warp, dm)?)?;
         if rank == 3 {
@@ -379,7 +393,7 @@ impl Mfma {
         if k_size > k_tile {
             tile = mul(&tile, &id(k_size / k_tile, reg, dk)?)?;
         }
-        tile = mul(&tile, &id(self.tiles_per_warp_at(non_k_index), reg, dnk)?)?;
+        tile = mul(&tile, &id(self.tiles_per_warp_at(non_k_index)?, reg, dnk)?)?;
         tile = tile.transpose_outs(&[dk, dnk])?;
         if rank == 3 {
             let db = dim(order[2]);
