@@ -1,0 +1,322 @@
+//! AMD layouts: `#ttg.amd_mfma` (CDNA matrix cores, 64-lane wavefronts),
+//! `#ttg.amd_wmma` (RDNA / gfx1250 matrix cores, 32-lane wavefronts) and
+//! their dot operands (`#ttg.dot_op` with one of them as parent).
+//!
+//! Every layout here is a distributed layout: the linear map
+//! `(register, lane, warp, block) -> (dim0, ..., dim{rank-1})` over GF(2),
+//! where bit `i` of an input index selects basis `i` of that input dim and
+//! the selected bases are XOR-ed (the oracle's convention). The tensor's
+//! last two dims are (M, N) for the accumulator, (M, K) for operand A
+//! (`op_idx = 0`) and (K, N) for operand B (`op_idx = 1`); a rank-3 tensor
+//! has a leading batch dim.
+//!
+//! The constructions follow Triton 3.9's `LinearLayoutConversions.cpp`
+//! (`AMDMfmaEncodingAttr::toLinearLayout`, `mfmaDotToLinearLayout`,
+//! `AMDWmmaEncodingAttr::toLinearLayout`, `wmmaDotOperandToLinearLayout`)
+//! step by step, because the order of the products decides which register
+//! bit maps where.
+
+mod mfma;
+mod wmma;
+
+pub use mfma::Mfma;
+pub use wmma::Wmma;
+
+use crate::cga::cga_from_split_params;
+use crate::error::{invalid, Result};
+use crate::syntax::{Attribute, Value};
+use linear_layout::{DimName, LinearLayout};
+
+/// `dim{i}`.
+pub(crate) fn dim(i: usize) -> DimName {
+    DimName::dim(i)
+}
+
+/// Triton's `getMatrixOrder(rank, rowMajor)`: minor-to-major order of the
+/// dims; row-major is `[rank-1, rank-2, ..., 0]`, column-major swaps the two
+/// minor entries (`[rank-2, rank-1, rank-3, ..., 0]`).
+pub(crate) fn matrix_order(rank: usize, row_major: bool) -> Vec<usize> {
+    let mut o: Vec<usize> = (0..rank).rev().collect();
+    if !row_major && rank >= 2 {
+        o.swap(0, 1);
+    }
+    o
+}
+
+/// Triton's `getOrderForDotOperand(opIdx, rank, kContig)`: with `k_contig`
+/// the K dim of the operand (dim `rank-1` for A, `rank-2` for B) comes
+/// first, then the non-K dim, then the batch dim.
+pub(crate) fn order_for_dot_operand(op_idx: u32, rank: usize, k_contig: bool) -> Vec<usize> {
+    let row_major = (op_idx != 0) != k_contig;
+    matrix_order(rank, row_major)
+}
+
+/// Triton's `identityStandardND(in_dim, shape, order)`: the product over
+/// `order` (minor first) of `identity_1d(shape[d], in_dim, dim{d})`. The out
+/// dims stay in `order`'s order (Triton does not transpose them back to
+/// `dim0..`; the out-dim order later decides where repetitions go).
+pub(crate) fn identity_nd(in_dim: DimName, shape: &[u64], order: &[usize]) -> Result<LinearLayout> {
+    let mut l = LinearLayout::empty();
+    for &d in order {
+        l = mul(
+            &l,
+            &LinearLayout::try_identity_1d(shape[d], in_dim, dim(d))?,
+        )?;
+    }
+    Ok(l)
+}
+
+/// Triton's `supremum(x, y)` (LayoutUtils.cpp): a merge of two name lists.
+/// Unlike a strict supremum it never fails: when the common names are
+/// ordered differently, the first list's order wins (`[a, b]` with
+/// `[b, a]` gives `[a, b]`), which is what Triton's product then uses.
+pub(crate) fn triton_supremum(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
+    let pos = |v: &[DimName], d: DimName| v.iter().position(|&e| e == d);
+    let mut out: Vec<DimName> = Vec::with_capacity(x.len() + y.len());
+    let (mut i, mut j) = (0usize, 0usize);
+    loop {
+        while i < x.len() && out.contains(&x[i]) {
+            i += 1;
+        }
+        while j < y.len() && out.contains(&y[j]) {
+            j += 1;
+        }
+        if i >= x.len() && j >= y.len() {
+            break;
+        }
+        if i < x.len() && j < y.len() && x[i] == y[j] {
+            out.push(x[i]);
+            i += 1;
+            j += 1;
+            continue;
+        }
+        let cand_x = if i < x.len() {
+            pos(y, x[i]).filter(|&p| p >= j)
+        } else {
+            None
+        };
+        let cand_y = if j < y.len() {
+            pos(x, y[j]).filter(|&p| p >= i)
+        } else {
+            None
+        };
+        if i < x.len() && cand_x.is_none() {
+            out.push(x[i]);
+            i += 1;
+        } else if j < y.len() && cand_y.is_none() {
+            out.push(y[j]);
+            j += 1;
+        } else if cand_x <= cand_y {
+            out.push(x[i]);
+            i += 1;
+        } else {
+            out.push(y[j]);
+            j += 1;
+        }
+    }
+    out
+}
+
+/// Triton's `operator*(inner, outer)` with Triton's lenient out-dim merge
+/// (see [`triton_supremum`]): `inner`'s bases are the low bits of each
+/// shared input dim, `outer`'s components sit above `inner`'s size on each
+/// shared output dim. The result's out dims are in merged order.
+pub(crate) fn mul(inner: &LinearLayout, outer: &LinearLayout) -> Result<LinearLayout> {
+    let a: Vec<DimName> = inner.out_dim_names().collect();
+    let b: Vec<DimName> = outer.out_dim_names().collect();
+    let sup = triton_supremum(&a, &b);
+    let restrict = |names: &[DimName]| -> Vec<DimName> {
+        sup.iter().copied().filter(|d| names.contains(d)).collect()
+    };
+    let inner = inner.transpose_outs(&restrict(&a))?;
+    let outer = outer.transpose_outs(&restrict(&b))?;
+    Ok(inner.try_mul(&outer)?.transpose_outs(&sup)?)
+}
+
+/// A non-negative integer field.
+pub(crate) fn get_uint(a: &Attribute, layout: &'static str, key: &str) -> Result<Option<u64>> {
+    match a.get(key) {
+        None => Ok(None),
+        Some(v) => match v.as_int() {
+            Some(i) if i >= 0 => Ok(Some(i as u64)),
+            _ => Err(invalid(
+                layout,
+                format!("{key} must be a non-negative integer, got {v}"),
+            )),
+        },
+    }
+}
+
+/// A boolean field.
+pub(crate) fn get_bool(a: &Attribute, layout: &'static str, key: &str) -> Result<Option<bool>> {
+    match a.get(key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| invalid(layout, format!("{key} must be true or false, got {v}"))),
+    }
+}
+
+/// A list of non-negative integers.
+pub(crate) fn get_uint_list(
+    a: &Attribute,
+    layout: &'static str,
+    key: &str,
+) -> Result<Option<Vec<u64>>> {
+    match a.get(key) {
+        None => Ok(None),
+        Some(v) => uint_list(v, layout, key).map(Some),
+    }
+}
+
+fn uint_list(v: &Value, layout: &'static str, key: &str) -> Result<Vec<u64>> {
+    let l = v
+        .as_int_list()
+        .ok_or_else(|| invalid(layout, format!("{key} must be a list of integers, got {v}")))?;
+    l.into_iter()
+        .map(|i| {
+            u64::try_from(i)
+                .map_err(|_| invalid(layout, format!("{key} has a negative entry {i} in {v}")))
+        })
+        .collect()
+}
+
+/// A list of bases (lists of non-negative integers).
+pub(crate) fn uint_matrix(v: &Value, layout: &'static str, key: &str) -> Result<Vec<Vec<u64>>> {
+    match v {
+        Value::List(rows) => rows.iter().map(|r| uint_list(r, layout, key)).collect(),
+        _ => Err(invalid(
+            layout,
+            format!("{key} must be a list of bases, got {v}"),
+        )),
+    }
+}
+
+/// The CGA layout's `block` bases (CTA-tile units), from `CGALayout =
+/// [[...], ...]` or from the legacy `CTAsPerCGA` / `CTASplitNum` /
+/// `CTAOrder` triple (Triton's `fromSplitParams`). One CTA = no bases.
+pub(crate) fn read_cga(a: &Attribute, layout: &'static str, rank: usize) -> Result<Vec<Vec<u64>>> {
+    let legacy = ["CTAsPerCGA", "CTASplitNum", "CTAOrder"];
+    let has_legacy = legacy.iter().any(|k| a.get(k).is_some());
+    if let Some(v) = a.get("CGALayout") {
+        if has_legacy {
+            return Err(invalid(
+                layout,
+                "give either CGALayout or CTAsPerCGA/CTASplitNum/CTAOrder, not both",
+            ));
+        }
+        let bases = uint_matrix(v, layout, "CGALayout")?;
+        for (i, b) in bases.iter().enumerate() {
+            if b.len() != rank {
+                return Err(invalid(
+                    layout,
+                    format!(
+                        "CGALayout basis {i} {b:?} has {} entries, the layout has rank {rank}",
+                        b.len()
+                    ),
+                ));
+            }
+        }
+        return Ok(bases);
+    }
+    if !has_legacy {
+        return Ok(vec![]);
+    }
+    let ones = vec![1u64; rank];
+    let ctas = get_uint_list(a, layout, "CTAsPerCGA")?.unwrap_or_else(|| ones.clone());
+    let split = get_uint_list(a, layout, "CTASplitNum")?.unwrap_or_else(|| ctas.clone());
+    let order: Vec<usize> = match get_uint_list(a, layout, "CTAOrder")? {
+        Some(o) => o.into_iter().map(|x| x as usize).collect(),
+        None => (0..rank).rev().collect(),
+    };
+    if ctas.len() != rank || split.len() != rank || order.len() != rank {
+        return Err(invalid(
+            layout,
+            format!(
+                "CTAsPerCGA {ctas:?}, CTASplitNum {split:?} and CTAOrder {order:?} must have rank {rank} entries"
+            ),
+        ));
+    }
+    for (k, &c) in ctas.iter().chain(split.iter()).enumerate() {
+        if c == 0 || !c.is_power_of_two() {
+            let key = if k < rank {
+                "CTAsPerCGA"
+            } else {
+                "CTASplitNum"
+            };
+            return Err(invalid(
+                layout,
+                format!("{key} entries must be powers of two, got {c}"),
+            ));
+        }
+    }
+    let l = cga_from_split_params(&ctas, &split, &order)?;
+    Ok(if l.has_in_dim(DimName::BLOCK) {
+        l.bases(DimName::BLOCK)
+    } else {
+        vec![]
+    })
+}
+
+/// `a, b, c` (Triton's `ArrayRef` printing).
+pub(crate) fn fmt_list(v: &[u64]) -> String {
+    v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// `[[a, b], [c, d]]`.
+pub(crate) fn fmt_bases(v: &[Vec<u64>]) -> String {
+    let rows: Vec<String> = v.iter().map(|b| format!("[{}]", fmt_list(b))).collect();
+    format!("[{}]", rows.join(", "))
+}
+
+/// Checks that every field of `a` is one of `allowed`.
+pub(crate) fn check_fields(a: &Attribute, layout: &'static str, allowed: &[&str]) -> Result<()> {
+    let unknown = a.unknown_fields(allowed);
+    if let Some(k) = unknown.first() {
+        return Err(invalid(
+            layout,
+            format!("unknown field '{k}' (known: {})", allowed.join(", ")),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks `shape` (powers of two) and that its rank is `rank` (2 or 3).
+pub(crate) fn check_rank(layout: &'static str, shape: &[u64], rank: usize) -> Result<()> {
+    crate::encoding::check_shape(shape)?;
+    if shape.len() != rank {
+        return Err(crate::error::HwError::InvalidShape {
+            shape: shape.to_vec(),
+            message: format!(
+                "the {layout} layout has rank {rank}, the shape has rank {}",
+                shape.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supremum_is_lenient_like_triton() {
+        let [a, b, c] = ["a", "b", "c"].map(DimName::new);
+        // Hand-traced through Triton's LayoutUtils.cpp loop.
+        assert_eq!(triton_supremum(&[a, b], &[b, a]), vec![a, b]);
+        assert_eq!(triton_supremum(&[a, b], &[a, c]), vec![a, b, c]);
+        assert_eq!(triton_supremum(&[a, b], &[b, c]), vec![a, b, c]);
+        assert_eq!(triton_supremum(&[c, b], &[a, b, c]), vec![a, b, c]);
+    }
+
+    #[test]
+    fn orders() {
+        assert_eq!(matrix_order(2, true), vec![1, 0]);
+        assert_eq!(matrix_order(3, false), vec![1, 2, 0]);
+        // A with K contiguous: [K = rank-1, M, batch]; B: [K = rank-2, N, batch].
+        assert_eq!(order_for_dot_operand(0, 3, true), vec![2, 1, 0]);
+        assert_eq!(order_for_dot_operand(1, 3, true), vec![1, 2, 0]);
+    }
+}
