@@ -440,11 +440,11 @@ impl TensorMemoryScales {
     /// Triton's printed form.
     pub fn to_mlir(&self) -> String {
         let mut parts = Vec::new();
-        if self.block_rep_order == BlockRepOrder::KThenMn {
-            parts.push("blockRepOrder = kThenMn".to_string());
-        }
         if !self.cga.is_empty() {
             parts.push(format!("CGALayout = {}", fmt_matrix(&self.cga)));
+        }
+        if self.block_rep_order == BlockRepOrder::KThenMn {
+            parts.push("blockRepOrder = kThenMn".to_string());
         }
         format!("#ttng.tensor_memory_scales_encoding<{}>", parts.join(", "))
     }

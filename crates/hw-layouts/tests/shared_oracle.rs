@@ -64,6 +64,18 @@ fn u64s(v: &Value) -> Vec<u64> {
         .collect()
 }
 
+/// Like [`u64s`], but an error (not a panic) for negative or odd entries.
+fn try_u64s(v: &Value, what: &str) -> Result<Vec<u64>, String> {
+    v.as_array()
+        .ok_or(format!("{what} is not a list"))?
+        .iter()
+        .map(|x| {
+            x.as_u64()
+                .ok_or(format!("{what} entry {x} is not a non-negative integer"))
+        })
+        .collect()
+}
+
 fn matrix(v: &Value) -> Vec<Vec<u64>> {
     v.as_array().expect("array").iter().map(u64s).collect()
 }
@@ -212,7 +224,10 @@ fn check_block_extends(full: &LinearLayout, shape: &[u64]) -> Result<(), String>
 }
 
 fn tmem_layout_from(p: &Value) -> Result<TensorMemory, String> {
-    let block = u64s(&p["block"]);
+    let block = try_u64s(&p["block"], "block")?;
+    if block.len() != 2 {
+        return Err(format!("block {block:?} is not [M, N]"));
+    }
     let cga = cga_bases(&p["cga_layout"])?;
     TensorMemory::new(
         block[0],
@@ -230,8 +245,8 @@ fn tmem_layout_from(p: &Value) -> Result<TensorMemory, String> {
 fn tmem_params(p: &Value) -> Result<TmemRegParams, String> {
     Ok(TmemRegParams {
         element_bitwidth: p["element_bitwidth"].as_u64().ok_or("element_bitwidth")?,
-        shape: u64s(&p["shape"]),
-        alloc_shape: u64s(&p["alloc_shape"]),
+        shape: try_u64s(&p["shape"], "shape")?,
+        alloc_shape: try_u64s(&p["alloc_shape"], "alloc_shape")?,
         tmem_layout: tmem_layout_from(&p["tmem_layout"])?,
         num_warps: p["num_warps"].as_u64().ok_or("num_warps")?,
         atom: p["atom"].as_str().ok_or("atom")?.to_string(),
@@ -245,7 +260,11 @@ fn cga_bases(v: &Value) -> Result<Vec<Vec<u64>>, String> {
     if v.get("legacy").is_some() {
         return Err("legacy CGA in a tmem layout".into());
     }
-    Ok(matrix(v))
+    v.as_array()
+        .ok_or("cga_layout is not a list")?
+        .iter()
+        .map(|b| try_u64s(b, "cga_layout basis"))
+        .collect()
 }
 
 // ----- rejects: parameters → attribute text --------------------------------
@@ -425,7 +444,9 @@ fn run_oracle(select: impl Fn(&str) -> bool) {
 fn oracle_rejects_are_errors() {
     let mut n = 0;
     let mut failures = Vec::new();
-    for r in read_jsonl("sample-rejects.jsonl") {
+    let mut rejects = read_jsonl("sample-rejects.jsonl");
+    rejects.extend(read_jsonl("shared-extra-rejects.jsonl"));
+    for r in rejects {
         let kind = r["kind"].as_str().unwrap_or("");
         if !KINDS.contains(&kind) || r["query"] != "layout" {
             continue;

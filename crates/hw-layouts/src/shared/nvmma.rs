@@ -242,13 +242,29 @@ impl NvmmaShared {
         }
         let tma = self.tma_block_shape(&per_cta)?;
         if self.swizzling_byte_width == 0 {
+            // Row-major identity over the block (rotated when transposed),
+            // built last dim first, so its out dims are in the order
+            // dim{r-1}, .., dim0.
+            let mut block = tma.clone();
+            if self.transposed {
+                block.rotate_left(1);
+            }
             let mut l = LinearLayout::empty();
             for d in (0..rank).rev() {
                 l = l.try_mul(&LinearLayout::try_identity_1d(
-                    tma[d],
+                    block[d],
                     off,
                     DimName::dim(d),
                 )?)?;
+            }
+            if self.transposed {
+                // Triton 3.9 applies its *positional* transposeLinearLayout
+                // to this reversed-order layout: for rank >= 3 sizes and
+                // names no longer line up, and the clipping below then
+                // gives zero (broadcast) offset bases, exactly as Triton.
+                let mut order = vec![rank - 1];
+                order.extend(0..rank - 1);
+                l = transpose_positional(&l, &order)?;
             }
             let l = ensure_layout_not_smaller_than(&l, &shape_pairs(&per_cta))?;
             return combine_cta_cga_with_shape(&l, &cga, shape);
@@ -308,4 +324,34 @@ impl NvmmaShared {
         s.push_str("}>");
         s
     }
+}
+
+/// Triton's `transposeLinearLayout`: the out dim at *position* `i` (in the
+/// layout's current out-dim order, whatever its name) takes the components
+/// and the size of position `order[i]`; the names stay in place.
+fn transpose_positional(l: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
+    let outs = l.out_dims();
+    if order.len() != outs.len() {
+        return Err(invalid(
+            NVMMA,
+            format!("transpose order {order:?} for {} out dims", outs.len()),
+        ));
+    }
+    let bases = l
+        .all_bases()
+        .into_iter()
+        .map(|(d, bs)| {
+            let nb = bs
+                .into_iter()
+                .map(|b| order.iter().map(|&k| b[k]).collect())
+                .collect();
+            (d, nb)
+        })
+        .collect();
+    let new_outs = outs
+        .iter()
+        .zip(order)
+        .map(|(&(name, _), &k)| (name, outs[k].1))
+        .collect();
+    Ok(LinearLayout::new(bases, new_outs, false)?)
 }
