@@ -76,10 +76,6 @@ fn try_u64s(v: &Value, what: &str) -> Result<Vec<u64>, String> {
         .collect()
 }
 
-fn matrix(v: &Value) -> Vec<Vec<u64>> {
-    v.as_array().expect("array").iter().map(u64s).collect()
-}
-
 /// Only the given keys of a bases object.
 fn pick(v: &Value, keys: &[&str]) -> Value {
     let mut m = serde_json::Map::new();
