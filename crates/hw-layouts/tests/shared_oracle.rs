@@ -401,7 +401,6 @@ fn oracle_layouts_match_triton() {
 }
 
 #[test]
-#[ignore = "tmem_reg_layout not implemented yet"]
 fn oracle_tmem_reg_layouts_match_triton() {
     run_oracle(|k| k == "tmem_reg");
 }
