@@ -1,0 +1,240 @@
+//! Helpers shared by the shared-memory and tensor-memory families: field
+//! readers with errors that name the layout, the field and the value, CGA
+//! parsing and Triton's list printing.
+
+use crate::cga::{cga_from_bases, cga_from_split_params};
+use crate::error::{invalid, Result};
+use crate::syntax::{Attribute, Value};
+use linear_layout::{DimName, LinearLayout};
+
+/// Rejects fields other than `allowed`.
+pub(crate) fn check_fields(a: &Attribute, layout: &'static str, allowed: &[&str]) -> Result<()> {
+    let unknown = a.unknown_fields(allowed);
+    if let Some(f) = unknown.first() {
+        return Err(invalid(
+            layout,
+            format!("unknown field '{f}' (allowed: {})", allowed.join(", ")),
+        ));
+    }
+    Ok(())
+}
+
+/// An optional non-negative integer field.
+pub(crate) fn opt_u64(a: &Attribute, layout: &'static str, key: &str) -> Result<Option<u64>> {
+    match a.get(key) {
+        None => Ok(None),
+        Some(v) => match v.as_int() {
+            Some(x) if x >= 0 => Ok(Some(x as u64)),
+            Some(x) => Err(invalid(
+                layout,
+                format!("{key} must be non-negative, got {x}"),
+            )),
+            None => Err(invalid(
+                layout,
+                format!("{key} must be an integer, got {v:?}"),
+            )),
+        },
+    }
+}
+
+/// A required non-negative integer field.
+pub(crate) fn req_u64(a: &Attribute, layout: &'static str, key: &str) -> Result<u64> {
+    opt_u64(a, layout, key)?.ok_or_else(|| invalid(layout, format!("missing field '{key}'")))
+}
+
+/// An optional boolean field.
+pub(crate) fn opt_bool(a: &Attribute, layout: &'static str, key: &str) -> Result<Option<bool>> {
+    match a.get(key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| invalid(layout, format!("{key} must be true or false, got {v:?}"))),
+    }
+}
+
+/// A list of non-negative integers.
+pub(crate) fn u64_list(v: &Value, layout: &'static str, key: &str) -> Result<Vec<u64>> {
+    let l = v.as_int_list().ok_or_else(|| {
+        invalid(
+            layout,
+            format!("{key} must be a list of integers, got {v:?}"),
+        )
+    })?;
+    l.into_iter()
+        .map(|x| {
+            u64::try_from(x).map_err(|_| {
+                invalid(
+                    layout,
+                    format!("{key} entries must be non-negative, got {x}"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// A list of lists of non-negative integers (bases).
+pub(crate) fn u64_matrix(v: &Value, layout: &'static str, key: &str) -> Result<Vec<Vec<u64>>> {
+    let m = v.as_int_matrix().ok_or_else(|| {
+        invalid(
+            layout,
+            format!("{key} must be a list of integer lists, got {v:?}"),
+        )
+    })?;
+    m.into_iter()
+        .map(|row| {
+            row.into_iter()
+                .map(|x| {
+                    u64::try_from(x).map_err(|_| {
+                        invalid(
+                            layout,
+                            format!("{key} basis components must be non-negative, got {x}"),
+                        )
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A required `order` permutation of `0..rank` (rank = its length).
+pub(crate) fn order_field(a: &Attribute, layout: &'static str, key: &str) -> Result<Vec<usize>> {
+    let v = a
+        .get(key)
+        .ok_or_else(|| invalid(layout, format!("missing field '{key}'")))?;
+    let o: Vec<usize> = u64_list(v, layout, key)?
+        .into_iter()
+        .map(|x| x as usize)
+        .collect();
+    check_perm(&o, layout, key)?;
+    Ok(o)
+}
+
+/// `order` must be a permutation of `0..len`.
+pub(crate) fn check_perm(o: &[usize], layout: &'static str, key: &str) -> Result<()> {
+    let mut seen = vec![false; o.len()];
+    for &x in o {
+        if x >= o.len() || seen[x] {
+            return Err(invalid(
+                layout,
+                format!("{key} = {o:?} is not a permutation of 0..{}", o.len()),
+            ));
+        }
+        seen[x] = true;
+    }
+    Ok(())
+}
+
+/// The CGA bases (tile units) of an attribute: `CGALayout = [[..], ..]`, or
+/// the legacy triple `CTAsPerCGA`, `CTASplitNum`, `CTAOrder` converted by
+/// `fromSplitParams`. `None` when the attribute has neither (one CTA).
+pub(crate) fn parse_cga(a: &Attribute, layout: &'static str) -> Result<Option<Vec<Vec<u64>>>> {
+    if let Some(v) = a.get("CGALayout") {
+        let bases = u64_matrix(v, layout, "CGALayout")?;
+        if let Some(r) = bases.first().map(|b| b.len()) {
+            if bases.iter().any(|b| b.len() != r) {
+                return Err(invalid(
+                    layout,
+                    format!("CGALayout bases have different lengths: {bases:?}"),
+                ));
+            }
+        }
+        for b in &bases {
+            for &c in b {
+                if c != 0 && !c.is_power_of_two() {
+                    return Err(invalid(
+                        layout,
+                        format!("CGALayout basis {b:?} has a component that is not a power of two"),
+                    ));
+                }
+            }
+        }
+        return Ok(Some(bases));
+    }
+    let (c, s, o) = (a.get("CTAsPerCGA"), a.get("CTASplitNum"), a.get("CTAOrder"));
+    if c.is_none() && s.is_none() && o.is_none() {
+        return Ok(None);
+    }
+    let (Some(c), Some(s), Some(o)) = (c, s, o) else {
+        return Err(invalid(
+            layout,
+            "legacy CTA layout needs all of CTAsPerCGA, CTASplitNum and CTAOrder",
+        ));
+    };
+    let c = u64_list(c, layout, "CTAsPerCGA")?;
+    let s = u64_list(s, layout, "CTASplitNum")?;
+    let o: Vec<usize> = u64_list(o, layout, "CTAOrder")?
+        .into_iter()
+        .map(|x| x as usize)
+        .collect();
+    for (k, &x) in c.iter().chain(s.iter()).enumerate() {
+        if x == 0 || !x.is_power_of_two() {
+            return Err(invalid(
+                layout,
+                format!("CTAsPerCGA / CTASplitNum entry {k} = {x} is not a power of two"),
+            ));
+        }
+    }
+    let ll = cga_from_split_params(&c, &s, &o)?;
+    Ok(Some(ll.bases(DimName::BLOCK)))
+}
+
+/// The CGA layout of `bases` (tile units) for rank `rank`.
+pub(crate) fn cga_layout(bases: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
+    cga_from_bases(bases, rank)
+}
+
+/// Triton's `getShapePerCTA`: `shape[d] / min(shape[d], split[d])`, where
+/// `split[d]` is the CGA layout's extent along `d` in tiles.
+pub(crate) fn shape_per_cta(cga: &LinearLayout, shape: &[u64]) -> Vec<u64> {
+    shape
+        .iter()
+        .enumerate()
+        .map(|(d, &s)| {
+            let split = if cga.has_out_dim(DimName::dim(d)) {
+                cga.out_dim_size(DimName::dim(d))
+            } else {
+                1
+            };
+            s / s.min(split).max(1)
+        })
+        .collect()
+}
+
+/// `[a, b, c]`.
+pub(crate) fn fmt_list<T: std::fmt::Display>(v: &[T]) -> String {
+    let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// `[[a, b], [c, d]]`.
+pub(crate) fn fmt_matrix(m: &[Vec<u64>]) -> String {
+    let parts: Vec<String> = m.iter().map(|r| fmt_list(r)).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// `(dim{i}, shape[i])` pairs.
+pub(crate) fn shape_pairs(shape: &[u64]) -> Vec<(DimName, u64)> {
+    shape
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (DimName::dim(i), s))
+        .collect()
+}
+
+/// The smallest power of two strictly above every component along each of
+/// `rank` out dims (1 for a dim no basis moves), i.e. the out sizes Triton
+/// infers from bases.
+pub(crate) fn inferred_sizes(bases: &[(DimName, Vec<Vec<u64>>)], rank: usize) -> Vec<u64> {
+    let mut sizes = vec![1u64; rank];
+    for (_, bs) in bases {
+        for b in bs {
+            for (k, &c) in b.iter().enumerate().take(rank) {
+                if c != 0 {
+                    sizes[k] = sizes[k].max((c + 1).next_power_of_two());
+                }
+            }
+        }
+    }
+    sizes
+}
