@@ -126,7 +126,7 @@ pub fn analyse_bank_conflicts(
     let reg_nb = perm.apply(&reg_nb)?;
     let total = smem.total_in_dim_size();
     let bank_size = (1024 / (vec * bitwidth as u64)).min(total);
-    if total % (bank_size * vec) != 0 {
+    if bank_size * vec > total {
         return Err(CodegenError::Invalid(format!(
             "the shared allocation ({total} elements) is smaller than one vector of {vec} \
              elements times a bank row of {bank_size} vectors"
@@ -238,7 +238,7 @@ pub fn brute_force_bank_conflicts(
                 let mut banks: HashMap<u64, Vec<u64>> = HashMap::new();
                 for l in p * lanes_per_phase..(p + 1) * lanes_per_phase {
                     let base = lookup(first, l, w)?;
-                    if base % vec != 0 {
+                    if base & (vec - 1) != 0 {
                         return Err(CodegenError::Invalid(format!(
                             "vector at register {first} of lane {l} starts at offset {base}, \
                              not a multiple of {vec}"
