@@ -160,6 +160,64 @@ pub fn span_intersection_dim(a: &[u64], b: &[u64]) -> u32 {
     gf2::rank(a) + gf2::rank(b) - gf2::rank(&both)
 }
 
+/// The exact extra wavefronts per phase of an access whose lanes (one
+/// phase) sit at element offsets spanned by `lane_offsets` (offset of each
+/// lane bit), each lane moving `vec` consecutive `bitwidth`-bit elements
+/// (`vec` aligned): with `u` = log2 of the access unit in elements (a
+/// vector, or one 4-byte word when a vector is smaller) and `r` = log2 of
+/// the elements in one 128-byte row, `φ(t) = t >> u` and
+/// `bank(t) = (t mod 2^r) >> u`, a phase costs
+/// `2^(rank φ(T) − rank bank(T))` wavefronts (distinct words per bank of an
+/// affine set of words). Equal to Triton's formula when no lane offset has
+/// bits below `u`.
+pub fn exact_conflicts(lane_offsets: &[u64], vec: u64, bitwidth: u32) -> u64 {
+    let word_log2 = if bitwidth < 32 {
+        (32 / bitwidth).trailing_zeros()
+    } else {
+        0
+    };
+    let u = vec.trailing_zeros().max(word_log2);
+    let r = (1024 / bitwidth).trailing_zeros();
+    let phi: Vec<u64> = lane_offsets.iter().map(|t| t >> u).collect();
+    let bank: Vec<u64> = lane_offsets
+        .iter()
+        .map(|t| (t & ((1u64 << r) - 1)) >> u)
+        .collect();
+    (1u64 << (gf2::rank(&phi) - gf2::rank(&bank))) - 1
+}
+
+/// The lane bases of one phase, as element offsets: `lane_offsets` minus
+/// the last log2(vec·bitwidth/32) (64- and 128-bit accesses run in 2 or 4
+/// phases of consecutive lanes).
+pub fn phase_lane_offsets(lane_offsets: &[u64], vec: u64, bitwidth: u32) -> Vec<u64> {
+    let log2_phases = ((vec * bitwidth as u64) / 32).max(1).trailing_zeros() as usize;
+    let mut t = lane_offsets.to_vec();
+    t.truncate(t.len().saturating_sub(log2_phases));
+    t
+}
+
+/// [`exact_conflicts`] of `reg` on `smem` with Triton's vectorisation:
+/// what the hardware model of [`brute_force_bank_conflicts`] counts.
+pub fn exact_bank_conflicts(reg: &LinearLayout, smem: &LinearLayout, bitwidth: u32) -> Result<u64> {
+    check_bitwidth(bitwidth)?;
+    check_pair(reg, smem)?;
+    let reg_nb = remove_broadcast_registers(reg)?;
+    let cvt = reg_nb.invert_and_compose(smem)?;
+    let (vec, perm) = largest_vectorisation(&cvt, DimName::OFFSET, bitwidth, None);
+    let cvt = perm.apply(&cvt)?;
+    let off_mask = (1u64 << smem.in_dim_size_log2(DimName::OFFSET)) - 1;
+    let lanes: Vec<u64> = cvt
+        .packed_bases(DimName::LANE)
+        .iter()
+        .map(|c| c & off_mask)
+        .collect();
+    Ok(exact_conflicts(
+        &phase_lane_offsets(&lanes, vec, bitwidth),
+        vec,
+        bitwidth,
+    ))
+}
+
 /// Result of the brute-force counter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BruteForceCount {

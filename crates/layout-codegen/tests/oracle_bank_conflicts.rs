@@ -2,7 +2,9 @@
 //! sample-bank-conflicts.jsonl, produced by Triton itself) against
 //! [`bank_conflicts`], and the brute-force counter against both.
 
-use layout_codegen::bank_conflicts::{bank_conflicts, brute_force_bank_conflicts};
+use layout_codegen::bank_conflicts::{
+    bank_conflicts, brute_force_bank_conflicts, exact_bank_conflicts,
+};
 use linear_layout::LinearLayout;
 use serde_json::Value;
 
@@ -78,6 +80,9 @@ fn brute_force_agrees_with_triton_on_every_sample() {
         let bw = r["bitwidth"].as_u64().unwrap() as u32;
         let want = r["conflicts"].as_u64().unwrap();
         let b = brute_force_bank_conflicts(&reg, &smem, bw).unwrap();
+        // The exact formula counts what the brute force counts, everywhere.
+        let exact = exact_bank_conflicts(&reg, &smem, bw).unwrap();
+        assert_eq!(exact, b.max_conflicts, "{}: exact formula", r["id"]);
         // Linear layouts: every phase of every access costs the same.
         assert_eq!(b.max_conflicts, b.min_conflicts, "{}", r["id"]);
         if lane_mixes_sub_word_bits(&reg, &smem, bw) {
