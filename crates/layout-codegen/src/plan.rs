@@ -1,0 +1,373 @@
+//! Conversion plans: what a conversion between two distributed layouts
+//! does, as plain data (no code is emitted). [`crate::simulator`] executes
+//! them.
+//!
+//! Conventions: register indices are the full register in-dim values of the
+//! layouts (broadcast registers included); an [`Address`] is an *element*
+//! offset in the scratch buffer (byte address = offset × bytes per element),
+//! XOR-linear in the lane and warp ids plus a constant:
+//! `offset(lane, warp) = constant ⊕ ⨁_{i: bit i of lane} lane[i] ⊕
+//! ⨁_{i: bit i of warp} warp[i]`.
+
+use crate::bank_conflicts::{
+    exact_conflicts, phase_lane_offsets, remove_broadcast_registers, reps_dim,
+};
+use crate::conversion::{classify, minimal_cvt_layout, ConversionKind};
+use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::swizzle::{optimal_swizzling, SwizzleResult};
+use linear_layout::{gf2, DimName, LinearLayout};
+use serde::Serialize;
+
+/// An element offset, XOR-linear in lane and warp.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Address {
+    /// The register-dependent constant part.
+    pub constant: u64,
+    /// Offset contributed by each lane bit.
+    pub lane: Vec<u64>,
+    /// Offset contributed by each warp bit.
+    pub warp: Vec<u64>,
+}
+
+impl Address {
+    /// The element offset for `lane`, `warp`.
+    pub fn eval(&self, lane: u64, warp: u64) -> u64 {
+        let mut o = self.constant;
+        for (i, &b) in self.lane.iter().enumerate() {
+            if lane >> i & 1 == 1 {
+                o ^= b;
+            }
+        }
+        for (i, &b) in self.warp.iter().enumerate() {
+            if warp >> i & 1 == 1 {
+                o ^= b;
+            }
+        }
+        o
+    }
+}
+
+/// One vector shared-memory instruction, the same for every thread: element
+/// `j` of the vector at `address` is register `registers[j]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Access {
+    /// Registers, one per vector element, lowest address first.
+    pub registers: Vec<u64>,
+    /// Where the vector starts (aligned to its length).
+    pub address: Address,
+}
+
+/// One round: a barrier, every store, a barrier, every load.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Round {
+    /// `st.shared` instructions (from source registers).
+    pub stores: Vec<Access>,
+    /// `ld.shared` instructions (into destination registers).
+    pub loads: Vec<Access>,
+}
+
+/// A conversion through a swizzled shared-memory buffer.
+#[derive(Clone, Debug, Serialize)]
+pub struct SharedMemoryPlan {
+    /// The swizzled layout (offset → tensor, `linear` JSON form).
+    pub shared: serde_json::Value,
+    /// The swizzled layout itself.
+    #[serde(skip)]
+    pub shared_layout: LinearLayout,
+    /// Element bit width (sub-byte widths are not modelled).
+    pub bitwidth: u32,
+    /// Elements per lane per store / per load instruction.
+    pub store_vec: u64,
+    /// See `store_vec`.
+    pub load_vec: u64,
+    /// Scratch elements (one round).
+    pub scratch_elems: u64,
+    /// Scratch bytes.
+    pub scratch_bytes: u64,
+    /// The rounds (each reuses the scratch buffer).
+    pub rounds: Vec<Round>,
+    /// After the loads: `(dst register, copy of dst register)` for
+    /// destination registers that are broadcast copies of a loaded one.
+    pub copies: Vec<(u64, u64)>,
+    /// Barriers executed (2 per round, the first round's leading one aside).
+    pub barriers: u64,
+    /// Analytic store conflicts (extra wavefronts per phase).
+    pub store_conflicts: u64,
+    /// Analytic load conflicts.
+    pub load_conflicts: u64,
+    /// The swizzle's paper lower bound (log2 wavefronts of the worse side).
+    pub lower_bound_log2: u32,
+    /// Why shared memory is used (e.g. a shuffle-class conversion whose
+    /// shuffle lowering is not implemented).
+    pub note: Option<String>,
+}
+
+/// A conversion plan.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ConversionPlan {
+    /// Nothing to do: every destination register already holds its element.
+    NoOp {
+        /// Registers per thread.
+        registers: u64,
+    },
+    /// Destination register `i` takes source register `src_register[i]`.
+    RegisterPermutation {
+        /// Source register per destination register.
+        src_register: Vec<u64>,
+    },
+    /// Through shared memory.
+    SharedMemory(Box<SharedMemoryPlan>),
+}
+
+impl ConversionPlan {
+    /// The class name used in JSON.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            ConversionPlan::NoOp { .. } => "noop",
+            ConversionPlan::RegisterPermutation { .. } => "register",
+            ConversionPlan::SharedMemory(_) => "shared",
+        }
+    }
+}
+
+/// Plans the conversion of `src` to `dst` (distributed layouts of one CTA,
+/// same tensor) for `bitwidth`-bit elements.
+///
+/// Cross-CTA conversions are an explicit [`CodegenError::Unsupported`];
+/// warp-shuffle-class conversions are planned through shared memory (the
+/// plan's `note` says so).
+pub fn plan_conversion(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<ConversionPlan> {
+    check_bitwidth(bitwidth)?;
+    let kind = classify(src, dst)?;
+    match kind {
+        ConversionKind::CrossCta => Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs (block level); cross-CTA plans \
+             are not implemented"
+                .into(),
+        )),
+        ConversionKind::NoOp => Ok(ConversionPlan::NoOp {
+            registers: dst.in_dim_size(DimName::REGISTER),
+        }),
+        ConversionKind::RegisterPermutation => {
+            // minimal layout: dst register -> src register.
+            let m = minimal_cvt_layout(src, dst)?;
+            let n = dst.in_dim_size(DimName::REGISTER);
+            let src_register = (0..n)
+                .map(|r| {
+                    let out = m.apply(&[(DimName::REGISTER, r)])?;
+                    Ok(out
+                        .iter()
+                        .find(|(d, _)| *d == DimName::REGISTER)
+                        .map_or(0, |x| x.1))
+                })
+                .collect::<Result<Vec<u64>>>()?;
+            Ok(ConversionPlan::RegisterPermutation { src_register })
+        }
+        ConversionKind::WarpShuffle | ConversionKind::SharedMemory => {
+            let note = (kind == ConversionKind::WarpShuffle).then(|| {
+                "warp-shuffle class (registers and lanes only, one transposition); \
+                 shuffle lowering is not implemented, planned through shared memory"
+                    .to_string()
+            });
+            Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
+                src, dst, bitwidth, note,
+            )?)))
+        }
+    }
+}
+
+/// The register index of the full layout for index `k` of the layout with
+/// its zero register bases removed.
+fn expand_register(full: &LinearLayout, k: u64) -> u64 {
+    let cols = full.packed_bases(DimName::REGISTER);
+    let nonzero: Vec<usize> = (0..cols.len()).filter(|&i| cols[i] != 0).collect();
+    nonzero
+        .iter()
+        .enumerate()
+        .fold(0, |r, (j, &i)| r | ((k >> j) & 1) << i)
+}
+
+/// The access map of one side: `side.invert_and_compose(scratch)` as packed
+/// columns over (register, lane, warp), each `offset | round << off_bits`.
+struct SideMap {
+    reg: Vec<u64>,
+    lane: Vec<u64>,
+    warp: Vec<u64>,
+}
+
+fn side_map(side: &LinearLayout, scratch: &LinearLayout) -> Result<SideMap> {
+    let m = side.invert_and_compose(scratch)?;
+    let get = |d: DimName| {
+        if m.has_in_dim(d) {
+            m.packed_bases(d).to_vec()
+        } else {
+            vec![]
+        }
+    };
+    Ok(SideMap {
+        reg: get(DimName::REGISTER),
+        lane: get(DimName::LANE),
+        warp: get(DimName::WARP),
+    })
+}
+
+/// Vector width (log2) of a side: the longest run `k` such that offset bit
+/// `i < k` is exactly some register column and no other column touches bits
+/// below `k`, within 128 bits. Returns the register basis indices.
+fn vector_registers(map: &SideMap, bitwidth: u32, off_mask: u64) -> Vec<usize> {
+    let max = (128 / bitwidth).trailing_zeros() as usize;
+    let mut chosen: Vec<usize> = Vec::new();
+    for k in 0..max {
+        let want = 1u64 << k;
+        let Some(i) = (0..map.reg.len()).find(|&i| map.reg[i] == want && !chosen.contains(&i))
+        else {
+            break;
+        };
+        let low = (want << 1) - 1;
+        let others_clean = map
+            .reg
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i && !chosen.contains(j))
+            .map(|x| *x.1)
+            .chain(map.lane.iter().copied())
+            .chain(map.warp.iter().copied())
+            .all(|c| c & off_mask & low == 0);
+        if !others_clean {
+            break;
+        }
+        chosen.push(i);
+    }
+    chosen
+}
+
+/// Builds the accesses of one side, grouped per round.
+fn accesses(
+    full: &LinearLayout,
+    map: &SideMap,
+    vec_regs: &[usize],
+    off_bits: u32,
+    nrounds: usize,
+) -> Vec<Vec<Access>> {
+    let off_mask = (1u64 << off_bits) - 1;
+    let nreg = map.reg.len();
+    let others: Vec<usize> = (0..nreg).filter(|i| !vec_regs.contains(i)).collect();
+    let mut per_round: Vec<Vec<Access>> = vec![Vec::new(); nrounds];
+    for g in 0..(1u64 << others.len()) {
+        let base: u64 = others
+            .iter()
+            .enumerate()
+            .fold(0, |r, (j, &i)| r | ((g >> j) & 1) << i);
+        let regs: Vec<u64> = (0..(1u64 << vec_regs.len()))
+            .map(|j| {
+                let idx = vec_regs
+                    .iter()
+                    .enumerate()
+                    .fold(base, |r, (b, &i)| r | ((j >> b) & 1) << i);
+                expand_register(full, idx)
+            })
+            .collect();
+        let packed = gf2::bits(base).fold(0u64, |acc, i| acc ^ map.reg[i as usize]);
+        let round = (packed >> off_bits) as usize;
+        per_round[round].push(Access {
+            registers: regs,
+            address: Address {
+                constant: packed & off_mask,
+                lane: map.lane.iter().map(|c| c & off_mask).collect(),
+                warp: map.warp.iter().map(|c| c & off_mask).collect(),
+            },
+        });
+    }
+    per_round
+}
+
+/// The exact conflicts of one side of a plan
+/// ([`crate::bank_conflicts::exact_conflicts`] of its phase lane offsets).
+pub fn analytic_conflicts(lane_offsets: &[u64], vec: u64, bitwidth: u32) -> u64 {
+    exact_conflicts(
+        &phase_lane_offsets(lane_offsets, vec, bitwidth),
+        vec,
+        bitwidth,
+    )
+}
+
+fn plan_shared(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+    note: Option<String>,
+) -> Result<SharedMemoryPlan> {
+    let sw: SwizzleResult = optimal_swizzling(src, dst, bitwidth)?;
+    let s = remove_broadcast_registers(src)?;
+    let t = remove_broadcast_registers(dst)?;
+    // Scratch layout for the rounds: (vector, bank, segment) -> offset, reps
+    // -> round. Collapse reps into the offset if any lane/warp touches them.
+    let outs = sw.shared.out_dims();
+    let split = &sw.shared_split;
+    let nreps = split.in_dim_size_log2(reps_dim());
+    let offset_bits = split.total_in_dim_size_log2() - nreps;
+    let build = |reps_bits: u32| -> Result<LinearLayout> {
+        Ok(split
+            .reshape_ins(&[
+                (DimName::OFFSET, 1u64 << (offset_bits + nreps - reps_bits)),
+                (reps_dim(), 1u64 << reps_bits),
+            ])?
+            .reshape_outs(&outs)?)
+    };
+    let mut scratch = build(nreps)?;
+    let mut off_bits = offset_bits;
+    let mut ms = side_map(&s, &scratch)?;
+    let mut mt = side_map(&t, &scratch)?;
+    let touches = |m: &SideMap, ob: u32| m.lane.iter().chain(&m.warp).any(|c| c >> ob != 0);
+    if nreps > 0 && (touches(&ms, off_bits) || touches(&mt, off_bits)) {
+        scratch = build(0)?;
+        off_bits = offset_bits + nreps;
+        ms = side_map(&s, &scratch)?;
+        mt = side_map(&t, &scratch)?;
+    }
+    let nrounds = 1usize << (scratch.in_dim_size_log2(reps_dim()));
+    let off_mask = (1u64 << off_bits) - 1;
+    let vs = vector_registers(&ms, bitwidth, off_mask);
+    let vt = vector_registers(&mt, bitwidth, off_mask);
+    let stores = accesses(src, &ms, &vs, off_bits, nrounds);
+    let loads = accesses(dst, &mt, &vt, off_bits, nrounds);
+    let rounds: Vec<Round> = stores
+        .into_iter()
+        .zip(loads)
+        .map(|(stores, loads)| Round { stores, loads })
+        .collect();
+    // Broadcast copies of the destination.
+    let cols = dst.packed_bases(DimName::REGISTER);
+    let zero_mask: u64 = (0..cols.len())
+        .filter(|&i| cols[i] == 0)
+        .fold(0, |m, i| m | 1 << i);
+    let copies: Vec<(u64, u64)> = (0..dst.in_dim_size(DimName::REGISTER))
+        .filter(|r| r & zero_mask != 0)
+        .map(|r| (r, r & !zero_mask))
+        .collect();
+    let store_vec = 1u64 << vs.len();
+    let load_vec = 1u64 << vt.len();
+    let lane_off = |m: &SideMap| m.lane.iter().map(|c| c & off_mask).collect::<Vec<_>>();
+    let bytes = (bitwidth as u64).max(8) / 8;
+    Ok(SharedMemoryPlan {
+        shared: sw.shared.bases_json(),
+        shared_layout: sw.shared.clone(),
+        bitwidth,
+        store_vec,
+        load_vec,
+        scratch_elems: 1u64 << off_bits,
+        scratch_bytes: (1u64 << off_bits) * bytes,
+        barriers: 2 * rounds.len() as u64 - 1,
+        rounds,
+        copies,
+        store_conflicts: analytic_conflicts(&lane_off(&ms), store_vec, bitwidth),
+        load_conflicts: analytic_conflicts(&lane_off(&mt), load_vec, bitwidth),
+        lower_bound_log2: sw.lower_bound_log2,
+        note,
+    })
+}

@@ -1,0 +1,90 @@
+//! Random distributed layouts for property tests (a small deterministic
+//! xorshift generator, so every failure is reproducible from its seed).
+#![allow(dead_code)]
+
+use linear_layout::{DimName, LinearLayout};
+
+/// xorshift64*.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            v.swap(i, j);
+        }
+    }
+}
+
+/// A random shape with `bits` total bits over `rank` dims.
+pub fn random_shape(rng: &mut Rng, bits: u32, rank: usize) -> Vec<u64> {
+    let mut logs = vec![0u32; rank];
+    for _ in 0..bits {
+        logs[rng.below(rank as u64) as usize] += 1;
+    }
+    logs.iter().map(|&l| 1u64 << l).collect()
+}
+
+/// A random distributed layout of `shape`: a random permutation of the
+/// tensor's unit bits over `lanes` lane bits, `warps` warp bits and the rest
+/// registers, with `zeros` broadcast (zero) bases inserted at random among
+/// lanes / warps / registers. Always surjective.
+pub fn random_distributed(
+    rng: &mut Rng,
+    shape: &[u64],
+    lanes: usize,
+    warps: usize,
+    zeros: usize,
+) -> LinearLayout {
+    let rank = shape.len();
+    let mut units: Vec<Vec<u64>> = Vec::new();
+    for (d, &s) in shape.iter().enumerate() {
+        for b in 0..s.trailing_zeros() {
+            let mut v = vec![0; rank];
+            v[d] = 1 << b;
+            units.push(v);
+        }
+    }
+    rng.shuffle(&mut units);
+    let nbits = units.len();
+    // Slots: lanes + warps + registers, with `zeros` zero bases.
+    let total = nbits + zeros;
+    let mut slots: Vec<Option<Vec<u64>>> = units.into_iter().map(Some).collect();
+    slots.extend((0..zeros).map(|_| None));
+    rng.shuffle(&mut slots);
+    let lanes = lanes.min(total);
+    let warps = warps.min(total - lanes);
+    let take = |s: &[Option<Vec<u64>>]| -> Vec<Vec<u64>> {
+        s.iter()
+            .map(|x| x.clone().unwrap_or_else(|| vec![0; rank]))
+            .collect()
+    };
+    let lane_b = take(&slots[..lanes]);
+    let warp_b = take(&slots[lanes..lanes + warps]);
+    let reg_b = take(&slots[lanes + warps..]);
+    let outs = shape
+        .iter()
+        .enumerate()
+        .map(|(d, &s)| (DimName::dim(d), s))
+        .collect();
+    LinearLayout::new(
+        vec![
+            (DimName::REGISTER, reg_b),
+            (DimName::LANE, lane_b),
+            (DimName::WARP, warp_b),
+            (DimName::BLOCK, vec![]),
+        ],
+        outs,
+        true,
+    )
+    .unwrap()
+}

@@ -1,0 +1,62 @@
+//! Triton 3.9's `is_convert_layout_trivial` answers
+//! (tests/data/triton-oracle/sample-trivial-cvt.jsonl) against
+//! [`is_convert_layout_trivial`].
+
+use layout_codegen::conversion::{classify, is_convert_layout_trivial, ConversionKind};
+use linear_layout::LinearLayout;
+use serde_json::Value;
+
+fn records(name: &str) -> Vec<Value> {
+    let path = format!(
+        "{}/../../tests/data/triton-oracle/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn trivial_conversions_match_triton_on_every_sample() {
+    let recs = records("sample-trivial-cvt.jsonl");
+    assert!(recs.len() >= 40);
+    let (mut pass, mut trivial) = (0, 0);
+    let mut failures = Vec::new();
+    for r in &recs {
+        let shape: Vec<u64> = r["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let src = LinearLayout::from_json(&r["src"]["linear"], Some(&shape)).unwrap();
+        let dst = LinearLayout::from_json(&r["dst"]["linear"], Some(&shape)).unwrap();
+        let same = r["src"]["mlir"] == r["dst"]["mlir"];
+        let want = r["trivial"].as_bool().unwrap();
+        trivial += want as usize;
+        match is_convert_layout_trivial(&src, &dst, same) {
+            Ok(got) if got == want => pass += 1,
+            other => failures.push(format!(
+                "{} ({}): got {other:?}, Triton {want}",
+                r["id"], r["pair"]
+            )),
+        }
+        // The class agrees with triviality (same encodings aside).
+        if !same {
+            let kind = classify(&src, &dst).unwrap();
+            let cheap = matches!(
+                kind,
+                ConversionKind::NoOp | ConversionKind::RegisterPermutation
+            );
+            assert_eq!(cheap, want, "{}: {kind:?}", r["id"]);
+        }
+    }
+    println!(
+        "trivial cvt: {pass}/{} match Triton ({trivial} trivial)",
+        recs.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
