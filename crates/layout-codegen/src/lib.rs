@@ -1,1 +1,7 @@
 //! Code generation (placeholder).
+
+pub mod dedup;
+pub mod gather;
+pub mod shuffle;
+pub mod tiling;
+pub mod vectorize;
