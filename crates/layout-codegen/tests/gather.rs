@@ -86,7 +86,7 @@ fn random_pair(rng: &mut Rng, cross_warp: bool) -> (LinearLayout, LinearLayout, 
             regs.push(vec![0, 0]);
         }
         rng.shuffle(&mut regs);
-        let mut shape = vec![0u64; 2];
+        let mut shape = [0u64; 2];
         shape[axis] = 1 << n_axis;
         shape[other] = 1 << nb;
         LinearLayout::new(
