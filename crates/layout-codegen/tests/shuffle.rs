@@ -1,0 +1,363 @@
+//! Warp-shuffle plans: every plan is executed by the warp model
+//! (`check_warp_program`), which compares against the destination layout
+//! evaluated directly (independent of the planner).
+
+use layout_codegen::shuffle::{
+    check_warp_program, cvt_needs_warp_shuffle, general_shuffle_plan, shuffle_plan,
+    triton_shuffle_plan, warp_decomposition, LanePredicate, ShflMode, ShuffleError,
+    ShuffleStrategy, WarpCheckError, WarpInstr,
+};
+use linear_layout::{DimName, LinearLayout};
+
+const REG: DimName = DimName::REGISTER;
+const LANE: DimName = DimName::LANE;
+const WARP: DimName = DimName::WARP;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            v.swap(i, j);
+        }
+    }
+}
+
+/// Element bit `e` of a 2-D tensor `[2^a, 2^(n-a)]` as a basis vector.
+fn elem(e: Option<usize>, a: usize) -> Vec<u64> {
+    match e {
+        None => vec![0, 0],
+        Some(e) if e < a => vec![1 << e, 0],
+        Some(e) => vec![0, 1 << (e - a)],
+    }
+}
+
+/// A random pair of distributed layouts (32 lanes, up to 4 warps) with the
+/// same warp bases: the register/lane bits of the element space are
+/// distributed independently (with random register and lane broadcasting).
+fn random_pair(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
+    let n_warp = rng.below(3) as usize;
+    let w_nonzero = rng.below(n_warp as u64 + 1) as usize;
+    let e_nw = 2 + rng.below(7) as usize; // 2..=8 register/lane element bits
+    let e = e_nw + w_nonzero;
+    let a = rng.below(e as u64 + 1) as usize;
+    let mut bits: Vec<usize> = (0..e).collect();
+    rng.shuffle(&mut bits);
+    let mut warp: Vec<Option<usize>> = bits[..w_nonzero].iter().map(|&b| Some(b)).collect();
+    warp.resize(n_warp, None);
+    rng.shuffle(&mut warp);
+    let rest: Vec<usize> = bits[w_nonzero..].to_vec();
+    let make = |rng: &mut Rng| {
+        let mut rest = rest.clone();
+        rng.shuffle(&mut rest);
+        let ln = rng.below(e_nw.min(5) as u64 + 1) as usize;
+        let mut lanes: Vec<Option<usize>> = rest[..ln].iter().map(|&b| Some(b)).collect();
+        lanes.resize(5, None);
+        rng.shuffle(&mut lanes);
+        let mut regs: Vec<Option<usize>> = rest[ln..].iter().map(|&b| Some(b)).collect();
+        let rz = rng.below(3) as usize;
+        regs.resize(regs.len() + rz, None);
+        rng.shuffle(&mut regs);
+        LinearLayout::new(
+            vec![
+                (REG, regs.iter().map(|&x| elem(x, a)).collect()),
+                (LANE, lanes.iter().map(|&x| elem(x, a)).collect()),
+                (WARP, warp.iter().map(|&x| elem(x, a)).collect()),
+            ],
+            vec![(DimName::dim(0), 1 << a), (DimName::dim(1), 1 << (e - a))],
+            true,
+        )
+        .unwrap()
+    };
+    let s = make(rng);
+    let d = make(rng);
+    (s, d)
+}
+
+/// Makes a layout non-distributed without changing the span of its
+/// register/lane bases: basis k ^= basis m for random register/lane pairs.
+fn scramble(l: &LinearLayout, rng: &mut Rng) -> LinearLayout {
+    let mut bases = l.all_bases();
+    let n_reg = bases[0].1.len();
+    let all: Vec<Vec<u64>> = bases[0]
+        .1
+        .iter()
+        .chain(bases[1].1.iter())
+        .cloned()
+        .collect();
+    let n = all.len();
+    let mut all = all;
+    for _ in 0..3 {
+        let (k, m) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+        if k != m {
+            let add = all[m].clone();
+            for (x, y) in all[k].iter_mut().zip(add) {
+                *x ^= y;
+            }
+        }
+    }
+    bases[0].1 = all[..n_reg].to_vec();
+    bases[1].1 = all[n_reg..].to_vec();
+    LinearLayout::new(bases, l.out_dims(), false).unwrap()
+}
+
+#[test]
+fn random_distributed_pairs_pass_the_warp_model() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut strategies = std::collections::BTreeMap::new();
+    for n in 0..1200 {
+        let (s, d) = random_pair(&mut rng);
+        let bw = [8, 16, 32][n % 3];
+        let plan = triton_shuffle_plan(&s, &d, bw)
+            .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
+        check_warp_program(&plan.program, &s, &d)
+            .unwrap_or_else(|e| panic!("pair {n} (triton, {bw} bit): {e}\nsrc {s}\ndst {d}"));
+        *strategies
+            .entry(format!("{:?}", plan.strategy))
+            .or_insert(0) += 1;
+        let general = general_shuffle_plan(&s, &d, bw).unwrap();
+        check_warp_program(&general.program, &s, &d)
+            .unwrap_or_else(|e| panic!("pair {n} (general): {e}\nsrc {s}\ndst {d}"));
+        let best = shuffle_plan(&s, &d, bw).unwrap();
+        assert_eq!(best.strategy, plan.strategy);
+    }
+    // The generator exercises every strategy.
+    for k in ["Ship", "Swap", "RegisterPermutation"] {
+        assert!(
+            strategies.get(k).copied().unwrap_or(0) > 10,
+            "{strategies:?}"
+        );
+    }
+}
+
+#[test]
+fn random_non_distributed_pairs_pass_with_the_general_plan() {
+    let mut rng = Rng(12345);
+    let mut general_used = 0;
+    for n in 0..400 {
+        let (s, d) = random_pair(&mut rng);
+        let (s, d) = (scramble(&s, &mut rng), scramble(&d, &mut rng));
+        let plan = general_shuffle_plan(&s, &d, 32).unwrap();
+        check_warp_program(&plan.program, &s, &d)
+            .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
+        let best = shuffle_plan(&s, &d, 16).unwrap();
+        check_warp_program(&best.program, &s, &d).unwrap();
+        if best.strategy == ShuffleStrategy::GeneralRounds {
+            general_used += 1;
+        }
+    }
+    assert!(general_used > 50, "{general_used}");
+}
+
+/// src: register bit 0 -> element bit 0 (dim1 = 1), lanes -> element bits
+/// 1..5; dst swaps register bit 0 with lane bit 0. By hand: P = (r0 l0),
+/// one mixed transposition, trivial P_lane, so Ship: per register pair one
+/// select, one shfl.bfly(1), two selects.
+fn one_transposition() -> (LinearLayout, LinearLayout) {
+    let id = LinearLayout::identity_1d;
+    let d1 = DimName::dim(1);
+    let s = id(2, REG, d1) * id(32, LANE, d1) * id(2, WARP, d1);
+    let d = LinearLayout::new(
+        vec![
+            (REG, vec![vec![2]]),
+            (LANE, vec![vec![1], vec![4], vec![8], vec![16], vec![32]]),
+            (WARP, vec![vec![64]]),
+        ],
+        vec![(d1, 128)],
+        true,
+    )
+    .unwrap();
+    (s, d)
+}
+
+#[test]
+fn hand_example_ship() {
+    let (s, d) = one_transposition();
+    let dec = warp_decomposition(&s, &d, 32).unwrap();
+    assert_eq!(dec.mixed_transpositions, vec![(0, 0)]);
+    assert_eq!(dec.p_reg, vec![0]);
+    assert_eq!(dec.p_lane, vec![0, 1, 2, 3, 4]);
+    let plan = triton_shuffle_plan(&s, &d, 32).unwrap();
+    assert_eq!(plan.strategy, ShuffleStrategy::Ship);
+    assert_eq!((plan.cost.shuffles, plan.cost.selects), (1, 3));
+    check_warp_program(&plan.program, &s, &d).unwrap();
+    assert!(cvt_needs_warp_shuffle(&s, &d));
+    // 16-bit: n_pack = min(1, n_reg_bits - m) = 0, nothing to pack.
+    assert_eq!(warp_decomposition(&s, &d, 16).unwrap().n_pack, 0);
+}
+
+/// Registers 0..8 -> element bits 0..3, lanes -> bits 3..8. dst swaps
+/// r1<->l1 and r2<->l3: two mixed transpositions, so Triton's admission rule
+/// rejects it, but Swap still works: 8-bit -> n_pack = min(2, 3 - 2) = 1,
+/// words = 4, shuffles = 4 words minus the word with mask 0 = 3.
+#[test]
+fn hand_example_swap_two_transpositions() {
+    let d0 = DimName::dim(0);
+    let s = LinearLayout::identity_1d(8, REG, d0) * LinearLayout::identity_1d(32, LANE, d0);
+    let d = LinearLayout::new(
+        vec![
+            (REG, vec![vec![1], vec![16], vec![64]]),
+            (LANE, vec![vec![8], vec![2], vec![32], vec![4], vec![128]]),
+        ],
+        vec![(d0, 256)],
+        true,
+    )
+    .unwrap();
+    let dec = warp_decomposition(&s, &d, 8).unwrap();
+    assert_eq!(dec.mixed_transpositions.len(), 2);
+    assert_eq!(dec.n_pack, 1);
+    let plan = triton_shuffle_plan(&s, &d, 8).unwrap();
+    assert_eq!(plan.strategy, ShuffleStrategy::Swap);
+    assert_eq!(plan.cost.shuffles, 3);
+    check_warp_program(&plan.program, &s, &d).unwrap();
+    assert!(!cvt_needs_warp_shuffle(&s, &d));
+}
+
+#[test]
+fn admission_rule() {
+    let id = LinearLayout::identity_1d;
+    let d0 = DimName::dim(0);
+    let s = id(4, REG, d0) * id(32, LANE, d0) * id(4, WARP, d0);
+    // Same layout: nothing moves.
+    assert!(!cvt_needs_warp_shuffle(&s, &s));
+    // Register-only permutation.
+    let r = LinearLayout::new(
+        vec![
+            (REG, vec![vec![2], vec![1]]),
+            (LANE, (2..7).map(|k| vec![1 << k]).collect()),
+            (WARP, vec![vec![128], vec![256]]),
+        ],
+        vec![(d0, 512)],
+        true,
+    )
+    .unwrap();
+    assert!(!cvt_needs_warp_shuffle(&s, &r));
+    // Lane-only permutation: P_lane non trivial, no transposition.
+    let l = LinearLayout::new(
+        vec![
+            (REG, vec![vec![1], vec![2]]),
+            (LANE, vec![vec![8], vec![4], vec![16], vec![32], vec![64]]),
+            (WARP, vec![vec![128], vec![256]]),
+        ],
+        vec![(d0, 512)],
+        true,
+    )
+    .unwrap();
+    assert!(cvt_needs_warp_shuffle(&s, &l));
+    let plan = triton_shuffle_plan(&s, &l, 32).unwrap();
+    assert_eq!(plan.strategy, ShuffleStrategy::Swap);
+    // One shfl.idx per register, no selects.
+    assert_eq!((plan.cost.shuffles, plan.cost.selects), (4, 0));
+    check_warp_program(&plan.program, &s, &l).unwrap();
+    // Crossing warps: not a shuffle conversion, and the planners refuse.
+    let w = LinearLayout::new(
+        vec![
+            (REG, vec![vec![1], vec![2]]),
+            (LANE, (2..7).map(|k| vec![1 << k]).collect()),
+            (WARP, vec![vec![256], vec![128]]),
+        ],
+        vec![(d0, 512)],
+        true,
+    )
+    .unwrap();
+    assert!(!cvt_needs_warp_shuffle(&s, &w));
+    assert!(matches!(
+        general_shuffle_plan(&s, &w, 32),
+        Err(ShuffleError::NotWarpLocal { dim }) if dim == WARP
+    ));
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    let (s, d) = one_transposition();
+    assert_eq!(
+        triton_shuffle_plan(&s, &d, 64).unwrap_err(),
+        ShuffleError::UnsupportedBitwidth(64)
+    );
+    let other = LinearLayout::identity_1d(2, REG, DimName::dim(0))
+        * LinearLayout::identity_1d(32, LANE, DimName::dim(0))
+        * LinearLayout::identity_1d(2, WARP, DimName::dim(0));
+    assert!(matches!(
+        general_shuffle_plan(&s, &other, 32),
+        Err(ShuffleError::Mismatch { .. })
+    ));
+}
+
+#[test]
+fn checker_rejects_broken_plans() {
+    let (s, d) = one_transposition();
+    let plan = triton_shuffle_plan(&s, &d, 32).unwrap();
+    // Swapped outputs: register 0 of lane 0 should hold element 0.
+    let mut p = plan.program.clone();
+    p.outputs.swap(0, 1);
+    match check_warp_program(&p, &s, &d) {
+        Err(WarpCheckError::WrongValue {
+            block: 0,
+            warp: 0,
+            lane: 0,
+            register: 0,
+            expected,
+            ..
+        }) => assert_eq!(expected, vec![0]),
+        other => panic!("{other:?}"),
+    }
+    // A wrong shuffle mask.
+    let mut p = plan.program.clone();
+    for i in &mut p.instrs {
+        if let WarpInstr::Shuffle { mode, .. } = i {
+            *mode = ShflMode::Xor { mask: 2 };
+        }
+    }
+    assert!(matches!(
+        check_warp_program(&p, &s, &d),
+        Err(WarpCheckError::WrongValue { .. })
+    ));
+    // A wrong select condition.
+    let mut p = plan.program.clone();
+    for i in &mut p.instrs {
+        if let WarpInstr::Select { cond, .. } = i {
+            *cond = LanePredicate::Parity { mask: 4 };
+        }
+    }
+    assert!(check_warp_program(&p, &s, &d).is_err());
+    // Reading an unwritten slot.
+    let mut p = plan.program.clone();
+    p.num_slots += 1;
+    p.outputs[0] = p.num_slots - 1;
+    assert!(matches!(
+        check_warp_program(&p, &s, &d),
+        Err(WarpCheckError::WrongValue { found: None, .. })
+    ));
+    // A 64-bit word through a shuffle.
+    let mut p = plan.program.clone();
+    p.instrs.insert(
+        0,
+        WarpInstr::Pack {
+            dst: p.num_slots,
+            parts: vec![0, 1],
+        },
+    );
+    p.num_slots += 1;
+    assert!(matches!(
+        check_warp_program(&p, &s, &d),
+        Err(WarpCheckError::WordTooWide { instr: 0, bits: 64 })
+    ));
+}
+
+#[test]
+fn plans_serialise() {
+    let (s, d) = one_transposition();
+    let plan = shuffle_plan(&s, &d, 16).unwrap();
+    let text = serde_json::to_string(&plan).unwrap();
+    let back: layout_codegen::shuffle::WarpShufflePlan = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, plan);
+}
