@@ -1,0 +1,1 @@
+//! The layout as a 0/1 matrix.
