@@ -26,6 +26,7 @@ pub mod svg;
 pub mod table;
 pub mod text;
 
+pub use matrix::{matrix_text, BitMatrix};
 pub use table::{DistributedTable, LayoutKind, SharedTable};
 pub use text::{hardware_view, tensor_view, tensor_view_window, Window};
 
