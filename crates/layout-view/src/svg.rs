@@ -5,7 +5,8 @@
 //!   dims flattened down, dim0 slowest); each cell is coloured by the warp
 //!   (`block · warps + warp`) of its first holder and labelled with that
 //!   holder's thread `T<lane + warp·lanes>` and register `R<r>` (the paper's
-//!   Figure 1); `+k` marks `k` further holders.
+//!   Figure 1); `+k` marks `k` further holders. Unlabelled (large) grids
+//!   draw odd lanes in a darker shade of the warp's colour.
 //! - [`hardware_picture`]: one panel per (CTA, warp); a panel has one row per
 //!   register and one column per lane; each cell shows the coordinate held
 //!   there and is coloured by the element's logical row.
@@ -21,6 +22,7 @@
 //! details of the cell under the pointer.
 
 use crate::table::{DistributedTable, LayoutKind, SharedTable};
+use crate::text::Window;
 use crate::{delinearize, Result, ViewError};
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
@@ -63,8 +65,19 @@ pub const PALETTE: [&str; 16] = [
     "#d9d9d9", "#bebada", "#80b1d3", "#ccebc5", "#ffed6f", "#f4a582", "#92c5de", "#e6f598",
 ];
 
+/// Darker companions of [`PALETTE`], used for odd lanes when cells are too
+/// small for labels (so that threads stay distinguishable).
+pub const PALETTE_DARK: [&str; 16] = [
+    "#7fb3d0", "#f0a64a", "#8fcc62", "#f07470", "#ad8ec2", "#e6e670", "#62bcad", "#eaa3c7",
+    "#b8b8b8", "#9c97c4", "#5a97c0", "#a6d6a0", "#e6d04a", "#e58560", "#6aa9cc", "#cde07a",
+];
+
 fn fill(i: u64) -> &'static str {
     PALETTE[(i % 16) as usize]
+}
+
+fn fill_dark(i: u64) -> &'static str {
+    PALETTE_DARK[(i % 16) as usize]
 }
 
 /// Escapes text for XML.
@@ -176,19 +189,27 @@ fn grid(
 
 /// Tick labels every `step` cells along the top and the left of a panel.
 fn ticks(doc: &mut Doc, p: &Panel, col_step: Option<u64>, row_step: u64, font: u64) {
+    ticks_from(doc, p, col_step, row_step, font, 0, 0);
+}
+
+/// [`ticks`] numbered from `col0` and `row0`.
+fn ticks_from(
+    doc: &mut Doc,
+    p: &Panel,
+    col_step: Option<u64>,
+    row_step: u64,
+    font: u64,
+    col0: u64,
+    row0: u64,
+) {
     let cols = if col_step.is_some() { p.cols } else { 0 };
     for c in (0..cols).step_by(col_step.unwrap_or(1) as usize) {
-        doc.text(
-            p.x + c * p.cw + p.cw / 2,
-            p.y - 4,
-            font,
-            "middle",
-            &c.to_string(),
-        );
+        let x = p.x + c * p.cw + p.cw / 2;
+        doc.text(x, p.y - 4, font, "middle", &(c + col0).to_string());
     }
     for r in (0..p.rows).step_by(row_step as usize) {
         let y = p.y + r * p.ch + p.ch / 2 + font / 2 - 1;
-        doc.text(p.x - 4, y, font, "end", &r.to_string());
+        doc.text(p.x - 4, y, font, "end", &(r + row0).to_string());
     }
 }
 
@@ -201,12 +222,13 @@ fn tick_step(cell: u64, min_px: u64) -> u64 {
     s
 }
 
-fn legend(doc: &mut Doc, x: u64, y: u64, entries: &[(String, &'static str)]) -> u64 {
+/// Colour swatches with names, wrapped at `width`; returns the y below.
+fn legend(doc: &mut Doc, x: u64, y: u64, width: u64, entries: &[(String, &'static str)]) -> u64 {
     let mut cx = x;
     let mut cy = y;
     for (name, f) in entries {
         let w = 22 + 8 * name.len() as u64;
-        if cx + w > x + 900 {
+        if cx > x && cx + w > x + width {
             cx = x;
             cy += 18;
         }
@@ -245,8 +267,23 @@ fn shape_text(shape: &[u64]) -> String {
 
 /// The tensor-view picture of a distributed layout (see the module docs).
 pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
+    tensor_picture_window(ll, shape, &Window::default())
+}
+
+/// [`tensor_picture`] of a window of the last two dims (a zoom): the grid
+/// shows only the window's cells, with ticks in tensor coordinates.
+pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> Result<Picture> {
     let t = DistributedTable::new(ll, shape)?;
-    let (rows, cols) = grid_shape(shape);
+    let (sub, origin) = window.resolve(shape)?;
+    // Linear index in the full tensor of cell `i` of the window.
+    let full = |i: u64| -> u64 {
+        delinearize(i, &sub)
+            .iter()
+            .zip(&origin)
+            .zip(shape)
+            .fold(0, |acc, ((&x, &o), &n)| acc * n + x + o)
+    };
+    let (rows, cols) = grid_shape(&sub);
     let n = rows.max(cols);
     let (cell, font, labels) = if n <= 32 {
         (40, 11, true)
@@ -256,11 +293,22 @@ pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
         ((1024 / n).max(2), 0, false)
     };
     let margin = 40;
-    let title = format!("Tensor view of a {} tensor", shape_text(shape));
+    let title = if *window == Window::default() {
+        format!("Tensor view of a {} tensor", shape_text(shape))
+    } else {
+        let r = |d: usize| format!("{}..{}", origin[d], origin[d] + sub[d]);
+        let parts: Vec<String> = (0..shape.len()).map(r).collect();
+        format!(
+            "Tensor view of a {} tensor, window [{}]",
+            shape_text(shape),
+            parts.join(", ")
+        )
+    };
     let mut doc = Doc::new();
     doc.text(margin, 18, 14, "start", &title);
     let mut info = Vec::with_capacity((rows * cols) as usize);
-    for e in 0..rows * cols {
+    for i in 0..rows * cols {
+        let e = full(i);
         let hs: Vec<String> = t.holders[e as usize]
             .iter()
             .map(|&s| {
@@ -296,16 +344,21 @@ pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
         cols,
         info,
     };
-    let first = |r: u64, c: u64| t.holders[(r * cols + c) as usize].first().copied();
+    let first = |r: u64, c: u64| t.holders[full(r * cols + c) as usize].first().copied();
     let color = |r: u64, c: u64| match first(r, c) {
         Some(s) => {
             let l = t.location(s as u64);
-            fill(l.block * t.warps + l.warp)
+            let w = l.block * t.warps + l.warp;
+            if !labels && l.lane % 2 == 1 {
+                fill_dark(w)
+            } else {
+                fill(w)
+            }
         }
         None => "#ffffff",
     };
     let label = |r: u64, c: u64| -> Vec<String> {
-        let hs = &t.holders[(r * cols + c) as usize];
+        let hs = &t.holders[full(r * cols + c) as usize];
         match hs.first() {
             None => vec!["·".into()],
             Some(&s) => {
@@ -329,10 +382,12 @@ pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
     };
     grid(&mut doc, &p, labels, font, &color, &label);
     let step = tick_step(cell, 24);
-    ticks(&mut doc, &p, Some(step), step, 9);
+    let rank = shape.len();
+    let row0 = if rank >= 2 { origin[rank - 2] } else { 0 };
+    ticks_from(&mut doc, &p, Some(step), step, 9, origin[rank - 1], row0);
     // Lines between the slices of the leading dims (rank ≥ 3).
-    if shape.len() >= 3 {
-        let inner = shape[shape.len() - 2];
+    if sub.len() >= 3 {
+        let inner = sub[sub.len() - 2];
         for r in (inner..rows).step_by(inner as usize) {
             let y = p.y + r * cell;
             doc.line(p.x, y, p.x + cols * cell, y, "2");
@@ -345,7 +400,7 @@ pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
             y + 10,
             11,
             "start",
-            "Cells too small for labels: colour = warp; see the HTML page for details.",
+            "Cells too small for labels: colour = warp (darker: odd lanes); the HTML page shows each cell.",
         );
         y += 18;
     }
@@ -360,8 +415,8 @@ pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
             (name, fill(i))
         })
         .collect();
-    let h = legend(&mut doc, margin, y, &entries) + 8;
     let w = (margin * 2 + cols * cell).max(520);
+    let h = legend(&mut doc, margin, y, w - 2 * margin, &entries) + 8;
     Ok(Picture {
         svg: doc.finish(w, h, &title, &layout_desc(ll)),
         panels: vec![p],

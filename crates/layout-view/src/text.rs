@@ -119,7 +119,7 @@ impl Window {
     }
 
     /// The window's shape and origin inside `shape`.
-    fn resolve(&self, shape: &[u64]) -> Result<(Vec<u64>, Vec<u64>)> {
+    pub(crate) fn resolve(&self, shape: &[u64]) -> Result<(Vec<u64>, Vec<u64>)> {
         let rank = shape.len();
         let mut sub = shape.to_vec();
         let mut origin = vec![0; rank];

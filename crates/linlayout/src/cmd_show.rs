@@ -143,12 +143,16 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
             .transpose()
             .map_err(|e| e.to_string())?,
     };
-    if a.hw && window != text::Window::default() {
-        return Err("--rows/--cols apply to the tensor view, not to --hw".into());
+    let windowed = window != text::Window::default();
+    if windowed && (a.hw || kind == LayoutKind::Shared) {
+        return Err(
+            "--rows/--cols apply to the tensor view of distributed layouts (text or picture), and to the text tensor view of shared layouts; not to --hw or the bank view"
+                .into(),
+        );
     }
     if a.svg.is_some() || a.html.is_some() {
         let pic = match (kind, a.hw) {
-            (LayoutKind::Distributed, false) => svg::tensor_picture(&ll, &shape),
+            (LayoutKind::Distributed, false) => svg::tensor_picture_window(&ll, &shape, &window),
             (LayoutKind::Distributed, true) => svg::hardware_picture(&ll, &shape),
             (LayoutKind::Shared, _) => svg::bank_picture(&ll, &shape, a.elem_bits),
         }
