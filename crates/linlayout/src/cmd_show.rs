@@ -1,31 +1,183 @@
 //! `linlayout show` and `linlayout matrix`.
+//!
+//! The layout is either a Triton attribute (`#ttg.blocked<{...}>`, parsed
+//! by `hw_layouts` and converted for `--shape`) or a JSON object of bases
+//! (`{"register": [[0, 1]], "lane": [...], ...}`, optionally with
+//! `"out_dims"`, or an oracle record with `"linear"` and `"shape"`), given
+//! inline (an argument starting with `{`), with `@file`, or with
+//! `--json-layout FILE`.
+
+use crate::input::{parse_shape, read_layout_text};
+use layout_view::{html, svg, text, LayoutKind};
+use linear_layout::LinearLayout;
+use serde_json::Value;
+
+/// Where the layout comes from (shared by `show` and `matrix`).
+#[derive(clap::Args)]
+pub struct LayoutSource {
+    /// Tensor shape, e.g. 16x16 (required for attributes; for JSON layouts
+    /// it defaults to the record's "shape" or the bases' extent).
+    #[arg(long)]
+    pub shape: Option<String>,
+    /// Read the layout as JSON bases from this file.
+    #[arg(long, value_name = "FILE")]
+    pub json_layout: Option<String>,
+    /// The layout attribute text or a JSON object ('{...}'), '-' for stdin,
+    /// '@file' for a file.
+    pub layout: Option<String>,
+}
 
 /// Arguments of `show`.
 #[derive(clap::Args)]
 pub struct ShowArgs {
-    /// Tensor shape, e.g. 16x16.
+    #[command(flatten)]
+    pub source: LayoutSource,
+    /// Print the hardware view (what each register of each lane holds)
+    /// instead of the tensor view; with --svg/--html, draw it.
     #[arg(long)]
-    pub shape: String,
-    /// The layout attribute text, '-' for stdin, '@file' for a file.
-    pub layout: String,
+    pub hw: bool,
+    /// Only rows a..b (half-open) of the tensor view (second-to-last dim).
+    #[arg(long, value_name = "a..b")]
+    pub rows: Option<String>,
+    /// Only columns c..d (half-open) of the tensor view (last dim).
+    #[arg(long, value_name = "c..d")]
+    pub cols: Option<String>,
+    /// Write an SVG picture to this file (distributed: tensor grid coloured
+    /// by warp, or the hardware view with --hw; shared: the bank view).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<String>,
+    /// Write a standalone HTML page (the picture plus a pointer read-out).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
+    /// Element bit width for the bank view of shared layouts.
+    #[arg(long, default_value_t = 16)]
+    pub elem_bits: u64,
 }
 
 /// Arguments of `matrix`.
 #[derive(clap::Args)]
 pub struct MatrixArgs {
-    /// Tensor shape, e.g. 16x16.
-    #[arg(long)]
-    pub shape: String,
-    /// The layout attribute text, '-' for stdin, '@file' for a file.
-    pub layout: String,
+    #[command(flatten)]
+    pub source: LayoutSource,
+}
+
+/// Builds the layout and its shape from the command line.
+fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
+    let shape = src.shape.as_deref().map(parse_shape).transpose()?;
+    let (text, from_file) = match (&src.json_layout, &src.layout) {
+        (Some(_), Some(_)) => {
+            return Err("give either --json-layout FILE or a layout argument, not both".into())
+        }
+        (Some(path), None) => (
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?,
+            true,
+        ),
+        (None, Some(arg)) => (read_layout_text(arg)?, false),
+        (None, None) => {
+            return Err(
+                "no layout given: pass an attribute, a JSON object or --json-layout FILE".into(),
+            )
+        }
+    };
+    let text = text.trim();
+    let ll = if from_file || text.starts_with('{') {
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| format!("invalid JSON layout: {e}"))?;
+        let (bases, rec_shape) = match v.get("linear") {
+            Some(lin) => (lin.clone(), v.get("shape").cloned()),
+            None => (v.clone(), None),
+        };
+        let rec_shape: Option<Vec<u64>> = match rec_shape {
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .map(|x| {
+                        x.as_u64()
+                            .ok_or_else(|| format!("invalid \"shape\" entry {x}"))
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            Some(other) => return Err(format!("invalid \"shape\" {other}: expected a list")),
+            None => None,
+        };
+        let sh = shape.clone().or(rec_shape);
+        LinearLayout::from_json(&bases, sh.as_deref())
+            .map_err(|e| format!("invalid JSON layout: {e}"))?
+    } else {
+        let shape = shape.clone().ok_or_else(|| {
+            "--shape is required for a layout attribute (e.g. --shape 16x16)".to_string()
+        })?;
+        hw_layouts::Encoding::parse(text)
+            .and_then(|enc| enc.to_linear_layout(&shape))
+            .map_err(|e| e.to_string())?
+    };
+    let out: Vec<u64> = ll.out_dims().iter().map(|d| d.1).collect();
+    if let Some(s) = shape {
+        if s != out {
+            return Err(format!(
+                "--shape {s:?} does not match the layout's output sizes {out:?}"
+            ));
+        }
+    }
+    Ok((ll, out))
+}
+
+fn write(path: &str, contents: &str) -> Result<(), String> {
+    std::fs::write(path, contents).map_err(|e| format!("cannot write '{path}': {e}"))
 }
 
 /// Runs `show`.
-pub fn run_show(_a: ShowArgs) -> Result<(), String> {
-    Err("show is not implemented yet".into())
+pub fn run_show(a: ShowArgs) -> Result<(), String> {
+    let (ll, shape) = load(&a.source)?;
+    let kind = LayoutKind::of(&ll).map_err(|e| e.to_string())?;
+    let window = text::Window {
+        rows: a
+            .rows
+            .as_deref()
+            .map(text::Window::parse_range)
+            .transpose()
+            .map_err(|e| e.to_string())?,
+        cols: a
+            .cols
+            .as_deref()
+            .map(text::Window::parse_range)
+            .transpose()
+            .map_err(|e| e.to_string())?,
+    };
+    let windowed = window != text::Window::default();
+    if windowed && (a.hw || kind == LayoutKind::Shared) {
+        return Err(
+            "--rows/--cols apply to the tensor view of distributed layouts (text or picture), and to the text tensor view of shared layouts; not to --hw or the bank view"
+                .into(),
+        );
+    }
+    if a.svg.is_some() || a.html.is_some() {
+        let pic = match (kind, a.hw) {
+            (LayoutKind::Distributed, false) => svg::tensor_picture_window(&ll, &shape, &window),
+            (LayoutKind::Distributed, true) => svg::hardware_picture(&ll, &shape),
+            (LayoutKind::Shared, _) => svg::bank_picture(&ll, &shape, a.elem_bits),
+        }
+        .map_err(|e| e.to_string())?;
+        if let Some(p) = &a.svg {
+            write(p, &pic.svg)?;
+        }
+        if let Some(p) = &a.html {
+            write(p, &html::page(&pic))?;
+        }
+        return Ok(());
+    }
+    let out = if a.hw {
+        text::hardware_view(&ll, &shape)
+    } else {
+        text::tensor_view_window(&ll, &shape, &window)
+    }
+    .map_err(|e| e.to_string())?;
+    print!("{out}");
+    Ok(())
 }
 
 /// Runs `matrix`.
-pub fn run_matrix(_a: MatrixArgs) -> Result<(), String> {
-    Err("matrix is not implemented yet".into())
+pub fn run_matrix(a: MatrixArgs) -> Result<(), String> {
+    let (ll, _) = load(&a.source)?;
+    print!("{}", layout_view::matrix_text(&ll));
+    Ok(())
 }

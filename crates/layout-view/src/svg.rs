@@ -1,0 +1,643 @@
+//! Deterministic SVG pictures of layouts (no external resources, no
+//! scripts; the same layout always gives the same bytes).
+//!
+//! - [`tensor_picture`]: the tensor as a grid (last dim across, the other
+//!   dims flattened down, dim0 slowest); each cell is coloured by the warp
+//!   (`block · warps + warp`) of its first holder and labelled with that
+//!   holder's thread `T<lane + warp·lanes>` and register `R<r>` (the paper's
+//!   Figure 1); `+k` marks `k` further holders. Unlabelled (large) grids
+//!   draw odd lanes in a darker shade of the warp's colour.
+//! - [`hardware_picture`]: one panel per (CTA, warp); a panel has one row per
+//!   register and one column per lane; each cell shows the coordinate held
+//!   there and is coloured by the element's logical row.
+//! - [`bank_picture`] (shared layouts): one row per 128-byte line of each
+//!   CTA's allocation, 32 four-byte banks across; a cell is one element
+//!   (offset `o` sits at byte `o · bits / 8`, bank `(byte / 4) mod 32`), shows
+//!   its coordinate and is coloured by its logical row.
+//!
+//! Small grids get labelled cells. When cells would get too small to read
+//! (more than 64 per side, or more than 128 hardware rows), labels are
+//! dropped, cells shrink, runs of equal colour along a row are merged, and
+//! axis ticks thin out; the HTML page ([`crate::html`]) then shows the
+//! details of the cell under the pointer.
+
+use crate::table::{DistributedTable, LayoutKind, SharedTable};
+use crate::text::Window;
+use crate::{delinearize, Result, ViewError};
+use linear_layout::{DimName, LinearLayout};
+use std::fmt::Write;
+
+/// One grid of a picture, with the description of each cell (for the HTML
+/// page's pointer read-out).
+#[derive(Debug, Clone)]
+pub struct Panel {
+    /// Left edge of cell (0, 0), in SVG user units.
+    pub x: u64,
+    /// Top edge of cell (0, 0).
+    pub y: u64,
+    /// Cell width.
+    pub cw: u64,
+    /// Cell height.
+    pub ch: u64,
+    /// Rows of cells.
+    pub rows: u64,
+    /// Columns of cells.
+    pub cols: u64,
+    /// `info[r · cols + c]` describes cell `(r, c)`.
+    pub info: Vec<String>,
+}
+
+/// An SVG document and its panels.
+#[derive(Debug, Clone)]
+pub struct Picture {
+    /// The SVG text.
+    pub svg: String,
+    /// Its grids, for pointer read-outs.
+    pub panels: Vec<Panel>,
+    /// A one-line title.
+    pub title: String,
+}
+
+/// Sixteen light fills, distinguishable next to each other; index `i` uses
+/// `PALETTE[i % 16]`.
+pub const PALETTE: [&str; 16] = [
+    "#a6cee3", "#fdbf6f", "#b2df8a", "#fb9a99", "#cab2d6", "#ffff99", "#8dd3c7", "#fccde5",
+    "#d9d9d9", "#bebada", "#80b1d3", "#ccebc5", "#ffed6f", "#f4a582", "#92c5de", "#e6f598",
+];
+
+/// Darker companions of [`PALETTE`], used for odd lanes when cells are too
+/// small for labels (so that threads stay distinguishable).
+pub const PALETTE_DARK: [&str; 16] = [
+    "#7fb3d0", "#f0a64a", "#8fcc62", "#f07470", "#ad8ec2", "#e6e670", "#62bcad", "#eaa3c7",
+    "#b8b8b8", "#9c97c4", "#5a97c0", "#a6d6a0", "#e6d04a", "#e58560", "#6aa9cc", "#cde07a",
+];
+
+fn fill(i: u64) -> &'static str {
+    PALETTE[(i % 16) as usize]
+}
+
+fn fill_dark(i: u64) -> &'static str {
+    PALETTE_DARK[(i % 16) as usize]
+}
+
+/// Escapes text for XML.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Accumulates SVG elements.
+struct Doc {
+    body: String,
+}
+
+impl Doc {
+    fn new() -> Doc {
+        Doc {
+            body: String::new(),
+        }
+    }
+    fn rect(&mut self, x: u64, y: u64, w: u64, h: u64, fill: &str, stroke: bool) {
+        let st = if stroke {
+            " stroke=\"#555\" stroke-width=\"0.5\""
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            self.body,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{fill}\"{st}/>"
+        );
+    }
+    fn text(&mut self, x: u64, y: u64, size: u64, anchor: &str, s: &str) {
+        let _ = writeln!(
+            self.body,
+            "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{anchor}\">{}</text>",
+            escape(s)
+        );
+    }
+    fn line(&mut self, x1: u64, y1: u64, x2: u64, y2: u64, width: &str) {
+        let _ = writeln!(
+            self.body,
+            "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#000\" stroke-width=\"{width}\"/>"
+        );
+    }
+    fn finish(self, w: u64, h: u64, title: &str, desc: &str) -> String {
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\">\n<title>{}</title>\n<desc>{}</desc>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n{}</svg>\n",
+            escape(title),
+            escape(desc),
+            self.body
+        )
+    }
+}
+
+/// Draws a grid of cells: `color(r, c)` gives the fill, `label(r, c)` up to
+/// two label lines (drawn only when `labels`). Equal neighbouring fills in
+/// a row are merged into one rectangle when unlabelled.
+#[allow(clippy::too_many_arguments)]
+fn grid(
+    doc: &mut Doc,
+    p: &Panel,
+    labels: bool,
+    font: u64,
+    color: &dyn Fn(u64, u64) -> &'static str,
+    label: &dyn Fn(u64, u64) -> Vec<String>,
+) {
+    for r in 0..p.rows {
+        let y = p.y + r * p.ch;
+        if labels {
+            for c in 0..p.cols {
+                let x = p.x + c * p.cw;
+                doc.rect(x, y, p.cw, p.ch, color(r, c), true);
+                let lines = label(r, c);
+                let n = lines.len() as u64;
+                for (i, l) in lines.iter().enumerate() {
+                    // Lines centred vertically: baseline of line i.
+                    let ty =
+                        y + p.ch.saturating_sub(n * (font + 1)) / 2 + (i as u64 + 1) * (font + 1)
+                            - 2;
+                    doc.text(x + p.cw / 2, ty, font, "middle", l);
+                }
+            }
+        } else {
+            let mut c = 0;
+            while c < p.cols {
+                let f = color(r, c);
+                let mut e = c + 1;
+                while e < p.cols && color(r, e) == f {
+                    e += 1;
+                }
+                doc.rect(p.x + c * p.cw, y, (e - c) * p.cw, p.ch, f, false);
+                c = e;
+            }
+        }
+    }
+    if !labels {
+        // A frame around the whole grid.
+        let _ = writeln!(
+            doc.body,
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#555\" stroke-width=\"0.5\"/>",
+            p.x,
+            p.y,
+            p.cols * p.cw,
+            p.rows * p.ch
+        );
+    }
+}
+
+/// Tick labels every `step` cells along the top and the left of a panel.
+fn ticks(doc: &mut Doc, p: &Panel, col_step: Option<u64>, row_step: u64, font: u64) {
+    ticks_from(doc, p, col_step, row_step, font, 0, 0);
+}
+
+/// [`ticks`] numbered from `col0` and `row0`.
+fn ticks_from(
+    doc: &mut Doc,
+    p: &Panel,
+    col_step: Option<u64>,
+    row_step: u64,
+    font: u64,
+    col0: u64,
+    row0: u64,
+) {
+    let cols = if col_step.is_some() { p.cols } else { 0 };
+    for c in (0..cols).step_by(col_step.unwrap_or(1) as usize) {
+        let x = p.x + c * p.cw + p.cw / 2;
+        doc.text(x, p.y - 4, font, "middle", &(c + col0).to_string());
+    }
+    for r in (0..p.rows).step_by(row_step as usize) {
+        let y = p.y + r * p.ch + p.ch / 2 + font / 2 - 1;
+        doc.text(p.x - 4, y, font, "end", &(r + row0).to_string());
+    }
+}
+
+/// Tick step so that ticks are at least `min_px` apart (a power of two).
+fn tick_step(cell: u64, min_px: u64) -> u64 {
+    let mut s = 1;
+    while s * cell < min_px {
+        s *= 2;
+    }
+    s
+}
+
+/// Colour swatches with names, wrapped at `width`; returns the y below.
+fn legend(doc: &mut Doc, x: u64, y: u64, width: u64, entries: &[(String, &'static str)]) -> u64 {
+    let mut cx = x;
+    let mut cy = y;
+    for (name, f) in entries {
+        let w = 22 + 8 * name.len() as u64;
+        if cx > x && cx + w > x + width {
+            cx = x;
+            cy += 18;
+        }
+        doc.rect(cx, cy, 14, 14, f, true);
+        doc.text(cx + 18, cy + 11, 11, "start", name);
+        cx += w;
+    }
+    cy + 18
+}
+
+/// `(i, j, ...)` of linear index `e`.
+fn coords(e: u64, shape: &[u64]) -> String {
+    let c = delinearize(e, shape);
+    let s: Vec<String> = c.iter().map(|v| v.to_string()).collect();
+    format!("({})", s.join(","))
+}
+
+/// Rows × columns of the 2-D picture of `shape`: the last dim across, the
+/// others flattened down (row-major).
+fn grid_shape(shape: &[u64]) -> (u64, u64) {
+    let cols = *shape.last().unwrap_or(&1);
+    (shape.iter().product::<u64>() / cols, cols)
+}
+
+fn layout_desc(ll: &LinearLayout) -> String {
+    serde_json::to_string(&ll.to_json()).unwrap_or_default()
+}
+
+fn shape_text(shape: &[u64]) -> String {
+    shape
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join("×")
+}
+
+/// The tensor-view picture of a distributed layout (see the module docs).
+pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
+    tensor_picture_window(ll, shape, &Window::default())
+}
+
+/// [`tensor_picture`] of a window of the last two dims (a zoom): the grid
+/// shows only the window's cells, with ticks in tensor coordinates.
+pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> Result<Picture> {
+    let t = DistributedTable::new(ll, shape)?;
+    let (sub, origin) = window.resolve(shape)?;
+    // Linear index in the full tensor of cell `i` of the window.
+    let full = |i: u64| -> u64 {
+        delinearize(i, &sub)
+            .iter()
+            .zip(&origin)
+            .zip(shape)
+            .fold(0, |acc, ((&x, &o), &n)| acc * n + x + o)
+    };
+    let (rows, cols) = grid_shape(&sub);
+    let n = rows.max(cols);
+    let (cell, font, labels) = if n <= 32 {
+        (40, 11, true)
+    } else if n <= 64 {
+        (26, 8, true)
+    } else {
+        ((1024 / n).max(2), 0, false)
+    };
+    let margin = 40;
+    let title = if *window == Window::default() {
+        format!("Tensor view of a {} tensor", shape_text(shape))
+    } else {
+        let r = |d: usize| format!("{}..{}", origin[d], origin[d] + sub[d]);
+        let parts: Vec<String> = (0..shape.len()).map(r).collect();
+        format!(
+            "Tensor view of a {} tensor, window [{}]",
+            shape_text(shape),
+            parts.join(", ")
+        )
+    };
+    let mut doc = Doc::new();
+    doc.text(margin, 18, 14, "start", &title);
+    let mut info = Vec::with_capacity((rows * cols) as usize);
+    for i in 0..rows * cols {
+        let e = full(i);
+        let hs: Vec<String> = t.holders[e as usize]
+            .iter()
+            .map(|&s| {
+                let l = t.location(s as u64);
+                let b = if t.blocks > 1 {
+                    format!("block {} ", l.block)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{b}warp {} lane {} register {} (T{}:{})",
+                    l.warp,
+                    l.lane,
+                    l.register,
+                    t.thread_id(l),
+                    l.register
+                )
+            })
+            .collect();
+        let held = if hs.is_empty() {
+            "not held".to_string()
+        } else {
+            hs.join("; ")
+        };
+        info.push(format!("{} ← {held}", coords(e, shape)));
+    }
+    let p = Panel {
+        x: margin,
+        y: 48,
+        cw: cell,
+        ch: cell,
+        rows,
+        cols,
+        info,
+    };
+    let first = |r: u64, c: u64| t.holders[full(r * cols + c) as usize].first().copied();
+    let color = |r: u64, c: u64| match first(r, c) {
+        Some(s) => {
+            let l = t.location(s as u64);
+            let w = l.block * t.warps + l.warp;
+            if !labels && l.lane % 2 == 1 {
+                fill_dark(w)
+            } else {
+                fill(w)
+            }
+        }
+        None => "#ffffff",
+    };
+    let label = |r: u64, c: u64| -> Vec<String> {
+        let hs = &t.holders[full(r * cols + c) as usize];
+        match hs.first() {
+            None => vec!["·".into()],
+            Some(&s) => {
+                let l = t.location(s as u64);
+                let b = if t.blocks > 1 {
+                    format!("B{}", l.block)
+                } else {
+                    String::new()
+                };
+                let more = if hs.len() > 1 {
+                    format!("+{}", hs.len() - 1)
+                } else {
+                    String::new()
+                };
+                vec![
+                    format!("{b}T{}", t.thread_id(l)),
+                    format!("R{}{more}", l.register),
+                ]
+            }
+        }
+    };
+    grid(&mut doc, &p, labels, font, &color, &label);
+    let step = tick_step(cell, 24);
+    let rank = shape.len();
+    let row0 = if rank >= 2 { origin[rank - 2] } else { 0 };
+    ticks_from(&mut doc, &p, Some(step), step, 9, origin[rank - 1], row0);
+    // Lines between the slices of the leading dims (rank ≥ 3).
+    if sub.len() >= 3 {
+        let inner = sub[sub.len() - 2];
+        for r in (inner..rows).step_by(inner as usize) {
+            let y = p.y + r * cell;
+            doc.line(p.x, y, p.x + cols * cell, y, "2");
+        }
+    }
+    let mut y = p.y + rows * cell + 12;
+    if !labels {
+        doc.text(
+            margin,
+            y + 10,
+            11,
+            "start",
+            "Cells too small for labels: colour = warp (darker: odd lanes); the HTML page shows each cell.",
+        );
+        y += 18;
+    }
+    let entries: Vec<(String, &'static str)> = (0..t.blocks * t.warps)
+        .take(16)
+        .map(|i| {
+            let name = if t.blocks > 1 {
+                format!("block {} warp {}", i / t.warps, i % t.warps)
+            } else {
+                format!("warp {i}")
+            };
+            (name, fill(i))
+        })
+        .collect();
+    let w = (margin * 2 + cols * cell).max(520);
+    let h = legend(&mut doc, margin, y, w - 2 * margin, &entries) + 8;
+    Ok(Picture {
+        svg: doc.finish(w, h, &title, &layout_desc(ll)),
+        panels: vec![p],
+        title,
+    })
+}
+
+/// The hardware-view picture of a distributed layout (see the module docs).
+pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
+    let t = DistributedTable::new(ll, shape)?;
+    let total_rows = t.blocks * t.warps * t.registers;
+    let labels = total_rows <= 128 && t.lanes <= 64;
+    let max_len = (0..shape.iter().product::<u64>())
+        .map(|e| coords(e, shape).len() as u64)
+        .max()
+        .unwrap_or(1);
+    let (cw, ch, font) = if labels {
+        ((max_len * 6 + 8).max(28), 18, 9)
+    } else {
+        (8, (2048 / total_rows).clamp(1, 8), 0)
+    };
+    let margin = 48;
+    let title = format!(
+        "Hardware view of a {} tensor: {} CTA(s) × {} warp(s) × {} register(s) × {} lane(s)",
+        shape_text(shape),
+        t.blocks,
+        t.warps,
+        t.registers,
+        t.lanes
+    );
+    let mut doc = Doc::new();
+    doc.text(8, 18, 14, "start", &title);
+    let cols_shape = *shape.last().unwrap_or(&1);
+    let mut panels = Vec::new();
+    let mut y = 40;
+    for b in 0..t.blocks {
+        for w in 0..t.warps {
+            let name = if t.blocks > 1 {
+                format!("Block {b} Warp {w}")
+            } else {
+                format!("Warp {w}")
+            };
+            doc.text(8, y + 12, 12, "start", &name);
+            y += if labels { 34 } else { 18 };
+            let base = (b * t.warps + w) * t.lanes * t.registers;
+            let slot = |r: u64, c: u64| base + c * t.registers + r;
+            let info = (0..t.registers * t.lanes)
+                .map(|i| {
+                    let (r, c) = (i / t.lanes, i % t.lanes);
+                    let e = t.element_of_slot[slot(r, c) as usize];
+                    let b = if t.blocks > 1 {
+                        format!("block {b} ")
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "{b}warp {w} lane {c} register {r} (T{}:{r}) → {}",
+                        c + w * t.lanes,
+                        coords(e, shape)
+                    )
+                })
+                .collect();
+            let p = Panel {
+                x: margin,
+                y,
+                cw,
+                ch,
+                rows: t.registers,
+                cols: t.lanes,
+                info,
+            };
+            let color = |r: u64, c: u64| fill(t.element_of_slot[slot(r, c) as usize] / cols_shape);
+            let label =
+                |r: u64, c: u64| vec![coords(t.element_of_slot[slot(r, c) as usize], shape)];
+            grid(&mut doc, &p, labels, font, &color, &label);
+            if labels {
+                ticks(&mut doc, &p, Some(1), 1, 8);
+            } else {
+                ticks(&mut doc, &p, Some(tick_step(cw, 24)), tick_step(ch, 12), 8);
+            }
+            y += t.registers * ch + 12;
+            panels.push(p);
+        }
+    }
+    doc.text(
+        8,
+        y + 10,
+        11,
+        "start",
+        "Rows: registers; columns: lanes; colour: logical row of the element held.",
+    );
+    let w = (margin * 2 + t.lanes * cw).max(640);
+    Ok(Picture {
+        svg: doc.finish(w, y + 20, &title, &layout_desc(ll)),
+        panels,
+        title,
+    })
+}
+
+/// The bank picture of a shared layout with `elem_bits`-bit elements (see
+/// the module docs). `elem_bits` must be a power of two in 8..=128.
+pub fn bank_picture(ll: &LinearLayout, shape: &[u64], elem_bits: u64) -> Result<Picture> {
+    if !(8..=128).contains(&elem_bits) || !elem_bits.is_power_of_two() {
+        return Err(ViewError::BadParameter(format!(
+            "element bit width must be 8, 16, 32, 64 or 128, got {elem_bits}"
+        )));
+    }
+    crate::check_shape(ll, shape)?;
+    if LayoutKind::of(ll)? != LayoutKind::Shared {
+        return Err(ViewError::WrongKind(
+            "the bank view needs a shared layout (offset/block)".into(),
+        ));
+    }
+    // Validates sizes; the picture itself shows every offset of every CTA.
+    let t = SharedTable::new(ll, shape)?;
+    let per_row = 1024 / elem_bits; // elements per 128-byte line
+    let lines = t.offsets.div_ceil(per_row);
+    let total_lines = lines * t.blocks;
+    let labels = total_lines <= 128 && shape.iter().product::<u64>() <= 4096;
+    let max_len = (0..shape.iter().product::<u64>())
+        .map(|e| coords(e, shape).len() as u64)
+        .max()
+        .unwrap_or(1);
+    // Cell width: one element; an element of ≥ 64 bits spans several banks.
+    let bank_units = (elem_bits / 32).max(1);
+    let (cw, ch, font) = if labels {
+        ((max_len * 5 + 6).max(20) * bank_units, 18, 8)
+    } else {
+        (4 * bank_units, (2048 / total_lines.max(1)).clamp(2, 8), 0)
+    };
+    let margin = 48;
+    let title = format!(
+        "Shared-memory banks of a {} tensor, {elem_bits}-bit elements: {} offsets per CTA, {} CTA(s)",
+        shape_text(shape),
+        t.offsets,
+        t.blocks
+    );
+    let mut doc = Doc::new();
+    doc.text(8, 18, 14, "start", &title);
+    let row_of = |e: u64| e / shape.last().copied().unwrap_or(1);
+    let mut panels = Vec::new();
+    let mut y = 40;
+    let off_dim = DimName::OFFSET;
+    for b in 0..t.blocks {
+        if t.blocks > 1 {
+            doc.text(8, y + 12, 12, "start", &format!("Block {b}"));
+            y += 16;
+        }
+        y += 22;
+        // Bank numbers along the top.
+        let bank_w = per_row * cw / 32;
+        for k in 0..32 {
+            if labels || k % 4 == 0 {
+                doc.text(
+                    margin + k * bank_w + bank_w / 2,
+                    y - 4,
+                    8,
+                    "middle",
+                    &k.to_string(),
+                );
+            }
+        }
+        let elem = |r: u64, c: u64| -> Option<u64> {
+            let o = r * per_row + c;
+            (o < t.offsets).then(|| {
+                let v = crate::apply_named(ll, &[(DimName::BLOCK, b), (off_dim, o)]);
+                crate::linearize(&v, shape)
+            })
+        };
+        let info = (0..lines * per_row)
+            .map(|i| {
+                let (r, c) = (i / per_row, i % per_row);
+                let o = r * per_row + c;
+                let bank = (o * elem_bits / 32) % 32;
+                match elem(r, c) {
+                    Some(e) => format!("block {b} offset {o} (bank {bank}) → {}", coords(e, shape)),
+                    None => format!("block {b} offset {o}: outside the allocation"),
+                }
+            })
+            .collect();
+        let p = Panel {
+            x: margin,
+            y,
+            cw,
+            ch,
+            rows: lines,
+            cols: per_row,
+            info,
+        };
+        let color = |r: u64, c: u64| elem(r, c).map_or("#ffffff", |e| fill(row_of(e)));
+        let label = |r: u64, c: u64| elem(r, c).map_or(vec![], |e| vec![coords(e, shape)]);
+        grid(&mut doc, &p, labels, font, &color, &label);
+        // Bank boundaries.
+        for k in 0..=32 {
+            let x = margin + k * bank_w;
+            doc.line(x, y, x, y + lines * ch, if labels { "1" } else { "0.3" });
+        }
+        ticks(&mut doc, &p, None, tick_step(ch, 12), 8);
+        y += lines * ch + 12;
+        panels.push(p);
+    }
+    doc.text(
+        8,
+        y + 10,
+        11,
+        "start",
+        "Rows: 128-byte lines (left: line number); columns: 32 four-byte banks; colour: logical row.",
+    );
+    let w = (margin * 2 + per_row * cw).max(640);
+    Ok(Picture {
+        svg: doc.finish(w, y + 20, &title, &layout_desc(ll)),
+        panels,
+        title,
+    })
+}
+
+/// The default picture of a layout: the tensor view of a distributed layout,
+/// the bank view (16-bit elements) of a shared one.
+pub fn default_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
+    match LayoutKind::of(ll)? {
+        LayoutKind::Distributed => tensor_picture(ll, shape),
+        LayoutKind::Shared => bank_picture(ll, shape, 16),
+    }
+}
