@@ -578,7 +578,9 @@ def from_gluon(layout, shape=None) -> LinearLayout:
     (what Triton's ``to_linear_layout(layout, shape)`` computes), by duck
     typing on the object's class name and fields: Triton need not be
     installed. ``DistributedLinearLayout`` and Gluon's tensor-memory linear
-    layouts carry their own shape (``shape`` may then be omitted)."""
+    layouts carry their own shape (``shape`` may then be omitted);
+    ``SharedLinearLayout`` is taken from its bases (out sizes inferred
+    without ``shape``)."""
     layout = _unwrap(layout)
     cls = type(layout).__name__
     if cls == "DistributedLinearLayout":
@@ -596,6 +598,11 @@ def from_gluon(layout, shape=None) -> LinearLayout:
             [(f"dim{i}", s) for i, s in enumerate(own)],
             False,
         )
+    if cls == "SharedLinearLayout":
+        bases = {"offset": _list2(_field(layout, "offset_bases")), "block": _list2(_field(layout, "block_bases"))}
+        if shape is None:
+            return LinearLayout(bases)
+        return LinearLayout(bases, [(f"dim{i}", _int(s, "shape")) for i, s in enumerate(_unwrap(shape))], False)
     if shape is None:
         raise LayoutError(f"from_gluon needs a shape for a {cls}")
     return from_mlir(gluon_to_mlir(layout), [_int(s, "shape") for s in _unwrap(shape)])
