@@ -1067,6 +1067,7 @@ impl PyLayout {
 #[pyo3(signature = (text, shape, threads_per_warp=None))]
 fn from_mlir(text: &str, shape: Vec<i64>, threads_per_warp: Option<i64>) -> PyResult<PyLayout> {
     let shape = parse_shape(shape)?;
+    hw_layouts::check_shape(&shape).map_err(err)?;
     let l = guard(|| {
         Encoding::parse(text)
             .and_then(|e| e.to_linear_layout(&shape))

@@ -101,6 +101,8 @@ def test_from_gluon_on_tritons_result_and_to_gluon(triton_env, rec):
     if got is None:
         pytest.skip("Triton has no to_linear_layout for this layout (compared through its bases elsewhere)")
     res, want = got
+    if rec["space"] == "shared" and "linear_incomplete" in rec:
+        pytest.skip("Triton's result lacks the partition input dim, so its bases do not span the shape")
     if rec["space"] == "shared":
         lay = ll.from_gluon(res, rec["shape"])
         assert lay.to_dict() == want

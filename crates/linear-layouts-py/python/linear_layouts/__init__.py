@@ -600,9 +600,13 @@ def from_gluon(layout, shape=None) -> LinearLayout:
         )
     if cls == "SharedLinearLayout":
         bases = {"offset": _list2(_field(layout, "offset_bases")), "block": _list2(_field(layout, "block_bases"))}
-        if shape is None:
-            return LinearLayout(bases)
-        return LinearLayout(bases, [(f"dim{i}", _int(s, "shape")) for i, s in enumerate(_unwrap(shape))], False)
+        lay = LinearLayout(bases)
+        if shape is not None:
+            want = [_int(s, "shape") for s in _unwrap(shape)]
+            got = [s for _, s in lay.out_dims]
+            if got != want:
+                raise LayoutError(f"SharedLinearLayout bases span shape {got}, expected shape {want}")
+        return lay
     if shape is None:
         raise LayoutError(f"from_gluon needs a shape for a {cls}")
     return from_mlir(gluon_to_mlir(layout), [_int(s, "shape") for s in _unwrap(shape)])
