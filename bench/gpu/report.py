@@ -1,0 +1,71 @@
+"""Builds the results table (markdown) from one GPU run's output folder."""
+import csv
+import io
+import json
+import math
+import sys
+
+out = sys.argv[1]
+cases = {c["name"]: c for c in json.load(open("bench/gpu/generated/cases.json"))}
+ours = {}
+for line in open(f"{out}/ours.jsonl"):
+    line = line.strip()
+    if line.startswith("{"):
+        r = json.loads(line)
+        ours[r["case"]] = r
+try:
+    triton = {r["case"]: r for r in json.load(open(f"{out}/triton.json"))}
+except Exception:
+    triton = {}
+ncu = {}
+cur = None
+rows = []
+for line in open(f"{out}/ncu.txt"):
+    if line.startswith("== "):
+        cur = line[3:].strip()
+        ncu[cur] = {}
+        continue
+    if cur and line.startswith('"'):
+        rows = list(csv.reader(io.StringIO(line)))[0]
+        # columns: ... "Metric Name","Metric Unit","Metric Value"
+        if len(rows) >= 3 and rows[-3].startswith("l1tex"):
+            ncu[cur][rows[-3]] = float(rows[-1].replace(",", ""))
+
+
+def predicted(c):
+    tot = 0
+    for k in ("predicted_fwd", "predicted_bwd"):
+        p = c.get(k)
+        if p:
+            tot += p["st_wavefronts"] + p["ld_wavefronts"]
+    return tot
+
+
+def tri_class(p):
+    if not p:
+        return "?"
+    if p.get("shfl.sync"):
+        return "shuffle"
+    if p.get("st.shared") or p.get("stmatrix") or p.get("ld.shared") or p.get("ldmatrix"):
+        return "shared" + (" (ldmatrix/stmatrix)" if p.get("stmatrix") or p.get("ldmatrix") else "")
+    return "registers"
+
+
+print("| case | ours: path | ours µs/cvt | Triton path (PTX) | Triton µs/cvt | Triton/ours | predicted wavefronts | ncu wavefronts | ncu conflicts | correct (ours, Triton) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+ratios = []
+for name, c in cases.items():
+    o = ours.get(name, {})
+    t = triton.get(name, {})
+    n = ncu.get(name, {})
+    ncu_w = sum(v for k, v in n.items() if "wavefronts" in k) if n else None
+    ncu_c = sum(v for k, v in n.items() if "conflicts" in k) if n else None
+    ou, tu = o.get("per_cvt_us"), t.get("per_cvt_us")
+    ratio = (tu / ou) if (ou and tu and ou > 0) else None
+    if ratio:
+        ratios.append(ratio)
+    fmt = lambda x: "—" if x is None else (f"{x:.3f}" if isinstance(x, float) else str(x))
+    print(f"| {name} | {c['path_fwd']}/{c['path_bwd']} | {fmt(ou)} | {tri_class(t.get('ptx'))} | {fmt(tu)} | {fmt(ratio)} | {predicted(c)} | {fmt(ncu_w)} | {fmt(ncu_c)} | {o.get('ok', o.get('error'))}, {t.get('ok', t.get('error', '—'))} |")
+if ratios:
+    g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"\nGeometric-mean speed-up of ours over Triton (Triton time / ours): {g:.3f} over {len(ratios)} cases")

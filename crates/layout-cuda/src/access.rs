@@ -1,0 +1,280 @@
+//! Linear address maps `(register, lane, warp) → element offset`, their
+//! CUDA code, and the shared-memory wavefronts they cost.
+
+use crate::EmitError;
+use linear_layout::{DimName, LinearLayout};
+use std::fmt::Write;
+
+/// An address map: offset(r, lane, warp) = ⊕ reg[i]·r_i ⊕ lane[i]·lane_i ⊕
+/// warp[i]·warp_i (element units; one flattened output dim).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessMap {
+    /// Images of the register bits.
+    pub reg: Vec<u64>,
+    /// Images of the lane bits.
+    pub lane: Vec<u64>,
+    /// Images of the warp bits.
+    pub warp: Vec<u64>,
+}
+
+impl AccessMap {
+    /// Reads a layout with in dims register/lane/warp[/block] and one out dim.
+    pub fn from_layout(l: &LinearLayout) -> Result<Self, EmitError> {
+        if l.num_out_dims() != 1 {
+            return Err(EmitError("address layout must have one output dim".into()));
+        }
+        let get = |d: DimName| l.packed_bases(d).to_vec();
+        Ok(AccessMap {
+            reg: get(DimName::REGISTER),
+            lane: get(DimName::LANE),
+            warp: get(DimName::WARP),
+        })
+    }
+
+    /// Offset of register `r` of thread (`lane`, `warp`).
+    pub fn offset(&self, r: u64, lane: u64, warp: u64) -> u64 {
+        let x = |bases: &[u64], v: u64| {
+            bases
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| v >> i & 1 == 1)
+                .fold(0, |a, (_, &b)| a ^ b)
+        };
+        x(&self.reg, r) ^ x(&self.lane, lane) ^ x(&self.warp, warp)
+    }
+
+    /// The widest vector (in elements, ≤ 16 bytes) such that registers
+    /// `k·v .. k·v+v-1` sit at consecutive, `v`-aligned offsets: register
+    /// bases `0..log2 v` are `1, 2, 4, ..` and no other basis touches those
+    /// bits.
+    pub fn vector_width(&self, bits: u32) -> u64 {
+        let max = (128 / bits).max(1) as usize;
+        let mut k = 0usize;
+        while (1usize << (k + 1)) <= max && k < self.reg.len() && self.reg[k] == 1 << k {
+            k += 1;
+        }
+        // Shrink until the rest avoids the low k bits.
+        loop {
+            let low = (1u64 << k) - 1;
+            let clean = self.reg[k..]
+                .iter()
+                .chain(&self.lane)
+                .chain(&self.warp)
+                .all(|&b| b & low == 0);
+            if clean || k == 0 {
+                return 1 << k;
+            }
+            k -= 1;
+        }
+    }
+
+    fn emit_thread_offset(&self, out: &mut String, var: &str) {
+        writeln!(out, "  unsigned {var} = 0u;").unwrap();
+        for (name, bases) in [("lane", &self.lane), ("warp", &self.warp)] {
+            for (i, &b) in bases.iter().enumerate() {
+                if b != 0 {
+                    writeln!(out, "  {var} ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
+                }
+            }
+        }
+    }
+
+    fn reg_const(&self, r: u64) -> u64 {
+        self.offset(r, 0, 0)
+    }
+
+    /// Emits stores of register array `arr` to `ptr[offset]`, vectorised,
+    /// skipping duplicate registers/threads given by the free masks
+    /// `(register, lane, warp)`.
+    pub fn emit_store(
+        &self,
+        out: &mut String,
+        ptr: &str,
+        arr: &str,
+        bits: u32,
+        free: (u64, u64, u64),
+    ) -> Result<(), EmitError> {
+        let v = self.vector_width(bits);
+        let var = format!("o_{ptr}_st");
+        self.emit_thread_offset(out, &var);
+        let (fr, fl, fw) = free;
+        let pred = fl != 0 || fw != 0;
+        if pred {
+            writeln!(out, "  if ((lane & {fl}u) == 0u && (warp & {fw}u) == 0u) {{").unwrap();
+        }
+        let n = 1u64 << self.reg.len();
+        let mut r = 0;
+        while r < n {
+            if r & fr == 0 {
+                let c = self.reg_const(r);
+                let addr = format!("{ptr}[{var} ^ {c}u]");
+                writeln!(out, "  {};", store_expr(&addr, arr, r, v, bits)).unwrap();
+            }
+            r += v;
+        }
+        if pred {
+            writeln!(out, "  }}").unwrap();
+        }
+        Ok(())
+    }
+
+    /// Emits loads of every register of `arr` from `ptr[offset]`, vectorised.
+    pub fn emit_load(&self, out: &mut String, ptr: &str, arr: &str, bits: u32) -> Result<(), EmitError> {
+        let v = self.vector_width(bits);
+        let var = format!("o_{ptr}_ld");
+        self.emit_thread_offset(out, &var);
+        let n = 1u64 << self.reg.len();
+        let mut r = 0;
+        while r < n {
+            let c = self.reg_const(r);
+            let addr = format!("{ptr}[{var} ^ {c}u]");
+            out.push_str(&load_stmts(&addr, arr, r, v, bits));
+            r += v;
+        }
+        Ok(())
+    }
+}
+
+fn vec_type(bytes: u64) -> &'static str {
+    match bytes {
+        1 => "uint8_t",
+        2 => "uint16_t",
+        4 => "uint32_t",
+        8 => "uint2",
+        _ => "uint4",
+    }
+}
+
+/// 32-bit words of `v` elements starting at register `r` (little endian).
+fn words(arr: &str, r: u64, v: u64, bits: u32) -> Vec<String> {
+    if bits == 64 {
+        return (0..v)
+            .flat_map(|k| {
+                [
+                    format!("(uint32_t)({arr}[{}])", r + k),
+                    format!("(uint32_t)({arr}[{}] >> 32)", r + k),
+                ]
+            })
+            .collect();
+    }
+    let epw = (32 / bits) as u64;
+    let nw = (v * bits as u64).div_ceil(32);
+    (0..nw)
+        .map(|j| {
+            (0..epw.min(v))
+                .map(|k| {
+                    let idx = r + j * epw + k;
+                    if k == 0 {
+                        format!("(uint32_t){arr}[{idx}]")
+                    } else {
+                        format!("((uint32_t){arr}[{idx}] << {})", k * bits as u64)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect()
+}
+
+fn store_expr(addr: &str, arr: &str, r: u64, v: u64, bits: u32) -> String {
+    let bytes = v * bits as u64 / 8;
+    if v == 1 {
+        return format!("{addr} = {arr}[{r}]");
+    }
+    let ty = vec_type(bytes);
+    let w = words(arr, r, v, bits);
+    let val = match bytes {
+        2 | 4 => format!("({ty})({})", w[0]),
+        8 => format!("make_uint2({}, {})", w[0], w[1]),
+        _ => format!("make_uint4({}, {}, {}, {})", w[0], w[1], w[2], w[3]),
+    };
+    format!("*reinterpret_cast<{ty}*>(&{addr}) = {val}")
+}
+
+fn load_stmts(addr: &str, arr: &str, r: u64, v: u64, bits: u32) -> String {
+    let bytes = v * bits as u64 / 8;
+    if v == 1 {
+        return format!("  {arr}[{r}] = {addr};\n");
+    }
+    let ty = vec_type(bytes);
+    let mut s = format!("  {{ {ty} t_ = *reinterpret_cast<const {ty}*>(&{addr});\n");
+    let word = |j: u64| -> String {
+        match bytes {
+            2 | 4 => "(uint32_t)t_".to_string(),
+            8 => ["t_.x", "t_.y"][j as usize].to_string(),
+            _ => ["t_.x", "t_.y", "t_.z", "t_.w"][j as usize].to_string(),
+        }
+    };
+    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    for k in 0..v {
+        if bits == 64 {
+            writeln!(
+                s,
+                "    {arr}[{}] = (unsigned long long){} | ((unsigned long long){} << 32);",
+                r + k,
+                word(2 * k),
+                word(2 * k + 1)
+            )
+            .unwrap();
+        } else {
+            let epw = (32 / bits) as u64;
+            let (j, o) = (k / epw, (k % epw) * bits as u64);
+            writeln!(s, "    {arr}[{}] = ({} >> {o}) & {mask}u;", r + k, word(j)).unwrap();
+        }
+    }
+    s.push_str("  }\n");
+    s
+}
+
+/// Predicted shared-memory wavefronts of one execution of the accesses of
+/// `map` by all warps, NVIDIA model: 32 banks × 4 bytes; a request of
+/// `w`-byte accesses is served in phases of `128 / max(w, 4)` threads
+/// (32, 16 or 8); a phase needs as many wavefronts as the largest number of
+/// distinct 4-byte words any one bank holds among its active threads.
+/// `active(lane, warp)` says which threads access (store predicates).
+/// Returns `(wavefronts, ideal)` where ideal counts one wavefront per phase.
+pub fn wavefronts(
+    map: &AccessMap,
+    bits: u32,
+    num_warps: u64,
+    skip_reg_mask: u64,
+    active: impl Fn(u64, u64) -> bool,
+) -> (u64, u64) {
+    let v = map.vector_width(bits);
+    let width = v * bits as u64 / 8;
+    let per_phase = 128 / width.max(4);
+    let n = 1u64 << map.reg.len();
+    let (mut total, mut ideal) = (0, 0);
+    for w in 0..num_warps {
+        let mut r = 0;
+        while r < n {
+            if r & skip_reg_mask == 0 {
+                for phase in 0..(32 / per_phase) {
+                    let mut words: Vec<u64> = Vec::new();
+                    for l in phase * per_phase..(phase + 1) * per_phase {
+                        if !active(l, w) {
+                            continue;
+                        }
+                        let byte = map.offset(r, l, w) * bits as u64 / 8;
+                        let first = byte / 4;
+                        let last = (byte + width.max(1) - 1) / 4;
+                        words.extend(first..=last);
+                    }
+                    if words.is_empty() {
+                        continue;
+                    }
+                    words.sort();
+                    words.dedup();
+                    let mut per_bank = [0u64; 32];
+                    for wd in words {
+                        per_bank[(wd % 32) as usize] += 1;
+                    }
+                    total += per_bank.iter().max().copied().unwrap_or(0);
+                    ideal += 1;
+                }
+            }
+            r += v;
+        }
+    }
+    (total, ideal)
+}

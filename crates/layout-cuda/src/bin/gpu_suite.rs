@@ -1,0 +1,126 @@
+//! Writes the GPU benchmark suite: one `.cu` program per case plus
+//! `cases.json` (layout bases for the Triton baseline and the predicted
+//! shared-memory wavefronts) into the directory given as the argument
+//! (default `bench/gpu/generated`).
+
+use hw_layouts::Encoding;
+use layout_cuda::{emit_benchmark, free_masks, smem_map, wavefronts, ConversionCase, Path};
+use linear_layout::{DimName, LinearLayout};
+use serde_json::json;
+
+const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const BLK_COL: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>";
+const BLK_ROW8: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>";
+const BLK_COL8: &str = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>";
+const BLK_WIDE: &str = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const BLK_TALL: &str = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>";
+const BLK_LANE_SWAP: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+const DOT_A: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
+const DOT_B: &str = "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
+const WGMMA: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>";
+const WGMMA8: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>";
+
+fn cases() -> Vec<(&'static str, [u64; 2], u32, u32, &'static str, &'static str)> {
+    vec![
+        ("blocked_T_64x64_f16", [64, 64], 16, 4, BLK_ROW, BLK_COL),
+        ("blocked_T_128x128_f32", [128, 128], 32, 4, BLK_ROW, BLK_COL),
+        ("blocked_T_128x128_f8", [128, 128], 8, 4, BLK_ROW, BLK_COL),
+        ("blocked_T_128x256_f16_w8", [128, 256], 16, 8, BLK_ROW8, BLK_COL8),
+        ("wide_to_tall_64x64_f32", [64, 64], 32, 4, BLK_WIDE, BLK_TALL),
+        ("lane_permute_64x64_f16", [64, 64], 16, 4, BLK_ROW, BLK_LANE_SWAP),
+        ("blocked_to_mma2_128x128_f16", [128, 128], 16, 4, BLK_ROW, MMA2),
+        ("blocked_to_mma2_128x128_f32", [128, 128], 32, 4, BLK_ROW, MMA2),
+        ("mma2_to_dotA_64x64_f16", [64, 64], 16, 4, MMA2, DOT_A),
+        ("mma2_to_dotB_64x64_f16", [64, 64], 16, 4, MMA2, DOT_B),
+        ("wgmma_to_blocked_128x128_f32", [128, 128], 32, 4, WGMMA, BLK_ROW),
+        ("wgmma_to_blocked_128x128_f16", [128, 128], 16, 4, WGMMA, BLK_ROW),
+        ("wgmma_to_blocked_128x256_bf16_w8", [128, 256], 16, 8, WGMMA8, BLK_ROW8),
+        ("blocked_to_wgmma_128x128_f16", [128, 128], 16, 4, BLK_ROW, WGMMA),
+        ("blocked_to_wgmma_128x128_f8", [128, 128], 8, 4, BLK_ROW, WGMMA),
+        ("mma2_to_blocked_128x128_f32", [128, 128], 32, 4, MMA2, BLK_COL),
+        ("register_perm_64x64_f16", [64, 64], 16, 4, BLK_ROW, "REGPERM"),
+    ]
+}
+
+/// Row-major identity shared layout (offset → dims, last dim fastest).
+fn row_major_smem(shape: &[u64]) -> LinearLayout {
+    let id = LinearLayout::identity_1d;
+    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
+    (id(shape[1], o, d1) * id(shape[0], o, d0)).transpose_outs(&[d0, d1]).expect("2 dims")
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).unwrap_or_else(|| "bench/gpu/generated".into());
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let mut meta = Vec::new();
+    for (name, shape, bits, nw, src_t, dst_t) in cases() {
+        let src = Encoding::parse(src_t).and_then(|e| e.to_linear_layout(&shape));
+        let src = match src {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("skip {name}: {e}");
+                continue;
+            }
+        };
+        let dst = if dst_t == "REGPERM" {
+            // Same thread owns the same elements; registers in another order.
+            let regs = src.bases(DimName::REGISTER);
+            let mut rev = regs.clone();
+            rev.reverse();
+            let mut bases = src.all_bases();
+            bases[0].1 = rev;
+            LinearLayout::new(bases, src.out_dims(), true).expect("permuted")
+        } else {
+            match Encoding::parse(dst_t).and_then(|e| e.to_linear_layout(&shape)) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("skip {name}: {e}");
+                    continue;
+                }
+            }
+        };
+        let smem = row_major_smem(&shape);
+        let case = ConversionCase {
+            name: name.into(),
+            shape: shape.to_vec(),
+            bits,
+            num_warps: nw,
+            src: src.clone(),
+            dst: dst.clone(),
+            smem: smem.clone(),
+        };
+        let (code, fwd, bwd) = match emit_benchmark(&case) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("skip {name}: {e}");
+                continue;
+            }
+        };
+        std::fs::write(format!("{dir}/{name}.cu"), code).expect("write");
+        // Predicted wavefronts per CTA per conversion direction.
+        let predict = |from: &LinearLayout, to: &LinearLayout| -> serde_json::Value {
+            let st = smem_map(from, &smem).expect("map");
+            let ld = smem_map(to, &smem).expect("map");
+            let (fr, fl, fw) = free_masks(from);
+            let (sw, si) = wavefronts(&st, bits, nw as u64, fr, |l, w| l & fl == 0 && w & fw == 0);
+            let (lw, li) = wavefronts(&ld, bits, nw as u64, 0, |_, _| true);
+            json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
+                   "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits)})
+        };
+        let path = |p: Path| if p == Path::Registers { "registers" } else { "shared" };
+        let (fp, bp) = (
+            if fwd == Path::SharedMemory { predict(&src, &dst) } else { json!(null) },
+            if bwd == Path::SharedMemory { predict(&dst, &src) } else { json!(null) },
+        );
+        meta.push(json!({
+            "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
+            "src_attr": src_t, "dst_attr": dst_t,
+            "src": src.bases_json(), "dst": dst.bases_json(),
+            "path_fwd": path(fwd), "path_bwd": path(bwd),
+            "predicted_fwd": fp, "predicted_bwd": bp,
+        }));
+        eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
+    }
+    std::fs::write(format!("{dir}/cases.json"), serde_json::to_string_pretty(&meta).expect("json")).expect("write");
+}

@@ -1,0 +1,286 @@
+//! # CUDA kernels from linear layouts
+//!
+//! Turns a layout conversion (source and destination distributed layouts,
+//! plus the shared-memory layout it goes through) into CUDA C++ that does
+//! exactly that, for the benchmark kernel of the GPU suite:
+//!
+//! ```text
+//! load tile (src layout) ; R × { d = cvt(s) ; d += 1 ; s = cvt(d) ; s += 1 } ; store tile (src)
+//! ```
+//!
+//! Every address is a linear map of the hardware indices: for a distributed
+//! layout `D: (register, lane, warp) → dims` and a memory map `M: dims →
+//! offset` the offset of register `r` of thread `(lane, warp)` is
+//! `(M ∘ D)(r, lane, warp) = A_reg(r) ⊕ A_lane(lane) ⊕ A_warp(warp)`: the
+//! register part is a compile-time constant per (unrolled) register, the
+//! lane/warp part is computed once per thread as an XOR of masked constants.
+//! Consecutive registers whose offsets are consecutive and aligned (the
+//! register part's low bases are `1, 2, 4, ...` and nothing else touches those
+//! bits) become one vector access of up to 16 bytes.
+//!
+//! The same maps give the *prediction* of shared-memory wavefronts that the
+//! GPU run checks against `ncu`: see [`wavefronts`].
+
+use linear_layout::{DimName, LinearLayout};
+use std::fmt::Write;
+
+mod access;
+pub use access::{wavefronts, AccessMap};
+
+/// Errors of the emitter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmitError(pub String);
+
+impl std::fmt::Display for EmitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EmitError {}
+
+impl From<linear_layout::LayoutError> for EmitError {
+    fn from(e: linear_layout::LayoutError) -> Self {
+        EmitError(e.to_string())
+    }
+}
+
+/// One benchmark case: a conversion `src → dst` of an `M × N` tile of
+/// `bits`-wide elements through shared memory laid out by `smem`
+/// (`offset → dims`, invertible).
+#[derive(Clone, Debug)]
+pub struct ConversionCase {
+    /// Identifier (a C identifier fragment).
+    pub name: String,
+    /// Tile shape `[M, N]`.
+    pub shape: Vec<u64>,
+    /// Element width in bits (8, 16, 32, 64).
+    pub bits: u32,
+    /// Warps per CTA.
+    pub num_warps: u32,
+    /// Source distributed layout.
+    pub src: LinearLayout,
+    /// Destination distributed layout.
+    pub dst: LinearLayout,
+    /// Shared-memory layout used by the conversion.
+    pub smem: LinearLayout,
+}
+
+/// The plan class of a conversion as emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// Destination registers are source registers of the same thread.
+    Registers,
+    /// Through shared memory.
+    SharedMemory,
+}
+
+fn ctype(bits: u32) -> &'static str {
+    match bits {
+        8 => "uint8_t",
+        16 => "uint16_t",
+        32 => "uint32_t",
+        _ => "unsigned long long",
+    }
+}
+
+/// The flattened global-memory index map (row-major: the last dim lowest)
+/// of a distributed layout, as an [`AccessMap`].
+pub fn global_map(layout: &LinearLayout, shape: &[u64]) -> Result<AccessMap, EmitError> {
+    let rank = shape.len();
+    let rev: Vec<DimName> = (0..rank).rev().map(DimName::dim).collect();
+    let flat = layout.transpose_outs(&rev)?.flatten_outs();
+    AccessMap::from_layout(&flat)
+}
+
+/// The shared-memory offset map `smem⁻¹ ∘ layout` as an [`AccessMap`].
+pub fn smem_map(layout: &LinearLayout, smem: &LinearLayout) -> Result<AccessMap, EmitError> {
+    let inv = smem.invert()?;
+    let m = layout.compose(&inv)?;
+    AccessMap::from_layout(&m)
+}
+
+/// If the conversion keeps every element in its thread, the source register
+/// of each destination register.
+pub fn register_permutation(src: &LinearLayout, dst: &LinearLayout) -> Option<Vec<u64>> {
+    let c = dst.invert_and_compose(src).ok()?;
+    let (l, w, r) = (DimName::LANE, DimName::WARP, DimName::REGISTER);
+    // Lanes and warps must map to themselves and registers stay in-thread.
+    let lane_ok = c.sublayout(&[l], &[l]).ok()?.square_sublayout_is_identity(&[l])
+        && c.sublayout_is_zero(&[l], &[r, w])
+        && c.sublayout(&[w], &[w]).ok()?.square_sublayout_is_identity(&[w])
+        && c.sublayout_is_zero(&[w], &[r, l])
+        && c.sublayout_is_zero(&[r], &[l, w]);
+    if !lane_ok {
+        return None;
+    }
+    let n = dst.in_dim_size(r);
+    Some(
+        (0..n)
+            .map(|i| {
+                let out = c
+                    .apply(&[(r, i), (l, 0), (w, 0), (DimName::BLOCK, 0)])
+                    .ok()
+                    .unwrap_or_default();
+                out.iter().find(|x| x.0 == r).map_or(0, |x| x.1)
+            })
+            .collect(),
+    )
+}
+
+/// Emits the conversion `from → to` as a device function operating on
+/// register arrays `a` (source) and `b` (destination).
+fn emit_convert(
+    out: &mut String,
+    fname: &str,
+    case: &ConversionCase,
+    from: &LinearLayout,
+    to: &LinearLayout,
+) -> Result<Path, EmitError> {
+    let t = ctype(case.bits);
+    let nf = from.in_dim_size(DimName::REGISTER);
+    let nt = to.in_dim_size(DimName::REGISTER);
+    writeln!(
+        out,
+        "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {t}* smem, unsigned lane, unsigned warp) {{"
+    )
+    .unwrap();
+    if let Some(perm) = register_permutation(from, to) {
+        for (i, p) in perm.iter().enumerate() {
+            writeln!(out, "  b[{i}] = a[{p}];").unwrap();
+        }
+        writeln!(out, "  (void)smem; (void)lane; (void)warp;\n}}").unwrap();
+        return Ok(Path::Registers);
+    }
+    let st = smem_map(from, &case.smem)?;
+    let ld = smem_map(to, &case.smem)?;
+    let free = free_masks(from);
+    st.emit_store(out, "smem", "a", case.bits, free)?;
+    writeln!(out, "  __syncthreads();").unwrap();
+    ld.emit_load(out, "smem", "b", case.bits)?;
+    writeln!(out, "  __syncthreads();\n}}").unwrap();
+    Ok(Path::SharedMemory)
+}
+
+/// (register, lane, warp) free-variable masks: the bits whose flip reaches
+/// an element a lower index already holds (duplicates to skip on stores).
+pub fn free_masks(l: &LinearLayout) -> (u64, u64, u64) {
+    let m = l.free_variable_masks();
+    let get = |d: DimName| m.iter().find(|x| x.0 == d).map_or(0, |x| x.1);
+    (get(DimName::REGISTER), get(DimName::LANE), get(DimName::WARP))
+}
+
+/// Emits the whole `.cu` program for a case: the benchmark kernel and a
+/// `main` that checks every element on random data and times with events.
+pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), EmitError> {
+    if case.shape.len() != 2 {
+        return Err(EmitError("the benchmark kernel takes rank-2 tiles".into()));
+    }
+    for l in [&case.src, &case.dst] {
+        if l.in_dim_size(DimName::BLOCK) != 1 {
+            return Err(EmitError("cross-CTA conversions are not supported by the emitter".into()));
+        }
+        if l.in_dim_size(DimName::LANE) != 32 || l.in_dim_size(DimName::WARP) != case.num_warps as u64 {
+            return Err(EmitError(format!(
+                "layout has {} lanes and {} warps; expected 32 and {}",
+                l.in_dim_size(DimName::LANE),
+                l.in_dim_size(DimName::WARP),
+                case.num_warps
+            )));
+        }
+    }
+    let t = ctype(case.bits);
+    let ns = case.src.in_dim_size(DimName::REGISTER);
+    let nd = case.dst.in_dim_size(DimName::REGISTER);
+    let tile: u64 = case.shape.iter().product();
+    let smem_elems = case.smem.total_in_dim_size();
+    let mut s = String::new();
+    writeln!(s, "// Generated by layout-cuda for case '{}': do not edit.", case.name).unwrap();
+    writeln!(s, "// shape {:?}, {}-bit elements, {} warps", case.shape, case.bits, case.num_warps).unwrap();
+    s.push_str("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <algorithm>\n#include <cuda_runtime.h>\n\n");
+    let fwd = emit_convert(&mut s, "cvt_fwd", case, &case.src, &case.dst)?;
+    let bwd = emit_convert(&mut s, "cvt_bwd", case, &case.dst, &case.src)?;
+    let g = global_map(&case.src, &case.shape)?;
+    let free = free_masks(&case.src);
+    let threads = 32 * case.num_warps;
+    writeln!(
+        s,
+        "\nextern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
+    )
+    .unwrap();
+    writeln!(s, "  extern __shared__ __align__(16) unsigned char smem_raw[];").unwrap();
+    writeln!(s, "  {t}* smem = reinterpret_cast<{t}*>(smem_raw);").unwrap();
+    writeln!(s, "  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;").unwrap();
+    writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
+    writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
+    writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
+    g.emit_load(&mut s, "gin", "a", case.bits)?;
+    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
+    writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
+    writeln!(s, "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;").unwrap();
+    writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
+    writeln!(s, "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;").unwrap();
+    writeln!(s, "  }}").unwrap();
+    g.emit_store(&mut s, "gout", "a", case.bits, free)?;
+    writeln!(s, "}}\n").unwrap();
+    let bytes = smem_elems * case.bits as u64 / 8;
+    s.push_str(&host_main(case, t, tile, bytes, threads));
+    Ok((s, fwd, bwd))
+}
+
+fn host_main(case: &ConversionCase, t: &str, tile: u64, smem_bytes: u64, threads: u32) -> String {
+    format!(
+        r##"
+#define CK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ printf("{{\"case\": \"{name}\", \"error\": \"%s at line %d\"}}\n", cudaGetErrorString(e_), __LINE__); exit(1); }} }} while (0)
+
+int main(int argc, char** argv) {{
+  int R = argc > 1 ? atoi(argv[1]) : 64;
+  int tiles = argc > 2 ? atoi(argv[2]) : 1056;
+  int reps = argc > 3 ? atoi(argv[3]) : 50;
+  size_t n = (size_t)tiles * {tile}u;
+  std::vector<{t}> h(n), o(n);
+  srand(12345);
+  for (size_t i = 0; i < n; ++i) {{ {t} v = ({t})(rand() ^ (rand() << 15)); h[i] = v ? v : 1; }}
+  {t} *din, *dout;
+  CK(cudaMalloc(&din, n * sizeof({t})));
+  CK(cudaMalloc(&dout, n * sizeof({t})));
+  CK(cudaMemcpy(din, h.data(), n * sizeof({t}), cudaMemcpyHostToDevice));
+  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, {smem_bytes}));
+  bool ok = true;
+  for (int rr : {{0, R}}) {{
+    CK(cudaMemset(dout, 0xA5, n * sizeof({t})));
+    bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rr);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(o.data(), dout, n * sizeof({t}), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i) {{
+      {t} want = ({t})(h[i] + ({t})(2 * rr));
+      if (o[i] != want) {{ if (ok) printf("# mismatch at %zu (R=%d): got %llu want %llu\n", i, rr, (unsigned long long)o[i], (unsigned long long)want); ok = false; }}
+    }}
+  }}
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+  float med[2];
+  int rs[2] = {{0, R}};
+  for (int k = 0; k < 2; ++k) {{
+    for (int w = 0; w < 5; ++w) bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rs[k]);
+    std::vector<float> ts;
+    for (int i = 0; i < reps; ++i) {{
+      CK(cudaEventRecord(e0));
+      bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rs[k]);
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);
+    }}
+    std::sort(ts.begin(), ts.end());
+    med[k] = ts[ts.size() / 2];
+  }}
+  CK(cudaGetLastError());
+  printf("{{\"case\": \"{name}\", \"ok\": %s, \"R\": %d, \"tiles\": %d, \"t0_ms\": %.5f, \"tR_ms\": %.5f, \"per_cvt_us\": %.5f}}\n",
+         ok ? "true" : "false", R, tiles, med[0], med[1], (med[1] - med[0]) * 1e3 / (2.0 * R));
+  return ok ? 0 : 3;
+}}
+"##,
+        name = case.name,
+    )
+}
