@@ -43,29 +43,62 @@ impl AccessMap {
         x(&self.reg, r) ^ x(&self.lane, lane) ^ x(&self.warp, warp)
     }
 
-    /// The widest vector (in elements, ≤ 16 bytes) such that registers
-    /// `k·v .. k·v+v-1` sit at consecutive, `v`-aligned offsets: register
-    /// bases `0..log2 v` are `1, 2, 4, ..` and no other basis touches those
-    /// bits.
-    pub fn vector_width(&self, bits: u32) -> u64 {
-        let max = (128 / bits).max(1) as usize;
-        let mut k = 0usize;
-        while (1usize << (k + 1)) <= max && k < self.reg.len() && self.reg[k] == 1 << k {
-            k += 1;
+    /// The register bits forming the widest vector (≤ 16 bytes): register
+    /// bit `i_j` maps to offset `2^j`, and no other basis (other registers,
+    /// lanes, warps) touches the low bits, so the `2^k` registers spanned by
+    /// those bits sit at consecutive, aligned offsets. The bits need not be
+    /// the lowest register bits (generalised vectorisation: a register
+    /// permutation is folded into the grouping).
+    pub fn vector_regs(&self, bits: u32) -> Vec<usize> {
+        let max = (128 / bits).max(1).trailing_zeros() as usize;
+        let mut chosen = Vec::new();
+        for j in 0..max {
+            match self.reg.iter().position(|&b| b == 1 << j) {
+                Some(i) => chosen.push(i),
+                None => break,
+            }
         }
-        // Shrink until the rest avoids the low k bits.
         loop {
-            let low = (1u64 << k) - 1;
-            let clean = self.reg[k..]
+            let low = (1u64 << chosen.len()) - 1;
+            let clean = self
+                .reg
                 .iter()
+                .enumerate()
+                .filter(|(i, _)| !chosen.contains(i))
+                .map(|(_, b)| b)
                 .chain(&self.lane)
                 .chain(&self.warp)
                 .all(|&b| b & low == 0);
-            if clean || k == 0 {
-                return 1 << k;
+            if clean || chosen.is_empty() {
+                return chosen;
             }
-            k -= 1;
+            chosen.pop();
         }
+    }
+
+    /// Elements per vector access (`2^len(vector_regs)`).
+    pub fn vector_width(&self, bits: u32) -> u64 {
+        1 << self.vector_regs(bits).len()
+    }
+
+    /// The vector groups: for each, the register indices of its elements in
+    /// offset order (element `k` of the vector is register `group[k]`).
+    pub fn groups(&self, bits: u32) -> Vec<Vec<u64>> {
+        let vr = self.vector_regs(bits);
+        let vmask: u64 = vr.iter().fold(0, |m, &i| m | 1 << i);
+        let n = 1u64 << self.reg.len();
+        (0..n)
+            .filter(|r| r & vmask == 0)
+            .map(|r| {
+                (0..1u64 << vr.len())
+                    .map(|k| {
+                        vr.iter()
+                            .enumerate()
+                            .fold(r, |acc, (j, &i)| acc | ((k >> j) & 1) << i)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     fn emit_thread_offset(&self, out: &mut String, var: &str) {
@@ -94,23 +127,23 @@ impl AccessMap {
         bits: u32,
         free: (u64, u64, u64),
     ) -> Result<(), EmitError> {
-        let v = self.vector_width(bits);
         let var = format!("o_{ptr}_st");
         self.emit_thread_offset(out, &var);
         let (fr, fl, fw) = free;
         let pred = fl != 0 || fw != 0;
         if pred {
-            writeln!(out, "  if ((lane & {fl}u) == 0u && (warp & {fw}u) == 0u) {{").unwrap();
+            writeln!(
+                out,
+                "  if ((lane & {fl}u) == 0u && (warp & {fw}u) == 0u) {{"
+            )
+            .unwrap();
         }
-        let n = 1u64 << self.reg.len();
-        let mut r = 0;
-        while r < n {
-            if r & fr == 0 {
-                let c = self.reg_const(r);
+        for g in self.groups(bits) {
+            if g[0] & fr == 0 {
+                let c = self.reg_const(g[0]);
                 let addr = format!("{ptr}[{var} ^ {c}u]");
-                writeln!(out, "  {};", store_expr(&addr, arr, r, v, bits)).unwrap();
+                writeln!(out, "  {};", store_expr(&addr, arr, &g, bits)).unwrap();
             }
-            r += v;
         }
         if pred {
             writeln!(out, "  }}").unwrap();
@@ -119,17 +152,19 @@ impl AccessMap {
     }
 
     /// Emits loads of every register of `arr` from `ptr[offset]`, vectorised.
-    pub fn emit_load(&self, out: &mut String, ptr: &str, arr: &str, bits: u32) -> Result<(), EmitError> {
-        let v = self.vector_width(bits);
+    pub fn emit_load(
+        &self,
+        out: &mut String,
+        ptr: &str,
+        arr: &str,
+        bits: u32,
+    ) -> Result<(), EmitError> {
         let var = format!("o_{ptr}_ld");
         self.emit_thread_offset(out, &var);
-        let n = 1u64 << self.reg.len();
-        let mut r = 0;
-        while r < n {
-            let c = self.reg_const(r);
+        for g in self.groups(bits) {
+            let c = self.reg_const(g[0]);
             let addr = format!("{ptr}[{var} ^ {c}u]");
-            out.push_str(&load_stmts(&addr, arr, r, v, bits));
-            r += v;
+            out.push_str(&load_stmts(&addr, arr, &g, bits));
         }
         Ok(())
     }
@@ -145,14 +180,16 @@ fn vec_type(bytes: u64) -> &'static str {
     }
 }
 
-/// 32-bit words of `v` elements starting at register `r` (little endian).
-fn words(arr: &str, r: u64, v: u64, bits: u32) -> Vec<String> {
+/// 32-bit words of the registers `g` (in offset order, little endian).
+fn words(arr: &str, g: &[u64], bits: u32) -> Vec<String> {
+    let v = g.len() as u64;
     if bits == 64 {
-        return (0..v)
-            .flat_map(|k| {
+        return g
+            .iter()
+            .flat_map(|r| {
                 [
-                    format!("(uint32_t)({arr}[{}])", r + k),
-                    format!("(uint32_t)({arr}[{}] >> 32)", r + k),
+                    format!("(uint32_t)({arr}[{r}])"),
+                    format!("(uint32_t)({arr}[{r}] >> 32)"),
                 ]
             })
             .collect();
@@ -163,7 +200,7 @@ fn words(arr: &str, r: u64, v: u64, bits: u32) -> Vec<String> {
         .map(|j| {
             (0..epw.min(v))
                 .map(|k| {
-                    let idx = r + j * epw + k;
+                    let idx = g[(j * epw + k) as usize];
                     if k == 0 {
                         format!("(uint32_t){arr}[{idx}]")
                     } else {
@@ -176,13 +213,14 @@ fn words(arr: &str, r: u64, v: u64, bits: u32) -> Vec<String> {
         .collect()
 }
 
-fn store_expr(addr: &str, arr: &str, r: u64, v: u64, bits: u32) -> String {
+fn store_expr(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
+    let v = g.len() as u64;
     let bytes = v * bits as u64 / 8;
     if v == 1 {
-        return format!("{addr} = {arr}[{r}]");
+        return format!("{addr} = {arr}[{}]", g[0]);
     }
     let ty = vec_type(bytes);
-    let w = words(arr, r, v, bits);
+    let w = words(arr, g, bits);
     let val = match bytes {
         2 | 4 => format!("({ty})({})", w[0]),
         8 => format!("make_uint2({}, {})", w[0], w[1]),
@@ -191,10 +229,11 @@ fn store_expr(addr: &str, arr: &str, r: u64, v: u64, bits: u32) -> String {
     format!("*reinterpret_cast<{ty}*>(&{addr}) = {val}")
 }
 
-fn load_stmts(addr: &str, arr: &str, r: u64, v: u64, bits: u32) -> String {
+fn load_stmts(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
+    let v = g.len() as u64;
     let bytes = v * bits as u64 / 8;
     if v == 1 {
-        return format!("  {arr}[{r}] = {addr};\n");
+        return format!("  {arr}[{}] = {addr};\n", g[0]);
     }
     let ty = vec_type(bytes);
     let mut s = format!("  {{ {ty} t_ = *reinterpret_cast<const {ty}*>(&{addr});\n");
@@ -205,13 +244,17 @@ fn load_stmts(addr: &str, arr: &str, r: u64, v: u64, bits: u32) -> String {
             _ => ["t_.x", "t_.y", "t_.z", "t_.w"][j as usize].to_string(),
         }
     };
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     for k in 0..v {
         if bits == 64 {
             writeln!(
                 s,
                 "    {arr}[{}] = (unsigned long long){} | ((unsigned long long){} << 32);",
-                r + k,
+                g[k as usize],
                 word(2 * k),
                 word(2 * k + 1)
             )
@@ -219,7 +262,13 @@ fn load_stmts(addr: &str, arr: &str, r: u64, v: u64, bits: u32) -> String {
         } else {
             let epw = (32 / bits) as u64;
             let (j, o) = (k / epw, (k % epw) * bits as u64);
-            writeln!(s, "    {arr}[{}] = ({} >> {o}) & {mask}u;", r + k, word(j)).unwrap();
+            writeln!(
+                s,
+                "    {arr}[{}] = ({} >> {o}) & {mask}u;",
+                g[k as usize],
+                word(j)
+            )
+            .unwrap();
         }
     }
     s.push_str("  }\n");
@@ -243,11 +292,11 @@ pub fn wavefronts(
     let v = map.vector_width(bits);
     let width = v * bits as u64 / 8;
     let per_phase = 128 / width.max(4);
-    let n = 1u64 << map.reg.len();
+    let groups = map.groups(bits);
     let (mut total, mut ideal) = (0, 0);
     for w in 0..num_warps {
-        let mut r = 0;
-        while r < n {
+        for g in &groups {
+            let r = g[0];
             if r & skip_reg_mask == 0 {
                 for phase in 0..(32 / per_phase) {
                     let mut words: Vec<u64> = Vec::new();
@@ -273,7 +322,6 @@ pub fn wavefronts(
                     ideal += 1;
                 }
             }
-            r += v;
         }
     }
     (total, ideal)

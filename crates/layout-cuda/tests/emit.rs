@@ -2,17 +2,29 @@
 //! element where the layouts say, vectors are contiguous and aligned, and
 //! the generated source is stable (snapshot).
 
-use layout_cuda::{emit_benchmark, global_map, register_permutation, smem_map, wavefronts, ConversionCase, Path};
+use layout_cuda::{
+    emit_benchmark, global_map, register_permutation, smem_map, wavefronts, ConversionCase, Path,
+};
 use linear_layout::{DimName, LinearLayout};
 
-fn blocked(spt: [u64; 2], tpw: [u64; 2], wpc: [u64; 2], order: [usize; 2], shape: [u64; 2]) -> LinearLayout {
+fn blocked(
+    spt: [u64; 2],
+    tpw: [u64; 2],
+    wpc: [u64; 2],
+    order: [usize; 2],
+    shape: [u64; 2],
+) -> LinearLayout {
     // Independent construction (the paper's definition): products over `order`.
     let id = LinearLayout::identity_1d;
     let (r, l, w) = (DimName::REGISTER, DimName::LANE, DimName::WARP);
     let d = |i: usize| DimName::dim(i);
     let (a, b) = (order[0], order[1]);
-    let tile = id(spt[a], r, d(a)) * id(spt[b], r, d(b)) * id(tpw[a], l, d(a)) * id(tpw[b], l, d(b))
-        * id(wpc[a], w, d(a)) * id(wpc[b], w, d(b));
+    let tile = id(spt[a], r, d(a))
+        * id(spt[b], r, d(b))
+        * id(tpw[a], l, d(a))
+        * id(tpw[b], l, d(b))
+        * id(wpc[a], w, d(a))
+        * id(wpc[b], w, d(b));
     // Repeat in registers to cover the shape (minor dim first).
     let rep_a = shape[a] / (spt[a] * tpw[a] * wpc[a]);
     let rep_b = shape[b] / (spt[b] * tpw[b] * wpc[b]);
@@ -24,15 +36,22 @@ fn blocked(spt: [u64; 2], tpw: [u64; 2], wpc: [u64; 2], order: [usize; 2], shape
 fn row_major(shape: [u64; 2]) -> LinearLayout {
     let id = LinearLayout::identity_1d;
     let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    (id(shape[1], o, d1) * id(shape[0], o, d0)).transpose_outs(&[d0, d1]).unwrap()
+    (id(shape[1], o, d1) * id(shape[0], o, d0))
+        .transpose_outs(&[d0, d1])
+        .unwrap()
 }
 
 fn coords(l: &LinearLayout, r: u64, lane: u64, w: u64) -> Vec<u64> {
-    l.apply(&[(DimName::REGISTER, r), (DimName::LANE, lane), (DimName::WARP, w), (DimName::BLOCK, 0)])
-        .unwrap()
-        .iter()
-        .map(|c| c.1)
-        .collect()
+    l.apply(&[
+        (DimName::REGISTER, r),
+        (DimName::LANE, lane),
+        (DimName::WARP, w),
+        (DimName::BLOCK, 0),
+    ])
+    .unwrap()
+    .iter()
+    .map(|c| c.1)
+    .collect()
 }
 
 /// Runs the conversion the way the emitted code does, with the same
@@ -58,23 +77,30 @@ fn simulate(src: &LinearLayout, dst: &LinearLayout, smem: &LinearLayout, bits: u
         for l in 0..32 {
             for r in 0..dst.in_dim_size(DimName::REGISTER) {
                 let o = ld.offset(r, l, w) as usize;
-                assert_eq!(mem[o].as_ref(), Some(&coords(dst, r, l, w)), "register {r} lane {l} warp {w}");
+                assert_eq!(
+                    mem[o].as_ref(),
+                    Some(&coords(dst, r, l, w)),
+                    "register {r} lane {l} warp {w}"
+                );
             }
         }
     }
     // Vectors: v consecutive registers at consecutive offsets, aligned.
     for m in [&st, &ld] {
         let v = m.vector_width(bits);
+        let groups = m.groups(bits);
+        // Every register in exactly one group.
+        let mut all: Vec<u64> = groups.iter().flatten().copied().collect();
+        all.sort();
+        assert_eq!(all, (0..1u64 << m.reg.len()).collect::<Vec<_>>());
         for w in 0..nw {
             for l in 0..32 {
-                let mut r = 0;
-                while r < 1u64 << m.reg.len() {
-                    let base = m.offset(r, l, w);
+                for g in &groups {
+                    let base = m.offset(g[0], l, w);
                     assert_eq!(base % v, 0);
-                    for k in 0..v {
-                        assert_eq!(m.offset(r + k, l, w), base + k);
+                    for (k, &r) in g.iter().enumerate() {
+                        assert_eq!(m.offset(r, l, w), base + k as u64);
                     }
-                    r += v;
                 }
             }
         }
@@ -88,6 +114,19 @@ fn shared_memory_transpose_moves_every_element() {
     let dst = blocked([4, 1], [4, 8], [1, 4], [0, 1], shape);
     simulate(&src, &dst, &row_major(shape), 16);
     simulate(&dst, &src, &row_major(shape), 16);
+}
+
+#[test]
+fn swizzled_conversions_move_every_element() {
+    // The optimal swizzle (layout-codegen) as the shared layout, vectors
+    // grouped over permuted registers where it needs them.
+    for (bits, shape) in [(16, [64, 64]), (32, [32, 64]), (8, [64, 128])] {
+        let src = blocked([1, 4], [8, 4], [4, 1], [1, 0], shape);
+        let dst = blocked([4, 1], [4, 8], [1, 4], [0, 1], shape);
+        let sw = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits).unwrap();
+        simulate(&src, &dst, &sw.shared, bits);
+        simulate(&dst, &src, &sw.shared, bits);
+    }
 }
 
 #[test]
@@ -161,6 +200,7 @@ fn emitted_source_snapshot() {
         std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots")).unwrap();
         std::fs::write(path, &code).unwrap();
     }
-    let want = std::fs::read_to_string(path).expect("snapshot exists (UPDATE_SNAPSHOTS=1 to write)");
+    let want =
+        std::fs::read_to_string(path).expect("snapshot exists (UPDATE_SNAPSHOTS=1 to write)");
     assert_eq!(code, want);
 }

@@ -21,25 +21,112 @@ const DOT_B: &str = "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMa
 const WGMMA: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>";
 const WGMMA8: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>";
 
-fn cases() -> Vec<(&'static str, [u64; 2], u32, u32, &'static str, &'static str)> {
+/// (name, tile shape, element bits, warps, source attribute, destination attribute).
+type CaseSpec = (&'static str, [u64; 2], u32, u32, &'static str, &'static str);
+
+fn cases() -> Vec<CaseSpec> {
     vec![
         ("blocked_T_64x64_f16", [64, 64], 16, 4, BLK_ROW, BLK_COL),
         ("blocked_T_128x128_f32", [128, 128], 32, 4, BLK_ROW, BLK_COL),
         ("blocked_T_128x128_f8", [128, 128], 8, 4, BLK_ROW, BLK_COL),
-        ("blocked_T_128x256_f16_w8", [128, 256], 16, 8, BLK_ROW8, BLK_COL8),
-        ("wide_to_tall_64x64_f32", [64, 64], 32, 4, BLK_WIDE, BLK_TALL),
-        ("lane_permute_64x64_f16", [64, 64], 16, 4, BLK_ROW, BLK_LANE_SWAP),
-        ("blocked_to_mma2_128x128_f16", [128, 128], 16, 4, BLK_ROW, MMA2),
-        ("blocked_to_mma2_128x128_f32", [128, 128], 32, 4, BLK_ROW, MMA2),
+        (
+            "blocked_T_128x256_f16_w8",
+            [128, 256],
+            16,
+            8,
+            BLK_ROW8,
+            BLK_COL8,
+        ),
+        (
+            "wide_to_tall_64x64_f32",
+            [64, 64],
+            32,
+            4,
+            BLK_WIDE,
+            BLK_TALL,
+        ),
+        (
+            "lane_permute_64x64_f16",
+            [64, 64],
+            16,
+            4,
+            BLK_ROW,
+            BLK_LANE_SWAP,
+        ),
+        (
+            "blocked_to_mma2_128x128_f16",
+            [128, 128],
+            16,
+            4,
+            BLK_ROW,
+            MMA2,
+        ),
+        (
+            "blocked_to_mma2_128x128_f32",
+            [128, 128],
+            32,
+            4,
+            BLK_ROW,
+            MMA2,
+        ),
         ("mma2_to_dotA_64x64_f16", [64, 64], 16, 4, MMA2, DOT_A),
         ("mma2_to_dotB_64x64_f16", [64, 64], 16, 4, MMA2, DOT_B),
-        ("wgmma_to_blocked_128x128_f32", [128, 128], 32, 4, WGMMA, BLK_ROW),
-        ("wgmma_to_blocked_128x128_f16", [128, 128], 16, 4, WGMMA, BLK_ROW),
-        ("wgmma_to_blocked_128x256_bf16_w8", [128, 256], 16, 8, WGMMA8, BLK_ROW8),
-        ("blocked_to_wgmma_128x128_f16", [128, 128], 16, 4, BLK_ROW, WGMMA),
-        ("blocked_to_wgmma_128x128_f8", [128, 128], 8, 4, BLK_ROW, WGMMA),
-        ("mma2_to_blocked_128x128_f32", [128, 128], 32, 4, MMA2, BLK_COL),
-        ("register_perm_64x64_f16", [64, 64], 16, 4, BLK_ROW, "REGPERM"),
+        (
+            "wgmma_to_blocked_128x128_f32",
+            [128, 128],
+            32,
+            4,
+            WGMMA,
+            BLK_ROW,
+        ),
+        (
+            "wgmma_to_blocked_128x128_f16",
+            [128, 128],
+            16,
+            4,
+            WGMMA,
+            BLK_ROW,
+        ),
+        (
+            "wgmma_to_blocked_128x256_bf16_w8",
+            [128, 256],
+            16,
+            8,
+            WGMMA8,
+            BLK_ROW8,
+        ),
+        (
+            "blocked_to_wgmma_128x128_f16",
+            [128, 128],
+            16,
+            4,
+            BLK_ROW,
+            WGMMA,
+        ),
+        (
+            "blocked_to_wgmma_128x128_f8",
+            [128, 128],
+            8,
+            4,
+            BLK_ROW,
+            WGMMA,
+        ),
+        (
+            "mma2_to_blocked_128x128_f32",
+            [128, 128],
+            32,
+            4,
+            MMA2,
+            BLK_COL,
+        ),
+        (
+            "register_perm_64x64_f16",
+            [64, 64],
+            16,
+            4,
+            BLK_ROW,
+            "REGPERM",
+        ),
     ]
 }
 
@@ -47,11 +134,15 @@ fn cases() -> Vec<(&'static str, [u64; 2], u32, u32, &'static str, &'static str)
 fn row_major_smem(shape: &[u64]) -> LinearLayout {
     let id = LinearLayout::identity_1d;
     let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    (id(shape[1], o, d1) * id(shape[0], o, d0)).transpose_outs(&[d0, d1]).expect("2 dims")
+    (id(shape[1], o, d1) * id(shape[0], o, d0))
+        .transpose_outs(&[d0, d1])
+        .expect("2 dims")
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "bench/gpu/generated".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "bench/gpu/generated".into());
     std::fs::create_dir_all(&dir).expect("output dir");
     let mut meta = Vec::new();
     for (name, shape, bits, nw, src_t, dst_t) in cases() {
@@ -80,7 +171,15 @@ fn main() {
                 }
             }
         };
-        let smem = row_major_smem(&shape);
+        // The shared layout: the best XOR swizzle by predicted wavefronts
+        // (see layout_cuda::swizzle_search); the optimal swizzle of
+        // layout-codegen is reported beside it.
+        let (smem, score) = layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64)
+            .unwrap_or_else(|| (row_major_smem(&shape), 0));
+        if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
+            let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
+            eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
+        }
         let case = ConversionCase {
             name: name.into(),
             shape: shape.to_vec(),
@@ -108,10 +207,24 @@ fn main() {
             json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
                    "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits)})
         };
-        let path = |p: Path| if p == Path::Registers { "registers" } else { "shared" };
+        let path = |p: Path| {
+            if p == Path::Registers {
+                "registers"
+            } else {
+                "shared"
+            }
+        };
         let (fp, bp) = (
-            if fwd == Path::SharedMemory { predict(&src, &dst) } else { json!(null) },
-            if bwd == Path::SharedMemory { predict(&dst, &src) } else { json!(null) },
+            if fwd == Path::SharedMemory {
+                predict(&src, &dst)
+            } else {
+                json!(null)
+            },
+            if bwd == Path::SharedMemory {
+                predict(&dst, &src)
+            } else {
+                json!(null)
+            },
         );
         meta.push(json!({
             "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
@@ -122,5 +235,9 @@ fn main() {
         }));
         eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
     }
-    std::fs::write(format!("{dir}/cases.json"), serde_json::to_string_pretty(&meta).expect("json")).expect("write");
+    std::fs::write(
+        format!("{dir}/cases.json"),
+        serde_json::to_string_pretty(&meta).expect("json"),
+    )
+    .expect("write");
 }

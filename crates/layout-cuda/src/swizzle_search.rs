@@ -1,0 +1,86 @@
+//! A shared layout for the emitted kernels, chosen by exhaustive search over
+//! XOR swizzles, scored with the wavefront model of [`crate::wavefronts`].
+//!
+//! The family (CuTe's `Swizzle<B, M, S>` on a row- or column-major tile):
+//! logical offset `o` (tile order) lives at physical offset
+//! `p = o ⊕ (((o >> (M + S)) & (2^B − 1)) << M)`: the `B` bits above
+//! `M + S` are XORed into the bits above `M` (the low `M` bits are a vector
+//! that stays contiguous). As a linear layout `offset → (dim0, dim1)` the
+//! basis of physical bit `i` is the tile coordinate of `swz(2^i)` (`swz` is
+//! an involution when `S ≥ B`). The score is the total predicted wavefronts
+//! of storing the source and loading the destination (both directions of the
+//! benchmark use the same pair of access patterns).
+
+use crate::{free_masks, smem_map, wavefronts};
+use linear_layout::{DimName, LinearLayout};
+
+/// The swizzled tile layout `offset → (dim0, dim1)` for `Swizzle<b, m, s>`
+/// over a row-major (`row_major = true`: dim1 fastest) or column-major tile.
+pub fn swizzled_tile(shape: &[u64], row_major: bool, b: u32, m: u32, s: u32) -> LinearLayout {
+    let (d0, d1) = (DimName::dim(0), DimName::dim(1));
+    let (l0, l1) = (shape[0].trailing_zeros(), shape[1].trailing_zeros());
+    let n = l0 + l1;
+    // Tile order: coordinate of logical offset bit i.
+    let coord = |i: u32| -> Vec<u64> {
+        if row_major {
+            if i < l1 { vec![0, 1 << i] } else { vec![1 << (i - l1), 0] }
+        } else if i < l0 {
+            vec![1 << i, 0]
+        } else {
+            vec![0, 1 << (i - l0)]
+        }
+    };
+    let bases: Vec<Vec<u64>> = (0..n)
+        .map(|i| {
+            let mut c = coord(i);
+            if i >= m + s && i < m + s + b {
+                let extra = coord(i - s);
+                c = vec![c[0] ^ extra[0], c[1] ^ extra[1]];
+            }
+            c
+        })
+        .collect();
+    LinearLayout::new(vec![(DimName::OFFSET, bases)], vec![(d0, shape[0]), (d1, shape[1])], true)
+        .expect("a swizzle is a bijection")
+}
+
+/// Predicted wavefronts (store of `src` + load of `dst`) through `smem`.
+pub fn score(src: &LinearLayout, dst: &LinearLayout, smem: &LinearLayout, bits: u32, num_warps: u64) -> Option<u64> {
+    let st = smem_map(src, smem).ok()?;
+    let ld = smem_map(dst, smem).ok()?;
+    let (fr, fl, fw) = free_masks(src);
+    let (sw, _) = wavefronts(&st, bits, num_warps, fr, |l, w| l & fl == 0 && w & fw == 0);
+    let (lw, _) = wavefronts(&ld, bits, num_warps, 0, |_, _| true);
+    Some(sw + lw)
+}
+
+/// The best swizzle of the family for `src → dst`: `(layout, score)`.
+pub fn search_swizzle(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    shape: &[u64],
+    bits: u32,
+    num_warps: u64,
+) -> Option<(LinearLayout, u64)> {
+    let n = shape.iter().map(|s| s.trailing_zeros()).sum::<u32>();
+    let max_m = (128 / bits).trailing_zeros();
+    let mut best: Option<(LinearLayout, u64)> = None;
+    for row_major in [true, false] {
+        for m in 0..=max_m {
+            for b in 0..=5u32 {
+                for s in b.max(1)..=8 {
+                    if m + s + b > n || (b == 0 && s > 1) {
+                        continue;
+                    }
+                    let l = swizzled_tile(shape, row_major, b, m, s);
+                    if let Some(sc) = score(src, dst, &l, bits, num_warps) {
+                        if best.as_ref().is_none_or(|x| sc < x.1) {
+                            best = Some((l, sc));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    best
+}
