@@ -24,7 +24,8 @@ use layout_view::{html, svg};
 use linear_layout::{DimName, LinearLayout};
 use std::path::PathBuf;
 
-fn layout_a() -> LinearLayout {
+/// Layout A (see the module docs).
+pub fn layout_a() -> LinearLayout {
     let (reg, lane, warp) = (DimName::REGISTER, DimName::LANE, DimName::WARP);
     let (d0, d1) = (DimName::dim(0), DimName::dim(1));
     let id = LinearLayout::identity_1d;
@@ -32,7 +33,8 @@ fn layout_a() -> LinearLayout {
     a.transpose_outs(&[d0, d1]).expect("dims are dim0, dim1")
 }
 
-fn layout_b() -> LinearLayout {
+/// Layout B (see the module docs).
+pub fn layout_b() -> LinearLayout {
     let (reg, lane, warp) = (DimName::REGISTER, DimName::LANE, DimName::WARP);
     let (d0, d1) = (DimName::dim(0), DimName::dim(1));
     let id = LinearLayout::identity_1d;

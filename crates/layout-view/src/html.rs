@@ -4,7 +4,8 @@
 //!
 //! The script maps the pointer to SVG user units with the inverse of the
 //! SVG's screen matrix, finds the panel whose rectangle contains it, and
-//! shows `info[row · cols + col]` of that panel in the `#readout` element.
+//! shows `row r, column c: ` and `info[row · cols + col]` of that panel in
+//! the `#readout` element ([`HINT`] when over no cell).
 
 use crate::svg::{escape, Picture};
 use serde_json::json;
@@ -13,6 +14,7 @@ const SCRIPT: &str = r#"(function () {
   var data = JSON.parse(document.getElementById('cells').textContent);
   var svg = document.querySelector('#picture svg');
   var out = document.getElementById('readout');
+  var HINT = out.textContent;
   function at(px, py) {
     for (var k = 0; k < data.length; k++) {
       var p = data[k];
@@ -29,10 +31,13 @@ const SCRIPT: &str = r#"(function () {
     pt.x = e.clientX; pt.y = e.clientY;
     var q = pt.matrixTransform(svg.getScreenCTM().inverse());
     var s = at(q.x, q.y);
-    out.textContent = s === null ? '\u00a0' : s;
+    out.textContent = s === null ? HINT : s;
   });
-  svg.addEventListener('mouseleave', function () { out.textContent = '\u00a0'; });
+  svg.addEventListener('mouseleave', function () { out.textContent = HINT; });
 })();"#;
+
+/// What the read-out says when the pointer is over no cell.
+pub const HINT: &str = "Point at a cell to see what it holds.";
 
 /// The HTML page of `pic`.
 pub fn page(pic: &Picture) -> String {
@@ -49,7 +54,8 @@ pub fn page(pic: &Picture) -> String {
         .replace('<', "\\u003c");
     let svg = pic.svg.trim_end();
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\nbody {{ font-family: sans-serif; margin: 0; }}\n#readout {{ position: sticky; top: 0; background: #fffbe6; border-bottom: 1px solid #ccc; padding: 6px 10px; font-family: monospace; min-height: 1.2em; }}\n#picture {{ padding: 10px; overflow: auto; }}\n</style>\n</head>\n<body>\n<div id=\"readout\">&nbsp;</div>\n<div id=\"picture\">\n{svg}\n</div>\n<script type=\"application/json\" id=\"cells\">{data}</script>\n<script>\n{SCRIPT}\n</script>\n</body>\n</html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\nbody {{ font-family: sans-serif; margin: 0; }}\n#readout {{ position: sticky; top: 0; background: #fffbe6; border-bottom: 1px solid #ccc; padding: 6px 10px; font-family: monospace; min-height: 1.2em; }}\n#picture {{ padding: 10px; overflow: auto; }}\n</style>\n</head>\n<body>\n<div id=\"readout\">{HINT}</div>\n<div id=\"picture\">\n{svg}\n</div>\n<script type=\"application/json\" id=\"cells\">{data}</script>\n<script>\n{SCRIPT}\n</script>\n</body>\n</html>\n",
         title = escape(&pic.title),
+        HINT = HINT,
     )
 }

@@ -19,6 +19,21 @@
 //!
 //! Every entry point validates its input and returns [`ViewError`] instead
 //! of panicking.
+//!
+//! ```
+//! use layout_view::{hardware_view, tensor_view};
+//! use linear_layout::LinearLayout;
+//! // 4 elements, 2 registers × 2 lanes: register bit → element bit 0,
+//! // lane bit → element bit 1. By hand: element e sits in lane e / 2,
+//! // register e % 2.
+//! let ll = LinearLayout::from_json(
+//!     &serde_json::json!({"register": [[1]], "lane": [[2]]}),
+//!     Some(&[4]),
+//! )
+//! .unwrap();
+//! assert_eq!(tensor_view(&ll, &[4]).unwrap(), "[T0:0, T0:1, T1:0, T1:1]\n");
+//! assert_eq!(hardware_view(&ll, &[4]).unwrap(), "Warp0:\n(0), (2)\n(1), (3)\n");
+//! ```
 
 pub mod html;
 pub mod matrix;

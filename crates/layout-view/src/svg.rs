@@ -80,6 +80,20 @@ fn fill_dark(i: u64) -> &'static str {
     PALETTE_DARK[(i % 16) as usize]
 }
 
+/// Largest number of cells (tensor elements or hardware slots) a picture
+/// draws: 4 × 256 × 256.
+pub const MAX_PICTURE_CELLS: u64 = 1 << 18;
+
+fn picture_size_ok(ll: &LinearLayout) -> Result<()> {
+    let n = ll.total_out_dim_size().max(ll.total_in_dim_size());
+    if n > MAX_PICTURE_CELLS {
+        return Err(ViewError::BadParameter(format!(
+            "layout too large to draw: {n} cells > {MAX_PICTURE_CELLS}; use the text view or a smaller shape"
+        )));
+    }
+    Ok(())
+}
+
 /// Escapes text for XML.
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -275,6 +289,12 @@ pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
 pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> Result<Picture> {
     let t = DistributedTable::new(ll, shape)?;
     let (sub, origin) = window.resolve(shape)?;
+    let cells: u64 = sub.iter().product();
+    if cells > MAX_PICTURE_CELLS {
+        return Err(ViewError::BadParameter(format!(
+            "too many cells to draw: {cells} > {MAX_PICTURE_CELLS}; draw a window (--rows/--cols)"
+        )));
+    }
     // Linear index in the full tensor of cell `i` of the window.
     let full = |i: u64| -> u64 {
         delinearize(i, &sub)
@@ -427,6 +447,7 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
 /// The hardware-view picture of a distributed layout (see the module docs).
 pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
     let t = DistributedTable::new(ll, shape)?;
+    picture_size_ok(ll)?;
     let total_rows = t.blocks * t.warps * t.registers;
     let labels = total_rows <= 128 && t.lanes <= 64;
     let max_len = (0..shape.iter().product::<u64>())
@@ -532,6 +553,7 @@ pub fn bank_picture(ll: &LinearLayout, shape: &[u64], elem_bits: u64) -> Result<
     }
     // Validates sizes; the picture itself shows every offset of every CTA.
     let t = SharedTable::new(ll, shape)?;
+    picture_size_ok(ll)?;
     let per_row = 1024 / elem_bits; // elements per 128-byte line
     let lines = t.offsets.div_ceil(per_row);
     let total_lines = lines * t.blocks;

@@ -99,9 +99,9 @@ fn cases(pic: &Picture) -> (Vec<(u64, u64)>, Vec<String>) {
             ));
         }
     }
-    // Outside every panel: the read-out is cleared (a no-break space).
+    // Outside every panel: the hint.
     pts.push((1, 1));
-    want.push("\u{a0}".into());
+    want.push(html::HINT.into());
     (pts, want)
 }
 

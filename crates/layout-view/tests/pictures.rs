@@ -271,3 +271,29 @@ fn snapshots() {
     insta::assert_snapshot!("nvidia_mma_hardware", hw.svg);
     insta::assert_snapshot!("nvidia_mma_hardware_html", html::page(&hw));
 }
+
+#[test]
+fn oversized_pictures_are_refused_but_windows_drawn() {
+    // 1024×1024 elements, one per slot: too many cells for a whole picture,
+    // fine for a 16×16 window.
+    let reg: Vec<[u64; 2]> = (0..10).map(|i| [0, 1 << i]).collect();
+    let lane: Vec<[u64; 2]> = (0..5).map(|i| [1 << i, 0]).collect();
+    let warp: Vec<[u64; 2]> = (5..10).map(|i| [1 << i, 0]).collect();
+    let j = serde_json::json!({"register": reg, "lane": lane, "warp": warp});
+    let ll = LinearLayout::from_json(&j, Some(&[1024, 1024])).unwrap();
+    let e = tensor_picture(&ll, &[1024, 1024]).unwrap_err();
+    assert!(e.to_string().contains("1048576"), "{e}");
+    assert!(hardware_picture(&ll, &[1024, 1024]).is_err());
+    let w = Window {
+        rows: Some(512..528),
+        cols: Some(0..16),
+    };
+    let p = tensor_picture_window(&ll, &[1024, 1024], &w).unwrap();
+    // Cell (0, 0) of the window is element (512, 0): lane 0, warp 16
+    // (512 = 16 · 32), register 0: thread 16 · 32 = 512.
+    assert!(
+        p.panels[0].info[0].contains("(T512:0)"),
+        "{}",
+        p.panels[0].info[0]
+    );
+}

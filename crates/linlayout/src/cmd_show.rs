@@ -144,13 +144,14 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?,
     };
     let windowed = window != text::Window::default();
-    if windowed && (a.hw || kind == LayoutKind::Shared) {
+    let picture = a.svg.is_some() || a.html.is_some();
+    if windowed && (a.hw || (picture && kind == LayoutKind::Shared)) {
         return Err(
-            "--rows/--cols apply to the tensor view of distributed layouts (text or picture), and to the text tensor view of shared layouts; not to --hw or the bank view"
+            "--rows/--cols select part of the tensor view (text, or picture of a distributed layout); not of --hw or of the bank picture"
                 .into(),
         );
     }
-    if a.svg.is_some() || a.html.is_some() {
+    if picture {
         let pic = match (kind, a.hw) {
             (LayoutKind::Distributed, false) => svg::tensor_picture_window(&ll, &shape, &window),
             (LayoutKind::Distributed, true) => svg::hardware_picture(&ll, &shape),

@@ -252,3 +252,42 @@ fn attribute_views_match_the_oracle() {
     }
     eprintln!("attribute views: {checked} checked, {skipped} skipped (family not in this build)");
 }
+
+#[test]
+fn stdin_and_shared_windows() {
+    use std::io::Write;
+    // A shared oracle record (s2-V00026, swizzled_shared [2, 4]) on stdin.
+    let rec = oracle()
+        .into_iter()
+        .find(|r| r["id"] == "s2-V00026")
+        .unwrap();
+    let mut child = bin()
+        .args(["show", "--shape", "2x4", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(rec["linear"].to_string().as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(stdout(&o), rec["tensor_view"].as_str().unwrap());
+    // Its text window: row 1, columns 2..4 of the oracle's grid, re-bracketed
+    // as a 1×2 tensor ("[[a,b]]"; shared cells are joined by ",").
+    let line = rec["tensor_view"].as_str().unwrap().lines().nth(1).unwrap();
+    let cells: Vec<&str> = line[2..].trim_end_matches(']').split(',').collect();
+    let got = stdout(&run(&[
+        "show",
+        "--shape",
+        "2x4",
+        "--rows",
+        "1..2",
+        "--cols",
+        "2..4",
+        &rec["linear"].to_string(),
+    ]));
+    assert_eq!(got, format!("[[{},{}]]\n", cells[2], cells[3]));
+}
