@@ -401,7 +401,11 @@ impl Mfma {
             tile = mul(&tile, &id(1, lane, db)?)?;
         }
         let warps = identity_nd(warp, &self.warps_per_cta, &matrix_order(rank, true))?;
-        let cta = mul(&tile, &warps)?;
+        let mut cta = mul(&tile, &warps)?;
+        if !cta.has_in_dim(warp) {
+            // All warp counts 0 (Triton's identity1D(0) is empty): one warp.
+            cta = mul(&cta, &id(1, warp, dk)?)?;
+        }
         let cga = cga_from_bases(&self.cga_bases, rank)?;
         combine_cta_cga_with_shape(&cta, &cga, shape)
     }
