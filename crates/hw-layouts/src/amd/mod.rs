@@ -15,8 +15,8 @@
 //! `AMDWmmaEncodingAttr::toLinearLayout`, `wmmaDotOperandToLinearLayout`)
 //! step by step, because the order of the products decides which register
 //! bit maps where. Two helpers mirror Triton where the algebra crate
-//! differs: [`identity_nd`] keeps the out dims in `order` order (Triton's
-//! `identityStandardND` does not transpose them back) and [`mul`] merges
+//! differs: `identity_nd` keeps the out dims in `order` order (Triton's
+//! `identityStandardND` does not transpose them back) and `mul` merges
 //! out-dim orders as Triton's `supremum` does (first operand wins on a
 //! conflict instead of failing).
 //!
