@@ -72,6 +72,15 @@ fn mfma_bad_params() {
     let m0 = mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 0], instrShape = [16, 16, 16], isTransposed = false}>")
         .unwrap();
     err_contains(m0.to_linear_layout(&[8, 128]), "non-zero");
+    // The operands never divide by it: 0 warps act as 1 (as in Triton).
+    let zero = mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [0, 0], instrShape = [16, 16, 16], isTransposed = false}>")
+        .unwrap();
+    let one = mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 16, 16], isTransposed = false}>")
+        .unwrap();
+    assert_eq!(
+        zero.dot_operand_layout(0, 4, &[32, 64]).unwrap(),
+        one.dot_operand_layout(0, 4, &[32, 64]).unwrap()
+    );
     err_contains(
         mfma("#ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 3], instrShape = [16, 16, 16], isTransposed = false}>"),
         "powers of two",

@@ -26,6 +26,21 @@ const WARP_SIZE: u64 = 64;
 /// columns per lane). Warps, then `tilesPerWarp` and tensor repetitions
 /// extend it: N first over the whole tensor, then M (see
 /// [`Mfma::to_linear_layout`]).
+///
+/// ```
+/// use hw_layouts::amd::Mfma;
+/// use hw_layouts::syntax::Attribute;
+/// let a = Attribute::parse(
+///     "#ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [16, 16, 16], isTransposed = false}>",
+/// ).unwrap();
+/// let l = Mfma::from_attr(&a).unwrap().to_linear_layout(&[16, 16]).unwrap();
+/// // Lane l holds column l % 16 and rows 4 * (l / 16) + r for registers
+/// // r = 0..4 (the mfma_f32_16x16 accumulator).
+/// assert_eq!(
+///     l.bases_json().to_string(),
+///     r#"{"register":[[1,0],[2,0]],"lane":[[0,1],[0,2],[0,4],[0,8],[4,0],[8,0]],"warp":[],"block":[]}"#
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mfma {
     /// Architecture generation (1 gfx908, 2 gfx90a, 3 gfx942, 4 gfx950; the
@@ -401,7 +416,11 @@ impl Mfma {
             tile = mul(&tile, &id(1, lane, db)?)?;
         }
         let warps = identity_nd(warp, &self.warps_per_cta, &matrix_order(rank, true))?;
-        let cta = mul(&tile, &warps)?;
+        let mut cta = mul(&tile, &warps)?;
+        if !cta.has_in_dim(warp) {
+            // All warp counts 0 (Triton's identity1D(0) is empty): one warp.
+            cta = mul(&cta, &id(1, warp, dk)?)?;
+        }
         let cga = cga_from_bases(&self.cga_bases, rank)?;
         combine_cta_cga_with_shape(&cta, &cga, shape)
     }

@@ -14,7 +14,33 @@
 //! (`AMDMfmaEncodingAttr::toLinearLayout`, `mfmaDotToLinearLayout`,
 //! `AMDWmmaEncodingAttr::toLinearLayout`, `wmmaDotOperandToLinearLayout`)
 //! step by step, because the order of the products decides which register
-//! bit maps where.
+//! bit maps where. Two helpers mirror Triton where the algebra crate
+//! differs: `identity_nd` keeps the out dims in `order` order (Triton's
+//! `identityStandardND` does not transpose them back) and `mul` merges
+//! out-dim orders as Triton's `supremum` does (first operand wins on a
+//! conflict instead of failing).
+//!
+//! Checked against Triton 3.9: every AMD record of the shared oracle and
+//! 1900 more generated ones (`tests/amd_oracle.rs`), Triton's own unit tests
+//! (`tests/amd_triton_unit.rs`) and its refusals (`tests/amd_rejects.rs`).
+//!
+//! Where we knowingly differ from Triton 3.9's *parser* (the layouts are
+//! the same):
+//! * legacy text is accepted: MFMA `versionMajor`/`versionMinor` (Triton
+//!   3.9 ignores these keys and reads version 0; the version does not
+//!   change the layout), WMMA `warpsPerCTA` (+ `tilesPerWarp`), the CTA
+//!   triple `CTAsPerCGA`/`CTASplitNum`/`CTAOrder`;
+//! * Triton's own WMMA printer output is accepted (it omits `warp = []` and
+//!   `rank = 3`, which Triton's parser then demands);
+//! * unknown keys are an error (Triton silently ignores them), and a
+//!   missing `isTransposed` is an error (undefined in Triton).
+//!
+//! Where Triton accepts odd values we follow it: a 0 warp count or tile
+//! count acts like 1 where Triton only multiplies by it (its
+//! `identity1D(0)` is the empty layout) and is an error where Triton
+//! divides by it (it crashes there); `tilesPerWarp` entries Triton never
+//! reads are not checked; WMMA `ctaLayout` bases need not be single powers
+//! of two (only surjective, as Triton's parser demands).
 
 mod mfma;
 mod wmma;

@@ -28,6 +28,20 @@ const DEFAULT_INSTR: [u64; 3] = [16, 16, 16];
 /// `warpsPerCTA = [..]` form is turned into the `ctaLayout` Triton's
 /// `chooseWmmaCTALinearLayout` builds (row-major: warps along the last dim
 /// first).
+///
+/// ```
+/// use hw_layouts::amd::Wmma;
+/// use hw_layouts::syntax::Attribute;
+/// let a = Attribute::parse(
+///     "#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = []}}>",
+/// ).unwrap();
+/// let l = Wmma::from_attr(&a).unwrap().to_linear_layout(&[16, 16]).unwrap();
+/// // RDNA4: lane l holds column l % 16 and rows 8 * (l / 16) + r, r = 0..8.
+/// assert_eq!(
+///     l.bases_json().to_string(),
+///     r#"{"register":[[1,0],[2,0],[4,0]],"lane":[[0,1],[0,2],[0,4],[0,8],[8,0]],"warp":[],"block":[]}"#
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Wmma {
     /// 1 (RDNA3), 2 (RDNA4), 3 (gfx1250).
