@@ -51,8 +51,13 @@ def tri_class(p):
     return "registers"
 
 
-print("| case | ours: path | ours µs/cvt | Triton path (PTX) | Triton µs/cvt | Triton/ours | predicted wavefronts | ncu wavefronts | ncu conflicts | correct (ours, Triton) |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+try:
+    ceiling = json.load(open(f"{out}/ceiling.json"))["smem_ceiling_TBps"]
+except Exception:
+    ceiling = None
+print(f"Shared-memory ceiling (conflict-free 16-byte st+ld microbenchmark): {ceiling} TB/s\n")
+print("| case | ours: path | ours µs/cvt | Triton path (PTX) | Triton µs/cvt | Triton/ours | predicted wavefronts (R=1, 1 tile) | ncu wavefronts | ncu conflicts | ours smem throughput TB/s = wavefronts×128 B/time (% of ceiling) | correct (ours, Triton) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 ratios = []
 for name, c in cases.items():
     o = ours.get(name, {})
@@ -61,11 +66,27 @@ for name, c in cases.items():
     ncu_w = sum(v for k, v in n.items() if "wavefronts" in k) if n else None
     ncu_c = sum(v for k, v in n.items() if "conflicts" in k) if n else None
     ou, tu = o.get("per_cvt_us"), t.get("per_cvt_us")
-    ratio = (tu / ou) if (ou and tu and ou > 0) else None
+    ratio = (tu / ou) if (ou and tu and ou > 0.05 and tu > 0.05) else None
     if ratio:
         ratios.append(ratio)
+    bw = None
+    if ou and ou > 0.05 and predicted(c):
+        # wavefronts of one conversion (half of fwd+bwd) × 128 B × tiles / time
+        bw = predicted(c) / 2 * 128 * c["tiles"] / (ou * 1e-6) / 1e12
+    bws = "—" if bw is None else (f"{bw:.1f} ({100 * bw / ceiling:.0f}%)" if ceiling else f"{bw:.1f}")
     fmt = lambda x: "—" if x is None else (f"{x:.3f}" if isinstance(x, float) else str(x))
-    print(f"| {name} | {c['path_fwd']}/{c['path_bwd']} | {fmt(ou)} | {tri_class(t.get('ptx'))} | {fmt(tu)} | {fmt(ratio)} | {predicted(c)} | {fmt(ncu_w)} | {fmt(ncu_c)} | {o.get('ok', o.get('error'))}, {t.get('ok', t.get('error', '—'))} |")
+    print(f"| {name} | {c['path_fwd']}/{c['path_bwd']} | {fmt(ou)} | {tri_class(t.get('ptx'))} | {fmt(tu)} | {fmt(ratio)} | {predicted(c)} | {fmt(ncu_w)} | {fmt(ncu_c)} | {bws} | {o.get('ok', o.get('error'))}, {t.get('ok', t.get('error', '—'))} |")
 if ratios:
     g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"\nGeometric-mean speed-up of ours over Triton (Triton time / ours): {g:.3f} over {len(ratios)} cases")
+
+# The paper's Figure 5: the same conversion by warp shuffles vs through
+# shared memory (both ours).
+pairs = [(n, n + "_smem") for n in cases if n + "_smem" in cases]
+if pairs:
+    print("\n| conversion (Figure 5) | warp shuffles µs/cvt | shared memory µs/cvt | speed-up of shuffles |")
+    print("|---|---|---|---|")
+    for a, b in pairs:
+        ta, tb = ours.get(a, {}).get("per_cvt_us"), ours.get(b, {}).get("per_cvt_us")
+        if ta and tb:
+            print(f"| {a} | {ta:.3f} | {tb:.3f} | {tb / ta:.2f}× |")

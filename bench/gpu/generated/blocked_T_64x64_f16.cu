@@ -9,184 +9,200 @@
 
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 66u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 132u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 264u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 528u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 32u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 34u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 48u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 50u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2050u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2064u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2066u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2080u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2082u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2096u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2098u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 16u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 34u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 68u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[8] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 136u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 272u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[10] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 408u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[12] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 648u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[13] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 784u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[14] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 920u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[24] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1160u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1296u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1432u]) = (uint32_t)((uint32_t)a[19] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[28] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1672u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1808u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1944u]) = (uint32_t)((uint32_t)a[23] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 264u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 528u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 1u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 16u;
-  b[0] = smem[o_smem_ld ^ 0u];
-  b[1] = smem[o_smem_ld ^ 66u];
-  b[2] = smem[o_smem_ld ^ 132u];
-  b[3] = smem[o_smem_ld ^ 198u];
-  b[4] = smem[o_smem_ld ^ 1024u];
-  b[5] = smem[o_smem_ld ^ 1090u];
-  b[6] = smem[o_smem_ld ^ 1156u];
-  b[7] = smem[o_smem_ld ^ 1222u];
-  b[8] = smem[o_smem_ld ^ 2048u];
-  b[9] = smem[o_smem_ld ^ 2114u];
-  b[10] = smem[o_smem_ld ^ 2180u];
-  b[11] = smem[o_smem_ld ^ 2246u];
-  b[12] = smem[o_smem_ld ^ 3072u];
-  b[13] = smem[o_smem_ld ^ 3138u];
-  b[14] = smem[o_smem_ld ^ 3204u];
-  b[15] = smem[o_smem_ld ^ 3270u];
-  b[16] = smem[o_smem_ld ^ 32u];
-  b[17] = smem[o_smem_ld ^ 98u];
-  b[18] = smem[o_smem_ld ^ 164u];
-  b[19] = smem[o_smem_ld ^ 230u];
-  b[20] = smem[o_smem_ld ^ 1056u];
-  b[21] = smem[o_smem_ld ^ 1122u];
-  b[22] = smem[o_smem_ld ^ 1188u];
-  b[23] = smem[o_smem_ld ^ 1254u];
-  b[24] = smem[o_smem_ld ^ 2080u];
-  b[25] = smem[o_smem_ld ^ 2146u];
-  b[26] = smem[o_smem_ld ^ 2212u];
-  b[27] = smem[o_smem_ld ^ 2278u];
-  b[28] = smem[o_smem_ld ^ 3104u];
-  b[29] = smem[o_smem_ld ^ 3170u];
-  b[30] = smem[o_smem_ld ^ 3236u];
-  b[31] = smem[o_smem_ld ^ 3302u];
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 34u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 68u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 136u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 272u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 2u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+    b[0] = ((uint32_t)t_ >> 0) & 65535u;
+    b[16] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8u]);
+    b[1] = ((uint32_t)t_ >> 0) & 65535u;
+    b[17] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16u]);
+    b[2] = ((uint32_t)t_ >> 0) & 65535u;
+    b[18] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24u]);
+    b[3] = ((uint32_t)t_ >> 0) & 65535u;
+    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+    b[4] = ((uint32_t)t_ >> 0) & 65535u;
+    b[20] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2056u]);
+    b[5] = ((uint32_t)t_ >> 0) & 65535u;
+    b[21] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2064u]);
+    b[6] = ((uint32_t)t_ >> 0) & 65535u;
+    b[22] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2072u]);
+    b[7] = ((uint32_t)t_ >> 0) & 65535u;
+    b[23] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+    b[8] = ((uint32_t)t_ >> 0) & 65535u;
+    b[24] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1032u]);
+    b[9] = ((uint32_t)t_ >> 0) & 65535u;
+    b[25] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1040u]);
+    b[10] = ((uint32_t)t_ >> 0) & 65535u;
+    b[26] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1048u]);
+    b[11] = ((uint32_t)t_ >> 0) & 65535u;
+    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+    b[12] = ((uint32_t)t_ >> 0) & 65535u;
+    b[28] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3080u]);
+    b[13] = ((uint32_t)t_ >> 0) & 65535u;
+    b[29] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3088u]);
+    b[14] = ((uint32_t)t_ >> 0) & 65535u;
+    b[30] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3096u]);
+    b[15] = ((uint32_t)t_ >> 0) & 65535u;
+    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  }
   __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 264u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 528u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 1u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 16u;
-  smem[o_smem_st ^ 0u] = a[0];
-  smem[o_smem_st ^ 66u] = a[1];
-  smem[o_smem_st ^ 132u] = a[2];
-  smem[o_smem_st ^ 198u] = a[3];
-  smem[o_smem_st ^ 1024u] = a[4];
-  smem[o_smem_st ^ 1090u] = a[5];
-  smem[o_smem_st ^ 1156u] = a[6];
-  smem[o_smem_st ^ 1222u] = a[7];
-  smem[o_smem_st ^ 2048u] = a[8];
-  smem[o_smem_st ^ 2114u] = a[9];
-  smem[o_smem_st ^ 2180u] = a[10];
-  smem[o_smem_st ^ 2246u] = a[11];
-  smem[o_smem_st ^ 3072u] = a[12];
-  smem[o_smem_st ^ 3138u] = a[13];
-  smem[o_smem_st ^ 3204u] = a[14];
-  smem[o_smem_st ^ 3270u] = a[15];
-  smem[o_smem_st ^ 32u] = a[16];
-  smem[o_smem_st ^ 98u] = a[17];
-  smem[o_smem_st ^ 164u] = a[18];
-  smem[o_smem_st ^ 230u] = a[19];
-  smem[o_smem_st ^ 1056u] = a[20];
-  smem[o_smem_st ^ 1122u] = a[21];
-  smem[o_smem_st ^ 1188u] = a[22];
-  smem[o_smem_st ^ 1254u] = a[23];
-  smem[o_smem_st ^ 2080u] = a[24];
-  smem[o_smem_st ^ 2146u] = a[25];
-  smem[o_smem_st ^ 2212u] = a[26];
-  smem[o_smem_st ^ 2278u] = a[27];
-  smem[o_smem_st ^ 3104u] = a[28];
-  smem[o_smem_st ^ 3170u] = a[29];
-  smem[o_smem_st ^ 3236u] = a[30];
-  smem[o_smem_st ^ 3302u] = a[31];
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 34u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 68u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 136u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 272u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 2u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[16] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[18] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[20] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[21] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2064u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[22] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2072u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[24] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1032u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1040u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1048u]) = (uint32_t)((uint32_t)a[11] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[28] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3080u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3088u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3096u]) = (uint32_t)((uint32_t)a[15] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 66u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 132u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 264u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 528u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 16u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 34u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 68u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+    b[8] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 18u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 32u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 136u]);
+    b[1] = ((uint32_t)t_ >> 0) & 65535u;
     b[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 34u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 272u]);
+    b[2] = ((uint32_t)t_ >> 0) & 65535u;
+    b[10] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 408u]);
+    b[3] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 48u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+    b[4] = ((uint32_t)t_ >> 0) & 65535u;
+    b[12] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 648u]);
+    b[5] = ((uint32_t)t_ >> 0) & 65535u;
     b[13] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 50u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 784u]);
+    b[6] = ((uint32_t)t_ >> 0) & 65535u;
+    b[14] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 920u]);
+    b[7] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
+    b[24] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2050u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2064u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2066u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2080u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1160u]);
+    b[17] = ((uint32_t)t_ >> 0) & 65535u;
     b[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2082u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1296u]);
+    b[18] = ((uint32_t)t_ >> 0) & 65535u;
+    b[26] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1432u]);
+    b[19] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2096u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+    b[20] = ((uint32_t)t_ >> 0) & 65535u;
+    b[28] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1672u]);
+    b[21] = ((uint32_t)t_ >> 0) & 65535u;
     b[29] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2098u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1808u]);
+    b[22] = ((uint32_t)t_ >> 0) & 65535u;
+    b[30] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1944u]);
+    b[23] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
   __syncthreads();

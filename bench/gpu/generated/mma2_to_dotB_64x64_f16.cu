@@ -9,266 +9,282 @@
 
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[64], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 144u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 288u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 1u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 16u;
-  smem[o_smem_st ^ 0u] = a[0];
-  smem[o_smem_st ^ 72u] = a[1];
-  smem[o_smem_st ^ 8u] = a[2];
-  smem[o_smem_st ^ 64u] = a[3];
-  smem[o_smem_st ^ 1024u] = a[4];
-  smem[o_smem_st ^ 1096u] = a[5];
-  smem[o_smem_st ^ 1032u] = a[6];
-  smem[o_smem_st ^ 1088u] = a[7];
-  smem[o_smem_st ^ 2048u] = a[8];
-  smem[o_smem_st ^ 2120u] = a[9];
-  smem[o_smem_st ^ 2056u] = a[10];
-  smem[o_smem_st ^ 2112u] = a[11];
-  smem[o_smem_st ^ 3072u] = a[12];
-  smem[o_smem_st ^ 3144u] = a[13];
-  smem[o_smem_st ^ 3080u] = a[14];
-  smem[o_smem_st ^ 3136u] = a[15];
-  smem[o_smem_st ^ 32u] = a[16];
-  smem[o_smem_st ^ 104u] = a[17];
-  smem[o_smem_st ^ 40u] = a[18];
-  smem[o_smem_st ^ 96u] = a[19];
-  smem[o_smem_st ^ 1056u] = a[20];
-  smem[o_smem_st ^ 1128u] = a[21];
-  smem[o_smem_st ^ 1064u] = a[22];
-  smem[o_smem_st ^ 1120u] = a[23];
-  smem[o_smem_st ^ 2080u] = a[24];
-  smem[o_smem_st ^ 2152u] = a[25];
-  smem[o_smem_st ^ 2088u] = a[26];
-  smem[o_smem_st ^ 2144u] = a[27];
-  smem[o_smem_st ^ 3104u] = a[28];
-  smem[o_smem_st ^ 3176u] = a[29];
-  smem[o_smem_st ^ 3112u] = a[30];
-  smem[o_smem_st ^ 3168u] = a[31];
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 18u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 36u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 72u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 128u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 200u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 328u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 384u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 456u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 584u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 640u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 712u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 840u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 896u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 968u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 18u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 36u;
   o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 72u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 144u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 288u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+    b[2] = ((uint32_t)t_ >> 16) & 65535u;
   }
   { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
+    b[1] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 32u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 40u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 48u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 56u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1032u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1040u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1048u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1056u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1064u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1072u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1080u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
-  }
   { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
-    b[32] = ((uint32_t)t_ >> 0) & 65535u;
-    b[33] = ((uint32_t)t_ >> 16) & 65535u;
+    b[4] = ((uint32_t)t_ >> 0) & 65535u;
+    b[6] = ((uint32_t)t_ >> 16) & 65535u;
   }
   { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2056u]);
-    b[34] = ((uint32_t)t_ >> 0) & 65535u;
+    b[5] = ((uint32_t)t_ >> 0) & 65535u;
+    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+    b[8] = ((uint32_t)t_ >> 0) & 65535u;
+    b[10] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 520u]);
+    b[9] = ((uint32_t)t_ >> 0) & 65535u;
+    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+    b[12] = ((uint32_t)t_ >> 0) & 65535u;
+    b[14] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2568u]);
+    b[13] = ((uint32_t)t_ >> 0) & 65535u;
+    b[15] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 128u]);
+    b[16] = ((uint32_t)t_ >> 0) & 65535u;
+    b[18] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 136u]);
+    b[17] = ((uint32_t)t_ >> 0) & 65535u;
+    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2176u]);
+    b[20] = ((uint32_t)t_ >> 0) & 65535u;
+    b[22] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2184u]);
+    b[21] = ((uint32_t)t_ >> 0) & 65535u;
+    b[23] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 640u]);
+    b[24] = ((uint32_t)t_ >> 0) & 65535u;
+    b[26] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 648u]);
+    b[25] = ((uint32_t)t_ >> 0) & 65535u;
+    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2688u]);
+    b[28] = ((uint32_t)t_ >> 0) & 65535u;
+    b[30] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2696u]);
+    b[29] = ((uint32_t)t_ >> 0) & 65535u;
+    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+    b[32] = ((uint32_t)t_ >> 0) & 65535u;
+    b[34] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 264u]);
+    b[33] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2064u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
     b[36] = ((uint32_t)t_ >> 0) & 65535u;
-    b[37] = ((uint32_t)t_ >> 16) & 65535u;
+    b[38] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2072u]);
-    b[38] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2312u]);
+    b[37] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2080u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
     b[40] = ((uint32_t)t_ >> 0) & 65535u;
-    b[41] = ((uint32_t)t_ >> 16) & 65535u;
+    b[42] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2088u]);
-    b[42] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 776u]);
+    b[41] = ((uint32_t)t_ >> 0) & 65535u;
     b[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
     b[44] = ((uint32_t)t_ >> 0) & 65535u;
-    b[45] = ((uint32_t)t_ >> 16) & 65535u;
+    b[46] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2104u]);
-    b[46] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2824u]);
+    b[45] = ((uint32_t)t_ >> 0) & 65535u;
     b[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 384u]);
     b[48] = ((uint32_t)t_ >> 0) & 65535u;
-    b[49] = ((uint32_t)t_ >> 16) & 65535u;
+    b[50] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3080u]);
-    b[50] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 392u]);
+    b[49] = ((uint32_t)t_ >> 0) & 65535u;
     b[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3088u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2432u]);
     b[52] = ((uint32_t)t_ >> 0) & 65535u;
-    b[53] = ((uint32_t)t_ >> 16) & 65535u;
+    b[54] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3096u]);
-    b[54] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2440u]);
+    b[53] = ((uint32_t)t_ >> 0) & 65535u;
     b[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3104u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 896u]);
     b[56] = ((uint32_t)t_ >> 0) & 65535u;
-    b[57] = ((uint32_t)t_ >> 16) & 65535u;
+    b[58] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3112u]);
-    b[58] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 904u]);
+    b[57] = ((uint32_t)t_ >> 0) & 65535u;
     b[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3120u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2944u]);
     b[60] = ((uint32_t)t_ >> 0) & 65535u;
-    b[61] = ((uint32_t)t_ >> 16) & 65535u;
+    b[62] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3128u]);
-    b[62] = ((uint32_t)t_ >> 0) & 65535u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2952u]);
+    b[61] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
   __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 18u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 36u;
   o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 72u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 144u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 288u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   if ((lane & 0u) == 0u && (warp & 2u) == 0u) {
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 32u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 40u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 48u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 56u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1032u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1040u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1048u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1056u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1064u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1072u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1080u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2064u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2072u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2080u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2088u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2096u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2104u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3080u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3088u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3096u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3104u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3112u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3120u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3128u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 520u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2568u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 128u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 136u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2176u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2184u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 640u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 648u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2688u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2696u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 264u]) = (uint32_t)((uint32_t)a[33] | ((uint32_t)a[35] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[38] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2312u]) = (uint32_t)((uint32_t)a[37] | ((uint32_t)a[39] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 776u]) = (uint32_t)((uint32_t)a[41] | ((uint32_t)a[43] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[46] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2824u]) = (uint32_t)((uint32_t)a[45] | ((uint32_t)a[47] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 384u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 392u]) = (uint32_t)((uint32_t)a[49] | ((uint32_t)a[51] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2432u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[54] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2440u]) = (uint32_t)((uint32_t)a[53] | ((uint32_t)a[55] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 896u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 904u]) = (uint32_t)((uint32_t)a[57] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2944u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[62] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2952u]) = (uint32_t)((uint32_t)a[61] | ((uint32_t)a[63] << 16));
   }
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 144u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 288u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 1u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 16u;
-  b[0] = smem[o_smem_ld ^ 0u];
-  b[1] = smem[o_smem_ld ^ 72u];
-  b[2] = smem[o_smem_ld ^ 8u];
-  b[3] = smem[o_smem_ld ^ 64u];
-  b[4] = smem[o_smem_ld ^ 1024u];
-  b[5] = smem[o_smem_ld ^ 1096u];
-  b[6] = smem[o_smem_ld ^ 1032u];
-  b[7] = smem[o_smem_ld ^ 1088u];
-  b[8] = smem[o_smem_ld ^ 2048u];
-  b[9] = smem[o_smem_ld ^ 2120u];
-  b[10] = smem[o_smem_ld ^ 2056u];
-  b[11] = smem[o_smem_ld ^ 2112u];
-  b[12] = smem[o_smem_ld ^ 3072u];
-  b[13] = smem[o_smem_ld ^ 3144u];
-  b[14] = smem[o_smem_ld ^ 3080u];
-  b[15] = smem[o_smem_ld ^ 3136u];
-  b[16] = smem[o_smem_ld ^ 32u];
-  b[17] = smem[o_smem_ld ^ 104u];
-  b[18] = smem[o_smem_ld ^ 40u];
-  b[19] = smem[o_smem_ld ^ 96u];
-  b[20] = smem[o_smem_ld ^ 1056u];
-  b[21] = smem[o_smem_ld ^ 1128u];
-  b[22] = smem[o_smem_ld ^ 1064u];
-  b[23] = smem[o_smem_ld ^ 1120u];
-  b[24] = smem[o_smem_ld ^ 2080u];
-  b[25] = smem[o_smem_ld ^ 2152u];
-  b[26] = smem[o_smem_ld ^ 2088u];
-  b[27] = smem[o_smem_ld ^ 2144u];
-  b[28] = smem[o_smem_ld ^ 3104u];
-  b[29] = smem[o_smem_ld ^ 3176u];
-  b[30] = smem[o_smem_ld ^ 3112u];
-  b[31] = smem[o_smem_ld ^ 3168u];
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 18u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 36u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+    b[0] = ((uint32_t)t_ >> 0) & 65535u;
+    b[2] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 72u]);
+    b[1] = ((uint32_t)t_ >> 0) & 65535u;
+    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 128u]);
+    b[4] = ((uint32_t)t_ >> 0) & 65535u;
+    b[6] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 200u]);
+    b[5] = ((uint32_t)t_ >> 0) & 65535u;
+    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+    b[8] = ((uint32_t)t_ >> 0) & 65535u;
+    b[10] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 328u]);
+    b[9] = ((uint32_t)t_ >> 0) & 65535u;
+    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 384u]);
+    b[12] = ((uint32_t)t_ >> 0) & 65535u;
+    b[14] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 456u]);
+    b[13] = ((uint32_t)t_ >> 0) & 65535u;
+    b[15] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+    b[16] = ((uint32_t)t_ >> 0) & 65535u;
+    b[18] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 584u]);
+    b[17] = ((uint32_t)t_ >> 0) & 65535u;
+    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 640u]);
+    b[20] = ((uint32_t)t_ >> 0) & 65535u;
+    b[22] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 712u]);
+    b[21] = ((uint32_t)t_ >> 0) & 65535u;
+    b[23] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+    b[24] = ((uint32_t)t_ >> 0) & 65535u;
+    b[26] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 840u]);
+    b[25] = ((uint32_t)t_ >> 0) & 65535u;
+    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 896u]);
+    b[28] = ((uint32_t)t_ >> 0) & 65535u;
+    b[30] = ((uint32_t)t_ >> 16) & 65535u;
+  }
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 968u]);
+    b[29] = ((uint32_t)t_ >> 0) & 65535u;
+    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  }
   __syncthreads();
 }
 

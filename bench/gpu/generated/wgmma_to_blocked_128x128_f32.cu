@@ -9,682 +9,554 @@
 
 __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[128], uint32_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 136u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 272u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[1]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1024u]) = make_uint2((uint32_t)a[2], (uint32_t)a[3]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8u]) = make_uint2((uint32_t)a[4], (uint32_t)a[5]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1032u]) = make_uint2((uint32_t)a[6], (uint32_t)a[7]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 16u]) = make_uint2((uint32_t)a[8], (uint32_t)a[9]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1040u]) = make_uint2((uint32_t)a[10], (uint32_t)a[11]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 24u]) = make_uint2((uint32_t)a[12], (uint32_t)a[13]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1048u]) = make_uint2((uint32_t)a[14], (uint32_t)a[15]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 34u]) = make_uint2((uint32_t)a[16], (uint32_t)a[17]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1058u]) = make_uint2((uint32_t)a[18], (uint32_t)a[19]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 42u]) = make_uint2((uint32_t)a[20], (uint32_t)a[21]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1066u]) = make_uint2((uint32_t)a[22], (uint32_t)a[23]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 50u]) = make_uint2((uint32_t)a[24], (uint32_t)a[25]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1074u]) = make_uint2((uint32_t)a[26], (uint32_t)a[27]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 58u]) = make_uint2((uint32_t)a[28], (uint32_t)a[29]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1082u]) = make_uint2((uint32_t)a[30], (uint32_t)a[31]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 68u]) = make_uint2((uint32_t)a[32], (uint32_t)a[33]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1092u]) = make_uint2((uint32_t)a[34], (uint32_t)a[35]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 76u]) = make_uint2((uint32_t)a[36], (uint32_t)a[37]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1100u]) = make_uint2((uint32_t)a[38], (uint32_t)a[39]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 84u]) = make_uint2((uint32_t)a[40], (uint32_t)a[41]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1108u]) = make_uint2((uint32_t)a[42], (uint32_t)a[43]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 92u]) = make_uint2((uint32_t)a[44], (uint32_t)a[45]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1116u]) = make_uint2((uint32_t)a[46], (uint32_t)a[47]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 102u]) = make_uint2((uint32_t)a[48], (uint32_t)a[49]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1126u]) = make_uint2((uint32_t)a[50], (uint32_t)a[51]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 110u]) = make_uint2((uint32_t)a[52], (uint32_t)a[53]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1134u]) = make_uint2((uint32_t)a[54], (uint32_t)a[55]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 118u]) = make_uint2((uint32_t)a[56], (uint32_t)a[57]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1142u]) = make_uint2((uint32_t)a[58], (uint32_t)a[59]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 126u]) = make_uint2((uint32_t)a[60], (uint32_t)a[61]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 1150u]) = make_uint2((uint32_t)a[62], (uint32_t)a[63]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8192u]) = make_uint2((uint32_t)a[64], (uint32_t)a[65]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9216u]) = make_uint2((uint32_t)a[66], (uint32_t)a[67]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8200u]) = make_uint2((uint32_t)a[68], (uint32_t)a[69]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9224u]) = make_uint2((uint32_t)a[70], (uint32_t)a[71]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8208u]) = make_uint2((uint32_t)a[72], (uint32_t)a[73]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9232u]) = make_uint2((uint32_t)a[74], (uint32_t)a[75]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8216u]) = make_uint2((uint32_t)a[76], (uint32_t)a[77]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9240u]) = make_uint2((uint32_t)a[78], (uint32_t)a[79]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8226u]) = make_uint2((uint32_t)a[80], (uint32_t)a[81]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9250u]) = make_uint2((uint32_t)a[82], (uint32_t)a[83]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8234u]) = make_uint2((uint32_t)a[84], (uint32_t)a[85]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9258u]) = make_uint2((uint32_t)a[86], (uint32_t)a[87]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8242u]) = make_uint2((uint32_t)a[88], (uint32_t)a[89]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9266u]) = make_uint2((uint32_t)a[90], (uint32_t)a[91]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8250u]) = make_uint2((uint32_t)a[92], (uint32_t)a[93]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9274u]) = make_uint2((uint32_t)a[94], (uint32_t)a[95]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8260u]) = make_uint2((uint32_t)a[96], (uint32_t)a[97]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9284u]) = make_uint2((uint32_t)a[98], (uint32_t)a[99]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8268u]) = make_uint2((uint32_t)a[100], (uint32_t)a[101]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9292u]) = make_uint2((uint32_t)a[102], (uint32_t)a[103]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8276u]) = make_uint2((uint32_t)a[104], (uint32_t)a[105]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9300u]) = make_uint2((uint32_t)a[106], (uint32_t)a[107]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8284u]) = make_uint2((uint32_t)a[108], (uint32_t)a[109]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9308u]) = make_uint2((uint32_t)a[110], (uint32_t)a[111]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8294u]) = make_uint2((uint32_t)a[112], (uint32_t)a[113]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9318u]) = make_uint2((uint32_t)a[114], (uint32_t)a[115]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8302u]) = make_uint2((uint32_t)a[116], (uint32_t)a[117]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9326u]) = make_uint2((uint32_t)a[118], (uint32_t)a[119]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8310u]) = make_uint2((uint32_t)a[120], (uint32_t)a[121]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9334u]) = make_uint2((uint32_t)a[122], (uint32_t)a[123]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8318u]) = make_uint2((uint32_t)a[124], (uint32_t)a[125]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 9342u]) = make_uint2((uint32_t)a[126], (uint32_t)a[127]);
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 16u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 1u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
+  smem[o_smem_st ^ 0u] = a[0];
+  smem[o_smem_st ^ 64u] = a[1];
+  smem[o_smem_st ^ 128u] = a[2];
+  smem[o_smem_st ^ 192u] = a[3];
+  smem[o_smem_st ^ 48u] = a[4];
+  smem[o_smem_st ^ 112u] = a[5];
+  smem[o_smem_st ^ 176u] = a[6];
+  smem[o_smem_st ^ 240u] = a[7];
+  smem[o_smem_st ^ 256u] = a[8];
+  smem[o_smem_st ^ 320u] = a[9];
+  smem[o_smem_st ^ 384u] = a[10];
+  smem[o_smem_st ^ 448u] = a[11];
+  smem[o_smem_st ^ 304u] = a[12];
+  smem[o_smem_st ^ 368u] = a[13];
+  smem[o_smem_st ^ 432u] = a[14];
+  smem[o_smem_st ^ 496u] = a[15];
+  smem[o_smem_st ^ 512u] = a[16];
+  smem[o_smem_st ^ 576u] = a[17];
+  smem[o_smem_st ^ 640u] = a[18];
+  smem[o_smem_st ^ 704u] = a[19];
+  smem[o_smem_st ^ 560u] = a[20];
+  smem[o_smem_st ^ 624u] = a[21];
+  smem[o_smem_st ^ 688u] = a[22];
+  smem[o_smem_st ^ 752u] = a[23];
+  smem[o_smem_st ^ 768u] = a[24];
+  smem[o_smem_st ^ 832u] = a[25];
+  smem[o_smem_st ^ 896u] = a[26];
+  smem[o_smem_st ^ 960u] = a[27];
+  smem[o_smem_st ^ 816u] = a[28];
+  smem[o_smem_st ^ 880u] = a[29];
+  smem[o_smem_st ^ 944u] = a[30];
+  smem[o_smem_st ^ 1008u] = a[31];
+  smem[o_smem_st ^ 1024u] = a[32];
+  smem[o_smem_st ^ 1088u] = a[33];
+  smem[o_smem_st ^ 1152u] = a[34];
+  smem[o_smem_st ^ 1216u] = a[35];
+  smem[o_smem_st ^ 1072u] = a[36];
+  smem[o_smem_st ^ 1136u] = a[37];
+  smem[o_smem_st ^ 1200u] = a[38];
+  smem[o_smem_st ^ 1264u] = a[39];
+  smem[o_smem_st ^ 1280u] = a[40];
+  smem[o_smem_st ^ 1344u] = a[41];
+  smem[o_smem_st ^ 1408u] = a[42];
+  smem[o_smem_st ^ 1472u] = a[43];
+  smem[o_smem_st ^ 1328u] = a[44];
+  smem[o_smem_st ^ 1392u] = a[45];
+  smem[o_smem_st ^ 1456u] = a[46];
+  smem[o_smem_st ^ 1520u] = a[47];
+  smem[o_smem_st ^ 1536u] = a[48];
+  smem[o_smem_st ^ 1600u] = a[49];
+  smem[o_smem_st ^ 1664u] = a[50];
+  smem[o_smem_st ^ 1728u] = a[51];
+  smem[o_smem_st ^ 1584u] = a[52];
+  smem[o_smem_st ^ 1648u] = a[53];
+  smem[o_smem_st ^ 1712u] = a[54];
+  smem[o_smem_st ^ 1776u] = a[55];
+  smem[o_smem_st ^ 1792u] = a[56];
+  smem[o_smem_st ^ 1856u] = a[57];
+  smem[o_smem_st ^ 1920u] = a[58];
+  smem[o_smem_st ^ 1984u] = a[59];
+  smem[o_smem_st ^ 1840u] = a[60];
+  smem[o_smem_st ^ 1904u] = a[61];
+  smem[o_smem_st ^ 1968u] = a[62];
+  smem[o_smem_st ^ 2032u] = a[63];
+  smem[o_smem_st ^ 2048u] = a[64];
+  smem[o_smem_st ^ 2112u] = a[65];
+  smem[o_smem_st ^ 2176u] = a[66];
+  smem[o_smem_st ^ 2240u] = a[67];
+  smem[o_smem_st ^ 2096u] = a[68];
+  smem[o_smem_st ^ 2160u] = a[69];
+  smem[o_smem_st ^ 2224u] = a[70];
+  smem[o_smem_st ^ 2288u] = a[71];
+  smem[o_smem_st ^ 2304u] = a[72];
+  smem[o_smem_st ^ 2368u] = a[73];
+  smem[o_smem_st ^ 2432u] = a[74];
+  smem[o_smem_st ^ 2496u] = a[75];
+  smem[o_smem_st ^ 2352u] = a[76];
+  smem[o_smem_st ^ 2416u] = a[77];
+  smem[o_smem_st ^ 2480u] = a[78];
+  smem[o_smem_st ^ 2544u] = a[79];
+  smem[o_smem_st ^ 2560u] = a[80];
+  smem[o_smem_st ^ 2624u] = a[81];
+  smem[o_smem_st ^ 2688u] = a[82];
+  smem[o_smem_st ^ 2752u] = a[83];
+  smem[o_smem_st ^ 2608u] = a[84];
+  smem[o_smem_st ^ 2672u] = a[85];
+  smem[o_smem_st ^ 2736u] = a[86];
+  smem[o_smem_st ^ 2800u] = a[87];
+  smem[o_smem_st ^ 2816u] = a[88];
+  smem[o_smem_st ^ 2880u] = a[89];
+  smem[o_smem_st ^ 2944u] = a[90];
+  smem[o_smem_st ^ 3008u] = a[91];
+  smem[o_smem_st ^ 2864u] = a[92];
+  smem[o_smem_st ^ 2928u] = a[93];
+  smem[o_smem_st ^ 2992u] = a[94];
+  smem[o_smem_st ^ 3056u] = a[95];
+  smem[o_smem_st ^ 3072u] = a[96];
+  smem[o_smem_st ^ 3136u] = a[97];
+  smem[o_smem_st ^ 3200u] = a[98];
+  smem[o_smem_st ^ 3264u] = a[99];
+  smem[o_smem_st ^ 3120u] = a[100];
+  smem[o_smem_st ^ 3184u] = a[101];
+  smem[o_smem_st ^ 3248u] = a[102];
+  smem[o_smem_st ^ 3312u] = a[103];
+  smem[o_smem_st ^ 3328u] = a[104];
+  smem[o_smem_st ^ 3392u] = a[105];
+  smem[o_smem_st ^ 3456u] = a[106];
+  smem[o_smem_st ^ 3520u] = a[107];
+  smem[o_smem_st ^ 3376u] = a[108];
+  smem[o_smem_st ^ 3440u] = a[109];
+  smem[o_smem_st ^ 3504u] = a[110];
+  smem[o_smem_st ^ 3568u] = a[111];
+  smem[o_smem_st ^ 3584u] = a[112];
+  smem[o_smem_st ^ 3648u] = a[113];
+  smem[o_smem_st ^ 3712u] = a[114];
+  smem[o_smem_st ^ 3776u] = a[115];
+  smem[o_smem_st ^ 3632u] = a[116];
+  smem[o_smem_st ^ 3696u] = a[117];
+  smem[o_smem_st ^ 3760u] = a[118];
+  smem[o_smem_st ^ 3824u] = a[119];
+  smem[o_smem_st ^ 3840u] = a[120];
+  smem[o_smem_st ^ 3904u] = a[121];
+  smem[o_smem_st ^ 3968u] = a[122];
+  smem[o_smem_st ^ 4032u] = a[123];
+  smem[o_smem_st ^ 3888u] = a[124];
+  smem[o_smem_st ^ 3952u] = a[125];
+  smem[o_smem_st ^ 4016u] = a[126];
+  smem[o_smem_st ^ 4080u] = a[127];
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 136u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 272u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 0u]);
-    b[0] = (t_.x >> 0) & 4294967295u;
-    b[1] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 2u]);
-    b[2] = (t_.x >> 0) & 4294967295u;
-    b[3] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 16u]);
-    b[4] = (t_.x >> 0) & 4294967295u;
-    b[5] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 18u]);
-    b[6] = (t_.x >> 0) & 4294967295u;
-    b[7] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 34u]);
-    b[8] = (t_.x >> 0) & 4294967295u;
-    b[9] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 32u]);
-    b[10] = (t_.x >> 0) & 4294967295u;
-    b[11] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 50u]);
-    b[12] = (t_.x >> 0) & 4294967295u;
-    b[13] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 48u]);
-    b[14] = (t_.x >> 0) & 4294967295u;
-    b[15] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 68u]);
-    b[16] = (t_.x >> 0) & 4294967295u;
-    b[17] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 70u]);
-    b[18] = (t_.x >> 0) & 4294967295u;
-    b[19] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 84u]);
-    b[20] = (t_.x >> 0) & 4294967295u;
-    b[21] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 86u]);
-    b[22] = (t_.x >> 0) & 4294967295u;
-    b[23] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 102u]);
-    b[24] = (t_.x >> 0) & 4294967295u;
-    b[25] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 100u]);
-    b[26] = (t_.x >> 0) & 4294967295u;
-    b[27] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 118u]);
-    b[28] = (t_.x >> 0) & 4294967295u;
-    b[29] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 116u]);
-    b[30] = (t_.x >> 0) & 4294967295u;
-    b[31] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4096u]);
-    b[32] = (t_.x >> 0) & 4294967295u;
-    b[33] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4098u]);
-    b[34] = (t_.x >> 0) & 4294967295u;
-    b[35] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4112u]);
-    b[36] = (t_.x >> 0) & 4294967295u;
-    b[37] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4114u]);
-    b[38] = (t_.x >> 0) & 4294967295u;
-    b[39] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4130u]);
-    b[40] = (t_.x >> 0) & 4294967295u;
-    b[41] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4128u]);
-    b[42] = (t_.x >> 0) & 4294967295u;
-    b[43] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4146u]);
-    b[44] = (t_.x >> 0) & 4294967295u;
-    b[45] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4144u]);
-    b[46] = (t_.x >> 0) & 4294967295u;
-    b[47] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4164u]);
-    b[48] = (t_.x >> 0) & 4294967295u;
-    b[49] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4166u]);
-    b[50] = (t_.x >> 0) & 4294967295u;
-    b[51] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4180u]);
-    b[52] = (t_.x >> 0) & 4294967295u;
-    b[53] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4182u]);
-    b[54] = (t_.x >> 0) & 4294967295u;
-    b[55] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4198u]);
-    b[56] = (t_.x >> 0) & 4294967295u;
-    b[57] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4196u]);
-    b[58] = (t_.x >> 0) & 4294967295u;
-    b[59] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4214u]);
-    b[60] = (t_.x >> 0) & 4294967295u;
-    b[61] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 4212u]);
-    b[62] = (t_.x >> 0) & 4294967295u;
-    b[63] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8192u]);
-    b[64] = (t_.x >> 0) & 4294967295u;
-    b[65] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8194u]);
-    b[66] = (t_.x >> 0) & 4294967295u;
-    b[67] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8208u]);
-    b[68] = (t_.x >> 0) & 4294967295u;
-    b[69] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8210u]);
-    b[70] = (t_.x >> 0) & 4294967295u;
-    b[71] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8226u]);
-    b[72] = (t_.x >> 0) & 4294967295u;
-    b[73] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8224u]);
-    b[74] = (t_.x >> 0) & 4294967295u;
-    b[75] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8242u]);
-    b[76] = (t_.x >> 0) & 4294967295u;
-    b[77] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8240u]);
-    b[78] = (t_.x >> 0) & 4294967295u;
-    b[79] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8260u]);
-    b[80] = (t_.x >> 0) & 4294967295u;
-    b[81] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8262u]);
-    b[82] = (t_.x >> 0) & 4294967295u;
-    b[83] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8276u]);
-    b[84] = (t_.x >> 0) & 4294967295u;
-    b[85] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8278u]);
-    b[86] = (t_.x >> 0) & 4294967295u;
-    b[87] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8294u]);
-    b[88] = (t_.x >> 0) & 4294967295u;
-    b[89] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8292u]);
-    b[90] = (t_.x >> 0) & 4294967295u;
-    b[91] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8310u]);
-    b[92] = (t_.x >> 0) & 4294967295u;
-    b[93] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8308u]);
-    b[94] = (t_.x >> 0) & 4294967295u;
-    b[95] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12288u]);
-    b[96] = (t_.x >> 0) & 4294967295u;
-    b[97] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12290u]);
-    b[98] = (t_.x >> 0) & 4294967295u;
-    b[99] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12304u]);
-    b[100] = (t_.x >> 0) & 4294967295u;
-    b[101] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12306u]);
-    b[102] = (t_.x >> 0) & 4294967295u;
-    b[103] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12322u]);
-    b[104] = (t_.x >> 0) & 4294967295u;
-    b[105] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12320u]);
-    b[106] = (t_.x >> 0) & 4294967295u;
-    b[107] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12338u]);
-    b[108] = (t_.x >> 0) & 4294967295u;
-    b[109] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12336u]);
-    b[110] = (t_.x >> 0) & 4294967295u;
-    b[111] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12356u]);
-    b[112] = (t_.x >> 0) & 4294967295u;
-    b[113] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12358u]);
-    b[114] = (t_.x >> 0) & 4294967295u;
-    b[115] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12372u]);
-    b[116] = (t_.x >> 0) & 4294967295u;
-    b[117] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12374u]);
-    b[118] = (t_.x >> 0) & 4294967295u;
-    b[119] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12390u]);
-    b[120] = (t_.x >> 0) & 4294967295u;
-    b[121] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12388u]);
-    b[122] = (t_.x >> 0) & 4294967295u;
-    b[123] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12406u]);
-    b[124] = (t_.x >> 0) & 4294967295u;
-    b[125] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 12404u]);
-    b[126] = (t_.x >> 0) & 4294967295u;
-    b[127] = (t_.y >> 0) & 4294967295u;
-  }
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 48u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 1u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  b[0] = smem[o_smem_ld ^ 0u];
+  b[1] = smem[o_smem_ld ^ 64u];
+  b[2] = smem[o_smem_ld ^ 16u];
+  b[3] = smem[o_smem_ld ^ 80u];
+  b[4] = smem[o_smem_ld ^ 256u];
+  b[5] = smem[o_smem_ld ^ 320u];
+  b[6] = smem[o_smem_ld ^ 272u];
+  b[7] = smem[o_smem_ld ^ 336u];
+  b[8] = smem[o_smem_ld ^ 512u];
+  b[9] = smem[o_smem_ld ^ 576u];
+  b[10] = smem[o_smem_ld ^ 528u];
+  b[11] = smem[o_smem_ld ^ 592u];
+  b[12] = smem[o_smem_ld ^ 768u];
+  b[13] = smem[o_smem_ld ^ 832u];
+  b[14] = smem[o_smem_ld ^ 784u];
+  b[15] = smem[o_smem_ld ^ 848u];
+  b[16] = smem[o_smem_ld ^ 1024u];
+  b[17] = smem[o_smem_ld ^ 1088u];
+  b[18] = smem[o_smem_ld ^ 1040u];
+  b[19] = smem[o_smem_ld ^ 1104u];
+  b[20] = smem[o_smem_ld ^ 1280u];
+  b[21] = smem[o_smem_ld ^ 1344u];
+  b[22] = smem[o_smem_ld ^ 1296u];
+  b[23] = smem[o_smem_ld ^ 1360u];
+  b[24] = smem[o_smem_ld ^ 1536u];
+  b[25] = smem[o_smem_ld ^ 1600u];
+  b[26] = smem[o_smem_ld ^ 1552u];
+  b[27] = smem[o_smem_ld ^ 1616u];
+  b[28] = smem[o_smem_ld ^ 1792u];
+  b[29] = smem[o_smem_ld ^ 1856u];
+  b[30] = smem[o_smem_ld ^ 1808u];
+  b[31] = smem[o_smem_ld ^ 1872u];
+  b[32] = smem[o_smem_ld ^ 8192u];
+  b[33] = smem[o_smem_ld ^ 8256u];
+  b[34] = smem[o_smem_ld ^ 8208u];
+  b[35] = smem[o_smem_ld ^ 8272u];
+  b[36] = smem[o_smem_ld ^ 8448u];
+  b[37] = smem[o_smem_ld ^ 8512u];
+  b[38] = smem[o_smem_ld ^ 8464u];
+  b[39] = smem[o_smem_ld ^ 8528u];
+  b[40] = smem[o_smem_ld ^ 8704u];
+  b[41] = smem[o_smem_ld ^ 8768u];
+  b[42] = smem[o_smem_ld ^ 8720u];
+  b[43] = smem[o_smem_ld ^ 8784u];
+  b[44] = smem[o_smem_ld ^ 8960u];
+  b[45] = smem[o_smem_ld ^ 9024u];
+  b[46] = smem[o_smem_ld ^ 8976u];
+  b[47] = smem[o_smem_ld ^ 9040u];
+  b[48] = smem[o_smem_ld ^ 9216u];
+  b[49] = smem[o_smem_ld ^ 9280u];
+  b[50] = smem[o_smem_ld ^ 9232u];
+  b[51] = smem[o_smem_ld ^ 9296u];
+  b[52] = smem[o_smem_ld ^ 9472u];
+  b[53] = smem[o_smem_ld ^ 9536u];
+  b[54] = smem[o_smem_ld ^ 9488u];
+  b[55] = smem[o_smem_ld ^ 9552u];
+  b[56] = smem[o_smem_ld ^ 9728u];
+  b[57] = smem[o_smem_ld ^ 9792u];
+  b[58] = smem[o_smem_ld ^ 9744u];
+  b[59] = smem[o_smem_ld ^ 9808u];
+  b[60] = smem[o_smem_ld ^ 9984u];
+  b[61] = smem[o_smem_ld ^ 10048u];
+  b[62] = smem[o_smem_ld ^ 10000u];
+  b[63] = smem[o_smem_ld ^ 10064u];
+  b[64] = smem[o_smem_ld ^ 2048u];
+  b[65] = smem[o_smem_ld ^ 2112u];
+  b[66] = smem[o_smem_ld ^ 2064u];
+  b[67] = smem[o_smem_ld ^ 2128u];
+  b[68] = smem[o_smem_ld ^ 2304u];
+  b[69] = smem[o_smem_ld ^ 2368u];
+  b[70] = smem[o_smem_ld ^ 2320u];
+  b[71] = smem[o_smem_ld ^ 2384u];
+  b[72] = smem[o_smem_ld ^ 2560u];
+  b[73] = smem[o_smem_ld ^ 2624u];
+  b[74] = smem[o_smem_ld ^ 2576u];
+  b[75] = smem[o_smem_ld ^ 2640u];
+  b[76] = smem[o_smem_ld ^ 2816u];
+  b[77] = smem[o_smem_ld ^ 2880u];
+  b[78] = smem[o_smem_ld ^ 2832u];
+  b[79] = smem[o_smem_ld ^ 2896u];
+  b[80] = smem[o_smem_ld ^ 3072u];
+  b[81] = smem[o_smem_ld ^ 3136u];
+  b[82] = smem[o_smem_ld ^ 3088u];
+  b[83] = smem[o_smem_ld ^ 3152u];
+  b[84] = smem[o_smem_ld ^ 3328u];
+  b[85] = smem[o_smem_ld ^ 3392u];
+  b[86] = smem[o_smem_ld ^ 3344u];
+  b[87] = smem[o_smem_ld ^ 3408u];
+  b[88] = smem[o_smem_ld ^ 3584u];
+  b[89] = smem[o_smem_ld ^ 3648u];
+  b[90] = smem[o_smem_ld ^ 3600u];
+  b[91] = smem[o_smem_ld ^ 3664u];
+  b[92] = smem[o_smem_ld ^ 3840u];
+  b[93] = smem[o_smem_ld ^ 3904u];
+  b[94] = smem[o_smem_ld ^ 3856u];
+  b[95] = smem[o_smem_ld ^ 3920u];
+  b[96] = smem[o_smem_ld ^ 10240u];
+  b[97] = smem[o_smem_ld ^ 10304u];
+  b[98] = smem[o_smem_ld ^ 10256u];
+  b[99] = smem[o_smem_ld ^ 10320u];
+  b[100] = smem[o_smem_ld ^ 10496u];
+  b[101] = smem[o_smem_ld ^ 10560u];
+  b[102] = smem[o_smem_ld ^ 10512u];
+  b[103] = smem[o_smem_ld ^ 10576u];
+  b[104] = smem[o_smem_ld ^ 10752u];
+  b[105] = smem[o_smem_ld ^ 10816u];
+  b[106] = smem[o_smem_ld ^ 10768u];
+  b[107] = smem[o_smem_ld ^ 10832u];
+  b[108] = smem[o_smem_ld ^ 11008u];
+  b[109] = smem[o_smem_ld ^ 11072u];
+  b[110] = smem[o_smem_ld ^ 11024u];
+  b[111] = smem[o_smem_ld ^ 11088u];
+  b[112] = smem[o_smem_ld ^ 11264u];
+  b[113] = smem[o_smem_ld ^ 11328u];
+  b[114] = smem[o_smem_ld ^ 11280u];
+  b[115] = smem[o_smem_ld ^ 11344u];
+  b[116] = smem[o_smem_ld ^ 11520u];
+  b[117] = smem[o_smem_ld ^ 11584u];
+  b[118] = smem[o_smem_ld ^ 11536u];
+  b[119] = smem[o_smem_ld ^ 11600u];
+  b[120] = smem[o_smem_ld ^ 11776u];
+  b[121] = smem[o_smem_ld ^ 11840u];
+  b[122] = smem[o_smem_ld ^ 11792u];
+  b[123] = smem[o_smem_ld ^ 11856u];
+  b[124] = smem[o_smem_ld ^ 12032u];
+  b[125] = smem[o_smem_ld ^ 12096u];
+  b[126] = smem[o_smem_ld ^ 12048u];
+  b[127] = smem[o_smem_ld ^ 12112u];
   __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[128], uint32_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 136u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 272u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[1]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 2u]) = make_uint2((uint32_t)a[2], (uint32_t)a[3]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 16u]) = make_uint2((uint32_t)a[4], (uint32_t)a[5]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 18u]) = make_uint2((uint32_t)a[6], (uint32_t)a[7]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 34u]) = make_uint2((uint32_t)a[8], (uint32_t)a[9]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 32u]) = make_uint2((uint32_t)a[10], (uint32_t)a[11]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 50u]) = make_uint2((uint32_t)a[12], (uint32_t)a[13]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 48u]) = make_uint2((uint32_t)a[14], (uint32_t)a[15]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 68u]) = make_uint2((uint32_t)a[16], (uint32_t)a[17]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 70u]) = make_uint2((uint32_t)a[18], (uint32_t)a[19]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 84u]) = make_uint2((uint32_t)a[20], (uint32_t)a[21]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 86u]) = make_uint2((uint32_t)a[22], (uint32_t)a[23]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 102u]) = make_uint2((uint32_t)a[24], (uint32_t)a[25]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 100u]) = make_uint2((uint32_t)a[26], (uint32_t)a[27]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 118u]) = make_uint2((uint32_t)a[28], (uint32_t)a[29]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 116u]) = make_uint2((uint32_t)a[30], (uint32_t)a[31]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4096u]) = make_uint2((uint32_t)a[32], (uint32_t)a[33]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4098u]) = make_uint2((uint32_t)a[34], (uint32_t)a[35]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4112u]) = make_uint2((uint32_t)a[36], (uint32_t)a[37]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4114u]) = make_uint2((uint32_t)a[38], (uint32_t)a[39]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4130u]) = make_uint2((uint32_t)a[40], (uint32_t)a[41]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4128u]) = make_uint2((uint32_t)a[42], (uint32_t)a[43]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4146u]) = make_uint2((uint32_t)a[44], (uint32_t)a[45]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4144u]) = make_uint2((uint32_t)a[46], (uint32_t)a[47]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4164u]) = make_uint2((uint32_t)a[48], (uint32_t)a[49]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4166u]) = make_uint2((uint32_t)a[50], (uint32_t)a[51]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4180u]) = make_uint2((uint32_t)a[52], (uint32_t)a[53]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4182u]) = make_uint2((uint32_t)a[54], (uint32_t)a[55]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4198u]) = make_uint2((uint32_t)a[56], (uint32_t)a[57]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4196u]) = make_uint2((uint32_t)a[58], (uint32_t)a[59]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4214u]) = make_uint2((uint32_t)a[60], (uint32_t)a[61]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 4212u]) = make_uint2((uint32_t)a[62], (uint32_t)a[63]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8192u]) = make_uint2((uint32_t)a[64], (uint32_t)a[65]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8194u]) = make_uint2((uint32_t)a[66], (uint32_t)a[67]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8208u]) = make_uint2((uint32_t)a[68], (uint32_t)a[69]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8210u]) = make_uint2((uint32_t)a[70], (uint32_t)a[71]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8226u]) = make_uint2((uint32_t)a[72], (uint32_t)a[73]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8224u]) = make_uint2((uint32_t)a[74], (uint32_t)a[75]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8242u]) = make_uint2((uint32_t)a[76], (uint32_t)a[77]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8240u]) = make_uint2((uint32_t)a[78], (uint32_t)a[79]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8260u]) = make_uint2((uint32_t)a[80], (uint32_t)a[81]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8262u]) = make_uint2((uint32_t)a[82], (uint32_t)a[83]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8276u]) = make_uint2((uint32_t)a[84], (uint32_t)a[85]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8278u]) = make_uint2((uint32_t)a[86], (uint32_t)a[87]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8294u]) = make_uint2((uint32_t)a[88], (uint32_t)a[89]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8292u]) = make_uint2((uint32_t)a[90], (uint32_t)a[91]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8310u]) = make_uint2((uint32_t)a[92], (uint32_t)a[93]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 8308u]) = make_uint2((uint32_t)a[94], (uint32_t)a[95]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12288u]) = make_uint2((uint32_t)a[96], (uint32_t)a[97]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12290u]) = make_uint2((uint32_t)a[98], (uint32_t)a[99]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12304u]) = make_uint2((uint32_t)a[100], (uint32_t)a[101]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12306u]) = make_uint2((uint32_t)a[102], (uint32_t)a[103]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12322u]) = make_uint2((uint32_t)a[104], (uint32_t)a[105]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12320u]) = make_uint2((uint32_t)a[106], (uint32_t)a[107]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12338u]) = make_uint2((uint32_t)a[108], (uint32_t)a[109]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12336u]) = make_uint2((uint32_t)a[110], (uint32_t)a[111]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12356u]) = make_uint2((uint32_t)a[112], (uint32_t)a[113]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12358u]) = make_uint2((uint32_t)a[114], (uint32_t)a[115]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12372u]) = make_uint2((uint32_t)a[116], (uint32_t)a[117]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12374u]) = make_uint2((uint32_t)a[118], (uint32_t)a[119]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12390u]) = make_uint2((uint32_t)a[120], (uint32_t)a[121]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12388u]) = make_uint2((uint32_t)a[122], (uint32_t)a[123]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12406u]) = make_uint2((uint32_t)a[124], (uint32_t)a[125]);
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 12404u]) = make_uint2((uint32_t)a[126], (uint32_t)a[127]);
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 48u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 1u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  smem[o_smem_st ^ 0u] = a[0];
+  smem[o_smem_st ^ 64u] = a[1];
+  smem[o_smem_st ^ 16u] = a[2];
+  smem[o_smem_st ^ 80u] = a[3];
+  smem[o_smem_st ^ 256u] = a[4];
+  smem[o_smem_st ^ 320u] = a[5];
+  smem[o_smem_st ^ 272u] = a[6];
+  smem[o_smem_st ^ 336u] = a[7];
+  smem[o_smem_st ^ 512u] = a[8];
+  smem[o_smem_st ^ 576u] = a[9];
+  smem[o_smem_st ^ 528u] = a[10];
+  smem[o_smem_st ^ 592u] = a[11];
+  smem[o_smem_st ^ 768u] = a[12];
+  smem[o_smem_st ^ 832u] = a[13];
+  smem[o_smem_st ^ 784u] = a[14];
+  smem[o_smem_st ^ 848u] = a[15];
+  smem[o_smem_st ^ 1024u] = a[16];
+  smem[o_smem_st ^ 1088u] = a[17];
+  smem[o_smem_st ^ 1040u] = a[18];
+  smem[o_smem_st ^ 1104u] = a[19];
+  smem[o_smem_st ^ 1280u] = a[20];
+  smem[o_smem_st ^ 1344u] = a[21];
+  smem[o_smem_st ^ 1296u] = a[22];
+  smem[o_smem_st ^ 1360u] = a[23];
+  smem[o_smem_st ^ 1536u] = a[24];
+  smem[o_smem_st ^ 1600u] = a[25];
+  smem[o_smem_st ^ 1552u] = a[26];
+  smem[o_smem_st ^ 1616u] = a[27];
+  smem[o_smem_st ^ 1792u] = a[28];
+  smem[o_smem_st ^ 1856u] = a[29];
+  smem[o_smem_st ^ 1808u] = a[30];
+  smem[o_smem_st ^ 1872u] = a[31];
+  smem[o_smem_st ^ 8192u] = a[32];
+  smem[o_smem_st ^ 8256u] = a[33];
+  smem[o_smem_st ^ 8208u] = a[34];
+  smem[o_smem_st ^ 8272u] = a[35];
+  smem[o_smem_st ^ 8448u] = a[36];
+  smem[o_smem_st ^ 8512u] = a[37];
+  smem[o_smem_st ^ 8464u] = a[38];
+  smem[o_smem_st ^ 8528u] = a[39];
+  smem[o_smem_st ^ 8704u] = a[40];
+  smem[o_smem_st ^ 8768u] = a[41];
+  smem[o_smem_st ^ 8720u] = a[42];
+  smem[o_smem_st ^ 8784u] = a[43];
+  smem[o_smem_st ^ 8960u] = a[44];
+  smem[o_smem_st ^ 9024u] = a[45];
+  smem[o_smem_st ^ 8976u] = a[46];
+  smem[o_smem_st ^ 9040u] = a[47];
+  smem[o_smem_st ^ 9216u] = a[48];
+  smem[o_smem_st ^ 9280u] = a[49];
+  smem[o_smem_st ^ 9232u] = a[50];
+  smem[o_smem_st ^ 9296u] = a[51];
+  smem[o_smem_st ^ 9472u] = a[52];
+  smem[o_smem_st ^ 9536u] = a[53];
+  smem[o_smem_st ^ 9488u] = a[54];
+  smem[o_smem_st ^ 9552u] = a[55];
+  smem[o_smem_st ^ 9728u] = a[56];
+  smem[o_smem_st ^ 9792u] = a[57];
+  smem[o_smem_st ^ 9744u] = a[58];
+  smem[o_smem_st ^ 9808u] = a[59];
+  smem[o_smem_st ^ 9984u] = a[60];
+  smem[o_smem_st ^ 10048u] = a[61];
+  smem[o_smem_st ^ 10000u] = a[62];
+  smem[o_smem_st ^ 10064u] = a[63];
+  smem[o_smem_st ^ 2048u] = a[64];
+  smem[o_smem_st ^ 2112u] = a[65];
+  smem[o_smem_st ^ 2064u] = a[66];
+  smem[o_smem_st ^ 2128u] = a[67];
+  smem[o_smem_st ^ 2304u] = a[68];
+  smem[o_smem_st ^ 2368u] = a[69];
+  smem[o_smem_st ^ 2320u] = a[70];
+  smem[o_smem_st ^ 2384u] = a[71];
+  smem[o_smem_st ^ 2560u] = a[72];
+  smem[o_smem_st ^ 2624u] = a[73];
+  smem[o_smem_st ^ 2576u] = a[74];
+  smem[o_smem_st ^ 2640u] = a[75];
+  smem[o_smem_st ^ 2816u] = a[76];
+  smem[o_smem_st ^ 2880u] = a[77];
+  smem[o_smem_st ^ 2832u] = a[78];
+  smem[o_smem_st ^ 2896u] = a[79];
+  smem[o_smem_st ^ 3072u] = a[80];
+  smem[o_smem_st ^ 3136u] = a[81];
+  smem[o_smem_st ^ 3088u] = a[82];
+  smem[o_smem_st ^ 3152u] = a[83];
+  smem[o_smem_st ^ 3328u] = a[84];
+  smem[o_smem_st ^ 3392u] = a[85];
+  smem[o_smem_st ^ 3344u] = a[86];
+  smem[o_smem_st ^ 3408u] = a[87];
+  smem[o_smem_st ^ 3584u] = a[88];
+  smem[o_smem_st ^ 3648u] = a[89];
+  smem[o_smem_st ^ 3600u] = a[90];
+  smem[o_smem_st ^ 3664u] = a[91];
+  smem[o_smem_st ^ 3840u] = a[92];
+  smem[o_smem_st ^ 3904u] = a[93];
+  smem[o_smem_st ^ 3856u] = a[94];
+  smem[o_smem_st ^ 3920u] = a[95];
+  smem[o_smem_st ^ 10240u] = a[96];
+  smem[o_smem_st ^ 10304u] = a[97];
+  smem[o_smem_st ^ 10256u] = a[98];
+  smem[o_smem_st ^ 10320u] = a[99];
+  smem[o_smem_st ^ 10496u] = a[100];
+  smem[o_smem_st ^ 10560u] = a[101];
+  smem[o_smem_st ^ 10512u] = a[102];
+  smem[o_smem_st ^ 10576u] = a[103];
+  smem[o_smem_st ^ 10752u] = a[104];
+  smem[o_smem_st ^ 10816u] = a[105];
+  smem[o_smem_st ^ 10768u] = a[106];
+  smem[o_smem_st ^ 10832u] = a[107];
+  smem[o_smem_st ^ 11008u] = a[108];
+  smem[o_smem_st ^ 11072u] = a[109];
+  smem[o_smem_st ^ 11024u] = a[110];
+  smem[o_smem_st ^ 11088u] = a[111];
+  smem[o_smem_st ^ 11264u] = a[112];
+  smem[o_smem_st ^ 11328u] = a[113];
+  smem[o_smem_st ^ 11280u] = a[114];
+  smem[o_smem_st ^ 11344u] = a[115];
+  smem[o_smem_st ^ 11520u] = a[116];
+  smem[o_smem_st ^ 11584u] = a[117];
+  smem[o_smem_st ^ 11536u] = a[118];
+  smem[o_smem_st ^ 11600u] = a[119];
+  smem[o_smem_st ^ 11776u] = a[120];
+  smem[o_smem_st ^ 11840u] = a[121];
+  smem[o_smem_st ^ 11792u] = a[122];
+  smem[o_smem_st ^ 11856u] = a[123];
+  smem[o_smem_st ^ 12032u] = a[124];
+  smem[o_smem_st ^ 12096u] = a[125];
+  smem[o_smem_st ^ 12048u] = a[126];
+  smem[o_smem_st ^ 12112u] = a[127];
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 136u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 272u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 0u]);
-    b[0] = (t_.x >> 0) & 4294967295u;
-    b[1] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1024u]);
-    b[2] = (t_.x >> 0) & 4294967295u;
-    b[3] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8u]);
-    b[4] = (t_.x >> 0) & 4294967295u;
-    b[5] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1032u]);
-    b[6] = (t_.x >> 0) & 4294967295u;
-    b[7] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 16u]);
-    b[8] = (t_.x >> 0) & 4294967295u;
-    b[9] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1040u]);
-    b[10] = (t_.x >> 0) & 4294967295u;
-    b[11] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 24u]);
-    b[12] = (t_.x >> 0) & 4294967295u;
-    b[13] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1048u]);
-    b[14] = (t_.x >> 0) & 4294967295u;
-    b[15] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 34u]);
-    b[16] = (t_.x >> 0) & 4294967295u;
-    b[17] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1058u]);
-    b[18] = (t_.x >> 0) & 4294967295u;
-    b[19] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 42u]);
-    b[20] = (t_.x >> 0) & 4294967295u;
-    b[21] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1066u]);
-    b[22] = (t_.x >> 0) & 4294967295u;
-    b[23] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 50u]);
-    b[24] = (t_.x >> 0) & 4294967295u;
-    b[25] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1074u]);
-    b[26] = (t_.x >> 0) & 4294967295u;
-    b[27] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 58u]);
-    b[28] = (t_.x >> 0) & 4294967295u;
-    b[29] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1082u]);
-    b[30] = (t_.x >> 0) & 4294967295u;
-    b[31] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 68u]);
-    b[32] = (t_.x >> 0) & 4294967295u;
-    b[33] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1092u]);
-    b[34] = (t_.x >> 0) & 4294967295u;
-    b[35] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 76u]);
-    b[36] = (t_.x >> 0) & 4294967295u;
-    b[37] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1100u]);
-    b[38] = (t_.x >> 0) & 4294967295u;
-    b[39] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 84u]);
-    b[40] = (t_.x >> 0) & 4294967295u;
-    b[41] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1108u]);
-    b[42] = (t_.x >> 0) & 4294967295u;
-    b[43] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 92u]);
-    b[44] = (t_.x >> 0) & 4294967295u;
-    b[45] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1116u]);
-    b[46] = (t_.x >> 0) & 4294967295u;
-    b[47] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 102u]);
-    b[48] = (t_.x >> 0) & 4294967295u;
-    b[49] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1126u]);
-    b[50] = (t_.x >> 0) & 4294967295u;
-    b[51] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 110u]);
-    b[52] = (t_.x >> 0) & 4294967295u;
-    b[53] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1134u]);
-    b[54] = (t_.x >> 0) & 4294967295u;
-    b[55] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 118u]);
-    b[56] = (t_.x >> 0) & 4294967295u;
-    b[57] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1142u]);
-    b[58] = (t_.x >> 0) & 4294967295u;
-    b[59] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 126u]);
-    b[60] = (t_.x >> 0) & 4294967295u;
-    b[61] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 1150u]);
-    b[62] = (t_.x >> 0) & 4294967295u;
-    b[63] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8192u]);
-    b[64] = (t_.x >> 0) & 4294967295u;
-    b[65] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9216u]);
-    b[66] = (t_.x >> 0) & 4294967295u;
-    b[67] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8200u]);
-    b[68] = (t_.x >> 0) & 4294967295u;
-    b[69] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9224u]);
-    b[70] = (t_.x >> 0) & 4294967295u;
-    b[71] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8208u]);
-    b[72] = (t_.x >> 0) & 4294967295u;
-    b[73] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9232u]);
-    b[74] = (t_.x >> 0) & 4294967295u;
-    b[75] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8216u]);
-    b[76] = (t_.x >> 0) & 4294967295u;
-    b[77] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9240u]);
-    b[78] = (t_.x >> 0) & 4294967295u;
-    b[79] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8226u]);
-    b[80] = (t_.x >> 0) & 4294967295u;
-    b[81] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9250u]);
-    b[82] = (t_.x >> 0) & 4294967295u;
-    b[83] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8234u]);
-    b[84] = (t_.x >> 0) & 4294967295u;
-    b[85] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9258u]);
-    b[86] = (t_.x >> 0) & 4294967295u;
-    b[87] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8242u]);
-    b[88] = (t_.x >> 0) & 4294967295u;
-    b[89] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9266u]);
-    b[90] = (t_.x >> 0) & 4294967295u;
-    b[91] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8250u]);
-    b[92] = (t_.x >> 0) & 4294967295u;
-    b[93] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9274u]);
-    b[94] = (t_.x >> 0) & 4294967295u;
-    b[95] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8260u]);
-    b[96] = (t_.x >> 0) & 4294967295u;
-    b[97] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9284u]);
-    b[98] = (t_.x >> 0) & 4294967295u;
-    b[99] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8268u]);
-    b[100] = (t_.x >> 0) & 4294967295u;
-    b[101] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9292u]);
-    b[102] = (t_.x >> 0) & 4294967295u;
-    b[103] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8276u]);
-    b[104] = (t_.x >> 0) & 4294967295u;
-    b[105] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9300u]);
-    b[106] = (t_.x >> 0) & 4294967295u;
-    b[107] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8284u]);
-    b[108] = (t_.x >> 0) & 4294967295u;
-    b[109] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9308u]);
-    b[110] = (t_.x >> 0) & 4294967295u;
-    b[111] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8294u]);
-    b[112] = (t_.x >> 0) & 4294967295u;
-    b[113] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9318u]);
-    b[114] = (t_.x >> 0) & 4294967295u;
-    b[115] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8302u]);
-    b[116] = (t_.x >> 0) & 4294967295u;
-    b[117] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9326u]);
-    b[118] = (t_.x >> 0) & 4294967295u;
-    b[119] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8310u]);
-    b[120] = (t_.x >> 0) & 4294967295u;
-    b[121] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9334u]);
-    b[122] = (t_.x >> 0) & 4294967295u;
-    b[123] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 8318u]);
-    b[124] = (t_.x >> 0) & 4294967295u;
-    b[125] = (t_.y >> 0) & 4294967295u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 9342u]);
-    b[126] = (t_.x >> 0) & 4294967295u;
-    b[127] = (t_.y >> 0) & 4294967295u;
-  }
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 16u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 1u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
+  b[0] = smem[o_smem_ld ^ 0u];
+  b[1] = smem[o_smem_ld ^ 64u];
+  b[2] = smem[o_smem_ld ^ 128u];
+  b[3] = smem[o_smem_ld ^ 192u];
+  b[4] = smem[o_smem_ld ^ 48u];
+  b[5] = smem[o_smem_ld ^ 112u];
+  b[6] = smem[o_smem_ld ^ 176u];
+  b[7] = smem[o_smem_ld ^ 240u];
+  b[8] = smem[o_smem_ld ^ 256u];
+  b[9] = smem[o_smem_ld ^ 320u];
+  b[10] = smem[o_smem_ld ^ 384u];
+  b[11] = smem[o_smem_ld ^ 448u];
+  b[12] = smem[o_smem_ld ^ 304u];
+  b[13] = smem[o_smem_ld ^ 368u];
+  b[14] = smem[o_smem_ld ^ 432u];
+  b[15] = smem[o_smem_ld ^ 496u];
+  b[16] = smem[o_smem_ld ^ 512u];
+  b[17] = smem[o_smem_ld ^ 576u];
+  b[18] = smem[o_smem_ld ^ 640u];
+  b[19] = smem[o_smem_ld ^ 704u];
+  b[20] = smem[o_smem_ld ^ 560u];
+  b[21] = smem[o_smem_ld ^ 624u];
+  b[22] = smem[o_smem_ld ^ 688u];
+  b[23] = smem[o_smem_ld ^ 752u];
+  b[24] = smem[o_smem_ld ^ 768u];
+  b[25] = smem[o_smem_ld ^ 832u];
+  b[26] = smem[o_smem_ld ^ 896u];
+  b[27] = smem[o_smem_ld ^ 960u];
+  b[28] = smem[o_smem_ld ^ 816u];
+  b[29] = smem[o_smem_ld ^ 880u];
+  b[30] = smem[o_smem_ld ^ 944u];
+  b[31] = smem[o_smem_ld ^ 1008u];
+  b[32] = smem[o_smem_ld ^ 1024u];
+  b[33] = smem[o_smem_ld ^ 1088u];
+  b[34] = smem[o_smem_ld ^ 1152u];
+  b[35] = smem[o_smem_ld ^ 1216u];
+  b[36] = smem[o_smem_ld ^ 1072u];
+  b[37] = smem[o_smem_ld ^ 1136u];
+  b[38] = smem[o_smem_ld ^ 1200u];
+  b[39] = smem[o_smem_ld ^ 1264u];
+  b[40] = smem[o_smem_ld ^ 1280u];
+  b[41] = smem[o_smem_ld ^ 1344u];
+  b[42] = smem[o_smem_ld ^ 1408u];
+  b[43] = smem[o_smem_ld ^ 1472u];
+  b[44] = smem[o_smem_ld ^ 1328u];
+  b[45] = smem[o_smem_ld ^ 1392u];
+  b[46] = smem[o_smem_ld ^ 1456u];
+  b[47] = smem[o_smem_ld ^ 1520u];
+  b[48] = smem[o_smem_ld ^ 1536u];
+  b[49] = smem[o_smem_ld ^ 1600u];
+  b[50] = smem[o_smem_ld ^ 1664u];
+  b[51] = smem[o_smem_ld ^ 1728u];
+  b[52] = smem[o_smem_ld ^ 1584u];
+  b[53] = smem[o_smem_ld ^ 1648u];
+  b[54] = smem[o_smem_ld ^ 1712u];
+  b[55] = smem[o_smem_ld ^ 1776u];
+  b[56] = smem[o_smem_ld ^ 1792u];
+  b[57] = smem[o_smem_ld ^ 1856u];
+  b[58] = smem[o_smem_ld ^ 1920u];
+  b[59] = smem[o_smem_ld ^ 1984u];
+  b[60] = smem[o_smem_ld ^ 1840u];
+  b[61] = smem[o_smem_ld ^ 1904u];
+  b[62] = smem[o_smem_ld ^ 1968u];
+  b[63] = smem[o_smem_ld ^ 2032u];
+  b[64] = smem[o_smem_ld ^ 2048u];
+  b[65] = smem[o_smem_ld ^ 2112u];
+  b[66] = smem[o_smem_ld ^ 2176u];
+  b[67] = smem[o_smem_ld ^ 2240u];
+  b[68] = smem[o_smem_ld ^ 2096u];
+  b[69] = smem[o_smem_ld ^ 2160u];
+  b[70] = smem[o_smem_ld ^ 2224u];
+  b[71] = smem[o_smem_ld ^ 2288u];
+  b[72] = smem[o_smem_ld ^ 2304u];
+  b[73] = smem[o_smem_ld ^ 2368u];
+  b[74] = smem[o_smem_ld ^ 2432u];
+  b[75] = smem[o_smem_ld ^ 2496u];
+  b[76] = smem[o_smem_ld ^ 2352u];
+  b[77] = smem[o_smem_ld ^ 2416u];
+  b[78] = smem[o_smem_ld ^ 2480u];
+  b[79] = smem[o_smem_ld ^ 2544u];
+  b[80] = smem[o_smem_ld ^ 2560u];
+  b[81] = smem[o_smem_ld ^ 2624u];
+  b[82] = smem[o_smem_ld ^ 2688u];
+  b[83] = smem[o_smem_ld ^ 2752u];
+  b[84] = smem[o_smem_ld ^ 2608u];
+  b[85] = smem[o_smem_ld ^ 2672u];
+  b[86] = smem[o_smem_ld ^ 2736u];
+  b[87] = smem[o_smem_ld ^ 2800u];
+  b[88] = smem[o_smem_ld ^ 2816u];
+  b[89] = smem[o_smem_ld ^ 2880u];
+  b[90] = smem[o_smem_ld ^ 2944u];
+  b[91] = smem[o_smem_ld ^ 3008u];
+  b[92] = smem[o_smem_ld ^ 2864u];
+  b[93] = smem[o_smem_ld ^ 2928u];
+  b[94] = smem[o_smem_ld ^ 2992u];
+  b[95] = smem[o_smem_ld ^ 3056u];
+  b[96] = smem[o_smem_ld ^ 3072u];
+  b[97] = smem[o_smem_ld ^ 3136u];
+  b[98] = smem[o_smem_ld ^ 3200u];
+  b[99] = smem[o_smem_ld ^ 3264u];
+  b[100] = smem[o_smem_ld ^ 3120u];
+  b[101] = smem[o_smem_ld ^ 3184u];
+  b[102] = smem[o_smem_ld ^ 3248u];
+  b[103] = smem[o_smem_ld ^ 3312u];
+  b[104] = smem[o_smem_ld ^ 3328u];
+  b[105] = smem[o_smem_ld ^ 3392u];
+  b[106] = smem[o_smem_ld ^ 3456u];
+  b[107] = smem[o_smem_ld ^ 3520u];
+  b[108] = smem[o_smem_ld ^ 3376u];
+  b[109] = smem[o_smem_ld ^ 3440u];
+  b[110] = smem[o_smem_ld ^ 3504u];
+  b[111] = smem[o_smem_ld ^ 3568u];
+  b[112] = smem[o_smem_ld ^ 3584u];
+  b[113] = smem[o_smem_ld ^ 3648u];
+  b[114] = smem[o_smem_ld ^ 3712u];
+  b[115] = smem[o_smem_ld ^ 3776u];
+  b[116] = smem[o_smem_ld ^ 3632u];
+  b[117] = smem[o_smem_ld ^ 3696u];
+  b[118] = smem[o_smem_ld ^ 3760u];
+  b[119] = smem[o_smem_ld ^ 3824u];
+  b[120] = smem[o_smem_ld ^ 3840u];
+  b[121] = smem[o_smem_ld ^ 3904u];
+  b[122] = smem[o_smem_ld ^ 3968u];
+  b[123] = smem[o_smem_ld ^ 4032u];
+  b[124] = smem[o_smem_ld ^ 3888u];
+  b[125] = smem[o_smem_ld ^ 3952u];
+  b[126] = smem[o_smem_ld ^ 4016u];
+  b[127] = smem[o_smem_ld ^ 4080u];
   __syncthreads();
 }
 

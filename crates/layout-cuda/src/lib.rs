@@ -65,6 +65,9 @@ pub struct ConversionCase {
     pub dst: LinearLayout,
     /// Shared-memory layout used by the conversion.
     pub smem: LinearLayout,
+    /// Go through shared memory even where a warp-shuffle plan exists (to
+    /// compare the two, the paper's Figure 5).
+    pub force_shared: bool,
 }
 
 /// The plan class of a conversion as emitted.
@@ -72,6 +75,8 @@ pub struct ConversionCase {
 pub enum Path {
     /// Destination registers are source registers of the same thread.
     Registers,
+    /// Within each warp by `shfl.sync` (a `layout_codegen::shuffle` plan).
+    WarpShuffle,
     /// Through shared memory.
     SharedMemory,
 }
@@ -158,6 +163,15 @@ fn emit_convert(
         writeln!(out, "  (void)smem; (void)lane; (void)warp;\n}}").unwrap();
         return Ok(Path::Registers);
     }
+    if !case.force_shared && case.bits <= 32 {
+        if let Some(plan) =
+            shuffle_plan_if_cheaper(from, to, &case.smem, case.bits, case.num_warps as u64)
+        {
+            emit_warp_program(out, &plan.program, case.bits);
+            writeln!(out, "  (void)smem; (void)warp;\n}}").unwrap();
+            return Ok(Path::WarpShuffle);
+        }
+    }
     let st = smem_map(from, &case.smem)?;
     let ld = smem_map(to, &case.smem)?;
     let free = free_masks(from);
@@ -166,6 +180,107 @@ fn emit_convert(
     ld.emit_load(out, "smem", "b", case.bits)?;
     writeln!(out, "  __syncthreads();\n}}").unwrap();
     Ok(Path::SharedMemory)
+}
+
+/// The warp-shuffle plan for `from → to` when one exists and costs fewer
+/// warp instructions (shuffles + selects/4 + packs/4) than the predicted
+/// shared-memory wavefronts per warp of the store and load.
+pub fn shuffle_plan_if_cheaper(
+    from: &LinearLayout,
+    to: &LinearLayout,
+    smem: &LinearLayout,
+    bits: u32,
+    num_warps: u64,
+) -> Option<layout_codegen::shuffle::WarpShufflePlan> {
+    let plan = layout_codegen::shuffle::shuffle_plan(from, to, bits).ok()?;
+    let c = plan.cost;
+    let shfl_cost = c.shuffles as u64 + (c.selects as u64 + c.prmt as u64) / 4;
+    let smem_cost = {
+        let st = smem_map(from, smem).ok()?;
+        let ld = smem_map(to, smem).ok()?;
+        let (fr, fl, fw) = free_masks(from);
+        let (sw, _) = wavefronts(&st, bits, num_warps, fr, |l, w| l & fl == 0 && w & fw == 0);
+        let (lw, _) = wavefronts(&ld, bits, num_warps, 0, |_, _| true);
+        (sw + lw) / num_warps.max(1)
+    };
+    (shfl_cost <= smem_cost).then_some(plan)
+}
+
+/// Emits a warp program: every slot is a 32-bit variable; element slots
+/// hold one element in the low bits, packed slots several (first lowest).
+pub fn emit_warp_program(out: &mut String, prog: &layout_codegen::shuffle::WarpProgram, bits: u32) {
+    use layout_codegen::shuffle::{LanePredicate, ShflMode, WarpInstr};
+    writeln!(out, "  uint32_t s[{}];", prog.num_slots.max(1)).unwrap();
+    for i in 0..prog.num_inputs {
+        writeln!(out, "  s[{i}] = (uint32_t)a[{i}];").unwrap();
+    }
+    let lane_xor = |bases: &[u64], constant: u64| -> String {
+        let mut e = format!("{constant}u");
+        for (k, &b) in bases.iter().enumerate() {
+            if b != 0 {
+                e = format!("{e} ^ ((0u - ((lane >> {k}) & 1u)) & {b}u)");
+            }
+        }
+        e
+    };
+    let mask = if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    };
+    for ins in &prog.instrs {
+        match ins {
+            WarpInstr::Copy { dst, src } => writeln!(out, "  s[{dst}] = s[{src}];").unwrap(),
+            WarpInstr::Shuffle { dst, src, mode } => match mode {
+                ShflMode::Xor { mask } => writeln!(
+                    out,
+                    "  s[{dst}] = __shfl_xor_sync(0xffffffffu, s[{src}], {mask});"
+                )
+                .unwrap(),
+                ShflMode::Idx { src_lane } => {
+                    let bases: Vec<u64> = src_lane.bases.iter().map(|&b| b as u64).collect();
+                    let e = lane_xor(&bases, src_lane.constant as u64);
+                    writeln!(out, "  s[{dst}] = __shfl_sync(0xffffffffu, s[{src}], {e});").unwrap()
+                }
+            },
+            WarpInstr::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let c = match cond {
+                    LanePredicate::Parity { mask } => format!("(__popc(lane & {mask}u) & 1u)"),
+                    LanePredicate::Equals { bases, value } => {
+                        format!("(({}) == {value}u)", lane_xor(bases, 0))
+                    }
+                };
+                writeln!(out, "  s[{dst}] = {c} ? s[{if_true}] : s[{if_false}];").unwrap()
+            }
+            WarpInstr::Pack { dst, parts } => {
+                let e: Vec<String> = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| format!("((s[{p}] & {mask}u) << {})", k as u32 * bits))
+                    .collect();
+                writeln!(out, "  s[{dst}] = {};", e.join(" | ")).unwrap()
+            }
+            WarpInstr::Unpack { dsts, src } => {
+                for (k, d) in dsts.iter().enumerate() {
+                    writeln!(
+                        out,
+                        "  s[{d}] = (s[{src}] >> {}) & {mask}u;",
+                        k as u32 * bits
+                    )
+                    .unwrap();
+                }
+            }
+        }
+    }
+    let t = ctype(bits);
+    for (i, o) in prog.outputs.iter().enumerate() {
+        writeln!(out, "  b[{i}] = ({t})s[{o}];").unwrap();
+    }
 }
 
 /// (register, lane, warp) free-variable masks: the bits whose flip reaches

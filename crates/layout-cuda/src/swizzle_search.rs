@@ -23,7 +23,11 @@ pub fn swizzled_tile(shape: &[u64], row_major: bool, b: u32, m: u32, s: u32) -> 
     // Tile order: coordinate of logical offset bit i.
     let coord = |i: u32| -> Vec<u64> {
         if row_major {
-            if i < l1 { vec![0, 1 << i] } else { vec![1 << (i - l1), 0] }
+            if i < l1 {
+                vec![0, 1 << i]
+            } else {
+                vec![1 << (i - l1), 0]
+            }
         } else if i < l0 {
             vec![1 << i, 0]
         } else {
@@ -40,12 +44,22 @@ pub fn swizzled_tile(shape: &[u64], row_major: bool, b: u32, m: u32, s: u32) -> 
             c
         })
         .collect();
-    LinearLayout::new(vec![(DimName::OFFSET, bases)], vec![(d0, shape[0]), (d1, shape[1])], true)
-        .expect("a swizzle is a bijection")
+    LinearLayout::new(
+        vec![(DimName::OFFSET, bases)],
+        vec![(d0, shape[0]), (d1, shape[1])],
+        true,
+    )
+    .expect("a swizzle is a bijection")
 }
 
 /// Predicted wavefronts (store of `src` + load of `dst`) through `smem`.
-pub fn score(src: &LinearLayout, dst: &LinearLayout, smem: &LinearLayout, bits: u32, num_warps: u64) -> Option<u64> {
+pub fn score(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bits: u32,
+    num_warps: u64,
+) -> Option<u64> {
     let st = smem_map(src, smem).ok()?;
     let ld = smem_map(dst, smem).ok()?;
     let (fr, fl, fw) = free_masks(src);
@@ -77,6 +91,119 @@ pub fn search_swizzle(
                         if best.as_ref().is_none_or(|x| sc < x.1) {
                             best = Some((l, sc));
                         }
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+/// Bases (packed tensor coordinates) of `layout`'s input dim `d`, zeros
+/// dropped.
+fn nonzero(layout: &LinearLayout, d: DimName) -> Vec<u64> {
+    layout
+        .packed_bases(d)
+        .iter()
+        .copied()
+        .filter(|&b| b != 0)
+        .collect()
+}
+
+/// Builds the shared layout whose offset bits map, from the lowest, to
+/// `order` (packed tensor coordinates), skipping dependent vectors and
+/// completing with unit vectors. `None` if the result is not a bijection.
+fn layout_from_order(order: &[u64], like: &LinearLayout) -> Option<LinearLayout> {
+    let n = like.total_out_dim_size_log2();
+    let mut basis = linear_layout::gf2::EchelonBasis::new();
+    let mut cols = Vec::new();
+    for &v in order
+        .iter()
+        .chain((0..n).map(|i| 1u64 << i).collect::<Vec<_>>().iter())
+    {
+        if cols.len() == n as usize {
+            break;
+        }
+        if v != 0 && !basis.contains(v) {
+            basis.insert(v);
+            cols.push(v);
+        }
+    }
+    let outs = like
+        .out_dims()
+        .into_iter()
+        .map(|(d, s)| (d, s.trailing_zeros()))
+        .collect();
+    let l = LinearLayout::from_packed(vec![(DimName::OFFSET, cols)], outs, true).ok()?;
+    l.is_invertible().then_some(l)
+}
+
+/// The paper's construction (§5.4): offset bits = vector bases, then the
+/// source's phase lanes `a_i` (distinct banks for the stores), then
+/// `a_i ⊕ b_i` with `b_i` the destination's phase lanes (so `b_i` lands in
+/// bank `i` too: distinct banks for the loads), then the rest. Vectors are
+/// the common register bases, optionally widened with registers of one side
+/// (that side gets wider accesses, the other narrower). Both role orders and
+/// every widening are scored; the best is returned.
+pub fn construct_swizzle(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bits: u32,
+    num_warps: u64,
+) -> Option<(LinearLayout, u64)> {
+    let (r, l, w) = (DimName::REGISTER, DimName::LANE, DimName::WARP);
+    let (rs, rd) = (nonzero(src, r), nonzero(dst, r));
+    let (ls, ld) = (src.packed_bases(l).to_vec(), dst.packed_bases(l).to_vec());
+    let common: Vec<u64> = rs.iter().copied().filter(|x| rd.contains(x)).collect();
+    let max_vec = (128 / bits).trailing_zeros() as usize;
+    let mut best: Option<(LinearLayout, u64)> = None;
+    let consider = |order: Vec<u64>, best: &mut Option<(LinearLayout, u64)>| {
+        if let Some(lay) = layout_from_order(&order, src) {
+            if let Some(sc) = score(src, dst, &lay, bits, num_warps) {
+                if best.as_ref().is_none_or(|b| sc < b.1) {
+                    *best = Some((lay, sc));
+                }
+            }
+        }
+    };
+    for take_common in 0..=common.len().min(max_vec) {
+        for (extra_side, extra_regs) in [(0, &rs), (1, &rd)] {
+            let extras: Vec<u64> = extra_regs
+                .iter()
+                .copied()
+                .filter(|x| !common.contains(x))
+                .collect();
+            for take_extra in 0..=extras.len().min(max_vec - take_common) {
+                if take_extra == 0 && extra_side == 1 {
+                    continue;
+                }
+                let mut vec: Vec<u64> = common[..take_common].to_vec();
+                vec.extend(&extras[..take_extra]);
+                for (first, second) in [(&ls, &ld), (&ld, &ls)] {
+                    for k in 0..=5usize {
+                        // I = span(a) ∩ span(b) goes to banks once; the rest
+                        // of a (A') to banks, and A'_i ⊕ B'_i to segments.
+                        let a: Vec<u64> = first.iter().take(k).copied().collect();
+                        let b: Vec<u64> = second.iter().take(k).copied().collect();
+                        let inter = linear_layout::gf2::span_intersection(&a, &b);
+                        let extend = |base: &[u64], from: &[u64]| -> Vec<u64> {
+                            let mut e = linear_layout::gf2::independent_basis(base);
+                            from.iter()
+                                .copied()
+                                .filter(|&x| x != 0 && !e.contains(x) && e.insert(x))
+                                .collect()
+                        };
+                        let a_rest = extend(&inter, &a);
+                        let b_rest = extend(&inter, &b);
+                        let mut order = vec.clone();
+                        order.extend(&inter);
+                        order.extend(&a_rest);
+                        order.extend(a_rest.iter().zip(b_rest.iter()).map(|(x, y)| x ^ y));
+                        // Then the rest of the registers, lanes and warps.
+                        order.extend(&rs);
+                        order.extend(&ls);
+                        order.extend(src.packed_bases(w));
+                        consider(order, &mut best);
                     }
                 }
             }

@@ -192,6 +192,7 @@ fn emitted_source_snapshot() {
         src,
         dst,
         smem: row_major(shape),
+        force_shared: false,
     };
     let (code, fwd, bwd) = emit_benchmark(&case).unwrap();
     assert_eq!((fwd, bwd), (Path::SharedMemory, Path::SharedMemory));

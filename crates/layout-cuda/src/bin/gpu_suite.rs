@@ -127,6 +127,26 @@ fn cases() -> Vec<CaseSpec> {
             BLK_ROW,
             "REGPERM",
         ),
+        // Register <-> lane transpositions inside each warp (the paper's
+        // Figure 5): one swap (Triton: warp shuffles), two swaps (Triton:
+        // shared memory; ours: a shuffle plan), and the same conversions
+        // forced through shared memory ("_smem").
+        ("swap1_64x64_f16", [64, 64], 16, 4, BLK_ROW, "SWAP1"),
+        ("swap1_64x64_f16_smem", [64, 64], 16, 4, BLK_ROW, "SWAP1"),
+        ("swap1_64x64_f32", [64, 64], 32, 4, BLK_ROW, "SWAP1"),
+        ("swap1_64x64_f32_smem", [64, 64], 32, 4, BLK_ROW, "SWAP1"),
+        ("swap1_128x128_f8", [128, 128], 8, 4, BLK_ROW, "SWAP1"),
+        ("swap1_128x128_f8_smem", [128, 128], 8, 4, BLK_ROW, "SWAP1"),
+        ("swap2_64x64_f32", [64, 64], 32, 4, BLK_ROW, "SWAP2"),
+        ("swap2_64x64_f32_smem", [64, 64], 32, 4, BLK_ROW, "SWAP2"),
+        (
+            "lane_permute_64x64_f16_smem",
+            [64, 64],
+            16,
+            4,
+            BLK_ROW,
+            BLK_LANE_SWAP,
+        ),
     ]
 }
 
@@ -154,7 +174,21 @@ fn main() {
                 continue;
             }
         };
-        let dst = if dst_t == "REGPERM" {
+        let swaps = match dst_t {
+            "SWAP1" => 1,
+            "SWAP2" => 2,
+            _ => 0,
+        };
+        let dst = if swaps > 0 {
+            // Swap register basis k with lane basis k for k < swaps.
+            let mut bases = src.all_bases();
+            for k in 0..swaps {
+                let r = bases[0].1[k].clone();
+                bases[0].1[k] = bases[1].1[k].clone();
+                bases[1].1[k] = r;
+            }
+            LinearLayout::new(bases, src.out_dims(), true).expect("swapped")
+        } else if dst_t == "REGPERM" {
             // Same thread owns the same elements; registers in another order.
             let regs = src.bases(DimName::REGISTER);
             let mut rev = regs.clone();
@@ -174,10 +208,27 @@ fn main() {
         // The shared layout: the best XOR swizzle by predicted wavefronts
         // (see layout_cuda::swizzle_search); the optimal swizzle of
         // layout-codegen is reported beside it.
-        let (smem, score) = layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64)
-            .unwrap_or_else(|| (row_major_smem(&shape), 0));
+        let searched =
+            layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64);
+        let built = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, nw as u64);
+        eprintln!(
+            "  {name}: XOR family {:?}, paper construction {:?}",
+            searched.as_ref().map(|x| x.1),
+            built.as_ref().map(|x| x.1)
+        );
+        let (smem, score) = match (searched, built) {
+            (Some(a), Some(b)) => {
+                if b.1 <= a.1 {
+                    b
+                } else {
+                    a
+                }
+            }
+            (a, b) => a.or(b).unwrap_or_else(|| (row_major_smem(&shape), 0)),
+        };
         if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
-            let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
+            let theirs =
+                layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
             eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
         }
         let case = ConversionCase {
@@ -188,6 +239,7 @@ fn main() {
             src: src.clone(),
             dst: dst.clone(),
             smem: smem.clone(),
+            force_shared: name.ends_with("_smem"),
         };
         let (code, fwd, bwd) = match emit_benchmark(&case) {
             Ok(x) => x,
@@ -207,12 +259,10 @@ fn main() {
             json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
                    "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits)})
         };
-        let path = |p: Path| {
-            if p == Path::Registers {
-                "registers"
-            } else {
-                "shared"
-            }
+        let path = |p: Path| match p {
+            Path::Registers => "registers",
+            Path::WarpShuffle => "shuffle",
+            Path::SharedMemory => "shared",
         };
         let (fp, bp) = (
             if fwd == Path::SharedMemory {
