@@ -17,6 +17,14 @@ try:
     triton = {r["case"]: r for r in json.load(open(f"{out}/triton.json"))}
 except Exception:
     triton = {}
+ptxas = {}
+try:
+    for line in open(f"{out}/ptxas.txt"):
+        parts = line.split(" ", 1)
+        if len(parts) == 2:
+            ptxas[parts[0]] = parts[1].strip().replace("Used ", "").replace(" bytes spill stores", " B spilled")
+except Exception:
+    pass
 ncu = {}
 cur = None
 rows = []
@@ -56,8 +64,8 @@ try:
 except Exception:
     ceiling = None
 print(f"Shared-memory ceiling (conflict-free 16-byte st+ld microbenchmark): {ceiling} TB/s\n")
-print("| case | ours: path | ours µs/cvt | Triton path (PTX) | Triton µs/cvt | Triton/ours | predicted wavefronts (R=1, 1 tile) | ncu wavefronts | ncu conflicts | ours smem throughput TB/s = wavefronts×128 B/time (% of ceiling) | correct (ours, Triton) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| case | ours: path | ours µs/cvt | Triton path (PTX) | Triton µs/cvt | Triton/ours | predicted wavefronts (R=1, 1 tile) | ncu wavefronts | ncu conflicts | ours smem throughput TB/s = wavefronts×128 B/time (% of ceiling) | correct (ours, Triton) | ours: registers, spills |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 ratios = []
 for name, c in cases.items():
     o = ours.get(name, {})
@@ -75,7 +83,7 @@ for name, c in cases.items():
         bw = predicted(c) / 2 * 128 * c["tiles"] / (ou * 1e-6) / 1e12
     bws = "—" if bw is None else (f"{bw:.1f} ({100 * bw / ceiling:.0f}%)" if ceiling else f"{bw:.1f}")
     fmt = lambda x: "—" if x is None else (f"{x:.3f}" if isinstance(x, float) else str(x))
-    print(f"| {name} | {c['path_fwd']}/{c['path_bwd']} | {fmt(ou)} | {tri_class(t.get('ptx'))} | {fmt(tu)} | {fmt(ratio)} | {predicted(c)} | {fmt(ncu_w)} | {fmt(ncu_c)} | {bws} | {o.get('ok', o.get('error'))}, {t.get('ok', t.get('error', '—'))} |")
+    print(f"| {name} | {c['path_fwd']}/{c['path_bwd']} | {fmt(ou)} | {tri_class(t.get('ptx'))} | {fmt(tu)} | {fmt(ratio)} | {predicted(c)} | {fmt(ncu_w)} | {fmt(ncu_c)} | {bws} | {o.get('ok', o.get('error'))}, {t.get('ok', t.get('error', '—'))} | {ptxas.get(name, '—')} |")
 if ratios:
     g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"\nGeometric-mean speed-up of ours over Triton (Triton time / ours): {g:.3f} over {len(ratios)} cases")

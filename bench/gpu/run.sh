@@ -18,7 +18,8 @@ for f in $G/*.cu; do
   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/b/$n "$f" > /tmp/b/$n.ptxas 2>&1 &
 done
 wait
-grep -h -E "registers|spill" /tmp/b/*.ptxas | sort | uniq -c | sort -rn | head -5
+: > "$OUT/ptxas.txt"
+for f in $G/*.cu; do n=$(basename "$f" .cu); echo "$n $(grep -o -E 'Used [0-9]+ registers|[0-9]+ bytes spill stores' /tmp/b/$n.ptxas | tr '\n' ' ')" >> "$OUT/ptxas.txt"; done
 : > "$OUT/ours.jsonl"
 for f in $G/*.cu; do
   n=$(basename "$f" .cu)

@@ -210,9 +210,10 @@ pub fn shuffle_plan_if_cheaper(
 /// hold one element in the low bits, packed slots several (first lowest).
 pub fn emit_warp_program(out: &mut String, prog: &layout_codegen::shuffle::WarpProgram, bits: u32) {
     use layout_codegen::shuffle::{LanePredicate, ShflMode, WarpInstr};
-    writeln!(out, "  uint32_t s[{}];", prog.num_slots.max(1)).unwrap();
+    // Every slot is written once (SSA): one scalar `const uint32_t` each, so
+    // nothing forces an array into local memory.
     for i in 0..prog.num_inputs {
-        writeln!(out, "  s[{i}] = (uint32_t)a[{i}];").unwrap();
+        writeln!(out, "  const uint32_t s{i} = (uint32_t)a[{i}];").unwrap();
     }
     let lane_xor = |bases: &[u64], constant: u64| -> String {
         let mut e = format!("{constant}u");
@@ -230,17 +231,23 @@ pub fn emit_warp_program(out: &mut String, prog: &layout_codegen::shuffle::WarpP
     };
     for ins in &prog.instrs {
         match ins {
-            WarpInstr::Copy { dst, src } => writeln!(out, "  s[{dst}] = s[{src}];").unwrap(),
+            WarpInstr::Copy { dst, src } => {
+                writeln!(out, "  const uint32_t s{dst} = s{src};").unwrap()
+            }
             WarpInstr::Shuffle { dst, src, mode } => match mode {
                 ShflMode::Xor { mask } => writeln!(
                     out,
-                    "  s[{dst}] = __shfl_xor_sync(0xffffffffu, s[{src}], {mask});"
+                    "  const uint32_t s{dst} = __shfl_xor_sync(0xffffffffu, s{src}, {mask});"
                 )
                 .unwrap(),
                 ShflMode::Idx { src_lane } => {
                     let bases: Vec<u64> = src_lane.bases.iter().map(|&b| b as u64).collect();
                     let e = lane_xor(&bases, src_lane.constant as u64);
-                    writeln!(out, "  s[{dst}] = __shfl_sync(0xffffffffu, s[{src}], {e});").unwrap()
+                    writeln!(
+                        out,
+                        "  const uint32_t s{dst} = __shfl_sync(0xffffffffu, s{src}, {e});"
+                    )
+                    .unwrap()
                 }
             },
             WarpInstr::Select {
@@ -255,21 +262,25 @@ pub fn emit_warp_program(out: &mut String, prog: &layout_codegen::shuffle::WarpP
                         format!("(({}) == {value}u)", lane_xor(bases, 0))
                     }
                 };
-                writeln!(out, "  s[{dst}] = {c} ? s[{if_true}] : s[{if_false}];").unwrap()
+                writeln!(
+                    out,
+                    "  const uint32_t s{dst} = {c} ? s{if_true} : s{if_false};"
+                )
+                .unwrap()
             }
             WarpInstr::Pack { dst, parts } => {
                 let e: Vec<String> = parts
                     .iter()
                     .enumerate()
-                    .map(|(k, p)| format!("((s[{p}] & {mask}u) << {})", k as u32 * bits))
+                    .map(|(k, p)| format!("((s{p} & {mask}u) << {})", k as u32 * bits))
                     .collect();
-                writeln!(out, "  s[{dst}] = {};", e.join(" | ")).unwrap()
+                writeln!(out, "  const uint32_t s{dst} = {};", e.join(" | ")).unwrap()
             }
             WarpInstr::Unpack { dsts, src } => {
                 for (k, d) in dsts.iter().enumerate() {
                     writeln!(
                         out,
-                        "  s[{d}] = (s[{src}] >> {}) & {mask}u;",
+                        "  const uint32_t s{d} = (s{src} >> {}) & {mask}u;",
                         k as u32 * bits
                     )
                     .unwrap();
@@ -279,7 +290,7 @@ pub fn emit_warp_program(out: &mut String, prog: &layout_codegen::shuffle::WarpP
     }
     let t = ctype(bits);
     for (i, o) in prog.outputs.iter().enumerate() {
-        writeln!(out, "  b[{i}] = ({t})s[{o}];").unwrap();
+        writeln!(out, "  b[{i}] = ({t})s{o};").unwrap();
     }
 }
 
