@@ -17,19 +17,20 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 16384u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 66u;
   o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 132u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[8] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[8] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 528u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[9] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1056u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[10] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1584u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[12] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[12] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2576u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[13] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3104u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[14] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3632u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4096u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[24] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4096u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[24] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4624u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[25] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 5152u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[26] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 5680u]) = (uint32_t)((uint32_t)a[19] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6144u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[28] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6144u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[28] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6672u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7200u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[30] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7728u]) = (uint32_t)((uint32_t)a[23] | ((uint32_t)a[31] << 16));
@@ -49,19 +50,19 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6936u]) = (uint32_t)((uint32_t)a[53] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7464u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[62] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7992u]) = (uint32_t)((uint32_t)a[55] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8192u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[72] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[72] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8720u]) = (uint32_t)((uint32_t)a[65] | ((uint32_t)a[73] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9248u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[74] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9776u]) = (uint32_t)((uint32_t)a[67] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10240u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[76] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10240u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[76] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10768u]) = (uint32_t)((uint32_t)a[69] | ((uint32_t)a[77] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11296u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[78] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11824u]) = (uint32_t)((uint32_t)a[71] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12288u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[88] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 12288u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[88] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12816u]) = (uint32_t)((uint32_t)a[81] | ((uint32_t)a[89] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 13344u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[90] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 13872u]) = (uint32_t)((uint32_t)a[83] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 14336u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[92] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 14336u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[92] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 14864u]) = (uint32_t)((uint32_t)a[85] | ((uint32_t)a[93] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 15392u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[94] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 15920u]) = (uint32_t)((uint32_t)a[87] | ((uint32_t)a[95] << 16));
@@ -91,7 +92,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2u;
   o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 4u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[32] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -107,7 +109,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[3] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 16384u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[36] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -123,7 +125,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[7] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[40] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -139,7 +141,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[11] = ((uint32_t)t_ >> 0) & 65535u;
     b[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24576u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 24576u]);
     b[12] = ((uint32_t)t_ >> 0) & 65535u;
     b[44] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -219,7 +221,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[31] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4096u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[96] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -235,7 +237,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[67] = ((uint32_t)t_ >> 0) & 65535u;
     b[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20480u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 20480u]);
     b[68] = ((uint32_t)t_ >> 0) & 65535u;
     b[100] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -251,7 +253,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[71] = ((uint32_t)t_ >> 0) & 65535u;
     b[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12288u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 12288u]);
     b[72] = ((uint32_t)t_ >> 0) & 65535u;
     b[104] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -267,7 +269,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[75] = ((uint32_t)t_ >> 0) & 65535u;
     b[107] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28672u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 28672u]);
     b[76] = ((uint32_t)t_ >> 0) & 65535u;
     b[108] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -359,19 +361,20 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2u;
   o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 4u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[32] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[32] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[33] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 32u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[34] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 48u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16384u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[36] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 16384u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[36] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16400u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[37] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16416u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[38] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16432u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8192u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[40] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[40] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8208u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[41] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8224u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[42] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8240u]) = (uint32_t)((uint32_t)a[11] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24576u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[44] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 24576u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[44] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24592u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[45] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24608u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[46] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24624u]) = (uint32_t)((uint32_t)a[15] | ((uint32_t)a[47] << 16));
@@ -391,19 +394,19 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24600u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24616u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[62] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24632u]) = (uint32_t)((uint32_t)a[31] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4096u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[96] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4096u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[96] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4112u]) = (uint32_t)((uint32_t)a[65] | ((uint32_t)a[97] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4128u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[98] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4144u]) = (uint32_t)((uint32_t)a[67] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20480u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[100] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 20480u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[100] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20496u]) = (uint32_t)((uint32_t)a[69] | ((uint32_t)a[101] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20512u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[102] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20528u]) = (uint32_t)((uint32_t)a[71] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12288u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[104] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 12288u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[104] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12304u]) = (uint32_t)((uint32_t)a[73] | ((uint32_t)a[105] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12320u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[106] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12336u]) = (uint32_t)((uint32_t)a[75] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28672u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[108] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 28672u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[108] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28688u]) = (uint32_t)((uint32_t)a[77] | ((uint32_t)a[109] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28704u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[110] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28720u]) = (uint32_t)((uint32_t)a[79] | ((uint32_t)a[111] << 16));
@@ -433,7 +436,8 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 16384u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 66u;
   o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 132u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[8] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -449,7 +453,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[3] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[12] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -465,7 +469,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[7] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4096u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[24] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -481,7 +485,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[19] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6144u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6144u]);
     b[20] = ((uint32_t)t_ >> 0) & 65535u;
     b[28] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -561,7 +565,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[55] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[72] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -577,7 +581,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[67] = ((uint32_t)t_ >> 0) & 65535u;
     b[75] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10240u]);
     b[68] = ((uint32_t)t_ >> 0) & 65535u;
     b[76] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -593,7 +597,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[71] = ((uint32_t)t_ >> 0) & 65535u;
     b[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12288u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 12288u]);
     b[80] = ((uint32_t)t_ >> 0) & 65535u;
     b[88] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -609,7 +613,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[83] = ((uint32_t)t_ >> 0) & 65535u;
     b[91] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 14336u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 14336u]);
     b[84] = ((uint32_t)t_ >> 0) & 65535u;
     b[92] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -709,7 +713,8 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   o_gin_ld ^= (0u - ((warp >> 2) & 1u)) & 4096u;
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 0u]);
     a[0] = (t_.x >> 0) & 65535u;
     a[1] = (t_.x >> 16) & 65535u;
     a[2] = (t_.y >> 0) & 65535u;
@@ -719,7 +724,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[6] = (t_.w >> 0) & 65535u;
     a[7] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 64u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 64u]);
     a[8] = (t_.x >> 0) & 65535u;
     a[9] = (t_.x >> 16) & 65535u;
     a[10] = (t_.y >> 0) & 65535u;
@@ -729,7 +734,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[14] = (t_.w >> 0) & 65535u;
     a[15] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 128u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 128u]);
     a[16] = (t_.x >> 0) & 65535u;
     a[17] = (t_.x >> 16) & 65535u;
     a[18] = (t_.y >> 0) & 65535u;
@@ -739,7 +744,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[22] = (t_.w >> 0) & 65535u;
     a[23] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 192u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 192u]);
     a[24] = (t_.x >> 0) & 65535u;
     a[25] = (t_.x >> 16) & 65535u;
     a[26] = (t_.y >> 0) & 65535u;
@@ -749,7 +754,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[30] = (t_.w >> 0) & 65535u;
     a[31] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 8192u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 8192u]);
     a[32] = (t_.x >> 0) & 65535u;
     a[33] = (t_.x >> 16) & 65535u;
     a[34] = (t_.y >> 0) & 65535u;
@@ -759,7 +764,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[38] = (t_.w >> 0) & 65535u;
     a[39] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 8256u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 8256u]);
     a[40] = (t_.x >> 0) & 65535u;
     a[41] = (t_.x >> 16) & 65535u;
     a[42] = (t_.y >> 0) & 65535u;
@@ -769,7 +774,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[46] = (t_.w >> 0) & 65535u;
     a[47] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 8320u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 8320u]);
     a[48] = (t_.x >> 0) & 65535u;
     a[49] = (t_.x >> 16) & 65535u;
     a[50] = (t_.y >> 0) & 65535u;
@@ -779,7 +784,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[54] = (t_.w >> 0) & 65535u;
     a[55] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 8384u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 8384u]);
     a[56] = (t_.x >> 0) & 65535u;
     a[57] = (t_.x >> 16) & 65535u;
     a[58] = (t_.y >> 0) & 65535u;
@@ -789,7 +794,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[62] = (t_.w >> 0) & 65535u;
     a[63] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 16384u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 16384u]);
     a[64] = (t_.x >> 0) & 65535u;
     a[65] = (t_.x >> 16) & 65535u;
     a[66] = (t_.y >> 0) & 65535u;
@@ -799,7 +804,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[70] = (t_.w >> 0) & 65535u;
     a[71] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 16448u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 16448u]);
     a[72] = (t_.x >> 0) & 65535u;
     a[73] = (t_.x >> 16) & 65535u;
     a[74] = (t_.y >> 0) & 65535u;
@@ -809,7 +814,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[78] = (t_.w >> 0) & 65535u;
     a[79] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 16512u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 16512u]);
     a[80] = (t_.x >> 0) & 65535u;
     a[81] = (t_.x >> 16) & 65535u;
     a[82] = (t_.y >> 0) & 65535u;
@@ -819,7 +824,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[86] = (t_.w >> 0) & 65535u;
     a[87] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 16576u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 16576u]);
     a[88] = (t_.x >> 0) & 65535u;
     a[89] = (t_.x >> 16) & 65535u;
     a[90] = (t_.y >> 0) & 65535u;
@@ -829,7 +834,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[94] = (t_.w >> 0) & 65535u;
     a[95] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 24576u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 24576u]);
     a[96] = (t_.x >> 0) & 65535u;
     a[97] = (t_.x >> 16) & 65535u;
     a[98] = (t_.y >> 0) & 65535u;
@@ -839,7 +844,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[102] = (t_.w >> 0) & 65535u;
     a[103] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 24640u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 24640u]);
     a[104] = (t_.x >> 0) & 65535u;
     a[105] = (t_.x >> 16) & 65535u;
     a[106] = (t_.y >> 0) & 65535u;
@@ -849,7 +854,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[110] = (t_.w >> 0) & 65535u;
     a[111] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 24704u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 24704u]);
     a[112] = (t_.x >> 0) & 65535u;
     a[113] = (t_.x >> 16) & 65535u;
     a[114] = (t_.y >> 0) & 65535u;
@@ -859,7 +864,7 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     a[118] = (t_.w >> 0) & 65535u;
     a[119] = (t_.w >> 16) & 65535u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 24768u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 24768u]);
     a[120] = (t_.x >> 0) & 65535u;
     a[121] = (t_.x >> 16) & 65535u;
     a[122] = (t_.y >> 0) & 65535u;
@@ -886,22 +891,23 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   o_gout_st ^= (0u - ((warp >> 2) & 1u)) & 4096u;
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 64u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 192u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 8192u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 8256u]) = make_uint4((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 8320u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 8384u]) = make_uint4((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 16384u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 16448u]) = make_uint4((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 16512u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 16576u]) = make_uint4((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 24576u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 24640u]) = make_uint4((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 24704u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 24768u]) = make_uint4((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 64u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 192u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8192u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8256u]) = make_uint4((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8320u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8384u]) = make_uint4((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16384u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16448u]) = make_uint4((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16512u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16576u]) = make_uint4((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24576u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24640u]) = make_uint4((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24704u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24768u]) = make_uint4((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
 }
 
 

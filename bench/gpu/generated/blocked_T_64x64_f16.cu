@@ -16,19 +16,20 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[3
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 34u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 68u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[8] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[8] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 136u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[9] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 272u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[10] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 408u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[12] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[12] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 648u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[13] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 784u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[14] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 920u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[24] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[24] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1160u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[25] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1296u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[26] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1432u]) = (uint32_t)((uint32_t)a[19] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[28] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[28] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1672u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1808u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[30] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1944u]) = (uint32_t)((uint32_t)a[23] | ((uint32_t)a[31] << 16));
@@ -41,7 +42,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[3
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 2u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[16] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -57,7 +59,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[3
     b[3] = ((uint32_t)t_ >> 0) & 65535u;
     b[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[20] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -73,7 +75,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[3
     b[7] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[24] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -89,7 +91,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[3
     b[11] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[12] = ((uint32_t)t_ >> 0) & 65535u;
     b[28] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -116,19 +118,20 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[3
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 2u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[16] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[16] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[17] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[18] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[20] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[20] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[21] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2064u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[22] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2072u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[24] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[24] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1032u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[25] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1040u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[26] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1048u]) = (uint32_t)((uint32_t)a[11] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[28] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[28] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3080u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3088u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[30] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3096u]) = (uint32_t)((uint32_t)a[15] | ((uint32_t)a[31] << 16));
@@ -141,7 +144,8 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[3
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 34u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 68u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[8] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -157,7 +161,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[3
     b[3] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[12] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -173,7 +177,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[3
     b[7] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[24] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -189,7 +193,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[3
     b[19] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
     b[20] = ((uint32_t)t_ >> 0) & 65535u;
     b[28] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -224,49 +228,50 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gin_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 0u]);
     a[0] = (t_.x >> 0) & 65535u;
     a[1] = (t_.x >> 16) & 65535u;
     a[2] = (t_.y >> 0) & 65535u;
     a[3] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 16u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 16u]);
     a[4] = (t_.x >> 0) & 65535u;
     a[5] = (t_.x >> 16) & 65535u;
     a[6] = (t_.y >> 0) & 65535u;
     a[7] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 32u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 32u]);
     a[8] = (t_.x >> 0) & 65535u;
     a[9] = (t_.x >> 16) & 65535u;
     a[10] = (t_.y >> 0) & 65535u;
     a[11] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 48u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 48u]);
     a[12] = (t_.x >> 0) & 65535u;
     a[13] = (t_.x >> 16) & 65535u;
     a[14] = (t_.y >> 0) & 65535u;
     a[15] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 2048u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 2048u]);
     a[16] = (t_.x >> 0) & 65535u;
     a[17] = (t_.x >> 16) & 65535u;
     a[18] = (t_.y >> 0) & 65535u;
     a[19] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 2064u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 2064u]);
     a[20] = (t_.x >> 0) & 65535u;
     a[21] = (t_.x >> 16) & 65535u;
     a[22] = (t_.y >> 0) & 65535u;
     a[23] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 2080u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 2080u]);
     a[24] = (t_.x >> 0) & 65535u;
     a[25] = (t_.x >> 16) & 65535u;
     a[26] = (t_.y >> 0) & 65535u;
     a[27] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 2096u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 2096u]);
     a[28] = (t_.x >> 0) & 65535u;
     a[29] = (t_.x >> 16) & 65535u;
     a[30] = (t_.y >> 0) & 65535u;
@@ -288,14 +293,15 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 32u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 48u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 2048u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 2064u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 2080u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 2096u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 48u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2048u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2064u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2096u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
 }
 
 

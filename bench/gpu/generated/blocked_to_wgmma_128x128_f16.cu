@@ -16,69 +16,70 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 96u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 128u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 224u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 352u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 384u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 480u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 608u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 640u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 736u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 864u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 896u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 992u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1120u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1152u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1152u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1248u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1376u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1408u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1408u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1504u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1632u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1664u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1664u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1760u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1888u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1920u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1920u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2016u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2144u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2176u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2176u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2272u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2400u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2432u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2432u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2528u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2656u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2688u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2688u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2784u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2912u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2944u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2944u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3040u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3168u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3200u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3200u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3296u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3424u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3456u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3456u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3552u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3680u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3712u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3712u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3808u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3936u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3968u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3968u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4064u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
@@ -89,11 +90,12 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 8192u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4096u]);
     b[2] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -105,11 +107,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[6] = ((uint32_t)t_ >> 0) & 65535u;
     b[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4224u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4224u]);
     b[10] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -121,11 +123,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[14] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4352u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4352u]);
     b[18] = ((uint32_t)t_ >> 0) & 65535u;
     b[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -137,11 +139,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[22] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
     b[24] = ((uint32_t)t_ >> 0) & 65535u;
     b[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4480u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4480u]);
     b[26] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -153,11 +155,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[30] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[32] = ((uint32_t)t_ >> 0) & 65535u;
     b[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4608u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4608u]);
     b[34] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -169,11 +171,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[38] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 640u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
     b[40] = ((uint32_t)t_ >> 0) & 65535u;
     b[41] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4736u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4736u]);
     b[42] = ((uint32_t)t_ >> 0) & 65535u;
     b[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -185,11 +187,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[46] = ((uint32_t)t_ >> 0) & 65535u;
     b[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[48] = ((uint32_t)t_ >> 0) & 65535u;
     b[49] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4864u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4864u]);
     b[50] = ((uint32_t)t_ >> 0) & 65535u;
     b[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -201,11 +203,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[54] = ((uint32_t)t_ >> 0) & 65535u;
     b[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 896u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
     b[56] = ((uint32_t)t_ >> 0) & 65535u;
     b[57] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4992u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4992u]);
     b[58] = ((uint32_t)t_ >> 0) & 65535u;
     b[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -217,11 +219,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[62] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6144u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6144u]);
     b[66] = ((uint32_t)t_ >> 0) & 65535u;
     b[67] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -233,11 +235,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[70] = ((uint32_t)t_ >> 0) & 65535u;
     b[71] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2176u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2176u]);
     b[72] = ((uint32_t)t_ >> 0) & 65535u;
     b[73] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6272u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6272u]);
     b[74] = ((uint32_t)t_ >> 0) & 65535u;
     b[75] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -249,11 +251,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[78] = ((uint32_t)t_ >> 0) & 65535u;
     b[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
     b[80] = ((uint32_t)t_ >> 0) & 65535u;
     b[81] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6400u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6400u]);
     b[82] = ((uint32_t)t_ >> 0) & 65535u;
     b[83] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -265,11 +267,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[86] = ((uint32_t)t_ >> 0) & 65535u;
     b[87] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2432u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2432u]);
     b[88] = ((uint32_t)t_ >> 0) & 65535u;
     b[89] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6528u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6528u]);
     b[90] = ((uint32_t)t_ >> 0) & 65535u;
     b[91] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -281,11 +283,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[94] = ((uint32_t)t_ >> 0) & 65535u;
     b[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[96] = ((uint32_t)t_ >> 0) & 65535u;
     b[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6656u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6656u]);
     b[98] = ((uint32_t)t_ >> 0) & 65535u;
     b[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -297,11 +299,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[102] = ((uint32_t)t_ >> 0) & 65535u;
     b[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2688u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2688u]);
     b[104] = ((uint32_t)t_ >> 0) & 65535u;
     b[105] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6784u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6784u]);
     b[106] = ((uint32_t)t_ >> 0) & 65535u;
     b[107] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -313,11 +315,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[110] = ((uint32_t)t_ >> 0) & 65535u;
     b[111] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
     b[112] = ((uint32_t)t_ >> 0) & 65535u;
     b[113] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6912u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6912u]);
     b[114] = ((uint32_t)t_ >> 0) & 65535u;
     b[115] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -329,11 +331,11 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[118] = ((uint32_t)t_ >> 0) & 65535u;
     b[119] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2944u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2944u]);
     b[120] = ((uint32_t)t_ >> 0) & 65535u;
     b[121] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 7040u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 7040u]);
     b[122] = ((uint32_t)t_ >> 0) & 65535u;
     b[123] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -356,68 +358,69 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 8192u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4096u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4096u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 32u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4128u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 128u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4224u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4224u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 160u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4256u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4352u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4352u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 288u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4384u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 384u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4480u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4480u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 416u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4512u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4608u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4608u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 544u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4640u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 640u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4736u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4736u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 672u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4768u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4864u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4864u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 800u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4896u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 896u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4992u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4992u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 928u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 5024u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6144u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6144u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2080u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6176u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2176u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6272u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2176u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6272u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2208u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6304u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6400u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6400u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2336u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6432u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2432u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6528u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2432u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6528u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2464u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6560u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6656u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6656u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2592u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6688u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2688u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6784u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2688u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6784u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2720u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6816u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6912u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6912u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2848u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6944u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2944u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7040u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2944u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 7040u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2976u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7072u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
@@ -429,7 +432,8 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -437,7 +441,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[2] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[5] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -445,7 +449,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[6] = ((uint32_t)t_ >> 0) & 65535u;
     b[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -453,7 +457,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[10] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
     b[12] = ((uint32_t)t_ >> 0) & 65535u;
     b[13] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -461,7 +465,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[14] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -469,7 +473,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[18] = ((uint32_t)t_ >> 0) & 65535u;
     b[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 640u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
     b[20] = ((uint32_t)t_ >> 0) & 65535u;
     b[21] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -477,7 +481,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[22] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[24] = ((uint32_t)t_ >> 0) & 65535u;
     b[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -485,7 +489,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[26] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 896u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
     b[28] = ((uint32_t)t_ >> 0) & 65535u;
     b[29] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -493,7 +497,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[30] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[32] = ((uint32_t)t_ >> 0) & 65535u;
     b[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -501,7 +505,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[34] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1152u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1152u]);
     b[36] = ((uint32_t)t_ >> 0) & 65535u;
     b[37] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -509,7 +513,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[38] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1280u]);
     b[40] = ((uint32_t)t_ >> 0) & 65535u;
     b[41] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -517,7 +521,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[42] = ((uint32_t)t_ >> 0) & 65535u;
     b[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1408u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1408u]);
     b[44] = ((uint32_t)t_ >> 0) & 65535u;
     b[45] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -525,7 +529,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[46] = ((uint32_t)t_ >> 0) & 65535u;
     b[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
     b[48] = ((uint32_t)t_ >> 0) & 65535u;
     b[49] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -533,7 +537,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[50] = ((uint32_t)t_ >> 0) & 65535u;
     b[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1664u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1664u]);
     b[52] = ((uint32_t)t_ >> 0) & 65535u;
     b[53] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -541,7 +545,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[54] = ((uint32_t)t_ >> 0) & 65535u;
     b[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1792u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1792u]);
     b[56] = ((uint32_t)t_ >> 0) & 65535u;
     b[57] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -549,7 +553,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[58] = ((uint32_t)t_ >> 0) & 65535u;
     b[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1920u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1920u]);
     b[60] = ((uint32_t)t_ >> 0) & 65535u;
     b[61] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -557,7 +561,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[62] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -565,7 +569,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[66] = ((uint32_t)t_ >> 0) & 65535u;
     b[67] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2176u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2176u]);
     b[68] = ((uint32_t)t_ >> 0) & 65535u;
     b[69] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -573,7 +577,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[70] = ((uint32_t)t_ >> 0) & 65535u;
     b[71] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
     b[72] = ((uint32_t)t_ >> 0) & 65535u;
     b[73] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -581,7 +585,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[74] = ((uint32_t)t_ >> 0) & 65535u;
     b[75] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2432u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2432u]);
     b[76] = ((uint32_t)t_ >> 0) & 65535u;
     b[77] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -589,7 +593,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[78] = ((uint32_t)t_ >> 0) & 65535u;
     b[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[80] = ((uint32_t)t_ >> 0) & 65535u;
     b[81] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -597,7 +601,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[82] = ((uint32_t)t_ >> 0) & 65535u;
     b[83] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2688u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2688u]);
     b[84] = ((uint32_t)t_ >> 0) & 65535u;
     b[85] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -605,7 +609,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[86] = ((uint32_t)t_ >> 0) & 65535u;
     b[87] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
     b[88] = ((uint32_t)t_ >> 0) & 65535u;
     b[89] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -613,7 +617,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[90] = ((uint32_t)t_ >> 0) & 65535u;
     b[91] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2944u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2944u]);
     b[92] = ((uint32_t)t_ >> 0) & 65535u;
     b[93] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -621,7 +625,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[94] = ((uint32_t)t_ >> 0) & 65535u;
     b[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[96] = ((uint32_t)t_ >> 0) & 65535u;
     b[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -629,7 +633,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[98] = ((uint32_t)t_ >> 0) & 65535u;
     b[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3200u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3200u]);
     b[100] = ((uint32_t)t_ >> 0) & 65535u;
     b[101] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -637,7 +641,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[102] = ((uint32_t)t_ >> 0) & 65535u;
     b[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3328u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3328u]);
     b[104] = ((uint32_t)t_ >> 0) & 65535u;
     b[105] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -645,7 +649,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[106] = ((uint32_t)t_ >> 0) & 65535u;
     b[107] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3456u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3456u]);
     b[108] = ((uint32_t)t_ >> 0) & 65535u;
     b[109] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -653,7 +657,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[110] = ((uint32_t)t_ >> 0) & 65535u;
     b[111] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3584u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
     b[112] = ((uint32_t)t_ >> 0) & 65535u;
     b[113] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -661,7 +665,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[114] = ((uint32_t)t_ >> 0) & 65535u;
     b[115] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3712u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3712u]);
     b[116] = ((uint32_t)t_ >> 0) & 65535u;
     b[117] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -669,7 +673,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[118] = ((uint32_t)t_ >> 0) & 65535u;
     b[119] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3840u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3840u]);
     b[120] = ((uint32_t)t_ >> 0) & 65535u;
     b[121] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -677,7 +681,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[122] = ((uint32_t)t_ >> 0) & 65535u;
     b[123] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3968u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3968u]);
     b[124] = ((uint32_t)t_ >> 0) & 65535u;
     b[125] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -704,193 +708,194 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gin_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 0u]);
     a[0] = (t_.x >> 0) & 65535u;
     a[1] = (t_.x >> 16) & 65535u;
     a[2] = (t_.y >> 0) & 65535u;
     a[3] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 16u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 16u]);
     a[4] = (t_.x >> 0) & 65535u;
     a[5] = (t_.x >> 16) & 65535u;
     a[6] = (t_.y >> 0) & 65535u;
     a[7] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 32u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 32u]);
     a[8] = (t_.x >> 0) & 65535u;
     a[9] = (t_.x >> 16) & 65535u;
     a[10] = (t_.y >> 0) & 65535u;
     a[11] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 48u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 48u]);
     a[12] = (t_.x >> 0) & 65535u;
     a[13] = (t_.x >> 16) & 65535u;
     a[14] = (t_.y >> 0) & 65535u;
     a[15] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 64u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 64u]);
     a[16] = (t_.x >> 0) & 65535u;
     a[17] = (t_.x >> 16) & 65535u;
     a[18] = (t_.y >> 0) & 65535u;
     a[19] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 80u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 80u]);
     a[20] = (t_.x >> 0) & 65535u;
     a[21] = (t_.x >> 16) & 65535u;
     a[22] = (t_.y >> 0) & 65535u;
     a[23] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 96u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 96u]);
     a[24] = (t_.x >> 0) & 65535u;
     a[25] = (t_.x >> 16) & 65535u;
     a[26] = (t_.y >> 0) & 65535u;
     a[27] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 112u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 112u]);
     a[28] = (t_.x >> 0) & 65535u;
     a[29] = (t_.x >> 16) & 65535u;
     a[30] = (t_.y >> 0) & 65535u;
     a[31] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4096u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4096u]);
     a[32] = (t_.x >> 0) & 65535u;
     a[33] = (t_.x >> 16) & 65535u;
     a[34] = (t_.y >> 0) & 65535u;
     a[35] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4112u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4112u]);
     a[36] = (t_.x >> 0) & 65535u;
     a[37] = (t_.x >> 16) & 65535u;
     a[38] = (t_.y >> 0) & 65535u;
     a[39] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4128u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4128u]);
     a[40] = (t_.x >> 0) & 65535u;
     a[41] = (t_.x >> 16) & 65535u;
     a[42] = (t_.y >> 0) & 65535u;
     a[43] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4144u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4144u]);
     a[44] = (t_.x >> 0) & 65535u;
     a[45] = (t_.x >> 16) & 65535u;
     a[46] = (t_.y >> 0) & 65535u;
     a[47] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4160u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4160u]);
     a[48] = (t_.x >> 0) & 65535u;
     a[49] = (t_.x >> 16) & 65535u;
     a[50] = (t_.y >> 0) & 65535u;
     a[51] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4176u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4176u]);
     a[52] = (t_.x >> 0) & 65535u;
     a[53] = (t_.x >> 16) & 65535u;
     a[54] = (t_.y >> 0) & 65535u;
     a[55] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4192u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4192u]);
     a[56] = (t_.x >> 0) & 65535u;
     a[57] = (t_.x >> 16) & 65535u;
     a[58] = (t_.y >> 0) & 65535u;
     a[59] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 4208u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 4208u]);
     a[60] = (t_.x >> 0) & 65535u;
     a[61] = (t_.x >> 16) & 65535u;
     a[62] = (t_.y >> 0) & 65535u;
     a[63] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8192u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8192u]);
     a[64] = (t_.x >> 0) & 65535u;
     a[65] = (t_.x >> 16) & 65535u;
     a[66] = (t_.y >> 0) & 65535u;
     a[67] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8208u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8208u]);
     a[68] = (t_.x >> 0) & 65535u;
     a[69] = (t_.x >> 16) & 65535u;
     a[70] = (t_.y >> 0) & 65535u;
     a[71] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8224u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8224u]);
     a[72] = (t_.x >> 0) & 65535u;
     a[73] = (t_.x >> 16) & 65535u;
     a[74] = (t_.y >> 0) & 65535u;
     a[75] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8240u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8240u]);
     a[76] = (t_.x >> 0) & 65535u;
     a[77] = (t_.x >> 16) & 65535u;
     a[78] = (t_.y >> 0) & 65535u;
     a[79] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8256u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8256u]);
     a[80] = (t_.x >> 0) & 65535u;
     a[81] = (t_.x >> 16) & 65535u;
     a[82] = (t_.y >> 0) & 65535u;
     a[83] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8272u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8272u]);
     a[84] = (t_.x >> 0) & 65535u;
     a[85] = (t_.x >> 16) & 65535u;
     a[86] = (t_.y >> 0) & 65535u;
     a[87] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8288u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8288u]);
     a[88] = (t_.x >> 0) & 65535u;
     a[89] = (t_.x >> 16) & 65535u;
     a[90] = (t_.y >> 0) & 65535u;
     a[91] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 8304u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 8304u]);
     a[92] = (t_.x >> 0) & 65535u;
     a[93] = (t_.x >> 16) & 65535u;
     a[94] = (t_.y >> 0) & 65535u;
     a[95] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12288u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12288u]);
     a[96] = (t_.x >> 0) & 65535u;
     a[97] = (t_.x >> 16) & 65535u;
     a[98] = (t_.y >> 0) & 65535u;
     a[99] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12304u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12304u]);
     a[100] = (t_.x >> 0) & 65535u;
     a[101] = (t_.x >> 16) & 65535u;
     a[102] = (t_.y >> 0) & 65535u;
     a[103] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12320u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12320u]);
     a[104] = (t_.x >> 0) & 65535u;
     a[105] = (t_.x >> 16) & 65535u;
     a[106] = (t_.y >> 0) & 65535u;
     a[107] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12336u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12336u]);
     a[108] = (t_.x >> 0) & 65535u;
     a[109] = (t_.x >> 16) & 65535u;
     a[110] = (t_.y >> 0) & 65535u;
     a[111] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12352u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12352u]);
     a[112] = (t_.x >> 0) & 65535u;
     a[113] = (t_.x >> 16) & 65535u;
     a[114] = (t_.y >> 0) & 65535u;
     a[115] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12368u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12368u]);
     a[116] = (t_.x >> 0) & 65535u;
     a[117] = (t_.x >> 16) & 65535u;
     a[118] = (t_.y >> 0) & 65535u;
     a[119] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12384u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12384u]);
     a[120] = (t_.x >> 0) & 65535u;
     a[121] = (t_.x >> 16) & 65535u;
     a[122] = (t_.y >> 0) & 65535u;
     a[123] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 12400u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 12400u]);
     a[124] = (t_.x >> 0) & 65535u;
     a[125] = (t_.x >> 16) & 65535u;
     a[126] = (t_.y >> 0) & 65535u;
@@ -912,38 +917,39 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 32u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 48u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 64u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 80u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 96u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 112u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4096u]) = make_uint2((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4112u]) = make_uint2((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4128u]) = make_uint2((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4144u]) = make_uint2((uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4160u]) = make_uint2((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4176u]) = make_uint2((uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4192u]) = make_uint2((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 4208u]) = make_uint2((uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8192u]) = make_uint2((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8208u]) = make_uint2((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8224u]) = make_uint2((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8240u]) = make_uint2((uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8256u]) = make_uint2((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8272u]) = make_uint2((uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8288u]) = make_uint2((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 8304u]) = make_uint2((uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12288u]) = make_uint2((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12304u]) = make_uint2((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12320u]) = make_uint2((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12336u]) = make_uint2((uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12352u]) = make_uint2((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12368u]) = make_uint2((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12384u]) = make_uint2((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 12400u]) = make_uint2((uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 48u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 64u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 80u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 96u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 112u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4096u]) = make_uint2((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4112u]) = make_uint2((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4128u]) = make_uint2((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4144u]) = make_uint2((uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4160u]) = make_uint2((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4176u]) = make_uint2((uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4192u]) = make_uint2((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4208u]) = make_uint2((uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8192u]) = make_uint2((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8208u]) = make_uint2((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8224u]) = make_uint2((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8240u]) = make_uint2((uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8256u]) = make_uint2((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8272u]) = make_uint2((uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8288u]) = make_uint2((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8304u]) = make_uint2((uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12288u]) = make_uint2((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12304u]) = make_uint2((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12320u]) = make_uint2((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12336u]) = make_uint2((uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12352u]) = make_uint2((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12368u]) = make_uint2((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12384u]) = make_uint2((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12400u]) = make_uint2((uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
 }
 
 

@@ -16,21 +16,22 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 36u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 72u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 128u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 200u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 328u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 384u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 456u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 584u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 640u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 712u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 840u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 896u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 968u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
@@ -40,7 +41,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
   o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[2] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -48,7 +50,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[1] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[6] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -56,7 +58,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[5] = ((uint32_t)t_ >> 0) & 65535u;
     b[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[10] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -64,7 +66,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[9] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[12] = ((uint32_t)t_ >> 0) & 65535u;
     b[14] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -72,7 +74,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[13] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[18] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -80,7 +82,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[17] = ((uint32_t)t_ >> 0) & 65535u;
     b[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2176u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2176u]);
     b[20] = ((uint32_t)t_ >> 0) & 65535u;
     b[22] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -88,7 +90,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[21] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 640u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
     b[24] = ((uint32_t)t_ >> 0) & 65535u;
     b[26] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -96,7 +98,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[25] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2688u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2688u]);
     b[28] = ((uint32_t)t_ >> 0) & 65535u;
     b[30] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -104,7 +106,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[29] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[32] = ((uint32_t)t_ >> 0) & 65535u;
     b[34] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -112,7 +114,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[33] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
     b[36] = ((uint32_t)t_ >> 0) & 65535u;
     b[38] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -120,7 +122,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[37] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[40] = ((uint32_t)t_ >> 0) & 65535u;
     b[42] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -128,7 +130,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[41] = ((uint32_t)t_ >> 0) & 65535u;
     b[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
     b[44] = ((uint32_t)t_ >> 0) & 65535u;
     b[46] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -136,7 +138,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[45] = ((uint32_t)t_ >> 0) & 65535u;
     b[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
     b[48] = ((uint32_t)t_ >> 0) & 65535u;
     b[50] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -144,7 +146,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[49] = ((uint32_t)t_ >> 0) & 65535u;
     b[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2432u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2432u]);
     b[52] = ((uint32_t)t_ >> 0) & 65535u;
     b[54] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -152,7 +154,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[53] = ((uint32_t)t_ >> 0) & 65535u;
     b[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 896u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
     b[56] = ((uint32_t)t_ >> 0) & 65535u;
     b[58] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -160,7 +162,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[57] = ((uint32_t)t_ >> 0) & 65535u;
     b[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2944u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2944u]);
     b[60] = ((uint32_t)t_ >> 0) & 65535u;
     b[62] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -178,38 +180,39 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
   o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
+  asm volatile("" : "+r"(o_smem_st));
   if ((lane & 0u) == 0u && (warp & 2u) == 0u) {
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 520u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2568u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 128u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 136u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2176u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2176u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2184u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 640u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 648u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2688u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2688u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2696u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 264u]) = (uint32_t)((uint32_t)a[33] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[38] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[38] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2312u]) = (uint32_t)((uint32_t)a[37] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 776u]) = (uint32_t)((uint32_t)a[41] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[46] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[46] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2824u]) = (uint32_t)((uint32_t)a[45] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 384u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 392u]) = (uint32_t)((uint32_t)a[49] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2432u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[54] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2432u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[54] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2440u]) = (uint32_t)((uint32_t)a[53] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 896u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 904u]) = (uint32_t)((uint32_t)a[57] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2944u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[62] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2944u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[62] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2952u]) = (uint32_t)((uint32_t)a[61] | ((uint32_t)a[63] << 16));
   }
   __syncthreads();
@@ -221,7 +224,8 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 36u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[2] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -229,7 +233,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[1] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[6] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -237,7 +241,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[5] = ((uint32_t)t_ >> 0) & 65535u;
     b[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[10] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -245,7 +249,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[9] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
     b[12] = ((uint32_t)t_ >> 0) & 65535u;
     b[14] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -253,7 +257,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[13] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[18] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -261,7 +265,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[17] = ((uint32_t)t_ >> 0) & 65535u;
     b[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 640u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
     b[20] = ((uint32_t)t_ >> 0) & 65535u;
     b[22] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -269,7 +273,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[21] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[24] = ((uint32_t)t_ >> 0) & 65535u;
     b[26] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -277,7 +281,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[25] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 896u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
     b[28] = ((uint32_t)t_ >> 0) & 65535u;
     b[30] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -304,67 +308,68 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gin_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 8u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 0u]);
     a[0] = ((uint32_t)t_ >> 0) & 65535u;
     a[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 512u]);
     a[2] = ((uint32_t)t_ >> 0) & 65535u;
     a[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 16u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 16u]);
     a[4] = ((uint32_t)t_ >> 0) & 65535u;
     a[5] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 528u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 528u]);
     a[6] = ((uint32_t)t_ >> 0) & 65535u;
     a[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 32u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 32u]);
     a[8] = ((uint32_t)t_ >> 0) & 65535u;
     a[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 544u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 544u]);
     a[10] = ((uint32_t)t_ >> 0) & 65535u;
     a[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 48u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 48u]);
     a[12] = ((uint32_t)t_ >> 0) & 65535u;
     a[13] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 560u]);
     a[14] = ((uint32_t)t_ >> 0) & 65535u;
     a[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2048u]);
     a[16] = ((uint32_t)t_ >> 0) & 65535u;
     a[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2560u]);
     a[18] = ((uint32_t)t_ >> 0) & 65535u;
     a[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2064u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2064u]);
     a[20] = ((uint32_t)t_ >> 0) & 65535u;
     a[21] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2576u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2576u]);
     a[22] = ((uint32_t)t_ >> 0) & 65535u;
     a[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2080u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2080u]);
     a[24] = ((uint32_t)t_ >> 0) & 65535u;
     a[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2592u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2592u]);
     a[26] = ((uint32_t)t_ >> 0) & 65535u;
     a[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2096u]);
     a[28] = ((uint32_t)t_ >> 0) & 65535u;
     a[29] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2608u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2608u]);
     a[30] = ((uint32_t)t_ >> 0) & 65535u;
     a[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -384,22 +389,23 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 8u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 512u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 528u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 32u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 544u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 48u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 560u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2048u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2560u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2064u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2576u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2080u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2592u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2096u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2608u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 512u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 528u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 32u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 544u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 48u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 560u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2048u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2560u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2064u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2576u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2080u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2592u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2096u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2608u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
 }
 
 

@@ -16,37 +16,38 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 16u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 8) | ((uint32_t)a[4] << 16) | ((uint32_t)a[6] << 24));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 8) | ((uint32_t)a[4] << 16) | ((uint32_t)a[6] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 192u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 8) | ((uint32_t)a[5] << 16) | ((uint32_t)a[7] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 8) | ((uint32_t)a[12] << 16) | ((uint32_t)a[14] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 8) | ((uint32_t)a[12] << 16) | ((uint32_t)a[14] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 448u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 8) | ((uint32_t)a[13] << 16) | ((uint32_t)a[15] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 8) | ((uint32_t)a[20] << 16) | ((uint32_t)a[22] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 8) | ((uint32_t)a[20] << 16) | ((uint32_t)a[22] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 704u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 8) | ((uint32_t)a[21] << 16) | ((uint32_t)a[23] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 8) | ((uint32_t)a[28] << 16) | ((uint32_t)a[30] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 8) | ((uint32_t)a[28] << 16) | ((uint32_t)a[30] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 960u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 8) | ((uint32_t)a[29] << 16) | ((uint32_t)a[31] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 8) | ((uint32_t)a[36] << 16) | ((uint32_t)a[38] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 8) | ((uint32_t)a[36] << 16) | ((uint32_t)a[38] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1216u]) = (uint32_t)((uint32_t)a[33] | ((uint32_t)a[35] << 8) | ((uint32_t)a[37] << 16) | ((uint32_t)a[39] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 8) | ((uint32_t)a[44] << 16) | ((uint32_t)a[46] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 8) | ((uint32_t)a[44] << 16) | ((uint32_t)a[46] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1472u]) = (uint32_t)((uint32_t)a[41] | ((uint32_t)a[43] << 8) | ((uint32_t)a[45] << 16) | ((uint32_t)a[47] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 8) | ((uint32_t)a[52] << 16) | ((uint32_t)a[54] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 8) | ((uint32_t)a[52] << 16) | ((uint32_t)a[54] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1728u]) = (uint32_t)((uint32_t)a[49] | ((uint32_t)a[51] << 8) | ((uint32_t)a[53] << 16) | ((uint32_t)a[55] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 8) | ((uint32_t)a[60] << 16) | ((uint32_t)a[62] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 8) | ((uint32_t)a[60] << 16) | ((uint32_t)a[62] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1984u]) = (uint32_t)((uint32_t)a[57] | ((uint32_t)a[59] << 8) | ((uint32_t)a[61] << 16) | ((uint32_t)a[63] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[66] << 8) | ((uint32_t)a[68] << 16) | ((uint32_t)a[70] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[66] << 8) | ((uint32_t)a[68] << 16) | ((uint32_t)a[70] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2240u]) = (uint32_t)((uint32_t)a[65] | ((uint32_t)a[67] << 8) | ((uint32_t)a[69] << 16) | ((uint32_t)a[71] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[74] << 8) | ((uint32_t)a[76] << 16) | ((uint32_t)a[78] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[74] << 8) | ((uint32_t)a[76] << 16) | ((uint32_t)a[78] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2496u]) = (uint32_t)((uint32_t)a[73] | ((uint32_t)a[75] << 8) | ((uint32_t)a[77] << 16) | ((uint32_t)a[79] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[82] << 8) | ((uint32_t)a[84] << 16) | ((uint32_t)a[86] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[82] << 8) | ((uint32_t)a[84] << 16) | ((uint32_t)a[86] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2752u]) = (uint32_t)((uint32_t)a[81] | ((uint32_t)a[83] << 8) | ((uint32_t)a[85] << 16) | ((uint32_t)a[87] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[90] << 8) | ((uint32_t)a[92] << 16) | ((uint32_t)a[94] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[90] << 8) | ((uint32_t)a[92] << 16) | ((uint32_t)a[94] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3008u]) = (uint32_t)((uint32_t)a[89] | ((uint32_t)a[91] << 8) | ((uint32_t)a[93] << 16) | ((uint32_t)a[95] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[98] << 8) | ((uint32_t)a[100] << 16) | ((uint32_t)a[102] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[98] << 8) | ((uint32_t)a[100] << 16) | ((uint32_t)a[102] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3264u]) = (uint32_t)((uint32_t)a[97] | ((uint32_t)a[99] << 8) | ((uint32_t)a[101] << 16) | ((uint32_t)a[103] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[106] << 8) | ((uint32_t)a[108] << 16) | ((uint32_t)a[110] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[106] << 8) | ((uint32_t)a[108] << 16) | ((uint32_t)a[110] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3520u]) = (uint32_t)((uint32_t)a[105] | ((uint32_t)a[107] << 8) | ((uint32_t)a[109] << 16) | ((uint32_t)a[111] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[114] << 8) | ((uint32_t)a[116] << 16) | ((uint32_t)a[118] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[114] << 8) | ((uint32_t)a[116] << 16) | ((uint32_t)a[118] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3776u]) = (uint32_t)((uint32_t)a[113] | ((uint32_t)a[115] << 8) | ((uint32_t)a[117] << 16) | ((uint32_t)a[119] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[122] << 8) | ((uint32_t)a[124] << 16) | ((uint32_t)a[126] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[122] << 8) | ((uint32_t)a[124] << 16) | ((uint32_t)a[126] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4032u]) = (uint32_t)((uint32_t)a[121] | ((uint32_t)a[123] << 8) | ((uint32_t)a[125] << 16) | ((uint32_t)a[127] << 24));
   __syncthreads();
   unsigned o_smem_ld = 0u;
@@ -57,7 +58,8 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 16u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 255u;
     b[2] = ((uint32_t)t_ >> 8) & 255u;
     b[4] = ((uint32_t)t_ >> 16) & 255u;
@@ -69,7 +71,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[5] = ((uint32_t)t_ >> 16) & 255u;
     b[7] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[8] = ((uint32_t)t_ >> 0) & 255u;
     b[10] = ((uint32_t)t_ >> 8) & 255u;
     b[12] = ((uint32_t)t_ >> 16) & 255u;
@@ -81,7 +83,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[13] = ((uint32_t)t_ >> 16) & 255u;
     b[15] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[16] = ((uint32_t)t_ >> 0) & 255u;
     b[18] = ((uint32_t)t_ >> 8) & 255u;
     b[20] = ((uint32_t)t_ >> 16) & 255u;
@@ -93,7 +95,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[21] = ((uint32_t)t_ >> 16) & 255u;
     b[23] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[24] = ((uint32_t)t_ >> 0) & 255u;
     b[26] = ((uint32_t)t_ >> 8) & 255u;
     b[28] = ((uint32_t)t_ >> 16) & 255u;
@@ -105,7 +107,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[29] = ((uint32_t)t_ >> 16) & 255u;
     b[31] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[32] = ((uint32_t)t_ >> 0) & 255u;
     b[34] = ((uint32_t)t_ >> 8) & 255u;
     b[36] = ((uint32_t)t_ >> 16) & 255u;
@@ -117,7 +119,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[37] = ((uint32_t)t_ >> 16) & 255u;
     b[39] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1280u]);
     b[40] = ((uint32_t)t_ >> 0) & 255u;
     b[42] = ((uint32_t)t_ >> 8) & 255u;
     b[44] = ((uint32_t)t_ >> 16) & 255u;
@@ -129,7 +131,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[45] = ((uint32_t)t_ >> 16) & 255u;
     b[47] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
     b[48] = ((uint32_t)t_ >> 0) & 255u;
     b[50] = ((uint32_t)t_ >> 8) & 255u;
     b[52] = ((uint32_t)t_ >> 16) & 255u;
@@ -141,7 +143,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[53] = ((uint32_t)t_ >> 16) & 255u;
     b[55] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1792u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1792u]);
     b[56] = ((uint32_t)t_ >> 0) & 255u;
     b[58] = ((uint32_t)t_ >> 8) & 255u;
     b[60] = ((uint32_t)t_ >> 16) & 255u;
@@ -153,7 +155,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[61] = ((uint32_t)t_ >> 16) & 255u;
     b[63] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[64] = ((uint32_t)t_ >> 0) & 255u;
     b[66] = ((uint32_t)t_ >> 8) & 255u;
     b[68] = ((uint32_t)t_ >> 16) & 255u;
@@ -165,7 +167,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[69] = ((uint32_t)t_ >> 16) & 255u;
     b[71] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
     b[72] = ((uint32_t)t_ >> 0) & 255u;
     b[74] = ((uint32_t)t_ >> 8) & 255u;
     b[76] = ((uint32_t)t_ >> 16) & 255u;
@@ -177,7 +179,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[77] = ((uint32_t)t_ >> 16) & 255u;
     b[79] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[80] = ((uint32_t)t_ >> 0) & 255u;
     b[82] = ((uint32_t)t_ >> 8) & 255u;
     b[84] = ((uint32_t)t_ >> 16) & 255u;
@@ -189,7 +191,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[85] = ((uint32_t)t_ >> 16) & 255u;
     b[87] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
     b[88] = ((uint32_t)t_ >> 0) & 255u;
     b[90] = ((uint32_t)t_ >> 8) & 255u;
     b[92] = ((uint32_t)t_ >> 16) & 255u;
@@ -201,7 +203,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[93] = ((uint32_t)t_ >> 16) & 255u;
     b[95] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[96] = ((uint32_t)t_ >> 0) & 255u;
     b[98] = ((uint32_t)t_ >> 8) & 255u;
     b[100] = ((uint32_t)t_ >> 16) & 255u;
@@ -213,7 +215,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[101] = ((uint32_t)t_ >> 16) & 255u;
     b[103] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3328u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3328u]);
     b[104] = ((uint32_t)t_ >> 0) & 255u;
     b[106] = ((uint32_t)t_ >> 8) & 255u;
     b[108] = ((uint32_t)t_ >> 16) & 255u;
@@ -225,7 +227,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[109] = ((uint32_t)t_ >> 16) & 255u;
     b[111] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3584u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
     b[112] = ((uint32_t)t_ >> 0) & 255u;
     b[114] = ((uint32_t)t_ >> 8) & 255u;
     b[116] = ((uint32_t)t_ >> 16) & 255u;
@@ -237,7 +239,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[117] = ((uint32_t)t_ >> 16) & 255u;
     b[119] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3840u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3840u]);
     b[120] = ((uint32_t)t_ >> 0) & 255u;
     b[122] = ((uint32_t)t_ >> 8) & 255u;
     b[124] = ((uint32_t)t_ >> 16) & 255u;
@@ -260,37 +262,38 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 16u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 8) | ((uint32_t)a[4] << 16) | ((uint32_t)a[6] << 24));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 8) | ((uint32_t)a[4] << 16) | ((uint32_t)a[6] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 64u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 8) | ((uint32_t)a[5] << 16) | ((uint32_t)a[7] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 8) | ((uint32_t)a[12] << 16) | ((uint32_t)a[14] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 8) | ((uint32_t)a[12] << 16) | ((uint32_t)a[14] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 320u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 8) | ((uint32_t)a[13] << 16) | ((uint32_t)a[15] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 8) | ((uint32_t)a[20] << 16) | ((uint32_t)a[22] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 8) | ((uint32_t)a[20] << 16) | ((uint32_t)a[22] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 576u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 8) | ((uint32_t)a[21] << 16) | ((uint32_t)a[23] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 8) | ((uint32_t)a[28] << 16) | ((uint32_t)a[30] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 8) | ((uint32_t)a[28] << 16) | ((uint32_t)a[30] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 832u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 8) | ((uint32_t)a[29] << 16) | ((uint32_t)a[31] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 8) | ((uint32_t)a[36] << 16) | ((uint32_t)a[38] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 8) | ((uint32_t)a[36] << 16) | ((uint32_t)a[38] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1088u]) = (uint32_t)((uint32_t)a[33] | ((uint32_t)a[35] << 8) | ((uint32_t)a[37] << 16) | ((uint32_t)a[39] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 8) | ((uint32_t)a[44] << 16) | ((uint32_t)a[46] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 8) | ((uint32_t)a[44] << 16) | ((uint32_t)a[46] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1344u]) = (uint32_t)((uint32_t)a[41] | ((uint32_t)a[43] << 8) | ((uint32_t)a[45] << 16) | ((uint32_t)a[47] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 8) | ((uint32_t)a[52] << 16) | ((uint32_t)a[54] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 8) | ((uint32_t)a[52] << 16) | ((uint32_t)a[54] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1600u]) = (uint32_t)((uint32_t)a[49] | ((uint32_t)a[51] << 8) | ((uint32_t)a[53] << 16) | ((uint32_t)a[55] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 8) | ((uint32_t)a[60] << 16) | ((uint32_t)a[62] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 8) | ((uint32_t)a[60] << 16) | ((uint32_t)a[62] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1856u]) = (uint32_t)((uint32_t)a[57] | ((uint32_t)a[59] << 8) | ((uint32_t)a[61] << 16) | ((uint32_t)a[63] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[66] << 8) | ((uint32_t)a[68] << 16) | ((uint32_t)a[70] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[66] << 8) | ((uint32_t)a[68] << 16) | ((uint32_t)a[70] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2112u]) = (uint32_t)((uint32_t)a[65] | ((uint32_t)a[67] << 8) | ((uint32_t)a[69] << 16) | ((uint32_t)a[71] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[74] << 8) | ((uint32_t)a[76] << 16) | ((uint32_t)a[78] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[74] << 8) | ((uint32_t)a[76] << 16) | ((uint32_t)a[78] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2368u]) = (uint32_t)((uint32_t)a[73] | ((uint32_t)a[75] << 8) | ((uint32_t)a[77] << 16) | ((uint32_t)a[79] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[82] << 8) | ((uint32_t)a[84] << 16) | ((uint32_t)a[86] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[82] << 8) | ((uint32_t)a[84] << 16) | ((uint32_t)a[86] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2624u]) = (uint32_t)((uint32_t)a[81] | ((uint32_t)a[83] << 8) | ((uint32_t)a[85] << 16) | ((uint32_t)a[87] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[90] << 8) | ((uint32_t)a[92] << 16) | ((uint32_t)a[94] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[90] << 8) | ((uint32_t)a[92] << 16) | ((uint32_t)a[94] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2880u]) = (uint32_t)((uint32_t)a[89] | ((uint32_t)a[91] << 8) | ((uint32_t)a[93] << 16) | ((uint32_t)a[95] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[98] << 8) | ((uint32_t)a[100] << 16) | ((uint32_t)a[102] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[98] << 8) | ((uint32_t)a[100] << 16) | ((uint32_t)a[102] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3136u]) = (uint32_t)((uint32_t)a[97] | ((uint32_t)a[99] << 8) | ((uint32_t)a[101] << 16) | ((uint32_t)a[103] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[106] << 8) | ((uint32_t)a[108] << 16) | ((uint32_t)a[110] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[106] << 8) | ((uint32_t)a[108] << 16) | ((uint32_t)a[110] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3392u]) = (uint32_t)((uint32_t)a[105] | ((uint32_t)a[107] << 8) | ((uint32_t)a[109] << 16) | ((uint32_t)a[111] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[114] << 8) | ((uint32_t)a[116] << 16) | ((uint32_t)a[118] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[114] << 8) | ((uint32_t)a[116] << 16) | ((uint32_t)a[118] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3648u]) = (uint32_t)((uint32_t)a[113] | ((uint32_t)a[115] << 8) | ((uint32_t)a[117] << 16) | ((uint32_t)a[119] << 24));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[122] << 8) | ((uint32_t)a[124] << 16) | ((uint32_t)a[126] << 24));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[122] << 8) | ((uint32_t)a[124] << 16) | ((uint32_t)a[126] << 24));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3904u]) = (uint32_t)((uint32_t)a[121] | ((uint32_t)a[123] << 8) | ((uint32_t)a[125] << 16) | ((uint32_t)a[127] << 24));
   __syncthreads();
   unsigned o_smem_ld = 0u;
@@ -301,7 +304,8 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 16u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 255u;
     b[2] = ((uint32_t)t_ >> 8) & 255u;
     b[4] = ((uint32_t)t_ >> 16) & 255u;
@@ -313,7 +317,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[5] = ((uint32_t)t_ >> 16) & 255u;
     b[7] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[8] = ((uint32_t)t_ >> 0) & 255u;
     b[10] = ((uint32_t)t_ >> 8) & 255u;
     b[12] = ((uint32_t)t_ >> 16) & 255u;
@@ -325,7 +329,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[13] = ((uint32_t)t_ >> 16) & 255u;
     b[15] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[16] = ((uint32_t)t_ >> 0) & 255u;
     b[18] = ((uint32_t)t_ >> 8) & 255u;
     b[20] = ((uint32_t)t_ >> 16) & 255u;
@@ -337,7 +341,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[21] = ((uint32_t)t_ >> 16) & 255u;
     b[23] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[24] = ((uint32_t)t_ >> 0) & 255u;
     b[26] = ((uint32_t)t_ >> 8) & 255u;
     b[28] = ((uint32_t)t_ >> 16) & 255u;
@@ -349,7 +353,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[29] = ((uint32_t)t_ >> 16) & 255u;
     b[31] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[32] = ((uint32_t)t_ >> 0) & 255u;
     b[34] = ((uint32_t)t_ >> 8) & 255u;
     b[36] = ((uint32_t)t_ >> 16) & 255u;
@@ -361,7 +365,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[37] = ((uint32_t)t_ >> 16) & 255u;
     b[39] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1280u]);
     b[40] = ((uint32_t)t_ >> 0) & 255u;
     b[42] = ((uint32_t)t_ >> 8) & 255u;
     b[44] = ((uint32_t)t_ >> 16) & 255u;
@@ -373,7 +377,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[45] = ((uint32_t)t_ >> 16) & 255u;
     b[47] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
     b[48] = ((uint32_t)t_ >> 0) & 255u;
     b[50] = ((uint32_t)t_ >> 8) & 255u;
     b[52] = ((uint32_t)t_ >> 16) & 255u;
@@ -385,7 +389,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[53] = ((uint32_t)t_ >> 16) & 255u;
     b[55] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1792u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1792u]);
     b[56] = ((uint32_t)t_ >> 0) & 255u;
     b[58] = ((uint32_t)t_ >> 8) & 255u;
     b[60] = ((uint32_t)t_ >> 16) & 255u;
@@ -397,7 +401,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[61] = ((uint32_t)t_ >> 16) & 255u;
     b[63] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[64] = ((uint32_t)t_ >> 0) & 255u;
     b[66] = ((uint32_t)t_ >> 8) & 255u;
     b[68] = ((uint32_t)t_ >> 16) & 255u;
@@ -409,7 +413,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[69] = ((uint32_t)t_ >> 16) & 255u;
     b[71] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
     b[72] = ((uint32_t)t_ >> 0) & 255u;
     b[74] = ((uint32_t)t_ >> 8) & 255u;
     b[76] = ((uint32_t)t_ >> 16) & 255u;
@@ -421,7 +425,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[77] = ((uint32_t)t_ >> 16) & 255u;
     b[79] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[80] = ((uint32_t)t_ >> 0) & 255u;
     b[82] = ((uint32_t)t_ >> 8) & 255u;
     b[84] = ((uint32_t)t_ >> 16) & 255u;
@@ -433,7 +437,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[85] = ((uint32_t)t_ >> 16) & 255u;
     b[87] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
     b[88] = ((uint32_t)t_ >> 0) & 255u;
     b[90] = ((uint32_t)t_ >> 8) & 255u;
     b[92] = ((uint32_t)t_ >> 16) & 255u;
@@ -445,7 +449,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[93] = ((uint32_t)t_ >> 16) & 255u;
     b[95] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[96] = ((uint32_t)t_ >> 0) & 255u;
     b[98] = ((uint32_t)t_ >> 8) & 255u;
     b[100] = ((uint32_t)t_ >> 16) & 255u;
@@ -457,7 +461,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[101] = ((uint32_t)t_ >> 16) & 255u;
     b[103] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3328u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3328u]);
     b[104] = ((uint32_t)t_ >> 0) & 255u;
     b[106] = ((uint32_t)t_ >> 8) & 255u;
     b[108] = ((uint32_t)t_ >> 16) & 255u;
@@ -469,7 +473,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[109] = ((uint32_t)t_ >> 16) & 255u;
     b[111] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3584u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
     b[112] = ((uint32_t)t_ >> 0) & 255u;
     b[114] = ((uint32_t)t_ >> 8) & 255u;
     b[116] = ((uint32_t)t_ >> 16) & 255u;
@@ -481,7 +485,7 @@ __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[128], uint8_t (&b)[12
     b[117] = ((uint32_t)t_ >> 16) & 255u;
     b[119] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3840u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3840u]);
     b[120] = ((uint32_t)t_ >> 0) & 255u;
     b[122] = ((uint32_t)t_ >> 8) & 255u;
     b[124] = ((uint32_t)t_ >> 16) & 255u;
@@ -512,193 +516,194 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint8_t* __restric
   o_gin_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 0u]);
     a[0] = ((uint32_t)t_ >> 0) & 255u;
     a[1] = ((uint32_t)t_ >> 8) & 255u;
     a[2] = ((uint32_t)t_ >> 16) & 255u;
     a[3] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 16u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 16u]);
     a[4] = ((uint32_t)t_ >> 0) & 255u;
     a[5] = ((uint32_t)t_ >> 8) & 255u;
     a[6] = ((uint32_t)t_ >> 16) & 255u;
     a[7] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 32u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 32u]);
     a[8] = ((uint32_t)t_ >> 0) & 255u;
     a[9] = ((uint32_t)t_ >> 8) & 255u;
     a[10] = ((uint32_t)t_ >> 16) & 255u;
     a[11] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 48u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 48u]);
     a[12] = ((uint32_t)t_ >> 0) & 255u;
     a[13] = ((uint32_t)t_ >> 8) & 255u;
     a[14] = ((uint32_t)t_ >> 16) & 255u;
     a[15] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 64u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 64u]);
     a[16] = ((uint32_t)t_ >> 0) & 255u;
     a[17] = ((uint32_t)t_ >> 8) & 255u;
     a[18] = ((uint32_t)t_ >> 16) & 255u;
     a[19] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 80u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 80u]);
     a[20] = ((uint32_t)t_ >> 0) & 255u;
     a[21] = ((uint32_t)t_ >> 8) & 255u;
     a[22] = ((uint32_t)t_ >> 16) & 255u;
     a[23] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 96u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 96u]);
     a[24] = ((uint32_t)t_ >> 0) & 255u;
     a[25] = ((uint32_t)t_ >> 8) & 255u;
     a[26] = ((uint32_t)t_ >> 16) & 255u;
     a[27] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 112u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 112u]);
     a[28] = ((uint32_t)t_ >> 0) & 255u;
     a[29] = ((uint32_t)t_ >> 8) & 255u;
     a[30] = ((uint32_t)t_ >> 16) & 255u;
     a[31] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4096u]);
     a[32] = ((uint32_t)t_ >> 0) & 255u;
     a[33] = ((uint32_t)t_ >> 8) & 255u;
     a[34] = ((uint32_t)t_ >> 16) & 255u;
     a[35] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4112u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4112u]);
     a[36] = ((uint32_t)t_ >> 0) & 255u;
     a[37] = ((uint32_t)t_ >> 8) & 255u;
     a[38] = ((uint32_t)t_ >> 16) & 255u;
     a[39] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4128u]);
     a[40] = ((uint32_t)t_ >> 0) & 255u;
     a[41] = ((uint32_t)t_ >> 8) & 255u;
     a[42] = ((uint32_t)t_ >> 16) & 255u;
     a[43] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4144u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4144u]);
     a[44] = ((uint32_t)t_ >> 0) & 255u;
     a[45] = ((uint32_t)t_ >> 8) & 255u;
     a[46] = ((uint32_t)t_ >> 16) & 255u;
     a[47] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4160u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4160u]);
     a[48] = ((uint32_t)t_ >> 0) & 255u;
     a[49] = ((uint32_t)t_ >> 8) & 255u;
     a[50] = ((uint32_t)t_ >> 16) & 255u;
     a[51] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4176u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4176u]);
     a[52] = ((uint32_t)t_ >> 0) & 255u;
     a[53] = ((uint32_t)t_ >> 8) & 255u;
     a[54] = ((uint32_t)t_ >> 16) & 255u;
     a[55] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4192u]);
     a[56] = ((uint32_t)t_ >> 0) & 255u;
     a[57] = ((uint32_t)t_ >> 8) & 255u;
     a[58] = ((uint32_t)t_ >> 16) & 255u;
     a[59] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 4208u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 4208u]);
     a[60] = ((uint32_t)t_ >> 0) & 255u;
     a[61] = ((uint32_t)t_ >> 8) & 255u;
     a[62] = ((uint32_t)t_ >> 16) & 255u;
     a[63] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8192u]);
     a[64] = ((uint32_t)t_ >> 0) & 255u;
     a[65] = ((uint32_t)t_ >> 8) & 255u;
     a[66] = ((uint32_t)t_ >> 16) & 255u;
     a[67] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8208u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8208u]);
     a[68] = ((uint32_t)t_ >> 0) & 255u;
     a[69] = ((uint32_t)t_ >> 8) & 255u;
     a[70] = ((uint32_t)t_ >> 16) & 255u;
     a[71] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8224u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8224u]);
     a[72] = ((uint32_t)t_ >> 0) & 255u;
     a[73] = ((uint32_t)t_ >> 8) & 255u;
     a[74] = ((uint32_t)t_ >> 16) & 255u;
     a[75] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8240u]);
     a[76] = ((uint32_t)t_ >> 0) & 255u;
     a[77] = ((uint32_t)t_ >> 8) & 255u;
     a[78] = ((uint32_t)t_ >> 16) & 255u;
     a[79] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8256u]);
     a[80] = ((uint32_t)t_ >> 0) & 255u;
     a[81] = ((uint32_t)t_ >> 8) & 255u;
     a[82] = ((uint32_t)t_ >> 16) & 255u;
     a[83] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8272u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8272u]);
     a[84] = ((uint32_t)t_ >> 0) & 255u;
     a[85] = ((uint32_t)t_ >> 8) & 255u;
     a[86] = ((uint32_t)t_ >> 16) & 255u;
     a[87] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8288u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8288u]);
     a[88] = ((uint32_t)t_ >> 0) & 255u;
     a[89] = ((uint32_t)t_ >> 8) & 255u;
     a[90] = ((uint32_t)t_ >> 16) & 255u;
     a[91] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8304u]);
     a[92] = ((uint32_t)t_ >> 0) & 255u;
     a[93] = ((uint32_t)t_ >> 8) & 255u;
     a[94] = ((uint32_t)t_ >> 16) & 255u;
     a[95] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12288u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12288u]);
     a[96] = ((uint32_t)t_ >> 0) & 255u;
     a[97] = ((uint32_t)t_ >> 8) & 255u;
     a[98] = ((uint32_t)t_ >> 16) & 255u;
     a[99] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12304u]);
     a[100] = ((uint32_t)t_ >> 0) & 255u;
     a[101] = ((uint32_t)t_ >> 8) & 255u;
     a[102] = ((uint32_t)t_ >> 16) & 255u;
     a[103] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12320u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12320u]);
     a[104] = ((uint32_t)t_ >> 0) & 255u;
     a[105] = ((uint32_t)t_ >> 8) & 255u;
     a[106] = ((uint32_t)t_ >> 16) & 255u;
     a[107] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12336u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12336u]);
     a[108] = ((uint32_t)t_ >> 0) & 255u;
     a[109] = ((uint32_t)t_ >> 8) & 255u;
     a[110] = ((uint32_t)t_ >> 16) & 255u;
     a[111] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12352u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12352u]);
     a[112] = ((uint32_t)t_ >> 0) & 255u;
     a[113] = ((uint32_t)t_ >> 8) & 255u;
     a[114] = ((uint32_t)t_ >> 16) & 255u;
     a[115] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12368u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12368u]);
     a[116] = ((uint32_t)t_ >> 0) & 255u;
     a[117] = ((uint32_t)t_ >> 8) & 255u;
     a[118] = ((uint32_t)t_ >> 16) & 255u;
     a[119] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12384u]);
     a[120] = ((uint32_t)t_ >> 0) & 255u;
     a[121] = ((uint32_t)t_ >> 8) & 255u;
     a[122] = ((uint32_t)t_ >> 16) & 255u;
     a[123] = ((uint32_t)t_ >> 24) & 255u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 12400u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 12400u]);
     a[124] = ((uint32_t)t_ >> 0) & 255u;
     a[125] = ((uint32_t)t_ >> 8) & 255u;
     a[126] = ((uint32_t)t_ >> 16) & 255u;
@@ -720,38 +725,39 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint8_t* __restric
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 8) | ((uint32_t)a[2] << 16) | ((uint32_t)a[3] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 8) | ((uint32_t)a[6] << 16) | ((uint32_t)a[7] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 32u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 8) | ((uint32_t)a[10] << 16) | ((uint32_t)a[11] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 48u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 8) | ((uint32_t)a[14] << 16) | ((uint32_t)a[15] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 64u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 8) | ((uint32_t)a[18] << 16) | ((uint32_t)a[19] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 80u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 8) | ((uint32_t)a[22] << 16) | ((uint32_t)a[23] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 96u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 8) | ((uint32_t)a[26] << 16) | ((uint32_t)a[27] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 112u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 8) | ((uint32_t)a[30] << 16) | ((uint32_t)a[31] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4096u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 8) | ((uint32_t)a[34] << 16) | ((uint32_t)a[35] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4112u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 8) | ((uint32_t)a[38] << 16) | ((uint32_t)a[39] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4128u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 8) | ((uint32_t)a[42] << 16) | ((uint32_t)a[43] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4144u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 8) | ((uint32_t)a[46] << 16) | ((uint32_t)a[47] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4160u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 8) | ((uint32_t)a[50] << 16) | ((uint32_t)a[51] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4176u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 8) | ((uint32_t)a[54] << 16) | ((uint32_t)a[55] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4192u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 8) | ((uint32_t)a[58] << 16) | ((uint32_t)a[59] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 4208u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 8) | ((uint32_t)a[62] << 16) | ((uint32_t)a[63] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8192u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 8) | ((uint32_t)a[66] << 16) | ((uint32_t)a[67] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8208u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 8) | ((uint32_t)a[70] << 16) | ((uint32_t)a[71] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8224u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 8) | ((uint32_t)a[74] << 16) | ((uint32_t)a[75] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8240u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 8) | ((uint32_t)a[78] << 16) | ((uint32_t)a[79] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8256u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 8) | ((uint32_t)a[82] << 16) | ((uint32_t)a[83] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8272u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 8) | ((uint32_t)a[86] << 16) | ((uint32_t)a[87] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8288u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 8) | ((uint32_t)a[90] << 16) | ((uint32_t)a[91] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8304u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 8) | ((uint32_t)a[94] << 16) | ((uint32_t)a[95] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12288u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 8) | ((uint32_t)a[98] << 16) | ((uint32_t)a[99] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12304u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 8) | ((uint32_t)a[102] << 16) | ((uint32_t)a[103] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12320u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 8) | ((uint32_t)a[106] << 16) | ((uint32_t)a[107] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12336u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 8) | ((uint32_t)a[110] << 16) | ((uint32_t)a[111] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12352u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 8) | ((uint32_t)a[114] << 16) | ((uint32_t)a[115] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12368u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 8) | ((uint32_t)a[118] << 16) | ((uint32_t)a[119] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12384u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 8) | ((uint32_t)a[122] << 16) | ((uint32_t)a[123] << 24));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 12400u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 8) | ((uint32_t)a[126] << 16) | ((uint32_t)a[127] << 24));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 8) | ((uint32_t)a[2] << 16) | ((uint32_t)a[3] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 8) | ((uint32_t)a[6] << 16) | ((uint32_t)a[7] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 32u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 8) | ((uint32_t)a[10] << 16) | ((uint32_t)a[11] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 48u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 8) | ((uint32_t)a[14] << 16) | ((uint32_t)a[15] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 64u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 8) | ((uint32_t)a[18] << 16) | ((uint32_t)a[19] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 80u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 8) | ((uint32_t)a[22] << 16) | ((uint32_t)a[23] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 96u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 8) | ((uint32_t)a[26] << 16) | ((uint32_t)a[27] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 112u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 8) | ((uint32_t)a[30] << 16) | ((uint32_t)a[31] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4096u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 8) | ((uint32_t)a[34] << 16) | ((uint32_t)a[35] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4112u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 8) | ((uint32_t)a[38] << 16) | ((uint32_t)a[39] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4128u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 8) | ((uint32_t)a[42] << 16) | ((uint32_t)a[43] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4144u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 8) | ((uint32_t)a[46] << 16) | ((uint32_t)a[47] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4160u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 8) | ((uint32_t)a[50] << 16) | ((uint32_t)a[51] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4176u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 8) | ((uint32_t)a[54] << 16) | ((uint32_t)a[55] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4192u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 8) | ((uint32_t)a[58] << 16) | ((uint32_t)a[59] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4208u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 8) | ((uint32_t)a[62] << 16) | ((uint32_t)a[63] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8192u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 8) | ((uint32_t)a[66] << 16) | ((uint32_t)a[67] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8208u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 8) | ((uint32_t)a[70] << 16) | ((uint32_t)a[71] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8224u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 8) | ((uint32_t)a[74] << 16) | ((uint32_t)a[75] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8240u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 8) | ((uint32_t)a[78] << 16) | ((uint32_t)a[79] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8256u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 8) | ((uint32_t)a[82] << 16) | ((uint32_t)a[83] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8272u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 8) | ((uint32_t)a[86] << 16) | ((uint32_t)a[87] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8288u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 8) | ((uint32_t)a[90] << 16) | ((uint32_t)a[91] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8304u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 8) | ((uint32_t)a[94] << 16) | ((uint32_t)a[95] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12288u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 8) | ((uint32_t)a[98] << 16) | ((uint32_t)a[99] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12304u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 8) | ((uint32_t)a[102] << 16) | ((uint32_t)a[103] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12320u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 8) | ((uint32_t)a[106] << 16) | ((uint32_t)a[107] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12336u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 8) | ((uint32_t)a[110] << 16) | ((uint32_t)a[111] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12352u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 8) | ((uint32_t)a[114] << 16) | ((uint32_t)a[115] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12368u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 8) | ((uint32_t)a[118] << 16) | ((uint32_t)a[119] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12384u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 8) | ((uint32_t)a[122] << 16) | ((uint32_t)a[123] << 24));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12400u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 8) | ((uint32_t)a[126] << 16) | ((uint32_t)a[127] << 24));
 }
 
 

@@ -462,49 +462,50 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
   o_gin_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 0u]);
     a[0] = (t_.x >> 0) & 4294967295u;
     a[1] = (t_.y >> 0) & 4294967295u;
     a[2] = (t_.z >> 0) & 4294967295u;
     a[3] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 16u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 16u]);
     a[4] = (t_.x >> 0) & 4294967295u;
     a[5] = (t_.y >> 0) & 4294967295u;
     a[6] = (t_.z >> 0) & 4294967295u;
     a[7] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 32u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 32u]);
     a[8] = (t_.x >> 0) & 4294967295u;
     a[9] = (t_.y >> 0) & 4294967295u;
     a[10] = (t_.z >> 0) & 4294967295u;
     a[11] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 48u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 48u]);
     a[12] = (t_.x >> 0) & 4294967295u;
     a[13] = (t_.y >> 0) & 4294967295u;
     a[14] = (t_.z >> 0) & 4294967295u;
     a[15] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 2048u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 2048u]);
     a[16] = (t_.x >> 0) & 4294967295u;
     a[17] = (t_.y >> 0) & 4294967295u;
     a[18] = (t_.z >> 0) & 4294967295u;
     a[19] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 2064u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 2064u]);
     a[20] = (t_.x >> 0) & 4294967295u;
     a[21] = (t_.y >> 0) & 4294967295u;
     a[22] = (t_.z >> 0) & 4294967295u;
     a[23] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 2080u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 2080u]);
     a[24] = (t_.x >> 0) & 4294967295u;
     a[25] = (t_.y >> 0) & 4294967295u;
     a[26] = (t_.z >> 0) & 4294967295u;
     a[27] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld ^ 2096u]);
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&gin[o_gin_ld + 2096u]);
     a[28] = (t_.x >> 0) & 4294967295u;
     a[29] = (t_.y >> 0) & 4294967295u;
     a[30] = (t_.z >> 0) & 4294967295u;
@@ -526,14 +527,15 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 16u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 32u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 48u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 2048u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 2064u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 2080u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st ^ 2096u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 32u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 48u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2048u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2064u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2080u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2096u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
 }
 
 

@@ -16,68 +16,69 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 128u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 96u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 224u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 384u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 352u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 480u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 640u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 608u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 736u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 896u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 864u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 992u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1152u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1152u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1120u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1248u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1408u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1408u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1376u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1504u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1664u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1664u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1632u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1760u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1920u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1920u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1888u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2016u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2176u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2176u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2144u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2272u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2432u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2432u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2400u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2528u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2688u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2688u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2656u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2784u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2944u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2944u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2912u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3040u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3200u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3200u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3168u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3296u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3456u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3456u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3424u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3552u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3712u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3712u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3680u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3808u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3968u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3968u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3936u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4064u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
@@ -89,7 +90,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 128u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -97,7 +99,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[2] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[4] = ((uint32_t)t_ >> 0) & 65535u;
     b[5] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -105,7 +107,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[6] = ((uint32_t)t_ >> 0) & 65535u;
     b[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -113,7 +115,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[10] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[12] = ((uint32_t)t_ >> 0) & 65535u;
     b[13] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -121,7 +123,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[14] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -129,7 +131,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[18] = ((uint32_t)t_ >> 0) & 65535u;
     b[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1280u]);
     b[20] = ((uint32_t)t_ >> 0) & 65535u;
     b[21] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -137,7 +139,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[22] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
     b[24] = ((uint32_t)t_ >> 0) & 65535u;
     b[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -145,7 +147,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[26] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1792u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1792u]);
     b[28] = ((uint32_t)t_ >> 0) & 65535u;
     b[29] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -153,7 +155,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[30] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
     b[32] = ((uint32_t)t_ >> 0) & 65535u;
     b[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -161,7 +163,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[34] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8448u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8448u]);
     b[36] = ((uint32_t)t_ >> 0) & 65535u;
     b[37] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -169,7 +171,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[38] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8704u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8704u]);
     b[40] = ((uint32_t)t_ >> 0) & 65535u;
     b[41] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -177,7 +179,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[42] = ((uint32_t)t_ >> 0) & 65535u;
     b[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8960u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8960u]);
     b[44] = ((uint32_t)t_ >> 0) & 65535u;
     b[45] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -185,7 +187,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[46] = ((uint32_t)t_ >> 0) & 65535u;
     b[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9216u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9216u]);
     b[48] = ((uint32_t)t_ >> 0) & 65535u;
     b[49] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -193,7 +195,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[50] = ((uint32_t)t_ >> 0) & 65535u;
     b[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9472u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9472u]);
     b[52] = ((uint32_t)t_ >> 0) & 65535u;
     b[53] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -201,7 +203,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[54] = ((uint32_t)t_ >> 0) & 65535u;
     b[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9728u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9728u]);
     b[56] = ((uint32_t)t_ >> 0) & 65535u;
     b[57] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -209,7 +211,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[58] = ((uint32_t)t_ >> 0) & 65535u;
     b[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9984u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9984u]);
     b[60] = ((uint32_t)t_ >> 0) & 65535u;
     b[61] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -217,7 +219,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[62] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -225,7 +227,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[66] = ((uint32_t)t_ >> 0) & 65535u;
     b[67] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
     b[68] = ((uint32_t)t_ >> 0) & 65535u;
     b[69] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -233,7 +235,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[70] = ((uint32_t)t_ >> 0) & 65535u;
     b[71] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[72] = ((uint32_t)t_ >> 0) & 65535u;
     b[73] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -241,7 +243,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[74] = ((uint32_t)t_ >> 0) & 65535u;
     b[75] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
     b[76] = ((uint32_t)t_ >> 0) & 65535u;
     b[77] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -249,7 +251,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[78] = ((uint32_t)t_ >> 0) & 65535u;
     b[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[80] = ((uint32_t)t_ >> 0) & 65535u;
     b[81] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -257,7 +259,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[82] = ((uint32_t)t_ >> 0) & 65535u;
     b[83] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3328u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3328u]);
     b[84] = ((uint32_t)t_ >> 0) & 65535u;
     b[85] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -265,7 +267,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[86] = ((uint32_t)t_ >> 0) & 65535u;
     b[87] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3584u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
     b[88] = ((uint32_t)t_ >> 0) & 65535u;
     b[89] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -273,7 +275,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[90] = ((uint32_t)t_ >> 0) & 65535u;
     b[91] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3840u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3840u]);
     b[92] = ((uint32_t)t_ >> 0) & 65535u;
     b[93] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -281,7 +283,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[94] = ((uint32_t)t_ >> 0) & 65535u;
     b[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10240u]);
     b[96] = ((uint32_t)t_ >> 0) & 65535u;
     b[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -289,7 +291,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[98] = ((uint32_t)t_ >> 0) & 65535u;
     b[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10496u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10496u]);
     b[100] = ((uint32_t)t_ >> 0) & 65535u;
     b[101] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -297,7 +299,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[102] = ((uint32_t)t_ >> 0) & 65535u;
     b[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10752u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10752u]);
     b[104] = ((uint32_t)t_ >> 0) & 65535u;
     b[105] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -305,7 +307,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[106] = ((uint32_t)t_ >> 0) & 65535u;
     b[107] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11008u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11008u]);
     b[108] = ((uint32_t)t_ >> 0) & 65535u;
     b[109] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -313,7 +315,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[110] = ((uint32_t)t_ >> 0) & 65535u;
     b[111] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11264u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11264u]);
     b[112] = ((uint32_t)t_ >> 0) & 65535u;
     b[113] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -321,7 +323,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[114] = ((uint32_t)t_ >> 0) & 65535u;
     b[115] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11520u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11520u]);
     b[116] = ((uint32_t)t_ >> 0) & 65535u;
     b[117] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -329,7 +331,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[118] = ((uint32_t)t_ >> 0) & 65535u;
     b[119] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11776u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11776u]);
     b[120] = ((uint32_t)t_ >> 0) & 65535u;
     b[121] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -337,7 +339,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[122] = ((uint32_t)t_ >> 0) & 65535u;
     b[123] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12032u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 12032u]);
     b[124] = ((uint32_t)t_ >> 0) & 65535u;
     b[125] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -356,69 +358,70 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 128u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 32u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 256u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 288u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 544u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 768u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 800u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1056u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1280u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1280u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1312u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1568u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1792u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1792u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1824u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8192u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8224u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8448u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8448u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8480u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8704u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8704u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8736u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8960u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8960u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8992u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9216u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9216u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9248u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9472u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9472u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9504u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9728u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9728u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9760u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9984u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9984u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10016u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2080u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2304u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2336u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2592u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2816u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2848u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3104u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3328u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3328u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3360u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3584u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3616u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3840u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3840u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3872u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10240u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10240u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10272u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10496u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10496u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10528u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10752u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10752u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10784u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11008u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11008u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11040u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11264u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11264u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11296u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11520u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11520u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11552u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11776u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11776u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11808u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12032u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 12032u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12064u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
@@ -429,11 +432,12 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
     b[2] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -445,11 +449,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[6] = ((uint32_t)t_ >> 0) & 65535u;
     b[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
     b[10] = ((uint32_t)t_ >> 0) & 65535u;
     b[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -461,11 +465,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[14] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 640u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
     b[18] = ((uint32_t)t_ >> 0) & 65535u;
     b[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -477,11 +481,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[22] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 768u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
     b[24] = ((uint32_t)t_ >> 0) & 65535u;
     b[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 896u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
     b[26] = ((uint32_t)t_ >> 0) & 65535u;
     b[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -493,11 +497,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[30] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[32] = ((uint32_t)t_ >> 0) & 65535u;
     b[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1152u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1152u]);
     b[34] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -509,11 +513,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[38] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1280u]);
     b[40] = ((uint32_t)t_ >> 0) & 65535u;
     b[41] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1408u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1408u]);
     b[42] = ((uint32_t)t_ >> 0) & 65535u;
     b[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -525,11 +529,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[46] = ((uint32_t)t_ >> 0) & 65535u;
     b[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
     b[48] = ((uint32_t)t_ >> 0) & 65535u;
     b[49] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1664u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1664u]);
     b[50] = ((uint32_t)t_ >> 0) & 65535u;
     b[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -541,11 +545,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[54] = ((uint32_t)t_ >> 0) & 65535u;
     b[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1792u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1792u]);
     b[56] = ((uint32_t)t_ >> 0) & 65535u;
     b[57] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1920u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1920u]);
     b[58] = ((uint32_t)t_ >> 0) & 65535u;
     b[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -557,11 +561,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[62] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2176u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2176u]);
     b[66] = ((uint32_t)t_ >> 0) & 65535u;
     b[67] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -573,11 +577,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[70] = ((uint32_t)t_ >> 0) & 65535u;
     b[71] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
     b[72] = ((uint32_t)t_ >> 0) & 65535u;
     b[73] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2432u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2432u]);
     b[74] = ((uint32_t)t_ >> 0) & 65535u;
     b[75] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -589,11 +593,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[78] = ((uint32_t)t_ >> 0) & 65535u;
     b[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[80] = ((uint32_t)t_ >> 0) & 65535u;
     b[81] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2688u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2688u]);
     b[82] = ((uint32_t)t_ >> 0) & 65535u;
     b[83] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -605,11 +609,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[86] = ((uint32_t)t_ >> 0) & 65535u;
     b[87] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2816u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
     b[88] = ((uint32_t)t_ >> 0) & 65535u;
     b[89] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2944u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2944u]);
     b[90] = ((uint32_t)t_ >> 0) & 65535u;
     b[91] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -621,11 +625,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[94] = ((uint32_t)t_ >> 0) & 65535u;
     b[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[96] = ((uint32_t)t_ >> 0) & 65535u;
     b[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3200u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3200u]);
     b[98] = ((uint32_t)t_ >> 0) & 65535u;
     b[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -637,11 +641,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[102] = ((uint32_t)t_ >> 0) & 65535u;
     b[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3328u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3328u]);
     b[104] = ((uint32_t)t_ >> 0) & 65535u;
     b[105] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3456u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3456u]);
     b[106] = ((uint32_t)t_ >> 0) & 65535u;
     b[107] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -653,11 +657,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[110] = ((uint32_t)t_ >> 0) & 65535u;
     b[111] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3584u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
     b[112] = ((uint32_t)t_ >> 0) & 65535u;
     b[113] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3712u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3712u]);
     b[114] = ((uint32_t)t_ >> 0) & 65535u;
     b[115] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -669,11 +673,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[118] = ((uint32_t)t_ >> 0) & 65535u;
     b[119] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3840u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3840u]);
     b[120] = ((uint32_t)t_ >> 0) & 65535u;
     b[121] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3968u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3968u]);
     b[122] = ((uint32_t)t_ >> 0) & 65535u;
     b[123] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -704,259 +708,260 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gin_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 0u]);
     a[0] = ((uint32_t)t_ >> 0) & 65535u;
     a[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1024u]);
     a[2] = ((uint32_t)t_ >> 0) & 65535u;
     a[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8u]);
     a[4] = ((uint32_t)t_ >> 0) & 65535u;
     a[5] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1032u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1032u]);
     a[6] = ((uint32_t)t_ >> 0) & 65535u;
     a[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 16u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 16u]);
     a[8] = ((uint32_t)t_ >> 0) & 65535u;
     a[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1040u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1040u]);
     a[10] = ((uint32_t)t_ >> 0) & 65535u;
     a[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 24u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 24u]);
     a[12] = ((uint32_t)t_ >> 0) & 65535u;
     a[13] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1048u]);
     a[14] = ((uint32_t)t_ >> 0) & 65535u;
     a[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 32u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 32u]);
     a[16] = ((uint32_t)t_ >> 0) & 65535u;
     a[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1056u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1056u]);
     a[18] = ((uint32_t)t_ >> 0) & 65535u;
     a[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 40u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 40u]);
     a[20] = ((uint32_t)t_ >> 0) & 65535u;
     a[21] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1064u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1064u]);
     a[22] = ((uint32_t)t_ >> 0) & 65535u;
     a[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 48u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 48u]);
     a[24] = ((uint32_t)t_ >> 0) & 65535u;
     a[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1072u]);
     a[26] = ((uint32_t)t_ >> 0) & 65535u;
     a[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 56u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 56u]);
     a[28] = ((uint32_t)t_ >> 0) & 65535u;
     a[29] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1080u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1080u]);
     a[30] = ((uint32_t)t_ >> 0) & 65535u;
     a[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 64u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 64u]);
     a[32] = ((uint32_t)t_ >> 0) & 65535u;
     a[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1088u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1088u]);
     a[34] = ((uint32_t)t_ >> 0) & 65535u;
     a[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 72u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 72u]);
     a[36] = ((uint32_t)t_ >> 0) & 65535u;
     a[37] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1096u]);
     a[38] = ((uint32_t)t_ >> 0) & 65535u;
     a[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 80u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 80u]);
     a[40] = ((uint32_t)t_ >> 0) & 65535u;
     a[41] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1104u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1104u]);
     a[42] = ((uint32_t)t_ >> 0) & 65535u;
     a[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 88u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 88u]);
     a[44] = ((uint32_t)t_ >> 0) & 65535u;
     a[45] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1112u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1112u]);
     a[46] = ((uint32_t)t_ >> 0) & 65535u;
     a[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 96u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 96u]);
     a[48] = ((uint32_t)t_ >> 0) & 65535u;
     a[49] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1120u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1120u]);
     a[50] = ((uint32_t)t_ >> 0) & 65535u;
     a[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 104u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 104u]);
     a[52] = ((uint32_t)t_ >> 0) & 65535u;
     a[53] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1128u]);
     a[54] = ((uint32_t)t_ >> 0) & 65535u;
     a[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 112u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 112u]);
     a[56] = ((uint32_t)t_ >> 0) & 65535u;
     a[57] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1136u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1136u]);
     a[58] = ((uint32_t)t_ >> 0) & 65535u;
     a[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 120u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 120u]);
     a[60] = ((uint32_t)t_ >> 0) & 65535u;
     a[61] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 1144u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 1144u]);
     a[62] = ((uint32_t)t_ >> 0) & 65535u;
     a[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8192u]);
     a[64] = ((uint32_t)t_ >> 0) & 65535u;
     a[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9216u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9216u]);
     a[66] = ((uint32_t)t_ >> 0) & 65535u;
     a[67] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8200u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8200u]);
     a[68] = ((uint32_t)t_ >> 0) & 65535u;
     a[69] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9224u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9224u]);
     a[70] = ((uint32_t)t_ >> 0) & 65535u;
     a[71] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8208u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8208u]);
     a[72] = ((uint32_t)t_ >> 0) & 65535u;
     a[73] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9232u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9232u]);
     a[74] = ((uint32_t)t_ >> 0) & 65535u;
     a[75] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8216u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8216u]);
     a[76] = ((uint32_t)t_ >> 0) & 65535u;
     a[77] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9240u]);
     a[78] = ((uint32_t)t_ >> 0) & 65535u;
     a[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8224u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8224u]);
     a[80] = ((uint32_t)t_ >> 0) & 65535u;
     a[81] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9248u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9248u]);
     a[82] = ((uint32_t)t_ >> 0) & 65535u;
     a[83] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8232u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8232u]);
     a[84] = ((uint32_t)t_ >> 0) & 65535u;
     a[85] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9256u]);
     a[86] = ((uint32_t)t_ >> 0) & 65535u;
     a[87] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8240u]);
     a[88] = ((uint32_t)t_ >> 0) & 65535u;
     a[89] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9264u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9264u]);
     a[90] = ((uint32_t)t_ >> 0) & 65535u;
     a[91] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8248u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8248u]);
     a[92] = ((uint32_t)t_ >> 0) & 65535u;
     a[93] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9272u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9272u]);
     a[94] = ((uint32_t)t_ >> 0) & 65535u;
     a[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8256u]);
     a[96] = ((uint32_t)t_ >> 0) & 65535u;
     a[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9280u]);
     a[98] = ((uint32_t)t_ >> 0) & 65535u;
     a[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8264u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8264u]);
     a[100] = ((uint32_t)t_ >> 0) & 65535u;
     a[101] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9288u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9288u]);
     a[102] = ((uint32_t)t_ >> 0) & 65535u;
     a[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8272u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8272u]);
     a[104] = ((uint32_t)t_ >> 0) & 65535u;
     a[105] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9296u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9296u]);
     a[106] = ((uint32_t)t_ >> 0) & 65535u;
     a[107] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8280u]);
     a[108] = ((uint32_t)t_ >> 0) & 65535u;
     a[109] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9304u]);
     a[110] = ((uint32_t)t_ >> 0) & 65535u;
     a[111] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8288u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8288u]);
     a[112] = ((uint32_t)t_ >> 0) & 65535u;
     a[113] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9312u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9312u]);
     a[114] = ((uint32_t)t_ >> 0) & 65535u;
     a[115] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8296u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8296u]);
     a[116] = ((uint32_t)t_ >> 0) & 65535u;
     a[117] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9320u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9320u]);
     a[118] = ((uint32_t)t_ >> 0) & 65535u;
     a[119] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8304u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8304u]);
     a[120] = ((uint32_t)t_ >> 0) & 65535u;
     a[121] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9328u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9328u]);
     a[122] = ((uint32_t)t_ >> 0) & 65535u;
     a[123] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8312u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8312u]);
     a[124] = ((uint32_t)t_ >> 0) & 65535u;
     a[125] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 9336u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 9336u]);
     a[126] = ((uint32_t)t_ >> 0) & 65535u;
     a[127] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -976,70 +981,71 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1024u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1032u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 16u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1040u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 24u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1048u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 32u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1056u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 40u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1064u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 48u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1072u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 56u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1080u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 64u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1088u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 72u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1096u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 80u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1104u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 88u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1112u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 96u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1120u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 104u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1128u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 112u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1136u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 120u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 1144u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8192u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9216u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8200u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9224u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8208u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9232u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8216u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9240u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8224u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9248u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8232u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9256u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8240u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9264u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8248u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9272u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8256u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9280u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8264u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9288u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8272u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9296u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8280u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9304u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8288u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9312u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8296u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9320u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8304u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9328u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8312u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 9336u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1024u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1032u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 16u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1040u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 24u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1048u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 32u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1056u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 40u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1064u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 48u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1072u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 56u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1080u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 64u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1088u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 72u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1096u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 80u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1104u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 88u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1112u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 96u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1120u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 104u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1128u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 112u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1136u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 120u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 1144u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8192u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9216u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8200u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9224u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8208u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9232u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8216u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9240u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8224u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9248u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8232u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9256u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8240u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9264u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8248u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9272u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8256u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9280u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8264u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9288u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8272u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9296u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8280u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9304u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8288u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9312u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8296u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9320u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8304u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9328u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8312u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 9336u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
 }
 
 

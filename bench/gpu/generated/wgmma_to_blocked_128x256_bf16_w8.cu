@@ -17,8 +17,9 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 16384u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 512u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 72u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 584u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 144u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
@@ -33,8 +34,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 944u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 504u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1016u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1536u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1096u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1608u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1168u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
@@ -49,8 +50,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1968u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1528u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2040u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2560u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2120u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2632u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2192u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
@@ -65,8 +66,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2992u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2552u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3064u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3584u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3144u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3656u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3216u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
@@ -91,7 +92,8 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 32u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
   o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 4096u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -107,7 +109,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[6] = ((uint32_t)t_ >> 0) & 65535u;
     b[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[8] = ((uint32_t)t_ >> 0) & 65535u;
     b[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -123,7 +125,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[14] = ((uint32_t)t_ >> 0) & 65535u;
     b[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[16] = ((uint32_t)t_ >> 0) & 65535u;
     b[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -139,7 +141,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[22] = ((uint32_t)t_ >> 0) & 65535u;
     b[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[24] = ((uint32_t)t_ >> 0) & 65535u;
     b[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -155,7 +157,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[30] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
     b[32] = ((uint32_t)t_ >> 0) & 65535u;
     b[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -171,7 +173,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[38] = ((uint32_t)t_ >> 0) & 65535u;
     b[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9216u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9216u]);
     b[40] = ((uint32_t)t_ >> 0) & 65535u;
     b[41] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -187,7 +189,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[46] = ((uint32_t)t_ >> 0) & 65535u;
     b[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10240u]);
     b[48] = ((uint32_t)t_ >> 0) & 65535u;
     b[49] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -203,7 +205,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[54] = ((uint32_t)t_ >> 0) & 65535u;
     b[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11264u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11264u]);
     b[56] = ((uint32_t)t_ >> 0) & 65535u;
     b[57] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -219,7 +221,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[62] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16384u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 16384u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -235,7 +237,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[70] = ((uint32_t)t_ >> 0) & 65535u;
     b[71] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 17408u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 17408u]);
     b[72] = ((uint32_t)t_ >> 0) & 65535u;
     b[73] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -251,7 +253,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[78] = ((uint32_t)t_ >> 0) & 65535u;
     b[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 18432u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 18432u]);
     b[80] = ((uint32_t)t_ >> 0) & 65535u;
     b[81] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -267,7 +269,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[86] = ((uint32_t)t_ >> 0) & 65535u;
     b[87] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 19456u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 19456u]);
     b[88] = ((uint32_t)t_ >> 0) & 65535u;
     b[89] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -283,7 +285,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[94] = ((uint32_t)t_ >> 0) & 65535u;
     b[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24576u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 24576u]);
     b[96] = ((uint32_t)t_ >> 0) & 65535u;
     b[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -299,7 +301,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[102] = ((uint32_t)t_ >> 0) & 65535u;
     b[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 25600u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 25600u]);
     b[104] = ((uint32_t)t_ >> 0) & 65535u;
     b[105] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -315,7 +317,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[110] = ((uint32_t)t_ >> 0) & 65535u;
     b[111] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 26624u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 26624u]);
     b[112] = ((uint32_t)t_ >> 0) & 65535u;
     b[113] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -331,7 +333,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[118] = ((uint32_t)t_ >> 0) & 65535u;
     b[119] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 27648u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 27648u]);
     b[120] = ((uint32_t)t_ >> 0) & 65535u;
     b[121] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -359,67 +361,68 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 32u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
   o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 4096u;
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1024u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1032u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1040u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1048u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2048u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2064u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2072u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3072u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3080u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3088u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3096u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8192u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8200u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8208u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8216u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9216u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9216u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9224u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9232u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9240u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10240u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10240u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10248u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10256u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10264u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11264u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11264u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11272u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11280u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11288u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16384u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 16384u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16392u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16400u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16408u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 17408u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 17408u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 17416u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 17424u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 17432u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18432u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 18432u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18440u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18448u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18456u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 19456u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 19456u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 19464u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 19472u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 19480u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24576u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 24576u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24584u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24592u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24600u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 25600u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 25600u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 25608u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 25616u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 25624u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 26624u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 26624u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 26632u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 26640u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 26648u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 27648u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 27648u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 27656u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 27664u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
   *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 27672u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
@@ -433,11 +436,12 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 16384u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
     b[0] = ((uint32_t)t_ >> 0) & 65535u;
     b[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 512u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
     b[2] = ((uint32_t)t_ >> 0) & 65535u;
     b[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -497,11 +501,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[30] = ((uint32_t)t_ >> 0) & 65535u;
     b[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1024u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
     b[32] = ((uint32_t)t_ >> 0) & 65535u;
     b[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1536u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
     b[34] = ((uint32_t)t_ >> 0) & 65535u;
     b[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -561,11 +565,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[62] = ((uint32_t)t_ >> 0) & 65535u;
     b[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
     b[64] = ((uint32_t)t_ >> 0) & 65535u;
     b[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2560u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
     b[66] = ((uint32_t)t_ >> 0) & 65535u;
     b[67] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -625,11 +629,11 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[94] = ((uint32_t)t_ >> 0) & 65535u;
     b[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
     b[96] = ((uint32_t)t_ >> 0) & 65535u;
     b[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3584u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
     b[98] = ((uint32_t)t_ >> 0) & 65535u;
     b[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -709,259 +713,260 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   o_gin_ld ^= (0u - ((warp >> 2) & 1u)) & 16384u;
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 0u]);
     a[0] = ((uint32_t)t_ >> 0) & 65535u;
     a[1] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2048u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2048u]);
     a[2] = ((uint32_t)t_ >> 0) & 65535u;
     a[3] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 8u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 8u]);
     a[4] = ((uint32_t)t_ >> 0) & 65535u;
     a[5] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2056u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2056u]);
     a[6] = ((uint32_t)t_ >> 0) & 65535u;
     a[7] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 16u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 16u]);
     a[8] = ((uint32_t)t_ >> 0) & 65535u;
     a[9] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2064u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2064u]);
     a[10] = ((uint32_t)t_ >> 0) & 65535u;
     a[11] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 24u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 24u]);
     a[12] = ((uint32_t)t_ >> 0) & 65535u;
     a[13] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2072u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2072u]);
     a[14] = ((uint32_t)t_ >> 0) & 65535u;
     a[15] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 32u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 32u]);
     a[16] = ((uint32_t)t_ >> 0) & 65535u;
     a[17] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2080u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2080u]);
     a[18] = ((uint32_t)t_ >> 0) & 65535u;
     a[19] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 40u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 40u]);
     a[20] = ((uint32_t)t_ >> 0) & 65535u;
     a[21] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2088u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2088u]);
     a[22] = ((uint32_t)t_ >> 0) & 65535u;
     a[23] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 48u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 48u]);
     a[24] = ((uint32_t)t_ >> 0) & 65535u;
     a[25] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2096u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2096u]);
     a[26] = ((uint32_t)t_ >> 0) & 65535u;
     a[27] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 56u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 56u]);
     a[28] = ((uint32_t)t_ >> 0) & 65535u;
     a[29] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2104u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2104u]);
     a[30] = ((uint32_t)t_ >> 0) & 65535u;
     a[31] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 64u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 64u]);
     a[32] = ((uint32_t)t_ >> 0) & 65535u;
     a[33] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2112u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2112u]);
     a[34] = ((uint32_t)t_ >> 0) & 65535u;
     a[35] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 72u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 72u]);
     a[36] = ((uint32_t)t_ >> 0) & 65535u;
     a[37] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2120u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2120u]);
     a[38] = ((uint32_t)t_ >> 0) & 65535u;
     a[39] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 80u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 80u]);
     a[40] = ((uint32_t)t_ >> 0) & 65535u;
     a[41] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2128u]);
     a[42] = ((uint32_t)t_ >> 0) & 65535u;
     a[43] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 88u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 88u]);
     a[44] = ((uint32_t)t_ >> 0) & 65535u;
     a[45] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2136u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2136u]);
     a[46] = ((uint32_t)t_ >> 0) & 65535u;
     a[47] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 96u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 96u]);
     a[48] = ((uint32_t)t_ >> 0) & 65535u;
     a[49] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2144u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2144u]);
     a[50] = ((uint32_t)t_ >> 0) & 65535u;
     a[51] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 104u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 104u]);
     a[52] = ((uint32_t)t_ >> 0) & 65535u;
     a[53] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2152u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2152u]);
     a[54] = ((uint32_t)t_ >> 0) & 65535u;
     a[55] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 112u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 112u]);
     a[56] = ((uint32_t)t_ >> 0) & 65535u;
     a[57] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2160u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2160u]);
     a[58] = ((uint32_t)t_ >> 0) & 65535u;
     a[59] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 120u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 120u]);
     a[60] = ((uint32_t)t_ >> 0) & 65535u;
     a[61] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2168u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2168u]);
     a[62] = ((uint32_t)t_ >> 0) & 65535u;
     a[63] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 128u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 128u]);
     a[64] = ((uint32_t)t_ >> 0) & 65535u;
     a[65] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2176u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2176u]);
     a[66] = ((uint32_t)t_ >> 0) & 65535u;
     a[67] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 136u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 136u]);
     a[68] = ((uint32_t)t_ >> 0) & 65535u;
     a[69] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2184u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2184u]);
     a[70] = ((uint32_t)t_ >> 0) & 65535u;
     a[71] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 144u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 144u]);
     a[72] = ((uint32_t)t_ >> 0) & 65535u;
     a[73] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2192u]);
     a[74] = ((uint32_t)t_ >> 0) & 65535u;
     a[75] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 152u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 152u]);
     a[76] = ((uint32_t)t_ >> 0) & 65535u;
     a[77] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2200u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2200u]);
     a[78] = ((uint32_t)t_ >> 0) & 65535u;
     a[79] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 160u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 160u]);
     a[80] = ((uint32_t)t_ >> 0) & 65535u;
     a[81] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2208u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2208u]);
     a[82] = ((uint32_t)t_ >> 0) & 65535u;
     a[83] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 168u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 168u]);
     a[84] = ((uint32_t)t_ >> 0) & 65535u;
     a[85] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2216u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2216u]);
     a[86] = ((uint32_t)t_ >> 0) & 65535u;
     a[87] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 176u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 176u]);
     a[88] = ((uint32_t)t_ >> 0) & 65535u;
     a[89] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2224u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2224u]);
     a[90] = ((uint32_t)t_ >> 0) & 65535u;
     a[91] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 184u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 184u]);
     a[92] = ((uint32_t)t_ >> 0) & 65535u;
     a[93] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2232u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2232u]);
     a[94] = ((uint32_t)t_ >> 0) & 65535u;
     a[95] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 192u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 192u]);
     a[96] = ((uint32_t)t_ >> 0) & 65535u;
     a[97] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2240u]);
     a[98] = ((uint32_t)t_ >> 0) & 65535u;
     a[99] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 200u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 200u]);
     a[100] = ((uint32_t)t_ >> 0) & 65535u;
     a[101] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2248u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2248u]);
     a[102] = ((uint32_t)t_ >> 0) & 65535u;
     a[103] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 208u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 208u]);
     a[104] = ((uint32_t)t_ >> 0) & 65535u;
     a[105] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2256u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2256u]);
     a[106] = ((uint32_t)t_ >> 0) & 65535u;
     a[107] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 216u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 216u]);
     a[108] = ((uint32_t)t_ >> 0) & 65535u;
     a[109] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2264u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2264u]);
     a[110] = ((uint32_t)t_ >> 0) & 65535u;
     a[111] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 224u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 224u]);
     a[112] = ((uint32_t)t_ >> 0) & 65535u;
     a[113] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2272u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2272u]);
     a[114] = ((uint32_t)t_ >> 0) & 65535u;
     a[115] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 232u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 232u]);
     a[116] = ((uint32_t)t_ >> 0) & 65535u;
     a[117] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2280u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2280u]);
     a[118] = ((uint32_t)t_ >> 0) & 65535u;
     a[119] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 240u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 240u]);
     a[120] = ((uint32_t)t_ >> 0) & 65535u;
     a[121] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2288u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2288u]);
     a[122] = ((uint32_t)t_ >> 0) & 65535u;
     a[123] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 248u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 248u]);
     a[124] = ((uint32_t)t_ >> 0) & 65535u;
     a[125] = ((uint32_t)t_ >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld ^ 2296u]);
+  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&gin[o_gin_ld + 2296u]);
     a[126] = ((uint32_t)t_ >> 0) & 65535u;
     a[127] = ((uint32_t)t_ >> 16) & 65535u;
   }
@@ -982,70 +987,71 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   o_gout_st ^= (0u - ((warp >> 2) & 1u)) & 16384u;
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2048u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 8u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2056u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 16u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2064u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 24u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2072u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 32u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2080u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 40u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2088u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 48u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2096u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 56u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2104u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 64u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2112u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 72u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2120u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 80u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2128u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 88u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2136u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 96u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2144u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 104u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2152u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 112u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2160u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 120u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2168u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 128u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2176u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 136u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2184u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 144u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2192u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 152u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2200u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 160u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2208u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 168u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2216u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 176u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2224u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 184u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2232u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 192u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2240u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 200u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2248u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 208u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2256u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 216u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2264u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 224u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2272u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 232u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2280u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 240u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2288u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 248u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st ^ 2296u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2048u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2056u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 16u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2064u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 24u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2072u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 32u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2080u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 40u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2088u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 48u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2096u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 56u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2104u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 64u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2112u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 72u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2120u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 80u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2128u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 88u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2136u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 96u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2144u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 104u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2152u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 112u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2160u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 120u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2168u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 128u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2176u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 136u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2184u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 144u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2192u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 152u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2200u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 160u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2208u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 168u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2216u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 176u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2224u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 184u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2232u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 192u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2240u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 200u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2248u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 208u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2256u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 216u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2264u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 224u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2272u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 232u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2280u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 240u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2288u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 248u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2296u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
 }
 
 

@@ -110,6 +110,26 @@ impl AccessMap {
                 }
             }
         }
+        // Opaque to the optimiser: the per-register addresses derived from
+        // it are recomputed where used instead of being hoisted out of the
+        // benchmark loop and kept live (which spilled registers).
+        writeln!(out, "  asm volatile(\"\" : \"+r\"({var}));").unwrap();
+    }
+
+    /// Bits the lane/warp part of the address can set.
+    fn thread_mask(&self) -> u64 {
+        self.lane.iter().chain(&self.warp).fold(0, |m, &b| m | b)
+    }
+
+    /// `ptr[var ⊕ c]`, written `ptr[var + c]` when `c` shares no bit with
+    /// the thread part (then XOR is addition and `c` becomes an immediate
+    /// offset of the instruction).
+    fn address(&self, ptr: &str, var: &str, c: u64) -> String {
+        if c & self.thread_mask() == 0 {
+            format!("{ptr}[{var} + {c}u]")
+        } else {
+            format!("{ptr}[{var} ^ {c}u]")
+        }
     }
 
     fn reg_const(&self, r: u64) -> u64 {
@@ -140,8 +160,7 @@ impl AccessMap {
         }
         for g in self.groups(bits) {
             if g[0] & fr == 0 {
-                let c = self.reg_const(g[0]);
-                let addr = format!("{ptr}[{var} ^ {c}u]");
+                let addr = self.address(ptr, &var, self.reg_const(g[0]));
                 writeln!(out, "  {};", store_expr(&addr, arr, &g, bits)).unwrap();
             }
         }
@@ -162,8 +181,7 @@ impl AccessMap {
         let var = format!("o_{ptr}_ld");
         self.emit_thread_offset(out, &var);
         for g in self.groups(bits) {
-            let c = self.reg_const(g[0]);
-            let addr = format!("{ptr}[{var} ^ {c}u]");
+            let addr = self.address(ptr, &var, self.reg_const(g[0]));
             out.push_str(&load_stmts(&addr, arr, &g, bits));
         }
         Ok(())

@@ -16,8 +16,9 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[8], uint16_t (&b)[8]
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 128u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 256u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&smem[o_smem_st ^ 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  asm volatile("" : "+r"(o_smem_st));
+  *reinterpret_cast<uint2*>(&smem[o_smem_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint2*>(&smem[o_smem_st + 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 128u;
@@ -27,14 +28,15 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[8], uint16_t (&b)[8]
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 16u;
-  b[0] = smem[o_smem_ld ^ 0u];
-  b[1] = smem[o_smem_ld ^ 32u];
-  b[2] = smem[o_smem_ld ^ 64u];
-  b[3] = smem[o_smem_ld ^ 96u];
-  b[4] = smem[o_smem_ld ^ 512u];
-  b[5] = smem[o_smem_ld ^ 544u];
-  b[6] = smem[o_smem_ld ^ 576u];
-  b[7] = smem[o_smem_ld ^ 608u];
+  asm volatile("" : "+r"(o_smem_ld));
+  b[0] = smem[o_smem_ld + 0u];
+  b[1] = smem[o_smem_ld + 32u];
+  b[2] = smem[o_smem_ld + 64u];
+  b[3] = smem[o_smem_ld + 96u];
+  b[4] = smem[o_smem_ld + 512u];
+  b[5] = smem[o_smem_ld + 544u];
+  b[6] = smem[o_smem_ld + 576u];
+  b[7] = smem[o_smem_ld + 608u];
   __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[8], uint16_t (&b)[8], uint16_t* smem, unsigned lane, unsigned warp) {
@@ -46,14 +48,15 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[8], uint16_t (&b)[8]
   o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 8u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 16u;
-  smem[o_smem_st ^ 0u] = a[0];
-  smem[o_smem_st ^ 32u] = a[1];
-  smem[o_smem_st ^ 64u] = a[2];
-  smem[o_smem_st ^ 96u] = a[3];
-  smem[o_smem_st ^ 512u] = a[4];
-  smem[o_smem_st ^ 544u] = a[5];
-  smem[o_smem_st ^ 576u] = a[6];
-  smem[o_smem_st ^ 608u] = a[7];
+  asm volatile("" : "+r"(o_smem_st));
+  smem[o_smem_st + 0u] = a[0];
+  smem[o_smem_st + 32u] = a[1];
+  smem[o_smem_st + 64u] = a[2];
+  smem[o_smem_st + 96u] = a[3];
+  smem[o_smem_st + 512u] = a[4];
+  smem[o_smem_st + 544u] = a[5];
+  smem[o_smem_st + 576u] = a[6];
+  smem[o_smem_st + 608u] = a[7];
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
@@ -63,13 +66,14 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[8], uint16_t (&b)[8]
   o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 128u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 256u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 0u]);
+  asm volatile("" : "+r"(o_smem_ld));
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld + 0u]);
     b[0] = (t_.x >> 0) & 65535u;
     b[1] = (t_.x >> 16) & 65535u;
     b[2] = (t_.y >> 0) & 65535u;
     b[3] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld ^ 16u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld + 16u]);
     b[4] = (t_.x >> 0) & 65535u;
     b[5] = (t_.x >> 16) & 65535u;
     b[6] = (t_.y >> 0) & 65535u;
@@ -94,13 +98,14 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gin_ld ^= (0u - ((lane >> 4) & 1u)) & 128u;
   o_gin_ld ^= (0u - ((warp >> 0) & 1u)) & 256u;
   o_gin_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 0u]);
+  asm volatile("" : "+r"(o_gin_ld));
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 0u]);
     a[0] = (t_.x >> 0) & 65535u;
     a[1] = (t_.x >> 16) & 65535u;
     a[2] = (t_.y >> 0) & 65535u;
     a[3] = (t_.y >> 16) & 65535u;
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld ^ 16u]);
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&gin[o_gin_ld + 16u]);
     a[4] = (t_.x >> 0) & 65535u;
     a[5] = (t_.x >> 16) & 65535u;
     a[6] = (t_.y >> 0) & 65535u;
@@ -122,8 +127,9 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restri
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 128u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 256u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st ^ 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  asm volatile("" : "+r"(o_gout_st));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
 }
 
 
