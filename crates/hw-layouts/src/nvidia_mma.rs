@@ -38,7 +38,9 @@ pub struct NvidiaMma {
     /// Warps of a CTA along each dim (rank 2, or 3 for batched Ampere).
     pub warps_per_cta: Vec<u64>,
     /// Ampere: the tile `[M, N]` (`[16, 8]`, `[8, 8]` for fp64, `[1, 16,
-    /// 8]` batched). Hopper: `[M, N, K]` = `[16, N, K]`.
+    /// 8]` batched; the batch entry is ignored). Hopper: `[M, N, K]` =
+    /// `[16, N, K]` (only M and N are read; longer lists print back as
+    /// given).
     pub instr_shape: Vec<u64>,
     /// The CGA layout.
     pub cga: Cga,
@@ -46,8 +48,10 @@ pub struct NvidiaMma {
 
 impl NvidiaMma {
     /// Reads the attribute; rejects what Triton cannot build (version not
-    /// 2/3, ranks that do not match, tiles not multiples of 8, non powers
-    /// of two).
+    /// 2/3, ranks that do not match, warps not powers of two, bad CGA).
+    /// `instrShape` is checked where a conversion uses it (the accumulator
+    /// needs M and N that split into power-of-two repetitions of 8; a dot
+    /// operand reads only M), as Triton 3.9 does.
     pub fn from_attr(a: &Attribute) -> Result<Self> {
         check_fields(
             a,
