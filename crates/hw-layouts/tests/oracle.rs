@@ -329,6 +329,17 @@ fn seed11_mutated_rejects_are_rejected() {
     check_reject_records(&records, 300);
 }
 
+/// The rejects of seed 13 (`--mutate 0.15`) for this crate's kinds
+/// (includes a CGA layout that is not a permutation, s13-L00191).
+#[test]
+fn seed13_rejects_are_rejected() {
+    let records = read_jsonl(
+        "seed13-distributed-rejects.jsonl",
+        "TRITON_ORACLE_REJECTS_4",
+    );
+    check_reject_records(&records, 90);
+}
+
 fn check_reject_records(records: &[Value], min_checked: usize) {
     let mut checked = 0;
     let mut failures = Vec::new();
