@@ -105,6 +105,25 @@ impl Cga {
             if bases.len() > 16 {
                 return Err(invalid(layout, "CGALayout has more than 16 bases"));
             }
+            // Triton's CGA verifier: "After removing broadcast bases the CGA
+            // encoding must be a permutation matrix" (distinct single bits).
+            let mut seen: Vec<&Vec<u64>> = Vec::new();
+            for b in &bases {
+                let nonzero: Vec<u64> = b.iter().copied().filter(|&c| c != 0).collect();
+                if nonzero.is_empty() {
+                    continue;
+                }
+                if nonzero.len() > 1 || !nonzero[0].is_power_of_two() || seen.contains(&b) {
+                    return Err(invalid(
+                        layout,
+                        format!(
+                            "CGALayout = {}: after removing broadcast bases the CGA encoding must be a permutation matrix",
+                            fmt_matrix(&bases)
+                        ),
+                    ));
+                }
+                seen.push(b);
+            }
             let cga = Cga { bases };
             // Triton builds the CGA layout surjective onto its inferred sizes.
             if !cga.layout(rank)?.is_surjective() {

@@ -33,22 +33,39 @@ impl Linear {
     /// mix, as Triton 3.9 allows); 32 or 64 lanes; surjective.
     pub fn from_attr(a: &Attribute) -> Result<Self> {
         check_fields(a, &["register", "lane", "warp", "block"], L)?;
+        let mut mats = Vec::with_capacity(4);
+        for key in ["register", "lane", "warp", "block"] {
+            mats.push(match a.get(key) {
+                Some(v) => v.as_int_matrix().ok_or_else(|| {
+                    invalid(L, format!("'{key}' must be a list of bases, got {v}"))
+                })?,
+                None if key == "block" => vec![],
+                None => return Err(invalid(L, format!("expected basis of '{key}' not found"))),
+            });
+        }
+        Self::build(&mats, None)
+    }
+
+    /// Gluon's `DistributedLinearLayout(reg_bases, lane_bases, warp_bases,
+    /// block_bases, shape)`: the same checks as [`Linear::from_attr`], but the
+    /// out sizes are `shape` (every component below its dim's size, the map
+    /// surjective onto `shape`) instead of inferred from the bases.
+    pub fn from_bases(bases: [&[Vec<i64>]; 4], shape: &[u64]) -> Result<Self> {
+        let mats: Vec<Vec<Vec<i64>>> = bases.iter().map(|m| m.to_vec()).collect();
+        Self::build(&mats, Some(shape))
+    }
+
+    /// `mats` = register, lane, warp, block bases.
+    fn build(mats: &[Vec<Vec<i64>>], shape: Option<&[u64]>) -> Result<Self> {
         let names = [
             ("register", DimName::REGISTER),
             ("lane", DimName::LANE),
             ("warp", DimName::WARP),
             ("block", DimName::BLOCK),
         ];
-        let mut rank: Option<usize> = None;
+        let mut rank: Option<usize> = shape.map(|s| s.len());
         let mut bases = Vec::new();
-        for (key, d) in names {
-            let m = match a.get(key) {
-                Some(v) => v.as_int_matrix().ok_or_else(|| {
-                    invalid(L, format!("'{key}' must be a list of bases, got {v}"))
-                })?,
-                None if key == "block" => vec![],
-                None => return Err(invalid(L, format!("expected basis of '{key}' not found"))),
-            };
+        for ((key, d), m) in names.into_iter().zip(mats) {
             if m.len() > 30 {
                 return Err(invalid(
                     L,
@@ -63,9 +80,9 @@ impl Linear {
                         return Err(invalid(
                             L,
                             format!(
-                            "{key} basis {i} {b:?} has {} entries, expected {r} like the others",
-                            b.len()
-                        ),
+                                "{key} basis {i} {b:?} has {} entries, expected rank {r}",
+                                b.len()
+                            ),
                         ))
                     }
                     _ => {}
@@ -84,11 +101,12 @@ impl Linear {
                     ));
                 }
                 let mut ub = Vec::with_capacity(b.len());
-                for &c in b {
-                    if !(0..1 << 30).contains(&c) {
+                for (k, &c) in b.iter().enumerate() {
+                    let limit = shape.map_or(1 << 30, |s| s[k].min(1 << 30) as i64);
+                    if !(0..limit).contains(&c) {
                         return Err(invalid(
                             L,
-                            format!("{key} basis {i} {b:?} has an out-of-range entry {c}"),
+                            format!("{key} basis {i} {b:?}: entry {c} is out of range (dim {k} has size {limit})"),
                         ));
                     }
                     ub.push(c as u64);
@@ -113,8 +131,19 @@ impl Linear {
                 ),
             ));
         }
-        let layout = LinearLayout::with_inferred_out_sizes(bases, DimName::standard_out_dims(rank))
-            .map_err(|e| invalid(L, format!("bases do not form a surjective layout: {e}")))?;
+        let outs = DimName::standard_out_dims(rank);
+        let layout = match shape {
+            None => LinearLayout::with_inferred_out_sizes(bases, outs),
+            Some(s) => {
+                crate::encoding::check_shape(s)?;
+                LinearLayout::new(
+                    bases,
+                    outs.into_iter().zip(s.iter().copied()).collect(),
+                    true,
+                )
+            }
+        }
+        .map_err(|e| invalid(L, format!("bases do not form a surjective layout: {e}")))?;
         Ok(Linear { layout })
     }
 

@@ -38,7 +38,9 @@ pub struct NvidiaMma {
     /// Warps of a CTA along each dim (rank 2, or 3 for batched Ampere).
     pub warps_per_cta: Vec<u64>,
     /// Ampere: the tile `[M, N]` (`[16, 8]`, `[8, 8]` for fp64, `[1, 16,
-    /// 8]` batched). Hopper: `[M, N, K]` = `[16, N, K]`.
+    /// 8]` batched; the batch entry is ignored). Hopper: `[M, N, K]` =
+    /// `[16, N, K]` (only M and N are read; longer lists print back as
+    /// given).
     pub instr_shape: Vec<u64>,
     /// The CGA layout.
     pub cga: Cga,
@@ -46,8 +48,10 @@ pub struct NvidiaMma {
 
 impl NvidiaMma {
     /// Reads the attribute; rejects what Triton cannot build (version not
-    /// 2/3, ranks that do not match, tiles not multiples of 8, non powers
-    /// of two).
+    /// 2/3, ranks that do not match, warps not powers of two, bad CGA).
+    /// `instrShape` is checked where a conversion uses it (the accumulator
+    /// needs M and N that split into power-of-two repetitions of 8; a dot
+    /// operand reads only M), as Triton 3.9 does.
     pub fn from_attr(a: &Attribute) -> Result<Self> {
         check_fields(
             a,
@@ -85,7 +89,11 @@ impl NvidiaMma {
         let rank = warps_per_cta.len();
         check_pow2_list(&warps_per_cta, "warpsPerCTA", L)?;
         check_total_bits(&warps_per_cta, "warpsPerCTA", L)?;
-        let (m, n) = if version_major == 2 {
+        // Triton's attribute verifier does not look at instrShape: only the
+        // conversions use it (and assert on tiles they cannot build, checked
+        // in `nvidia_mma_tile`). Ampere: one entry per dim (the batch entry
+        // is ignored); Hopper: [M, N, K, ..] (only M and N are read).
+        if version_major == 2 {
             if rank != 2 && rank != 3 {
                 return Err(invalid(
                     L,
@@ -100,13 +108,6 @@ impl NvidiaMma {
                     ),
                 ));
             }
-            if rank == 3 && instr_shape[0] != 1 {
-                return Err(invalid(
-                    L,
-                    format!("instrShape = {instr_shape:?}: the batch entry must be 1"),
-                ));
-            }
-            (instr_shape[rank - 2], instr_shape[rank - 1])
         } else {
             if rank != 2 {
                 return Err(invalid(
@@ -116,31 +117,18 @@ impl NvidiaMma {
                     ),
                 ));
             }
-            // [M, N, K]; Triton 3.9 reads only M and N (it accepts and
-            // prints back longer lists unchanged).
             if instr_shape.len() < 2 || instr_shape.len() > 8 {
                 return Err(invalid(
                     L,
                     format!("instrShape = {instr_shape:?} must be [M, N, K] for versionMajor 3"),
                 ));
             }
-            if instr_shape.iter().any(|&x| x > 1 << 20) {
-                return Err(invalid(
-                    L,
-                    format!("instrShape = {instr_shape:?} is out of range"),
-                ));
-            }
-            (instr_shape[0], instr_shape[1])
-        };
-        for (what, x) in [("M", m), ("N", n)] {
-            if x < 8 || !x.is_power_of_two() || x > 1 << 12 {
-                return Err(invalid(
-                    L,
-                    format!(
-                        "instrShape = {instr_shape:?}: {what} = {x} must be a power-of-two multiple of 8"
-                    ),
-                ));
-            }
+        }
+        if instr_shape.iter().any(|&x| x > 1 << 16) {
+            return Err(invalid(
+                L,
+                format!("instrShape = {instr_shape:?} is out of range"),
+            ));
         }
         let cga = Cga::from_attr(a, rank, L)?;
         Ok(NvidiaMma {
@@ -217,12 +205,20 @@ pub(crate) fn nvidia_mma_tile(
     let outer = order[1];
     let m = tile_shape[outer];
     let n = tile_shape[inner];
-    // k_width is a power of two: the remainders are low-bit masks.
-    if k_width == 0 || m & 7 != 0 || n & (4 * k_width - 1) != 0 {
+    // Triton asserts m % 8 == 0 and n % (4 kWidth) == 0; the repetition
+    // counts m / 8 and n / (4 kWidth) must then be powers of two, or 0 (an
+    // identity of size 0 is the empty layout). k_width is a power of two.
+    let reps_ok = |x: u64| x == 0 || x.is_power_of_two();
+    if k_width == 0
+        || m & 7 != 0
+        || n & (4 * k_width - 1) != 0
+        || !reps_ok(m / 8)
+        || !reps_ok(n / (4 * k_width))
+    {
         return Err(invalid(
             "nvidia_mma",
             format!(
-                "tile {tile_shape:?} does not split into 8 x {} lane tiles",
+                "tile {tile_shape:?} does not split into power-of-two repetitions of 8 x {} lane tiles",
                 4 * k_width
             ),
         ));

@@ -845,3 +845,31 @@ fn legacy_cga_prints_as_cga_layout() {
         "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0], CGALayout = [[0]]}>"
     );
 }
+
+/// FMA dot operands of a multi-CTA blocked parent (CTAs along K broadcast)
+/// and of a parent larger than the tensor (a register that falls off stays
+/// as a zero basis, unlike plain blocked layouts). Expected bases from
+/// Triton 3.9.0's `to_linear_layout` of these exact layouts.
+#[test]
+fn fma_dot_cga_and_small_tensor_like_triton_3_9() {
+    let p = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0], [0, 1]]}>";
+    check(
+        &parse(&format!("#ttg.dot_op<{{opIdx = 0, parent = {p}}}>")),
+        &[64, 64],
+        json!({"register": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [4, 0], [8, 0], [16, 0]],
+               "lane": [[0, 0], [0, 0], [0, 0], [1, 0], [2, 0]], "warp": [], "block": [[32, 0], [0, 0]]}),
+    );
+    check(
+        &parse(&format!("#ttg.dot_op<{{opIdx = 1, parent = {p}}}>")),
+        &[64, 64],
+        json!({"register": [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0], [0, 8], [0, 16]],
+               "lane": [[0, 1], [0, 2], [0, 4], [0, 0], [0, 0]], "warp": [], "block": [[0, 0], [0, 32]]}),
+    );
+    let p = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>";
+    check(
+        &parse(&format!("#ttg.dot_op<{{opIdx = 0, parent = {p}}}>")),
+        &[2, 16],
+        json!({"register": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [0, 0]],
+               "lane": [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0]], "warp": [], "block": []}),
+    );
+}

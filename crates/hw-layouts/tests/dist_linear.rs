@@ -187,3 +187,23 @@ fn extreme_parameters_do_not_panic() {
         }
     }
 }
+
+/// Gluon's `DistributedLinearLayout(..., shape)`: out sizes are the given
+/// shape. The sample reject s2-L00212 (warp basis 4096 for shape [2]) and
+/// a non-surjective set of bases are refused, as Triton refused them.
+#[test]
+fn from_bases_uses_the_given_shape() {
+    use hw_layouts::linear::Linear;
+    let z5 = vec![vec![0i64]; 5];
+    let bad = Linear::from_bases([&[], &z5, &[vec![0], vec![1], vec![4096]], &[]], &[2]);
+    assert!(bad.is_err());
+    let lanes: Vec<Vec<i64>> = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+    // Surjective onto 128 but the shape says 256: refused.
+    assert!(Linear::from_bases([&[vec![1], vec![2]], &lanes, &[], &[]], &[256]).is_err());
+    let ok = Linear::from_bases([&[vec![1], vec![2]], &lanes, &[], &[]], &[128]).unwrap();
+    assert_eq!(ok.layout.out_dims(), vec![(DimName::dim(0), 128)]);
+    assert_eq!(
+        ok.to_mlir(),
+        "#ttg.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [], block = []}>"
+    );
+}

@@ -1,4 +1,4 @@
-//! Properties of every blocked layout (paper Def. 4.10, distributed
+//! Properties of every blocked, MMA, dot-operand and slice layout (paper Def. 4.10, distributed
 //! layouts): for random valid parameters and shapes, the layout is
 //! surjective onto the shape and each column of its matrix (each basis) has
 //! at most one non-zero bit. Checked by brute force over the bases, not with
@@ -111,8 +111,57 @@ fn check_def_4_10(l: &LinearLayout, shape: &[u64]) -> Result<(), TestCaseError> 
     Ok(())
 }
 
+/// (attribute text, shape) for random valid NVIDIA MMA accumulators and
+/// their dot operands (Ampere A/B with kWidth 1..8, Hopper A).
+fn mma_case() -> impl Strategy<Value = (String, Vec<u64>)> {
+    (
+        prop_oneof![Just(2u32), Just(3u32)],
+        (0u32..=3).prop_flat_map(|b| split(b, 2)),
+        0usize..4,
+        pow2(3),
+        (0u32..=2, 0u32..=5),
+        proptest::collection::vec(pow2(9), 2),
+        (0u32..=1).prop_flat_map(|b| split(b, 2)),
+    )
+        .prop_map(|(major, warps, which, kw, (mexp, nexp), shape, ctas)| {
+            let instr = if major == 2 {
+                format!("[{}, 8]", 8 << mexp)
+            } else {
+                format!("[16, {}, 16]", 8 << nexp)
+            };
+            let mut cga = Vec::new();
+            for (d, &c) in ctas.iter().enumerate() {
+                if c > 1 {
+                    let mut b = vec![0u64; 2];
+                    b[d] = 1;
+                    cga.push(b);
+                }
+            }
+            let cga = if cga.is_empty() { String::new() } else { format!(", CGALayout = {cga:?}") };
+            let mma = format!(
+                "#ttg.nvidia_mma<{{versionMajor = {major}, versionMinor = 0, warpsPerCTA = {warps:?}{cga}, instrShape = {instr}}}>"
+            );
+            let text = match (which, major) {
+                (0, _) => mma,
+                (1, _) | (2, 3) => format!("#ttg.dot_op<{{opIdx = 0, parent = {mma}, kWidth = {kw}}}>"),
+                (2, _) => format!("#ttg.dot_op<{{opIdx = 1, parent = {mma}, kWidth = {kw}}}>"),
+                _ => format!("#ttg.slice<{{dim = 0, parent = {mma}}}>"),
+            };
+            let shape = if which == 3 { vec![shape[1]] } else { shape };
+            (text, shape)
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn mma_and_dot_layouts_are_surjective_with_single_bit_columns((text, shape) in mma_case()) {
+        let enc = Encoding::parse(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+        let l = enc.to_linear_layout(&shape).map_err(|e| TestCaseError::fail(format!("{text} {shape:?}: {e}")))?;
+        check_def_4_10(&l, &shape)?;
+        prop_assert_eq!(Encoding::parse(&enc.to_mlir()).unwrap(), enc);
+    }
 
     #[test]
     fn blocked_layouts_are_surjective_with_single_bit_columns((text, shape) in blocked_case()) {
