@@ -361,3 +361,44 @@ fn plans_serialise() {
     let back: layout_codegen::shuffle::WarpShufflePlan = serde_json::from_str(&text).unwrap();
     assert_eq!(back, plan);
 }
+
+/// Triton's `is_convert_layout_trivial` answers (oracle) against our
+/// minimal conversion: trivial iff it has no in dim but `register`. Every
+/// pair that only moves data across registers/lanes gets plans that pass
+/// the warp model.
+#[test]
+fn triton_oracle_conversion_pairs() {
+    use layout_codegen::shuffle::minimal_conversion;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/triton-oracle/sample-trivial-cvt.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut n, mut shuffled) = (0, 0);
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let shape: Vec<u64> = v["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let s = LinearLayout::from_json(&v["src"]["linear"], Some(&shape)).unwrap();
+        let d = LinearLayout::from_json(&v["dst"]["linear"], Some(&shape)).unwrap();
+        let bw = v["elem_bitwidth"].as_u64().unwrap() as u32;
+        let id = v["id"].as_str().unwrap();
+        let c = minimal_conversion(&s, &d).unwrap();
+        let dims: Vec<DimName> = c.in_dim_names().collect();
+        let trivial = dims.iter().all(|&x| x == REG);
+        assert_eq!(trivial, v["trivial"].as_bool().unwrap(), "{id}: {dims:?}");
+        n += 1;
+        if dims.iter().all(|&x| x == REG || x == LANE) {
+            shuffled += 1;
+            let plan = shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&plan.program, &s, &d).unwrap_or_else(|e| panic!("{id}: {e}"));
+            let g = general_shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&g.program, &s, &d).unwrap_or_else(|e| panic!("{id}: {e}"));
+        }
+    }
+    assert!(n >= 50 && shuffled >= 30, "{n} {shuffled}");
+}
