@@ -226,7 +226,7 @@ pub fn check_global_contiguity(
                     while first < n_regs {
                         let offsets: Vec<u64> = (first..(first + n).min(n_regs)).map(off).collect();
                         let ok = offsets.len() as u64 == n
-                            && offsets[0] % n == 0
+                            && offsets[0] & (n - 1) == 0
                             && offsets
                                 .iter()
                                 .enumerate()
@@ -314,7 +314,7 @@ pub fn check_shared_vectorisation(
                     let offsets: Vec<u64> = (first..first + n)
                         .map(|r| p.unpack(hw_apply(&p, r, lane, warp, block))[k])
                         .collect();
-                    let ok = offsets[0] % n == 0
+                    let ok = offsets[0] & (n - 1) == 0
                         && offsets
                             .iter()
                             .enumerate()
