@@ -33,6 +33,8 @@ pub enum VectorizeError {
     BadOrder { order: Vec<usize>, rank: usize },
     #[error("unsupported bitwidth {0} (expected 8, 16, 32 or 64)")]
     UnsupportedBitwidth(u32),
+    #[error("vector width {0} is not a power of two")]
+    BadWidth(u64),
     #[error("layout has no '{0}' output dim")]
     MissingOffset(DimName),
     #[error("block {block} warp {warp} lane {lane}: registers {first}..{last} are not {n} consecutive aligned offsets (offsets {offsets:?})")]
@@ -213,6 +215,9 @@ pub fn check_global_contiguity(
     maximal: bool,
 ) -> Result<(), VectorizeError> {
     check_order(order, layout.num_out_dims())?;
+    if !n.is_power_of_two() {
+        return Err(VectorizeError::BadWidth(n));
+    }
     let keep = utils::action_remove_broadcasted_regs(layout);
     let dedup = keep.apply(layout)?;
     let n_regs = dedup.in_dim_size(DimName::REGISTER);
