@@ -3,8 +3,8 @@
 //! evaluated directly (independent of the planner).
 
 use layout_codegen::shuffle::{
-    check_warp_program, cvt_needs_warp_shuffle, general_shuffle_plan, shuffle_plan,
-    triton_shuffle_plan, warp_decomposition, LanePredicate, ShflMode, ShuffleError,
+    check_warp_program, cvt_needs_warp_shuffle, general_shuffle_plan, paper_shuffle_plan,
+    shuffle_plan, triton_shuffle_plan, warp_decomposition, LanePredicate, ShflMode, ShuffleError,
     ShuffleStrategy, WarpCheckError, WarpInstr,
 };
 use linear_layout::{DimName, LinearLayout};
@@ -47,7 +47,7 @@ fn elem(e: Option<usize>, a: usize) -> Vec<u64> {
 fn random_pair(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
     let n_warp = rng.below(3) as usize;
     let w_nonzero = rng.below(n_warp as u64 + 1) as usize;
-    let e_nw = 2 + rng.below(7) as usize; // 2..=8 register/lane element bits
+    let e_nw = 2 + rng.below(6) as usize; // 2..=7 register/lane element bits
     let e = e_nw + w_nonzero;
     let a = rng.below(e as u64 + 1) as usize;
     let mut bits: Vec<usize> = (0..e).collect();
@@ -64,7 +64,7 @@ fn random_pair(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
         lanes.resize(5, None);
         rng.shuffle(&mut lanes);
         let mut regs: Vec<Option<usize>> = rest[ln..].iter().map(|&b| Some(b)).collect();
-        let rz = rng.below(3) as usize;
+        let rz = rng.below(2) as usize;
         regs.resize(regs.len() + rz, None);
         rng.shuffle(&mut regs);
         LinearLayout::new(
@@ -124,11 +124,15 @@ fn random_distributed_pairs_pass_the_warp_model() {
         *strategies
             .entry(format!("{:?}", plan.strategy))
             .or_insert(0) += 1;
-        let general = general_shuffle_plan(&s, &d, bw).unwrap();
-        check_warp_program(&general.program, &s, &d)
-            .unwrap_or_else(|e| panic!("pair {n} (general): {e}\nsrc {s}\ndst {d}"));
-        let best = shuffle_plan(&s, &d, bw).unwrap();
-        assert_eq!(best.strategy, plan.strategy);
+        // The fallbacks on a third of the pairs (debug builds are slow).
+        if n % 3 == 0 {
+            let general = general_shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&general.program, &s, &d)
+                .unwrap_or_else(|e| panic!("pair {n} (general): {e}\nsrc {s}\ndst {d}"));
+            let paper = paper_shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&paper.program, &s, &d)
+                .unwrap_or_else(|e| panic!("pair {n} (paper): {e}\nsrc {s}\ndst {d}"));
+        }
     }
     // The generator exercises every strategy.
     for k in ["Ship", "Swap", "RegisterPermutation"] {
@@ -146,12 +150,17 @@ fn random_non_distributed_pairs_pass_with_the_general_plan() {
     for n in 0..400 {
         let (s, d) = random_pair(&mut rng);
         let (s, d) = (scramble(&s, &mut rng), scramble(&d, &mut rng));
-        let plan = general_shuffle_plan(&s, &d, 32).unwrap();
+        let plan = general_shuffle_plan(&s, &d, 32)
+            .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
         check_warp_program(&plan.program, &s, &d)
             .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
         let best = shuffle_plan(&s, &d, 16).unwrap();
         check_warp_program(&best.program, &s, &d).unwrap();
-        if best.strategy == ShuffleStrategy::GeneralRounds {
+        // Triton's decomposition needs single-bit bases: the fallbacks run.
+        if matches!(
+            best.strategy,
+            ShuffleStrategy::PaperRounds | ShuffleStrategy::GeneralRounds
+        ) {
             general_used += 1;
         }
     }
@@ -401,4 +410,96 @@ fn triton_oracle_conversion_pairs() {
         }
     }
     assert!(n >= 50 && shuffled >= 30, "{n} {shuffled}");
+}
+
+/// The paper's coset rounds: on distributed pairs without broadcasting the
+/// round structure always exists (paper §5.4) and needs at most
+/// `2^|R|` shuffles, `|R| = dst register bits − |V|`, `|V| = min(log2(32 /
+/// bitwidth), |A_reg ∩ B_reg|)` (register bases common to both layouts,
+/// counted here from the bases). With broadcasting or non-distributed
+/// layouts it may refuse, but whatever it returns passes the warp model.
+/// A pair without broadcasting: 5 to 8 register/lane element bits, lanes
+/// all non-zero, registers all non-zero.
+fn random_pair_no_broadcast(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
+    let e = 5 + rng.below(4) as usize;
+    let a = rng.below(e as u64 + 1) as usize;
+    let make = |rng: &mut Rng| {
+        let mut bits: Vec<usize> = (0..e).collect();
+        rng.shuffle(&mut bits);
+        LinearLayout::new(
+            vec![
+                (REG, bits[5..].iter().map(|&x| elem(Some(x), a)).collect()),
+                (LANE, bits[..5].iter().map(|&x| elem(Some(x), a)).collect()),
+            ],
+            vec![(DimName::dim(0), 1 << a), (DimName::dim(1), 1 << (e - a))],
+            true,
+        )
+        .unwrap()
+    };
+    let s = make(rng);
+    let d = make(rng);
+    (s, d)
+}
+
+#[test]
+fn paper_rounds_without_broadcasting_always_exist() {
+    let mut rng = Rng(0xabcdef);
+    for n in 0..300 {
+        let (s, d) = random_pair_no_broadcast(&mut rng);
+        let bw = [8, 16, 32][n % 3];
+        let plan =
+            paper_shuffle_plan(&s, &d, bw).unwrap_or_else(|e| panic!("{n}: {e}\nsrc {s}\ndst {d}"));
+        check_warp_program(&plan.program, &s, &d)
+            .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
+        let sr = s.bases(REG);
+        let common = d.bases(REG).iter().filter(|b| sr.contains(b)).count();
+        let v = common.min((32 / bw).trailing_zeros() as usize);
+        let r = d.bases(REG).len() - v;
+        assert!(plan.cost.shuffles <= 1 << r, "{n}: {:?} r={r}", plan.cost);
+    }
+}
+
+/// Broadcasting and non-distributed pairs: whatever the paper planner
+/// returns passes the warp model. With the source-kernel freedom (adding
+/// broadcast copies to the sender positions) the greedy round structure was
+/// found for every pair of this sample; the general plan stays the
+/// fallback for the cases it is not.
+#[test]
+fn paper_rounds_on_random_pairs() {
+    let mut rng = Rng(0x5eed);
+    let mut refused = 0;
+    for n in 0..600 {
+        let (s, d) = random_pair(&mut rng);
+        let (s, d) = if n % 4 == 3 {
+            (scramble(&s, &mut rng), scramble(&d, &mut rng))
+        } else {
+            (s, d)
+        };
+        let bw = [8, 16, 32][n % 3];
+        match paper_shuffle_plan(&s, &d, bw) {
+            Ok(plan) => check_warp_program(&plan.program, &s, &d)
+                .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}")),
+            Err(ShuffleError::NoRoundStructure { .. }) => refused += 1,
+            Err(e) => panic!("{n}: {e}\nsrc {s}\ndst {d}"),
+        }
+    }
+    assert_eq!(refused, 0);
+}
+
+/// One transposition (see `one_transposition`): the paper's rounds are 2
+/// (R = the one register bit, V empty). By hand: dst lane bit 0 holds
+/// element bit 0, which src keeps in register bit 0, so f(lane bit 0) = the
+/// register bit and g(lane bit 0) = C(reg 1) ⊕ C(lane 1) = (src reg 1, src
+/// lane 1): g_lane is the identity, round 0 reads the own lane (no
+/// shuffle) and round 1 reads lane ⊕ 1: 1 shuffle. The receiver-select
+/// general plan needs 4 (2 registers × image of M of size 2), Triton's
+/// Ship 1.
+#[test]
+fn paper_rounds_hand_example() {
+    let (s, d) = one_transposition();
+    let p = paper_shuffle_plan(&s, &d, 32).unwrap();
+    assert_eq!(p.cost.shuffles, 1);
+    check_warp_program(&p.program, &s, &d).unwrap();
+    assert_eq!(general_shuffle_plan(&s, &d, 32).unwrap().cost.shuffles, 4);
+    assert_eq!(triton_shuffle_plan(&s, &d, 32).unwrap().cost.shuffles, 1);
 }
