@@ -290,3 +290,67 @@ fn bad_inputs_are_errors() {
         Err(TilingCheckError::Coverage { .. })
     ));
 }
+
+/// Real layouts: every (distributed, shared) pair of Triton's oracle with
+/// the same shape, one CTA and 32 lanes gives `cvt = dist⁻¹ ∘ shared`
+/// (register, lane, warp → offset); every plan the planners return must
+/// pass the instruction-level check.
+#[test]
+fn triton_oracle_pairs() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/triton-oracle/sample-layouts.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let recs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let shape = |r: &serde_json::Value| -> Vec<u64> {
+        r["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    let (mut pairs, mut found) = (0, std::collections::BTreeMap::new());
+    for d in recs.iter().filter(|r| r["space"] == "dist") {
+        for s in recs
+            .iter()
+            .filter(|r| r["space"] == "shared" && shape(r) == shape(d))
+        {
+            let dl = LinearLayout::from_json(&d["linear"], Some(&shape(d))).unwrap();
+            let sl = LinearLayout::from_json(&s["linear"], Some(&shape(s))).unwrap();
+            if dl.in_dim_size(DimName::BLOCK) != 1
+                || sl.in_dim_size(DimName::BLOCK) != 1
+                || dl.in_dim_size(LANE) != 32
+            {
+                continue;
+            }
+            let Ok(cvt) = dl.invert_and_compose(&sl) else {
+                continue;
+            };
+            let cvt = cvt.sublayout(&[REG, LANE, WARP], &[OFF]).unwrap();
+            pairs += 1;
+            let bw = s["elem_bitwidth"].as_u64().unwrap() as u32;
+            let plans = [
+                matrix_plan(&cvt, bw, false, 4),
+                matrix_plan(&cvt, bw, true, 4),
+                vector_plan(&cvt, bw, 128),
+            ];
+            for p in plans.into_iter().flatten() {
+                check_tiling(&p, &cvt)
+                    .unwrap_or_else(|e| panic!("{} -> {}: {e}\n{cvt}", d["id"], s["id"]));
+                *found.entry(format!("{:?}", p.instruction)).or_insert(0) += 1;
+            }
+        }
+    }
+    // Observed on this sample: 59 pairs, 3 stmatrix.x4, 3 .trans x4, vector
+    // widths 1 to 16.
+    let count = |k: &str| found.get(k).copied().unwrap_or(0);
+    assert!(pairs >= 40, "{pairs}");
+    assert!(count("Matrix { count: 4, trans: false }") >= 1, "{found:?}");
+    assert!(count("Matrix { count: 4, trans: true }") >= 1, "{found:?}");
+    assert!(count("VectorShared { vec: 8 }") >= 1, "{found:?}");
+}
