@@ -31,7 +31,28 @@
 //!   each value `s` of the image of `M` the warp does one `shfl.idx` of
 //!   register `C_reg(d, 0) ⊕ s` (a warp-uniform name) and lanes with
 //!   `M(l) = s` keep the result (`selp`).
-//! * [`shuffle_plan`]: Triton's plan when it exists, otherwise the general one.
+//! * [`paper_shuffle_plan`]: the paper's coset rounds (§5.4), one
+//!   `shfl.idx` per round, `2^|R|` rounds.
+//! * [`shuffle_plan`]: Triton's plan when it exists, otherwise the paper's,
+//!   otherwise the general one.
+//!
+//! ```
+//! use layout_codegen::shuffle::{check_warp_program, shuffle_plan, ShuffleStrategy};
+//! use linear_layout::{DimName, LinearLayout};
+//! let (reg, lane, d0) = (DimName::REGISTER, DimName::LANE, DimName::dim(0));
+//! // src: register bit -> element 1, lanes -> elements 2..64 (bit 0 too).
+//! let src = LinearLayout::identity_1d(2, reg, d0) * LinearLayout::identity_1d(32, lane, d0);
+//! // dst: register bit and lane bit 0 swapped.
+//! let dst = LinearLayout::new(
+//!     vec![(reg, vec![vec![2]]), (lane, vec![vec![1], vec![4], vec![8], vec![16], vec![32]])],
+//!     vec![(d0, 64)],
+//!     true,
+//! ).unwrap();
+//! let plan = shuffle_plan(&src, &dst, 32).unwrap();
+//! assert_eq!(plan.strategy, ShuffleStrategy::Ship); // one register<->lane transposition
+//! assert_eq!((plan.cost.shuffles, plan.cost.selects), (1, 3));
+//! check_warp_program(&plan.program, &src, &dst).unwrap();
+//! ```
 
 use linear_layout::{gf2, DimName, LayoutError, LinearLayout};
 use serde::{Deserialize, Serialize};

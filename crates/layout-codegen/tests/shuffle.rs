@@ -503,3 +503,41 @@ fn paper_rounds_hand_example() {
     assert_eq!(general_shuffle_plan(&s, &d, 32).unwrap().cost.shuffles, 4);
     assert_eq!(triton_shuffle_plan(&s, &d, 32).unwrap().cost.shuffles, 1);
 }
+
+/// Triton's cost model of `transferWithinWarp` (inventory §3.2), with `W`
+/// 32-bit words (`2^(n_reg_bits − n_pack)`) and `m` mixed transpositions:
+/// Ship = 1.5·W selects + 0.5·W shuffles; Swap = 2·m·W selects and
+/// (1 − 2^−m)·W shuffles, W when `P_lane` is not trivial; one pack and one
+/// unpack per word when packing.
+#[test]
+fn triton_plans_match_tritons_cost_model() {
+    let mut rng = Rng(0xc057);
+    for n in 0..400 {
+        let (s, d) = random_pair(&mut rng);
+        let bw = [8, 16, 32][n % 3];
+        let plan = triton_shuffle_plan(&s, &d, bw).unwrap();
+        let dec = plan.decomposition.clone().unwrap();
+        let m = dec.mixed_transpositions.len() as u32;
+        let w = 1usize << (dec.n_reg_bits - dec.n_pack);
+        let lane_trivial = dec.p_lane.iter().enumerate().all(|(j, &t)| t == j as u32);
+        let c = plan.cost;
+        match plan.strategy {
+            ShuffleStrategy::RegisterPermutation => {
+                assert_eq!((c.shuffles, c.selects, c.prmt), (0, 0, 0), "{n}");
+                assert!(m == 0 && lane_trivial);
+            }
+            ShuffleStrategy::Ship => {
+                assert_eq!((c.selects, c.shuffles), (3 * w / 2, w / 2), "{n}");
+            }
+            ShuffleStrategy::Swap => {
+                assert_eq!(c.selects, 2 * m as usize * w, "{n}");
+                let sh = if lane_trivial { w - (w >> m) } else { w };
+                assert_eq!(c.shuffles, sh, "{n}");
+            }
+            other => panic!("{other:?}"),
+        }
+        if plan.strategy != ShuffleStrategy::RegisterPermutation {
+            assert_eq!(c.prmt, if dec.n_pack > 0 { 2 * w } else { 0 }, "{n}");
+        }
+    }
+}
