@@ -108,6 +108,8 @@ pub enum TilingError {
 /// Why a plan failed the check.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TilingCheckError {
+    #[error("malformed plan: {0}")]
+    BadPlan(String),
     #[error("plan covers {covered} registers per thread, cvt has {registers}")]
     Coverage { covered: u64, registers: u64 },
     #[error("register permutation {0:?} is not a permutation of the register bits")]
@@ -351,14 +353,35 @@ pub fn check_tiling(plan: &TilingPlan, cvt: &LinearLayout) -> Result<(), TilingC
             plan.register_permutation.clone(),
         ));
     }
-    let covered = plan.elements_per_instruction * plan.instructions_per_thread;
+    let lanes = cvt.in_dim_size(DimName::LANE);
+    match plan.instruction {
+        TileInstruction::VectorShared { vec } if !vec.is_power_of_two() => {
+            return Err(TilingCheckError::BadPlan(format!("vector width {vec}")));
+        }
+        TileInstruction::Matrix { count, trans } => {
+            let bw_ok = if trans {
+                plan.bitwidth == 16
+            } else {
+                [8, 16, 32].contains(&plan.bitwidth)
+            };
+            if ![1, 2, 4].contains(&count) || !bw_ok || lanes != 32 {
+                return Err(TilingCheckError::BadPlan(format!(
+                    "matrix x{count} (trans {trans}) of {}-bit elements over {lanes} lanes",
+                    plan.bitwidth
+                )));
+            }
+        }
+        _ => {}
+    }
+    let covered = plan
+        .elements_per_instruction
+        .saturating_mul(plan.instructions_per_thread);
     if covered != n_regs {
         return Err(TilingCheckError::Coverage {
             covered,
             registers: n_regs,
         });
     }
-    let lanes = cvt.in_dim_size(DimName::LANE);
     let offset = |r: u64, l: u64, w: u64| hw_apply(cvt, r, l, w, 0);
     for w in 0..cvt.in_dim_size(DimName::WARP) {
         for k in 0..plan.instructions_per_thread {

@@ -354,3 +354,29 @@ fn triton_oracle_pairs() {
     assert!(count("Matrix { count: 4, trans: true }") >= 1, "{found:?}");
     assert!(count("VectorShared { vec: 8 }") >= 1, "{found:?}");
 }
+
+#[test]
+fn malformed_plans_are_errors_not_panics() {
+    let cvt = mma16x16().invert_and_compose(&shared16x16(true)).unwrap();
+    let mut p = matrix_plan(&cvt, 16, false, 4).unwrap();
+    p.instruction = TileInstruction::Matrix {
+        count: 8,
+        trans: false,
+    };
+    assert!(matches!(
+        check_tiling(&p, &cvt),
+        Err(TilingCheckError::BadPlan(_))
+    ));
+    let mut p = vector_plan(&cvt, 16, 128).unwrap();
+    p.instruction = TileInstruction::VectorShared { vec: 0 };
+    assert!(matches!(
+        check_tiling(&p, &cvt),
+        Err(TilingCheckError::BadPlan(_))
+    ));
+    let mut p = matrix_plan(&cvt, 16, false, 4).unwrap();
+    p.bitwidth = 0;
+    assert!(matches!(
+        check_tiling(&p, &cvt),
+        Err(TilingCheckError::BadPlan(_))
+    ));
+}
