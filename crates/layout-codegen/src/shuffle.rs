@@ -503,6 +503,12 @@ fn nonzero_reg_bits(l: &LinearLayout) -> Vec<u32> {
 ///    transposition*), `r_m → r_i` in `P_reg` and `l_k → l_j` in `P_lane`.
 /// 4. `n_pack = min(log2(clamp(32 / bitwidth, 1, 4)), n_reg_bits − m)`.
 ///
+/// The transpositions are those of the cycle walk, before Triton's selector
+/// fusion (`getTranspositionSelectors`), which may trade low register bits
+/// of a transposition for high ones to emit `prmt` instead of `selp`; the
+/// number of transpositions (the admission rule) is the same. The lowering
+/// here packs along register bits outside the transpositions instead.
+///
 /// Fails (`NotAPermutation`) unless the register/lane bases of both layouts
 /// are single bits matched one to one (distributed layouts), and
 /// (`NotWarpLocal`) if the conversion leaves the warp.

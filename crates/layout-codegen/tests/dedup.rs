@@ -188,3 +188,15 @@ fn checker_catches_bad_plans() {
         Err(DedupCheckError::WrongCount { .. })
     ));
 }
+
+#[test]
+fn plan_serialises() {
+    let l = LinearLayout::identity_1d(4, REG, DimName::dim(0))
+        * LinearLayout::zeros_1d(2, REG, DimName::dim(0), 1)
+        * LinearLayout::identity_1d(32, LANE, DimName::dim(0));
+    let plan = dedup_store_plan(&l);
+    let back: layout_codegen::dedup::DedupStorePlan =
+        serde_json::from_str(&serde_json::to_string(&plan).unwrap()).unwrap();
+    assert_eq!(back, plan);
+    assert_eq!(plan.skipped_registers, vec![4, 5, 6, 7]);
+}

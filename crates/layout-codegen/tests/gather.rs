@@ -273,3 +273,18 @@ fn malformed_plans_are_errors_not_panics() {
         Err(GatherError::BadPlan(_))
     ));
 }
+
+#[test]
+fn plan_serialises() {
+    let id = LinearLayout::identity_1d;
+    let (d0, d1) = (DimName::dim(0), DimName::dim(1));
+    let l = (id(4, REG, d1) * id(32, LANE, d0))
+        .transpose_outs(&[d0, d1])
+        .unwrap();
+    for axis in [0, 1] {
+        let plan = gather_plan(&l, &l, axis, 16).unwrap();
+        let back: GatherPlan =
+            serde_json::from_str(&serde_json::to_string(&plan).unwrap()).unwrap();
+        assert_eq!(back, plan);
+    }
+}

@@ -380,3 +380,12 @@ fn malformed_plans_are_errors_not_panics() {
         Err(TilingCheckError::BadPlan(_))
     ));
 }
+
+#[test]
+fn plan_serialises() {
+    let cvt = mma16x16().invert_and_compose(&shared16x16(true)).unwrap();
+    let plan = best_tiling(&cvt, 16).unwrap();
+    let back: layout_codegen::tiling::TilingPlan =
+        serde_json::from_str(&serde_json::to_string(&plan).unwrap()).unwrap();
+    assert_eq!(back, plan);
+}
