@@ -32,6 +32,8 @@ use serde::{Deserialize, Serialize};
 pub enum GatherError {
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    #[error("malformed plan: {0}")]
+    BadPlan(String),
     #[error("axis {axis} out of range for rank {rank}")]
     BadAxis { axis: usize, rank: usize },
     #[error("source and index disagree on {what}: src {src}, index {idx}")]
@@ -398,6 +400,23 @@ pub fn check_gather_shuffle(
     check_pair(src, idx, plan.axis)?;
     let lanes = plan.lanes;
     let n_src = src.in_dim_size(DimName::REGISTER);
+    let n_idx = idx.in_dim_size(DimName::REGISTER);
+    if plan.registers.len() as u64 != n_idx || u64::from(lanes) != idx.in_dim_size(DimName::LANE) {
+        return Err(GatherError::BadPlan(format!(
+            "{} register plans over {lanes} lanes for an index layout of {n_idx} registers and {} lanes",
+            plan.registers.len(),
+            idx.in_dim_size(DimName::LANE)
+        )));
+    }
+    for (r, rp) in plan.registers.iter().enumerate() {
+        if let Some(k) = rp.replica_of {
+            if k >= n_idx || plan.registers[k as usize].replica_of.is_some() {
+                return Err(GatherError::BadPlan(format!(
+                    "register {r} replicates register {k}, which is not a planned register"
+                )));
+            }
+        }
+    }
     for block in 0..idx.in_dim_size(DimName::BLOCK) {
         for warp in 0..idx.in_dim_size(DimName::WARP) {
             let src_val = |c: u64, l: u32| {
@@ -466,14 +485,34 @@ pub fn check_gather_shared(
     index: &dyn Fn(&[u64]) -> u64,
 ) -> Result<(), GatherError> {
     check_pair(src, idx, plan.axis)?;
-    let offset = |c: &[u64]| c.iter().zip(&plan.strides).map(|(a, s)| a * s).sum::<u64>();
+    let src_shape: Vec<u64> = src.out_dims().iter().map(|d| d.1).collect();
+    if plan.strides.len() != src_shape.len() || plan.src_shape != src_shape {
+        return Err(GatherError::BadPlan(format!(
+            "plan for shape {:?} with strides {:?}, source shape {src_shape:?}",
+            plan.src_shape, plan.strides
+        )));
+    }
+    let n_elems: u64 = src_shape.iter().product();
+    let offset = |c: &[u64]| -> Result<usize, GatherError> {
+        let o = c
+            .iter()
+            .zip(&plan.strides)
+            .fold(0u64, |a, (x, s)| a.saturating_add(x.saturating_mul(*s)));
+        if o >= n_elems.min(plan.scratch_elems) {
+            return Err(GatherError::BadPlan(format!(
+                "coordinates {c:?} land at offset {o}, beyond the {} scratch elements",
+                n_elems.min(plan.scratch_elems)
+            )));
+        }
+        Ok(o as usize)
+    };
     for block in 0..src.in_dim_size(DimName::BLOCK) {
-        let mut smem: Vec<Option<u64>> = vec![None; plan.scratch_elems as usize];
+        let mut smem: Vec<Option<u64>> = vec![None; n_elems as usize];
         for warp in 0..src.in_dim_size(DimName::WARP) {
             for l in 0..src.in_dim_size(DimName::LANE) {
                 for r in 0..src.in_dim_size(DimName::REGISTER) {
                     let e = hw_apply(src, r, l, warp, block);
-                    smem[offset(&src.unpack(e)) as usize] = Some(e);
+                    smem[offset(&src.unpack(e))?] = Some(e);
                 }
             }
         }
@@ -493,7 +532,7 @@ pub fn check_gather_shared(
                     }
                     c[plan.axis] = v;
                     let want = expected_element(src, idx, e, plan.axis, v);
-                    let got = smem[offset(&c) as usize];
+                    let got = smem[offset(&c)?];
                     if got != Some(want) {
                         return Err(GatherError::WrongValue {
                             block,

@@ -31,9 +31,30 @@
 //!   each value `s` of the image of `M` the warp does one `shfl.idx` of
 //!   register `C_reg(d, 0) ⊕ s` (a warp-uniform name) and lanes with
 //!   `M(l) = s` keep the result (`selp`).
-//! * [`shuffle_plan`]: Triton's plan when it exists, otherwise the general one.
+//! * [`paper_shuffle_plan`]: the paper's coset rounds (§5.4), one
+//!   `shfl.idx` per round, `2^|R|` rounds.
+//! * [`shuffle_plan`]: Triton's plan when it exists, otherwise the paper's,
+//!   otherwise the general one.
+//!
+//! ```
+//! use layout_codegen::shuffle::{check_warp_program, shuffle_plan, ShuffleStrategy};
+//! use linear_layout::{DimName, LinearLayout};
+//! let (reg, lane, d0) = (DimName::REGISTER, DimName::LANE, DimName::dim(0));
+//! // src: register bit -> element 1, lanes -> elements 2..64 (bit 0 too).
+//! let src = LinearLayout::identity_1d(2, reg, d0) * LinearLayout::identity_1d(32, lane, d0);
+//! // dst: register bit and lane bit 0 swapped.
+//! let dst = LinearLayout::new(
+//!     vec![(reg, vec![vec![2]]), (lane, vec![vec![1], vec![4], vec![8], vec![16], vec![32]])],
+//!     vec![(d0, 64)],
+//!     true,
+//! ).unwrap();
+//! let plan = shuffle_plan(&src, &dst, 32).unwrap();
+//! assert_eq!(plan.strategy, ShuffleStrategy::Ship); // one register<->lane transposition
+//! assert_eq!((plan.cost.shuffles, plan.cost.selects), (1, 3));
+//! check_warp_program(&plan.program, &src, &dst).unwrap();
+//! ```
 
-use linear_layout::{DimName, LayoutError, LinearLayout};
+use linear_layout::{gf2, DimName, LayoutError, LinearLayout};
 use serde::{Deserialize, Serialize};
 
 /// A value slot of a [`WarpProgram`] (one SSA value per lane).
@@ -201,6 +222,8 @@ pub enum ShuffleStrategy {
     Ship,
     /// Triton's *Swap*: selects, one shuffle per register word, selects.
     Swap,
+    /// [`paper_shuffle_plan`]: the paper's coset rounds (§5.4).
+    PaperRounds,
     /// [`general_shuffle_plan`]: `shfl.idx` rounds per destination register.
     GeneralRounds,
 }
@@ -255,6 +278,8 @@ pub enum ShuffleError {
     NotWarpLocal { dim: DimName },
     #[error("Triton's decomposition needs a bit permutation: {detail}")]
     NotAPermutation { detail: String },
+    #[error("no linear round structure (paper §5.4) for this conversion: {detail}")]
+    NoRoundStructure { detail: String },
 }
 
 /// Why a program failed the check; names the first wrong register.
@@ -364,13 +389,56 @@ pub fn warp_local_conversion(
     dst: &LinearLayout,
 ) -> Result<LinearLayout, ShuffleError> {
     check_same_shape(src, dst)?;
-    let c = dst.invert_and_compose(src)?;
+    let c = conversion_map(src, dst)?;
     for d in [DimName::BLOCK, DimName::WARP] {
         if c.has_in_dim(d) && !c.is_trivial_over(&[d])? {
             return Err(ShuffleError::NotWarpLocal { dim: d });
         }
     }
     Ok(c)
+}
+
+/// `dst.invert_and_compose(src)`; when that fails because Triton's
+/// identity-dim heuristic keeps a dim that other dims also need (possible
+/// only for non-distributed layouts: Triton's own code carries a FIXME for
+/// it), falls back to solving every destination basis against all source
+/// bases (pivot columns, free variables 0).
+pub fn conversion_map(src: &LinearLayout, dst: &LinearLayout) -> Result<LinearLayout, LayoutError> {
+    match dst.invert_and_compose(src) {
+        Err(LayoutError::NotCovered) if src.out_dims() == dst.out_dims() => {
+            let cols = src.columns();
+            // Flat position of src in dim `d`'s bit 0.
+            let start = |d: DimName| -> usize {
+                src.in_dim_names()
+                    .take_while(|&x| x != d)
+                    .map(|x| src.in_dim_size_log2(x) as usize)
+                    .sum()
+            };
+            let mut ins = Vec::new();
+            for (d, _) in dst.in_dims() {
+                let same = src.has_in_dim(d) && src.packed_bases(d) == dst.packed_bases(d);
+                let v: Vec<u64> = if same {
+                    // Identity dims stay identities (Triton's heuristic).
+                    (0..dst.in_dim_size_log2(d) as usize)
+                        .map(|k| 1u64 << (start(d) + k))
+                        .collect()
+                } else {
+                    dst.packed_bases(d)
+                        .iter()
+                        .map(|&b| gf2::solve(cols, b).ok_or(LayoutError::NotCovered))
+                        .collect::<Result<_, _>>()?
+                };
+                ins.push((d, v));
+            }
+            let outs = src
+                .in_dims()
+                .iter()
+                .map(|&(d, size)| (d, size.trailing_zeros()))
+                .collect();
+            LinearLayout::from_packed(ins, outs, false)
+        }
+        other => other,
+    }
 }
 
 /// Triton's minimal conversion layout (`minimalCvtLayout`): starting from
@@ -381,7 +449,7 @@ pub fn minimal_conversion(
     src: &LinearLayout,
     dst: &LinearLayout,
 ) -> Result<LinearLayout, ShuffleError> {
-    let mut c = dst.invert_and_compose(src)?;
+    let mut c = conversion_map(src, dst)?;
     for d in [
         DimName::BLOCK,
         DimName::WARP,
@@ -434,6 +502,12 @@ fn nonzero_reg_bits(l: &LinearLayout) -> Vec<u32> {
 ///    `(.. r_m l_j .. l_k r_i ..)` is split into `(r_i l_j)` (a *mixed
 ///    transposition*), `r_m → r_i` in `P_reg` and `l_k → l_j` in `P_lane`.
 /// 4. `n_pack = min(log2(clamp(32 / bitwidth, 1, 4)), n_reg_bits − m)`.
+///
+/// The transpositions are those of the cycle walk, before Triton's selector
+/// fusion (`getTranspositionSelectors`), which may trade low register bits
+/// of a transposition for high ones to emit `prmt` instead of `selp`; the
+/// number of transpositions (the admission rule) is the same. The lowering
+/// here packs along register bits outside the transpositions instead.
 ///
 /// Fails (`NotAPermutation`) unless the register/lane bases of both layouts
 /// are single bits matched one to one (distributed layouts), and
@@ -887,7 +961,8 @@ pub fn general_shuffle_plan(
     })
 }
 
-/// Triton's plan if the decomposition exists, else the general plan.
+/// Triton's plan if the decomposition exists, else the paper's coset plan
+/// if it exists, else the general plan.
 pub fn shuffle_plan(
     src: &LinearLayout,
     dst: &LinearLayout,
@@ -895,18 +970,340 @@ pub fn shuffle_plan(
 ) -> Result<WarpShufflePlan, ShuffleError> {
     match triton_shuffle_plan(src, dst, bitwidth) {
         Ok(p) => Ok(p),
-        Err(ShuffleError::NotAPermutation { .. }) => general_shuffle_plan(src, dst, bitwidth),
+        Err(ShuffleError::NotAPermutation { .. }) => match paper_shuffle_plan(src, dst, bitwidth) {
+            Ok(p) => Ok(p),
+            Err(ShuffleError::NoRoundStructure { .. }) => general_shuffle_plan(src, dst, bitwidth),
+            Err(e) => Err(e),
+        },
         Err(e) => Err(e),
     }
 }
 
+/// XOR of `bases[k]` over the set bits `k` of `x`.
+fn lin(bases: &[u64], x: u64) -> u64 {
+    bases
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| x >> k & 1 == 1)
+        .fold(0, |a, (_, &b)| a ^ b)
+}
+
+/// All values of the span of `gens` (sorted, deduplicated).
+fn span_values(gens: &[u64]) -> Vec<u64> {
+    let mut span = vec![0u64];
+    for &g in gens {
+        if !span.contains(&g) {
+            let more: Vec<u64> = span.iter().map(|&s| s ^ g).collect();
+            span.extend(more);
+        }
+    }
+    span.sort_unstable();
+    span
+}
+
+/// The paper's warp-shuffle algorithm (§5.4), generalised to broadcasting
+/// and non-distributed layouts where it applies.
+///
+/// With `C = dst⁻¹ ∘ src` on `(dst register, lane) → (src register, src
+/// lane)` (destination broadcast registers dropped):
+/// * `V`: up to `log2(32 / bitwidth)` destination register bits whose image
+///   under `C` is a source register vector (the vectorisation: moved
+///   together in one 32-bit word);
+/// * the other destination register bits `R` index the rounds; the round
+///   subspace is the graph `W = {(f(l), l)}` of a linear `f: lanes →
+///   span(R)` (the paper's `G ∪ I`), chosen greedily, lane bit by lane bit,
+///   so that `g(l) = C(f(l), l)` satisfies `ker g_lane ⊆ ker g_reg`: each
+///   source lane then sends one word per round, register `H(lane)` with
+///   `H ∘ g_lane = g_reg`.
+/// * round `r ∈ span(R)` (`2^|R|` rounds, one `shfl.idx` each): with
+///   `(c_reg, c_lane) = C(r, 0)`, lane `s` sends the word of register
+///   `c_reg ⊕ H(s ⊕ c_lane)` (selects over the image of `H`), lane `l`
+///   reads lane `c_lane ⊕ g_lane(l)` and receives destination registers
+///   `r ⊕ f(l) ⊕ span(V)` (selects over the image of `f`).
+///
+/// `NoRoundStructure` when the greedy choice of `f` fails (possible with
+/// broadcasting); [`general_shuffle_plan`] always works.
+pub fn paper_shuffle_plan(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<WarpShufflePlan, ShuffleError> {
+    check_bitwidth(bitwidth)?;
+    let c = warp_local_conversion(src, dst)?;
+    let lanes = src.in_dim_size(DimName::LANE) as u32;
+    let n_lane_bits = src.in_dim_size_log2(DimName::LANE);
+    let n_src_lane_bits = n_lane_bits;
+    let n_src_regs = src.in_dim_size(DimName::REGISTER) as usize;
+    // C(dst reg, dst lane) packed as src_lane | src_reg << n_src_lane_bits.
+    let ev = |r: u64, l: u64| -> Result<u64, ShuffleError> {
+        let ins: Vec<(DimName, u64)> = c
+            .in_dim_names()
+            .map(|d| {
+                let v = if d == DimName::REGISTER {
+                    r
+                } else if d == DimName::LANE {
+                    l
+                } else {
+                    0
+                };
+                (d, v)
+            })
+            .collect();
+        let out = c.apply(&ins)?;
+        let get = |name: DimName| out.iter().find(|o| o.0 == name).map_or(0, |o| o.1);
+        Ok(get(DimName::LANE) | get(DimName::REGISTER) << n_src_lane_bits)
+    };
+    let lane_mask = (1u64 << n_src_lane_bits) - 1;
+    let dst_kept = nonzero_reg_bits(dst);
+    let reg_cols: Vec<u64> = dst_kept
+        .iter()
+        .map(|&b| ev(1 << b, 0))
+        .collect::<Result<_, _>>()?;
+    let lane_cols: Vec<u64> = (0..n_lane_bits)
+        .map(|k| ev(0, 1 << k))
+        .collect::<Result<_, _>>()?;
+    // V: compact dst register bits mapping to independent pure src
+    // register vectors.
+    let max_pack = (32 / bitwidth).trailing_zeros() as usize;
+    let mut v_bits: Vec<usize> = Vec::new();
+    let mut v_imgs: Vec<u64> = Vec::new();
+    for (k, &col) in reg_cols.iter().enumerate() {
+        if v_bits.len() == max_pack {
+            break;
+        }
+        if col != 0 && col & lane_mask == 0 {
+            let mut trial = v_imgs.clone();
+            trial.push(col);
+            if gf2::rank(&trial) as usize == trial.len() {
+                v_bits.push(k);
+                v_imgs.push(col);
+            }
+        }
+    }
+    let r_bits: Vec<usize> = (0..reg_cols.len())
+        .filter(|k| !v_bits.contains(k))
+        .collect();
+    let r_cols: Vec<u64> = r_bits.iter().map(|&k| reg_cols[k]).collect();
+    // Freedom on the source side: any element of ker(S) on (register,
+    // lane) may be added (broadcast copies), packed like C's values.
+    let n_src_reg_bits = src.in_dim_size_log2(DimName::REGISTER);
+    let src_cols: Vec<u64> = src
+        .packed_bases(DimName::REGISTER)
+        .iter()
+        .chain(src.packed_bases(DimName::LANE))
+        .copied()
+        .collect();
+    let kernel: Vec<u64> = gf2::nullspace(&src_cols)
+        .into_iter()
+        .map(|x| x >> n_src_reg_bits | (x & ((1 << n_src_reg_bits) - 1)) << n_src_lane_bits)
+        .collect();
+    let kernel_span = span_values(&kernel);
+    // Greedy f: f_k ∈ span(R) (as a mask over r_bits), smallest popcount
+    // first, plus a kernel element, keeping rank(g_lane) == rank(g) on the
+    // prefix.
+    let mut f_masks: Vec<u64> = Vec::new();
+    let mut g_cols: Vec<u64> = Vec::new();
+    let mut cands: Vec<u64> = (0..1u64 << r_bits.len()).collect();
+    cands.sort_by_key(|m| (m.count_ones(), *m));
+    for (k, &lane_col) in lane_cols.iter().enumerate() {
+        let found = cands.iter().find_map(|&m| {
+            kernel_span.iter().find_map(|&kap| {
+                let g = lin(&r_cols, m) ^ lane_col ^ kap;
+                let mut all = g_cols.clone();
+                all.push(g);
+                let lanes_only: Vec<u64> = all.iter().map(|x| x & lane_mask).collect();
+                (gf2::rank(&lanes_only) == gf2::rank(&all)).then_some((m, g))
+            })
+        });
+        let Some((m, g)) = found else {
+            return Err(ShuffleError::NoRoundStructure {
+                detail: format!("no round subspace extends to lane bit {k}"),
+            });
+        };
+        f_masks.push(m);
+        g_cols.push(g);
+    }
+    // H: src lanes -> src regs with H(g_lane(e_k)) = g_reg(e_k).
+    let mut basis: Vec<u64> = Vec::new();
+    let mut h_vals: Vec<u64> = Vec::new();
+    for &g in &g_cols {
+        let gl = g & lane_mask;
+        let mut trial = basis.clone();
+        trial.push(gl);
+        if gl != 0 && gf2::rank(&trial) as usize == trial.len() {
+            basis.push(gl);
+            h_vals.push(g >> n_src_lane_bits);
+        }
+    }
+    for b in 0..n_src_lane_bits {
+        let e = 1u64 << b;
+        let mut trial = basis.clone();
+        trial.push(e);
+        if gf2::rank(&trial) as usize == trial.len() {
+            basis.push(e);
+            h_vals.push(0);
+        }
+    }
+    let h_cols: Vec<u64> = (0..n_src_lane_bits)
+        .map(|b| {
+            let x = gf2::solve(&basis, 1 << b).expect("basis of the lane space");
+            lin(&h_vals, x)
+        })
+        .collect();
+    let g_lane: Vec<u32> = g_cols.iter().map(|&g| (g & lane_mask) as u32).collect();
+    let f_cols: Vec<u64> = f_masks.clone(); // masks over r_bits
+    let h_image = span_values(&h_cols);
+    let f_image = span_values(&f_cols);
+    let mut prog = WarpProgram {
+        lanes,
+        bitwidth,
+        num_inputs: n_src_regs,
+        num_slots: n_src_regs,
+        instrs: Vec::new(),
+        outputs: Vec::new(),
+    };
+    let n_parts = 1usize << v_bits.len();
+    // Source words: word(b) packs src registers b ⊕ C(v), v over span(V).
+    let mut words: std::collections::BTreeMap<u64, Slot> = std::collections::BTreeMap::new();
+    let mut word = |prog: &mut WarpProgram, b: u64| -> Slot {
+        if let Some(&s) = words.get(&b) {
+            return s;
+        }
+        let s = if n_parts == 1 {
+            b as usize
+        } else {
+            let parts: Vec<Slot> = (0..n_parts as u64)
+                .map(|p| (b ^ (lin(&v_imgs, p) >> n_src_lane_bits)) as usize)
+                .collect();
+            prog.push(|dst| WarpInstr::Pack { dst, parts })
+        };
+        words.insert(b, s);
+        s
+    };
+    // Rounds.
+    let mut received: Vec<Slot> = Vec::with_capacity(1 << r_bits.len());
+    for r in 0..1u64 << r_bits.len() {
+        let cr = lin(&r_cols, r);
+        let (c_reg, c_lane) = (cr >> n_src_lane_bits, (cr & lane_mask) as u32);
+        let h_c = lin(&h_cols, c_lane as u64);
+        let mut send: Option<Slot> = None;
+        for &kappa in &h_image {
+            let w = word(&mut prog, c_reg ^ h_c ^ kappa);
+            send = Some(match send {
+                None => w,
+                Some(prev) => prog.push(|dst| WarpInstr::Select {
+                    dst,
+                    cond: LanePredicate::Equals {
+                        bases: h_cols.clone(),
+                        value: kappa,
+                    },
+                    if_true: w,
+                    if_false: prev,
+                }),
+            });
+        }
+        let send = send.expect("image of H is non-empty");
+        let src_lane = LaneMap {
+            bases: g_lane.clone(),
+            constant: c_lane,
+        };
+        let got = if src_lane.is_identity() {
+            send
+        } else {
+            prog.push(|dst| WarpInstr::Shuffle {
+                dst,
+                src: send,
+                mode: ShflMode::Idx { src_lane },
+            })
+        };
+        received.push(got);
+    }
+    // Destination words d ∈ span(R): from round d ⊕ f(l).
+    let mut dst_elems: Vec<Slot> = vec![0; 1 << reg_cols.len()];
+    for d in 0..1u64 << r_bits.len() {
+        let mut res: Option<Slot> = None;
+        for &phi in &f_image {
+            let w = received[(d ^ phi) as usize];
+            res = Some(match res {
+                None => w,
+                Some(prev) => prog.push(|dst| WarpInstr::Select {
+                    dst,
+                    cond: LanePredicate::Equals {
+                        bases: f_cols.clone(),
+                        value: phi,
+                    },
+                    if_true: w,
+                    if_false: prev,
+                }),
+            });
+        }
+        let res = res.expect("image of f is non-empty");
+        let base = expand(d, &r_bits.iter().map(|&b| b as u32).collect::<Vec<_>>());
+        let v32: Vec<u32> = v_bits.iter().map(|&b| b as u32).collect();
+        if n_parts == 1 {
+            dst_elems[base as usize] = res;
+        } else {
+            let dsts: Vec<Slot> = (0..n_parts).map(|_| prog.new_slot()).collect();
+            for (p, &s) in dsts.iter().enumerate() {
+                dst_elems[(base | expand(p as u64, &v32)) as usize] = s;
+            }
+            prog.instrs.push(WarpInstr::Unpack { dsts, src: res });
+        }
+    }
+    let n_dst_regs = dst.in_dim_size(DimName::REGISTER);
+    prog.outputs = (0..n_dst_regs)
+        .map(|o| dst_elems[compress(o, &dst_kept) as usize])
+        .collect();
+    let cost = prog.cost();
+    Ok(WarpShufflePlan {
+        strategy: ShuffleStrategy::PaperRounds,
+        decomposition: None,
+        program: prog,
+        cost,
+    })
+}
+
+/// A modelled 32-bit register: up to 4 element tags (low part first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Word {
+    len: u8,
+    tags: [u64; 4],
+}
+
+impl Word {
+    fn single(tag: u64) -> Self {
+        Word {
+            len: 1,
+            tags: [tag, 0, 0, 0],
+        }
+    }
+    fn tags(&self) -> &[u64] {
+        &self.tags[..self.len as usize]
+    }
+}
+
 /// Runs `prog` on one warp. `inputs[lane][slot]` are the initial values
-/// (each a list of element tags: one element, or a packed word). Returns
-/// the final slot contents per lane.
+/// (one element tag per source register). Returns the final slot contents
+/// per lane (a list of element tags: one element, or a packed word).
 pub fn run_warp_program(
     prog: &WarpProgram,
-    inputs: Vec<Vec<Vec<u64>>>,
+    inputs: Vec<Vec<u64>>,
 ) -> Result<Vec<Vec<Option<Vec<u64>>>>, WarpCheckError> {
+    let state = run_words(prog, inputs)?;
+    Ok(state
+        .into_iter()
+        .map(|lane| {
+            lane.into_iter()
+                .map(|w| w.map(|w| w.tags().to_vec()))
+                .collect()
+        })
+        .collect())
+}
+
+fn run_words(
+    prog: &WarpProgram,
+    inputs: Vec<Vec<u64>>,
+) -> Result<Vec<Vec<Option<Word>>>, WarpCheckError> {
     let lanes = prog.lanes;
     if inputs.len() != lanes as usize {
         return Err(WarpCheckError::Setup(format!(
@@ -914,15 +1311,17 @@ pub fn run_warp_program(
             inputs.len()
         )));
     }
-    let mut state: Vec<Vec<Option<Vec<u64>>>> = inputs
+    let ns = prog.num_slots;
+    let mut state: Vec<Vec<Option<Word>>> = inputs
         .into_iter()
         .map(|regs| {
-            let mut v: Vec<Option<Vec<u64>>> = regs.into_iter().map(Some).collect();
-            v.resize(prog.num_slots.max(v.len()), None);
+            let mut v: Vec<Option<Word>> =
+                regs.into_iter().map(|t| Some(Word::single(t))).collect();
+            v.resize(ns.max(v.len()), None);
             v
         })
         .collect();
-    let ns = prog.num_slots;
+    let bw = prog.bitwidth;
     for (n, ins) in prog.instrs.iter().enumerate() {
         let check = |s: Slot| {
             if s >= ns {
@@ -935,16 +1334,13 @@ pub fn run_warp_program(
                 Ok(s)
             }
         };
-        let read = |state: &Vec<Vec<Option<Vec<u64>>>>, lane: u32, s: Slot| {
-            state[lane as usize][s]
-                .clone()
-                .ok_or(WarpCheckError::Uninitialised {
-                    instr: n,
-                    lane,
-                    slot: s,
-                })
+        let read = |state: &Vec<Vec<Option<Word>>>, lane: u32, s: Slot| {
+            state[lane as usize][s].ok_or(WarpCheckError::Uninitialised {
+                instr: n,
+                lane,
+                slot: s,
+            })
         };
-        let width = |v: &Vec<u64>| v.len() as u32 * prog.bitwidth;
         match ins {
             WarpInstr::Copy { dst, src } => {
                 let (dst, src) = (check(*dst)?, check(*src)?);
@@ -969,10 +1365,10 @@ pub fn run_warp_program(
                         });
                     }
                     let v = read(&state, from, src)?;
-                    if width(&v) > 32 {
+                    if u32::from(v.len) * bw > 32 {
                         return Err(WarpCheckError::WordTooWide {
                             instr: n,
-                            bits: width(&v),
+                            bits: u32::from(v.len) * bw,
                         });
                     }
                     new.push(v);
@@ -999,17 +1395,28 @@ pub fn run_warp_program(
                     check(p)?;
                 }
                 for l in 0..lanes {
-                    let mut v = Vec::new();
+                    let mut w = Word {
+                        len: 0,
+                        tags: [0; 4],
+                    };
+                    let mut total = 0u32;
                     for &p in parts {
-                        v.extend(read(&state, l, p)?);
+                        let v = read(&state, l, p)?;
+                        for &t in v.tags() {
+                            if (w.len as usize) < 4 {
+                                w.tags[w.len as usize] = t;
+                                w.len += 1;
+                            }
+                            total += 1;
+                        }
                     }
-                    if width(&v) > 32 {
+                    if total * bw > 32 || total > 4 {
                         return Err(WarpCheckError::WordTooWide {
                             instr: n,
-                            bits: width(&v),
+                            bits: total * bw,
                         });
                     }
-                    state[l as usize][dst] = Some(v);
+                    state[l as usize][dst] = Some(w);
                 }
             }
             WarpInstr::Unpack { dsts, src } => {
@@ -1019,15 +1426,15 @@ pub fn run_warp_program(
                 }
                 for l in 0..lanes {
                     let v = read(&state, l, src)?;
-                    if v.len() != dsts.len() {
+                    if v.len as usize != dsts.len() {
                         return Err(WarpCheckError::BadUnpack {
                             instr: n,
-                            expected: v.len(),
+                            expected: v.len as usize,
                             found: dsts.len(),
                         });
                     }
-                    for (&d, x) in dsts.iter().zip(v) {
-                        state[l as usize][d] = Some(vec![x]);
+                    for (&d, &x) in dsts.iter().zip(v.tags()) {
+                        state[l as usize][d] = Some(Word::single(x));
                     }
                 }
             }
@@ -1083,24 +1490,28 @@ pub fn check_warp_program(
             let inputs = (0..prog.lanes as u64)
                 .map(|l| {
                     (0..n_src)
-                        .map(|r| vec![hw_apply(src, r, l, warp, block)])
+                        .map(|r| hw_apply(src, r, l, warp, block))
                         .collect()
                 })
                 .collect();
-            let state = run_warp_program(prog, inputs)?;
+            let state = run_words(prog, inputs)?;
             for lane in 0..prog.lanes {
                 for (r, &slot) in prog.outputs.iter().enumerate() {
                     let want = hw_apply(dst, r as u64, lane as u64, warp, block);
-                    let got = state[lane as usize].get(slot).cloned().flatten();
-                    if got.as_deref() != Some(&[want][..]) {
+                    let got = state[lane as usize].get(slot).copied().flatten();
+                    if got != Some(Word::single(want)) {
                         return Err(WarpCheckError::WrongValue {
                             block,
                             warp,
                             lane,
                             register: r as u64,
                             expected: dst.unpack(want).to_vec(),
-                            found: got
-                                .map(|g| g.iter().flat_map(|&x| dst.unpack(x).to_vec()).collect()),
+                            found: got.map(|g| {
+                                g.tags()
+                                    .iter()
+                                    .flat_map(|&x| dst.unpack(x).to_vec())
+                                    .collect()
+                            }),
                         });
                     }
                 }

@@ -247,3 +247,44 @@ fn checker_catches_wrong_plans() {
         Err(GatherError::BadAxis { axis: 2, rank: 2 })
     ));
 }
+
+#[test]
+fn malformed_plans_are_errors_not_panics() {
+    let id = LinearLayout::identity_1d;
+    let (d0, d1) = (DimName::dim(0), DimName::dim(1));
+    let l = (id(4, REG, d1) * id(32, LANE, d0))
+        .transpose_outs(&[d0, d1])
+        .unwrap();
+    let mut plan = gather_shuffle_plan(&l, &l, 0).unwrap();
+    plan.registers[1].replica_of = Some(9);
+    assert!(matches!(
+        check_gather_shuffle(&plan, &l, &l, &hash_index(1, 32)),
+        Err(GatherError::BadPlan(_))
+    ));
+    plan.registers.pop();
+    assert!(matches!(
+        check_gather_shuffle(&plan, &l, &l, &hash_index(1, 32)),
+        Err(GatherError::BadPlan(_))
+    ));
+    let mut shared = gather_shared_plan(&l, &l, 0, 8).unwrap();
+    shared.strides[0] = 1 << 40;
+    assert!(matches!(
+        check_gather_shared(&shared, &l, &l, &hash_index(1, 32)),
+        Err(GatherError::BadPlan(_))
+    ));
+}
+
+#[test]
+fn plan_serialises() {
+    let id = LinearLayout::identity_1d;
+    let (d0, d1) = (DimName::dim(0), DimName::dim(1));
+    let l = (id(4, REG, d1) * id(32, LANE, d0))
+        .transpose_outs(&[d0, d1])
+        .unwrap();
+    for axis in [0, 1] {
+        let plan = gather_plan(&l, &l, axis, 16).unwrap();
+        let back: GatherPlan =
+            serde_json::from_str(&serde_json::to_string(&plan).unwrap()).unwrap();
+        assert_eq!(back, plan);
+    }
+}

@@ -3,8 +3,8 @@
 //! evaluated directly (independent of the planner).
 
 use layout_codegen::shuffle::{
-    check_warp_program, cvt_needs_warp_shuffle, general_shuffle_plan, shuffle_plan,
-    triton_shuffle_plan, warp_decomposition, LanePredicate, ShflMode, ShuffleError,
+    check_warp_program, cvt_needs_warp_shuffle, general_shuffle_plan, paper_shuffle_plan,
+    shuffle_plan, triton_shuffle_plan, warp_decomposition, LanePredicate, ShflMode, ShuffleError,
     ShuffleStrategy, WarpCheckError, WarpInstr,
 };
 use linear_layout::{DimName, LinearLayout};
@@ -47,7 +47,7 @@ fn elem(e: Option<usize>, a: usize) -> Vec<u64> {
 fn random_pair(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
     let n_warp = rng.below(3) as usize;
     let w_nonzero = rng.below(n_warp as u64 + 1) as usize;
-    let e_nw = 2 + rng.below(7) as usize; // 2..=8 register/lane element bits
+    let e_nw = 2 + rng.below(6) as usize; // 2..=7 register/lane element bits
     let e = e_nw + w_nonzero;
     let a = rng.below(e as u64 + 1) as usize;
     let mut bits: Vec<usize> = (0..e).collect();
@@ -64,7 +64,7 @@ fn random_pair(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
         lanes.resize(5, None);
         rng.shuffle(&mut lanes);
         let mut regs: Vec<Option<usize>> = rest[ln..].iter().map(|&b| Some(b)).collect();
-        let rz = rng.below(3) as usize;
+        let rz = rng.below(2) as usize;
         regs.resize(regs.len() + rz, None);
         rng.shuffle(&mut regs);
         LinearLayout::new(
@@ -124,11 +124,15 @@ fn random_distributed_pairs_pass_the_warp_model() {
         *strategies
             .entry(format!("{:?}", plan.strategy))
             .or_insert(0) += 1;
-        let general = general_shuffle_plan(&s, &d, bw).unwrap();
-        check_warp_program(&general.program, &s, &d)
-            .unwrap_or_else(|e| panic!("pair {n} (general): {e}\nsrc {s}\ndst {d}"));
-        let best = shuffle_plan(&s, &d, bw).unwrap();
-        assert_eq!(best.strategy, plan.strategy);
+        // The fallbacks on a third of the pairs (debug builds are slow).
+        if n % 3 == 0 {
+            let general = general_shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&general.program, &s, &d)
+                .unwrap_or_else(|e| panic!("pair {n} (general): {e}\nsrc {s}\ndst {d}"));
+            let paper = paper_shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&paper.program, &s, &d)
+                .unwrap_or_else(|e| panic!("pair {n} (paper): {e}\nsrc {s}\ndst {d}"));
+        }
     }
     // The generator exercises every strategy.
     for k in ["Ship", "Swap", "RegisterPermutation"] {
@@ -146,12 +150,17 @@ fn random_non_distributed_pairs_pass_with_the_general_plan() {
     for n in 0..400 {
         let (s, d) = random_pair(&mut rng);
         let (s, d) = (scramble(&s, &mut rng), scramble(&d, &mut rng));
-        let plan = general_shuffle_plan(&s, &d, 32).unwrap();
+        let plan = general_shuffle_plan(&s, &d, 32)
+            .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
         check_warp_program(&plan.program, &s, &d)
             .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
         let best = shuffle_plan(&s, &d, 16).unwrap();
         check_warp_program(&best.program, &s, &d).unwrap();
-        if best.strategy == ShuffleStrategy::GeneralRounds {
+        // Triton's decomposition needs single-bit bases: the fallbacks run.
+        if matches!(
+            best.strategy,
+            ShuffleStrategy::PaperRounds | ShuffleStrategy::GeneralRounds
+        ) {
             general_used += 1;
         }
     }
@@ -360,4 +369,175 @@ fn plans_serialise() {
     let text = serde_json::to_string(&plan).unwrap();
     let back: layout_codegen::shuffle::WarpShufflePlan = serde_json::from_str(&text).unwrap();
     assert_eq!(back, plan);
+}
+
+/// Triton's `is_convert_layout_trivial` answers (oracle) against our
+/// minimal conversion: trivial iff it has no in dim but `register`. Every
+/// pair that only moves data across registers/lanes gets plans that pass
+/// the warp model.
+#[test]
+fn triton_oracle_conversion_pairs() {
+    use layout_codegen::shuffle::minimal_conversion;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/triton-oracle/sample-trivial-cvt.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut n, mut shuffled) = (0, 0);
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let shape: Vec<u64> = v["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let s = LinearLayout::from_json(&v["src"]["linear"], Some(&shape)).unwrap();
+        let d = LinearLayout::from_json(&v["dst"]["linear"], Some(&shape)).unwrap();
+        let bw = v["elem_bitwidth"].as_u64().unwrap() as u32;
+        let id = v["id"].as_str().unwrap();
+        let c = minimal_conversion(&s, &d).unwrap();
+        let dims: Vec<DimName> = c.in_dim_names().collect();
+        let trivial = dims.iter().all(|&x| x == REG);
+        assert_eq!(trivial, v["trivial"].as_bool().unwrap(), "{id}: {dims:?}");
+        n += 1;
+        if dims.iter().all(|&x| x == REG || x == LANE) {
+            shuffled += 1;
+            let plan = shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&plan.program, &s, &d).unwrap_or_else(|e| panic!("{id}: {e}"));
+            let g = general_shuffle_plan(&s, &d, bw).unwrap();
+            check_warp_program(&g.program, &s, &d).unwrap_or_else(|e| panic!("{id}: {e}"));
+        }
+    }
+    assert!(n >= 50 && shuffled >= 30, "{n} {shuffled}");
+}
+
+/// The paper's coset rounds: on distributed pairs without broadcasting the
+/// round structure always exists (paper §5.4) and needs at most
+/// `2^|R|` shuffles, `|R| = dst register bits − |V|`, `|V| = min(log2(32 /
+/// bitwidth), |A_reg ∩ B_reg|)` (register bases common to both layouts,
+/// counted here from the bases). With broadcasting or non-distributed
+/// layouts it may refuse, but whatever it returns passes the warp model.
+/// A pair without broadcasting: 5 to 8 register/lane element bits, lanes
+/// all non-zero, registers all non-zero.
+fn random_pair_no_broadcast(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
+    let e = 5 + rng.below(4) as usize;
+    let a = rng.below(e as u64 + 1) as usize;
+    let make = |rng: &mut Rng| {
+        let mut bits: Vec<usize> = (0..e).collect();
+        rng.shuffle(&mut bits);
+        LinearLayout::new(
+            vec![
+                (REG, bits[5..].iter().map(|&x| elem(Some(x), a)).collect()),
+                (LANE, bits[..5].iter().map(|&x| elem(Some(x), a)).collect()),
+            ],
+            vec![(DimName::dim(0), 1 << a), (DimName::dim(1), 1 << (e - a))],
+            true,
+        )
+        .unwrap()
+    };
+    let s = make(rng);
+    let d = make(rng);
+    (s, d)
+}
+
+#[test]
+fn paper_rounds_without_broadcasting_always_exist() {
+    let mut rng = Rng(0xabcdef);
+    for n in 0..300 {
+        let (s, d) = random_pair_no_broadcast(&mut rng);
+        let bw = [8, 16, 32][n % 3];
+        let plan =
+            paper_shuffle_plan(&s, &d, bw).unwrap_or_else(|e| panic!("{n}: {e}\nsrc {s}\ndst {d}"));
+        check_warp_program(&plan.program, &s, &d)
+            .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}"));
+        let sr = s.bases(REG);
+        let common = d.bases(REG).iter().filter(|b| sr.contains(b)).count();
+        let v = common.min((32 / bw).trailing_zeros() as usize);
+        let r = d.bases(REG).len() - v;
+        assert!(plan.cost.shuffles <= 1 << r, "{n}: {:?} r={r}", plan.cost);
+    }
+}
+
+/// Broadcasting and non-distributed pairs: whatever the paper planner
+/// returns passes the warp model. With the source-kernel freedom (adding
+/// broadcast copies to the sender positions) the greedy round structure was
+/// found for every pair of this sample; the general plan stays the
+/// fallback for the cases it is not.
+#[test]
+fn paper_rounds_on_random_pairs() {
+    let mut rng = Rng(0x5eed);
+    let mut refused = 0;
+    for n in 0..600 {
+        let (s, d) = random_pair(&mut rng);
+        let (s, d) = if n % 4 == 3 {
+            (scramble(&s, &mut rng), scramble(&d, &mut rng))
+        } else {
+            (s, d)
+        };
+        let bw = [8, 16, 32][n % 3];
+        match paper_shuffle_plan(&s, &d, bw) {
+            Ok(plan) => check_warp_program(&plan.program, &s, &d)
+                .unwrap_or_else(|e| panic!("pair {n}: {e}\nsrc {s}\ndst {d}")),
+            Err(ShuffleError::NoRoundStructure { .. }) => refused += 1,
+            Err(e) => panic!("{n}: {e}\nsrc {s}\ndst {d}"),
+        }
+    }
+    assert_eq!(refused, 0);
+}
+
+/// One transposition (see `one_transposition`): the paper's rounds are 2
+/// (R = the one register bit, V empty). By hand: dst lane bit 0 holds
+/// element bit 0, which src keeps in register bit 0, so f(lane bit 0) = the
+/// register bit and g(lane bit 0) = C(reg 1) ⊕ C(lane 1) = (src reg 1, src
+/// lane 1): g_lane is the identity, round 0 reads the own lane (no
+/// shuffle) and round 1 reads lane ⊕ 1: 1 shuffle. The receiver-select
+/// general plan needs 4 (2 registers × image of M of size 2), Triton's
+/// Ship 1.
+#[test]
+fn paper_rounds_hand_example() {
+    let (s, d) = one_transposition();
+    let p = paper_shuffle_plan(&s, &d, 32).unwrap();
+    assert_eq!(p.cost.shuffles, 1);
+    check_warp_program(&p.program, &s, &d).unwrap();
+    assert_eq!(general_shuffle_plan(&s, &d, 32).unwrap().cost.shuffles, 4);
+    assert_eq!(triton_shuffle_plan(&s, &d, 32).unwrap().cost.shuffles, 1);
+}
+
+/// Triton's cost model of `transferWithinWarp` (inventory §3.2), with `W`
+/// 32-bit words (`2^(n_reg_bits − n_pack)`) and `m` mixed transpositions:
+/// Ship = 1.5·W selects + 0.5·W shuffles; Swap = 2·m·W selects and
+/// (1 − 2^−m)·W shuffles, W when `P_lane` is not trivial; one pack and one
+/// unpack per word when packing.
+#[test]
+fn triton_plans_match_tritons_cost_model() {
+    let mut rng = Rng(0xc057);
+    for n in 0..400 {
+        let (s, d) = random_pair(&mut rng);
+        let bw = [8, 16, 32][n % 3];
+        let plan = triton_shuffle_plan(&s, &d, bw).unwrap();
+        let dec = plan.decomposition.clone().unwrap();
+        let m = dec.mixed_transpositions.len() as u32;
+        let w = 1usize << (dec.n_reg_bits - dec.n_pack);
+        let lane_trivial = dec.p_lane.iter().enumerate().all(|(j, &t)| t == j as u32);
+        let c = plan.cost;
+        match plan.strategy {
+            ShuffleStrategy::RegisterPermutation => {
+                assert_eq!((c.shuffles, c.selects, c.prmt), (0, 0, 0), "{n}");
+                assert!(m == 0 && lane_trivial);
+            }
+            ShuffleStrategy::Ship => {
+                assert_eq!((c.selects, c.shuffles), (3 * w / 2, w / 2), "{n}");
+            }
+            ShuffleStrategy::Swap => {
+                assert_eq!(c.selects, 2 * m as usize * w, "{n}");
+                let sh = if lane_trivial { w - (w >> m) } else { w };
+                assert_eq!(c.shuffles, sh, "{n}");
+            }
+            other => panic!("{other:?}"),
+        }
+        if plan.strategy != ShuffleStrategy::RegisterPermutation {
+            assert_eq!(c.prmt, if dec.n_pack > 0 { 2 * w } else { 0 }, "{n}");
+        }
+    }
 }
