@@ -22,8 +22,10 @@ const SCALES: &str = "tensor_memory_scales_encoding";
 
 /// Multiplies a per-CTA layout (out sizes = per-CTA shape) by the CGA layout
 /// (tile units): block bases become `basis · perCTA` elements.
-fn with_cga(per_cta: LinearLayout, cga: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
-    let cga = cga_layout(cga, rank)?;
+fn with_cga(per_cta: LinearLayout, cga: &[Vec<u64>], shape: &[u64]) -> Result<LinearLayout> {
+    let rank = shape.len();
+    // CTAs beyond the tensor's extent broadcast (ensureLayoutNotLargerThan).
+    let cga = ensure_layout_not_larger_than(&cga_layout(cga, rank)?, &shape_pairs(shape), true)?;
     let l = per_cta.try_mul(&cga)?;
     Ok(l.transpose_outs(&DimName::standard_out_dims(rank))?)
 }
@@ -235,7 +237,7 @@ impl TensorMemory {
     }
 
     /// The per-CTA layout `row, col → dim0, dim1` for a per-CTA shape.
-    fn per_cta_layout(&self, m: u64, n: u64) -> Result<LinearLayout> {
+    pub(crate) fn per_cta_layout(&self, m: u64, n: u64) -> Result<LinearLayout> {
         let (row, col) = (DimName::ROW, DimName::COL);
         let (d0, d1) = (DimName::dim(0), DimName::dim(1));
         let block_n = self.block_n.min(n);
@@ -306,12 +308,32 @@ impl TensorMemory {
             .try_mul(&LinearLayout::try_identity_1d(reps_n, col, d1)?)?)
     }
 
+    /// Triton's type check: the tensor covers at least `blockM · splitM` rows
+    /// and `min(blockN, N) · splitN` columns (`split*` = CTAs along M / N).
+    fn check_min_shape(&self, shape: &[u64]) -> Result<()> {
+        let cga = cga_layout(&self.cga, 2)?;
+        let split = |d: usize| cga.out_dim_size(DimName::dim(d));
+        let min_m = self.block_m * split(0);
+        let min_n = self.block_n.min(shape[1]) * split(1);
+        if shape[0] < min_m || shape[1] < min_n {
+            return Err(HwError::InvalidShape {
+                shape: shape.to_vec(),
+                message: format!(
+                    "the tensor shape must be at least {min_m}x{min_n}. Got {}, {}",
+                    shape[0], shape[1]
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// The full layout `row, col, block → dim0, dim1` of `shape`.
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
         self.validate()?;
         let pc = per_cta_2d(shape, &self.cga, TMEM)?;
+        self.check_min_shape(shape)?;
         let l = self.per_cta_layout(pc[0], pc[1])?;
-        with_cga(l, &self.cga, 2)
+        with_cga(l, &self.cga, shape)
     }
 
     /// What Triton 3.9's `to_linear_layout` binding reports: the `row, col`
@@ -424,7 +446,7 @@ impl TensorMemoryScales {
             }
         };
         let l = ensure_layout_not_larger_than(&l, &[(d0, pc[0]), (d1, pc[1])], true)?;
-        with_cga(l, &self.cga, 2)
+        with_cga(l, &self.cga, shape)
     }
 
     /// What Triton 3.9's `to_linear_layout` binding reports: `row, col`

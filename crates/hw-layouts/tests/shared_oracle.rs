@@ -461,8 +461,18 @@ fn oracle_rejects_are_errors() {
             let shape: Vec<u64> = shape.iter().map(|&s| s as u64).collect();
             if kind == "tmem_reg" {
                 let p = tmem_params(&r["params"])?;
-                tmem_reg_layout(&p).map_err(|e| e.to_string())?;
+                let l = tmem_reg_layout(&p).map_err(|e| e.to_string())?;
+                // Triton then asks for the layout at the record's shape.
+                hw_layouts::check_shape(&shape).map_err(|e| e.to_string())?;
+                let _ = l;
                 return Ok(());
+            }
+            if let Some(declared) = r["params"].get("shape") {
+                // Gluon's PaddedSharedLayout also states its shape.
+                let d = try_u64s(declared, "params.shape")?;
+                let text = params_to_mlir(&r["params"], &shape)?;
+                let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
+                enc.to_linear_layout(&d).map_err(|e| e.to_string())?;
             }
             let text = params_to_mlir(&r["params"], &shape)?;
             let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;

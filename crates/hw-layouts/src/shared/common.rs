@@ -149,6 +149,9 @@ pub(crate) fn parse_cga(a: &Attribute, layout: &'static str) -> Result<Option<Ve
                 }
             }
         }
+        if let Some(r) = bases.first().map(|b| b.len()) {
+            cga_layout(&bases, r).map_err(|e| invalid(layout, e.to_string()))?;
+        }
         return Ok(Some(bases));
     }
     let (c, s, o) = (a.get("CTAsPerCGA"), a.get("CTASplitNum"), a.get("CTAOrder"));
@@ -180,8 +183,20 @@ pub(crate) fn parse_cga(a: &Attribute, layout: &'static str) -> Result<Option<Ve
 }
 
 /// The CGA layout of `bases` (tile units) for rank `rank`.
+/// Triton requires the CGA layout to be surjective onto its extent.
 pub(crate) fn cga_layout(bases: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
-    cga_from_bases(bases, rank)
+    let l = cga_from_bases(bases, rank)?;
+    if !l.is_surjective() {
+        return Err(invalid(
+            "CGA",
+            format!(
+                "CGALayout {} is not surjective onto its extent {:?}",
+                fmt_matrix(bases),
+                l.out_dims()
+            ),
+        ));
+    }
+    Ok(l)
 }
 
 /// Triton's `getShapePerCTA`: `shape[d] / min(shape[d], split[d])`, where

@@ -85,6 +85,12 @@ impl PaddedShared {
             ));
         }
         for b in &offset {
+            if b.iter().any(|&c| c != 0 && !c.is_power_of_two()) {
+                return Err(invalid(
+                    PADDED,
+                    format!("Each offset basis must be 0 or a power of two, got {b:?}"),
+                ));
+            }
             if b.iter().filter(|&&c| c != 0).count() > 1 {
                 return Err(invalid(
                     PADDED,
