@@ -85,12 +85,14 @@ pub(crate) fn u64_matrix(v: &Value, layout: &'static str, key: &str) -> Result<V
         .map(|row| {
             row.into_iter()
                 .map(|x| {
-                    u64::try_from(x).map_err(|_| {
-                        invalid(
+                    // Triton stores bases as int32.
+                    if !(0..=i32::MAX as i64).contains(&x) {
+                        return Err(invalid(
                             layout,
-                            format!("{key} basis components must be non-negative, got {x}"),
-                        )
-                    })
+                            format!("{key} basis components must be in 0..2^31, got {x}"),
+                        ));
+                    }
+                    Ok(x as u64)
                 })
                 .collect()
         })

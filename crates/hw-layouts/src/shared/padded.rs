@@ -211,7 +211,8 @@ impl PaddedShared {
     }
 
     /// The physical element offset of logical offset `o`:
-    /// `o + Σ_pairs (o >> log2 interval) << log2 padding`.
+    /// `o + Σ_pairs (o >> log2 interval) << log2 padding` (saturating at
+    /// `u64::MAX`, far beyond any allocation).
     ///
     /// ```
     /// use hw_layouts::Encoding;
@@ -223,7 +224,7 @@ impl PaddedShared {
     /// ```
     pub fn padded_offset(&self, offset: u64) -> u64 {
         self.intervals.iter().fold(offset, |acc, &(i, p)| {
-            acc + ((offset >> i.trailing_zeros()) << p.trailing_zeros())
+            acc.saturating_add((offset >> i.trailing_zeros()) << p.trailing_zeros())
         })
     }
 
@@ -411,7 +412,10 @@ impl PartitionedShared {
     fn piece_shape(&self, shape: &[u64]) -> Result<Vec<u64>> {
         check_shape(shape)?;
         let d = self.partition_dim;
-        let n = self.num_partitions * self.num_groups;
+        let n = self
+            .num_partitions
+            .checked_mul(self.num_groups)
+            .ok_or_else(|| invalid(PARTITIONED, "numPartitions × numGroups overflows"))?;
         if d >= shape.len() || !shape[d].is_multiple_of(n) {
             return Err(HwError::InvalidShape {
                 shape: shape.to_vec(),
