@@ -53,6 +53,7 @@ fn layout_records() -> Vec<Value> {
         data_dir()
     );
     v.extend(read_jsonl("shared-extra-layouts.jsonl"));
+    v.extend(read_jsonl("shared-tmem-reg-grid-layouts.jsonl"));
     v
 }
 
@@ -441,6 +442,7 @@ fn oracle_rejects_are_errors() {
     let mut failures = Vec::new();
     let mut rejects = read_jsonl("sample-rejects.jsonl");
     rejects.extend(read_jsonl("shared-extra-rejects.jsonl"));
+    rejects.extend(read_jsonl("shared-tmem-reg-grid-rejects.jsonl"));
     for r in rejects {
         let kind = r["kind"].as_str().unwrap_or("");
         if !KINDS.contains(&kind) || r["query"] != "layout" {
