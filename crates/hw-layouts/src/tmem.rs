@@ -53,8 +53,9 @@ fn per_cta_2d(shape: &[u64], cga: &[Vec<u64>], layout: &'static str) -> Result<V
 /// * `M = 64`: rows 1..8 → `(r, 0)`, then row 16 → `(64, 0)` if `m > 64`,
 ///   else `(0, bN)` if `n > bN`, else `(0, 0)` (unused), then rows 32, 64 →
 ///   `(16, 0)`, `(32, 0)` (the two 16-row halves of 32 rows interleave);
-///   with `twoCTAs`: rows are `identity1D(64)` and the last of the `bN`
-///   column bits moves to row 64;
+///   with `twoCTAs`: rows are `identity1D(64)` and the last column basis
+///   so far (a column bit, or a `colStride` zero basis when `bN = 1`)
+///   moves to row 64;
 ///
 /// then repetitions `identity1D(m / tileM, col, dim0) × identity1D(n /
 /// tileN, col, dim1)` (M first). Finally `× CGA` (in dim `block`).
@@ -257,16 +258,15 @@ impl TensorMemory {
                 for r in [1, 2, 4, 8, 16, 32] {
                     row_bases.push(vec![r, 0]);
                 }
-                // The last column bit of the block moves to row 64.
-                if block_n > 1 {
-                    let last = col_bases.pop().expect("block_n > 1 has a column bit");
-                    row_bases.push(last);
-                } else {
+                // The last column basis of the block (a colStride zero
+                // basis when blockN = 1) moves to row 64.
+                let Some(last) = col_bases.pop() else {
                     return Err(invalid(
                         TMEM,
-                        "twoCTAs with blockM = 64 needs at least 2 columns",
+                        "twoCTAs with blockM = 64 needs a column basis to move to row 64 (blockN = 1, colStride = 1)",
                     ));
-                }
+                };
+                row_bases.push(last);
             } else {
                 for r in [1, 2, 4, 8] {
                     row_bases.push(vec![r, 0]);

@@ -54,6 +54,7 @@ fn layout_records() -> Vec<Value> {
     );
     v.extend(read_jsonl("shared-extra-layouts.jsonl"));
     v.extend(read_jsonl("shared-tmem-reg-grid-layouts.jsonl"));
+    v.extend(read_jsonl("shared-grid-layouts.jsonl"));
     v
 }
 
@@ -443,6 +444,7 @@ fn oracle_rejects_are_errors() {
     let mut rejects = read_jsonl("sample-rejects.jsonl");
     rejects.extend(read_jsonl("shared-extra-rejects.jsonl"));
     rejects.extend(read_jsonl("shared-tmem-reg-grid-rejects.jsonl"));
+    rejects.extend(read_jsonl("shared-grid-rejects.jsonl"));
     for r in rejects {
         let kind = r["kind"].as_str().unwrap_or("");
         if !KINDS.contains(&kind) || r["query"] != "layout" {
@@ -476,11 +478,19 @@ fn oracle_rejects_are_errors() {
                 let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
                 enc.to_linear_layout(&d).map_err(|e| e.to_string())?;
             }
-            let text = params_to_mlir(&r["params"], &shape)?;
+            // Grid rejects carry Triton's printed text, sampled ones their
+            // Gluon parameters.
+            let text = match (r.get("params"), r.get("mlir").and_then(Value::as_str)) {
+                (None, Some(t)) => t.to_string(),
+                _ => params_to_mlir(&r["params"], &shape)?,
+            };
             let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
             if let Encoding::TensorMemory(t) = &enc {
-                t.check_element_bitwidth(r["ebw"].as_u64().unwrap_or(32))
-                    .map_err(|e| e.to_string())?;
+                let ebw = r["ebw"]
+                    .as_u64()
+                    .or(r["elem_bitwidth"].as_u64())
+                    .unwrap_or(32);
+                t.check_element_bitwidth(ebw).map_err(|e| e.to_string())?;
             }
             enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
             Ok(())
