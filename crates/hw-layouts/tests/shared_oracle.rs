@@ -55,6 +55,7 @@ fn layout_records() -> Vec<Value> {
     v.extend(read_jsonl("shared-extra-layouts.jsonl"));
     v.extend(read_jsonl("shared-tmem-reg-grid-layouts.jsonl"));
     v.extend(read_jsonl("shared-grid-layouts.jsonl"));
+    v.extend(read_jsonl("shared-grid2-layouts.jsonl"));
     v
 }
 
@@ -445,6 +446,7 @@ fn oracle_rejects_are_errors() {
     rejects.extend(read_jsonl("shared-extra-rejects.jsonl"));
     rejects.extend(read_jsonl("shared-tmem-reg-grid-rejects.jsonl"));
     rejects.extend(read_jsonl("shared-grid-rejects.jsonl"));
+    rejects.extend(read_jsonl("shared-grid2-rejects.jsonl"));
     for r in rejects {
         let kind = r["kind"].as_str().unwrap_or("");
         if !KINDS.contains(&kind) || r["query"] != "layout" {

@@ -44,6 +44,17 @@ impl PaddedShared {
         offset: Vec<Vec<u64>>,
         block: Vec<Vec<u64>>,
     ) -> Result<Self> {
+        Self::build(intervals, offset, block, None)
+    }
+
+    /// [`Self::new`] with the rank given (needed when there are no bases:
+    /// a one-element tensor).
+    fn build(
+        intervals: Vec<(u64, u64)>,
+        offset: Vec<Vec<u64>>,
+        block: Vec<Vec<u64>>,
+        rank: Option<usize>,
+    ) -> Result<Self> {
         if intervals.is_empty() {
             return Err(invalid(PADDED, "needs at least one interval:+padding pair"));
         }
@@ -66,7 +77,7 @@ impl PaddedShared {
                 return Err(invalid(PADDED, format!("interval {i} appears twice")));
             }
         }
-        let Some(rank) = offset.first().or(block.first()).map(|b| b.len()) else {
+        let Some(rank) = offset.first().or(block.first()).map(|b| b.len()).or(rank) else {
             return Err(invalid(
                 PADDED,
                 "no offset or block bases: cannot tell the rank",
@@ -148,7 +159,12 @@ impl PaddedShared {
         }
         check_perm(order, PADDED, "order")?;
         let l = identity_standard_nd(DimName::OFFSET, shape, order)?;
-        Self::new(intervals, l.bases(DimName::OFFSET), vec![])
+        Self::build(
+            intervals,
+            l.bases(DimName::OFFSET),
+            vec![],
+            Some(shape.len()),
+        )
     }
 
     /// Reads `#ttg.padded_shared<[..] {..}>`.
