@@ -108,6 +108,18 @@ fn check_record(r: &Value) -> Result<(), String> {
     let text = r["mlir"].as_str().unwrap();
     let attr = Attribute::parse(text).map_err(|e| format!("parse: {e}"))?;
     let enc = Encoding::from_attr(&attr).map_err(|e| format!("from_attr: {e}"))?;
+    if let Some(want) = r.get("alignment").and_then(Value::as_u64) {
+        let got = match &enc {
+            Encoding::SwizzledShared(s) => Some(s.alignment()),
+            Encoding::NvmmaShared(s) => Some(s.alignment()),
+            Encoding::SharedLinear(s) => Some(s.alignment),
+            Encoding::PartitionedShared(s) => Some(s.alignment()),
+            _ => None,
+        };
+        if got != Some(want) {
+            return Err(format!("alignment {got:?}, want {want}"));
+        }
+    }
     let printed = enc.to_mlir();
     if printed != text {
         return Err(format!("to_mlir: {printed}\n   want: {text}"));

@@ -304,6 +304,12 @@ impl NvmmaShared {
         combine_cta_cga_with_shape(&l, &cga, shape)
     }
 
+    /// Base alignment of the allocation in bytes: 128 without swizzle, else
+    /// 8 × the swizzle width (one full 8-row swizzle pattern): 256, 512, 1024.
+    pub fn alignment(&self) -> u64 {
+        (8 * self.swizzling_byte_width).max(128)
+    }
+
     /// Triton's printed form: `rank` only when it differs from 2 and no CGA
     /// layout states it, `fp4Padded` only when true.
     pub fn to_mlir(&self) -> String {

@@ -491,6 +491,13 @@ impl PartitionedShared {
         Ok(LinearLayout::new(bases, shape_pairs(&sizes), false)?)
     }
 
+    /// Base alignment in bytes as Triton 3.9 reports it for partitioned
+    /// layouts: 16, whatever the piece layout (checked against Triton with
+    /// swizzled, NVMMA and shared_linear pieces).
+    pub fn alignment(&self) -> u64 {
+        16
+    }
+
     /// Triton's printed form.
     pub fn to_mlir(&self) -> String {
         format!(

@@ -207,6 +207,11 @@ impl SwizzledShared {
         combine_cta_cga_with_shape(&cta, &cga, shape)
     }
 
+    /// Base alignment of the allocation in bytes (Triton: 16).
+    pub fn alignment(&self) -> u64 {
+        16
+    }
+
     /// Triton's printed form (`#ttg.swizzled_shared`; the legacy
     /// leading-offset form prints as `#ttg.shared<{..., hasLeadingOffset =
     /// true}>`).
