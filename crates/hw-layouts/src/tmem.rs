@@ -22,8 +22,10 @@ const SCALES: &str = "tensor_memory_scales_encoding";
 
 /// Multiplies a per-CTA layout (out sizes = per-CTA shape) by the CGA layout
 /// (tile units): block bases become `basis · perCTA` elements.
-fn with_cga(per_cta: LinearLayout, cga: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
-    let cga = cga_layout(cga, rank)?;
+fn with_cga(per_cta: LinearLayout, cga: &[Vec<u64>], shape: &[u64]) -> Result<LinearLayout> {
+    let rank = shape.len();
+    // CTAs beyond the tensor's extent broadcast (ensureLayoutNotLargerThan).
+    let cga = ensure_layout_not_larger_than(&cga_layout(cga, rank)?, &shape_pairs(shape), true)?;
     let l = per_cta.try_mul(&cga)?;
     Ok(l.transpose_outs(&DimName::standard_out_dims(rank))?)
 }
@@ -51,8 +53,9 @@ fn per_cta_2d(shape: &[u64], cga: &[Vec<u64>], layout: &'static str) -> Result<V
 /// * `M = 64`: rows 1..8 → `(r, 0)`, then row 16 → `(64, 0)` if `m > 64`,
 ///   else `(0, bN)` if `n > bN`, else `(0, 0)` (unused), then rows 32, 64 →
 ///   `(16, 0)`, `(32, 0)` (the two 16-row halves of 32 rows interleave);
-///   with `twoCTAs`: rows are `identity1D(64)` and the last of the `bN`
-///   column bits moves to row 64;
+///   with `twoCTAs`: rows are `identity1D(64)` and the last column basis
+///   so far (a column bit, or a `colStride` zero basis when `bN = 1`)
+///   moves to row 64;
 ///
 /// then repetitions `identity1D(m / tileM, col, dim0) × identity1D(n /
 /// tileN, col, dim1)` (M first). Finally `× CGA` (in dim `block`).
@@ -235,7 +238,7 @@ impl TensorMemory {
     }
 
     /// The per-CTA layout `row, col → dim0, dim1` for a per-CTA shape.
-    fn per_cta_layout(&self, m: u64, n: u64) -> Result<LinearLayout> {
+    pub(crate) fn per_cta_layout(&self, m: u64, n: u64) -> Result<LinearLayout> {
         let (row, col) = (DimName::ROW, DimName::COL);
         let (d0, d1) = (DimName::dim(0), DimName::dim(1));
         let block_n = self.block_n.min(n);
@@ -255,16 +258,15 @@ impl TensorMemory {
                 for r in [1, 2, 4, 8, 16, 32] {
                     row_bases.push(vec![r, 0]);
                 }
-                // The last column bit of the block moves to row 64.
-                if block_n > 1 {
-                    let last = col_bases.pop().expect("block_n > 1 has a column bit");
-                    row_bases.push(last);
-                } else {
+                // The last column basis of the block (a colStride zero
+                // basis when blockN = 1) moves to row 64.
+                let Some(last) = col_bases.pop() else {
                     return Err(invalid(
                         TMEM,
-                        "twoCTAs with blockM = 64 needs at least 2 columns",
+                        "twoCTAs with blockM = 64 needs a column basis to move to row 64 (blockN = 1, colStride = 1)",
                     ));
-                }
+                };
+                row_bases.push(last);
             } else {
                 for r in [1, 2, 4, 8] {
                     row_bases.push(vec![r, 0]);
@@ -306,12 +308,32 @@ impl TensorMemory {
             .try_mul(&LinearLayout::try_identity_1d(reps_n, col, d1)?)?)
     }
 
+    /// Triton's type check: the tensor covers at least `blockM · splitM` rows
+    /// and `min(blockN, N) · splitN` columns (`split*` = CTAs along M / N).
+    fn check_min_shape(&self, shape: &[u64]) -> Result<()> {
+        let cga = cga_layout(&self.cga, 2)?;
+        let split = |d: usize| cga.out_dim_size(DimName::dim(d));
+        let min_m = self.block_m * split(0);
+        let min_n = self.block_n.min(shape[1]) * split(1);
+        if shape[0] < min_m || shape[1] < min_n {
+            return Err(HwError::InvalidShape {
+                shape: shape.to_vec(),
+                message: format!(
+                    "the tensor shape must be at least {min_m}x{min_n}. Got {}, {}",
+                    shape[0], shape[1]
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// The full layout `row, col, block → dim0, dim1` of `shape`.
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
         self.validate()?;
         let pc = per_cta_2d(shape, &self.cga, TMEM)?;
+        self.check_min_shape(shape)?;
         let l = self.per_cta_layout(pc[0], pc[1])?;
-        with_cga(l, &self.cga, 2)
+        with_cga(l, &self.cga, shape)
     }
 
     /// What Triton 3.9's `to_linear_layout` binding reports: the `row, col`
@@ -424,7 +446,7 @@ impl TensorMemoryScales {
             }
         };
         let l = ensure_layout_not_larger_than(&l, &[(d0, pc[0]), (d1, pc[1])], true)?;
-        with_cga(l, &self.cga, 2)
+        with_cga(l, &self.cga, shape)
     }
 
     /// What Triton 3.9's `to_linear_layout` binding reports: `row, col`

@@ -53,6 +53,9 @@ fn layout_records() -> Vec<Value> {
         data_dir()
     );
     v.extend(read_jsonl("shared-extra-layouts.jsonl"));
+    v.extend(read_jsonl("shared-tmem-reg-grid-layouts.jsonl"));
+    v.extend(read_jsonl("shared-grid-layouts.jsonl"));
+    v.extend(read_jsonl("shared-grid2-layouts.jsonl"));
     v
 }
 
@@ -105,6 +108,18 @@ fn check_record(r: &Value) -> Result<(), String> {
     let text = r["mlir"].as_str().unwrap();
     let attr = Attribute::parse(text).map_err(|e| format!("parse: {e}"))?;
     let enc = Encoding::from_attr(&attr).map_err(|e| format!("from_attr: {e}"))?;
+    if let Some(want) = r.get("alignment").and_then(Value::as_u64) {
+        let got = match &enc {
+            Encoding::SwizzledShared(s) => Some(s.alignment()),
+            Encoding::NvmmaShared(s) => Some(s.alignment()),
+            Encoding::SharedLinear(s) => Some(s.alignment),
+            Encoding::PartitionedShared(s) => Some(s.alignment()),
+            _ => None,
+        };
+        if got != Some(want) {
+            return Err(format!("alignment {got:?}, want {want}"));
+        }
+    }
     let printed = enc.to_mlir();
     if printed != text {
         return Err(format!("to_mlir: {printed}\n   want: {text}"));
@@ -441,6 +456,9 @@ fn oracle_rejects_are_errors() {
     let mut failures = Vec::new();
     let mut rejects = read_jsonl("sample-rejects.jsonl");
     rejects.extend(read_jsonl("shared-extra-rejects.jsonl"));
+    rejects.extend(read_jsonl("shared-tmem-reg-grid-rejects.jsonl"));
+    rejects.extend(read_jsonl("shared-grid-rejects.jsonl"));
+    rejects.extend(read_jsonl("shared-grid2-rejects.jsonl"));
     for r in rejects {
         let kind = r["kind"].as_str().unwrap_or("");
         if !KINDS.contains(&kind) || r["query"] != "layout" {
@@ -461,14 +479,32 @@ fn oracle_rejects_are_errors() {
             let shape: Vec<u64> = shape.iter().map(|&s| s as u64).collect();
             if kind == "tmem_reg" {
                 let p = tmem_params(&r["params"])?;
-                tmem_reg_layout(&p).map_err(|e| e.to_string())?;
+                let l = tmem_reg_layout(&p).map_err(|e| e.to_string())?;
+                // Triton then asks for the layout at the record's shape.
+                hw_layouts::check_shape(&shape).map_err(|e| e.to_string())?;
+                let _ = l;
                 return Ok(());
             }
-            let text = params_to_mlir(&r["params"], &shape)?;
+            if let Some(declared) = r["params"].get("shape") {
+                // Gluon's PaddedSharedLayout also states its shape.
+                let d = try_u64s(declared, "params.shape")?;
+                let text = params_to_mlir(&r["params"], &shape)?;
+                let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
+                enc.to_linear_layout(&d).map_err(|e| e.to_string())?;
+            }
+            // Grid rejects carry Triton's printed text, sampled ones their
+            // Gluon parameters.
+            let text = match (r.get("params"), r.get("mlir").and_then(Value::as_str)) {
+                (None, Some(t)) => t.to_string(),
+                _ => params_to_mlir(&r["params"], &shape)?,
+            };
             let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
             if let Encoding::TensorMemory(t) = &enc {
-                t.check_element_bitwidth(r["ebw"].as_u64().unwrap_or(32))
-                    .map_err(|e| e.to_string())?;
+                let ebw = r["ebw"]
+                    .as_u64()
+                    .or(r["elem_bitwidth"].as_u64())
+                    .unwrap_or(32);
+                t.check_element_bitwidth(ebw).map_err(|e| e.to_string())?;
             }
             enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
             Ok(())

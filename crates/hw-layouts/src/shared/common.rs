@@ -85,12 +85,14 @@ pub(crate) fn u64_matrix(v: &Value, layout: &'static str, key: &str) -> Result<V
         .map(|row| {
             row.into_iter()
                 .map(|x| {
-                    u64::try_from(x).map_err(|_| {
-                        invalid(
+                    // Triton stores bases as int32.
+                    if !(0..=i32::MAX as i64).contains(&x) {
+                        return Err(invalid(
                             layout,
-                            format!("{key} basis components must be non-negative, got {x}"),
-                        )
-                    })
+                            format!("{key} basis components must be in 0..2^31, got {x}"),
+                        ));
+                    }
+                    Ok(x as u64)
                 })
                 .collect()
         })
@@ -149,6 +151,9 @@ pub(crate) fn parse_cga(a: &Attribute, layout: &'static str) -> Result<Option<Ve
                 }
             }
         }
+        if let Some(r) = bases.first().map(|b| b.len()) {
+            cga_layout(&bases, r).map_err(|e| invalid(layout, e.to_string()))?;
+        }
         return Ok(Some(bases));
     }
     let (c, s, o) = (a.get("CTAsPerCGA"), a.get("CTASplitNum"), a.get("CTAOrder"));
@@ -180,8 +185,20 @@ pub(crate) fn parse_cga(a: &Attribute, layout: &'static str) -> Result<Option<Ve
 }
 
 /// The CGA layout of `bases` (tile units) for rank `rank`.
+/// Triton requires the CGA layout to be surjective onto its extent.
 pub(crate) fn cga_layout(bases: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
-    cga_from_bases(bases, rank)
+    let l = cga_from_bases(bases, rank)?;
+    if !l.is_surjective() {
+        return Err(invalid(
+            "CGA",
+            format!(
+                "CGALayout {} is not surjective onto its extent {:?}",
+                fmt_matrix(bases),
+                l.out_dims()
+            ),
+        ));
+    }
+    Ok(l)
 }
 
 /// Triton's `getShapePerCTA`: `shape[d] / min(shape[d], split[d])`, where

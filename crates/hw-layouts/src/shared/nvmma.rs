@@ -304,6 +304,12 @@ impl NvmmaShared {
         combine_cta_cga_with_shape(&l, &cga, shape)
     }
 
+    /// Base alignment of the allocation in bytes: 128 without swizzle, else
+    /// 8 × the swizzle width (one full 8-row swizzle pattern): 256, 512, 1024.
+    pub fn alignment(&self) -> u64 {
+        (8 * self.swizzling_byte_width).max(128)
+    }
+
     /// Triton's printed form: `rank` only when it differs from 2 and no CGA
     /// layout states it, `fp4Padded` only when true.
     pub fn to_mlir(&self) -> String {
@@ -328,7 +334,10 @@ impl NvmmaShared {
 
 /// Triton's `transposeLinearLayout`: the out dim at *position* `i` (in the
 /// layout's current out-dim order, whatever its name) takes the components
-/// and the size of position `order[i]`; the names stay in place.
+/// of position `order[i]`; the names stay in place and the out sizes are
+/// inferred from the new bases. (Unlike `linear_layout::utils::
+/// transpose_linear_layout`, which permutes by out-dim *names*; the two
+/// agree when the out dims are in standard order.)
 fn transpose_positional(l: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
     let outs = l.out_dims();
     if order.len() != outs.len() {
@@ -348,10 +357,6 @@ fn transpose_positional(l: &LinearLayout, order: &[usize]) -> Result<LinearLayou
             (d, nb)
         })
         .collect();
-    let new_outs = outs
-        .iter()
-        .zip(order)
-        .map(|(&(name, _), &k)| (name, outs[k].1))
-        .collect();
-    Ok(LinearLayout::new(bases, new_outs, false)?)
+    let names = outs.iter().map(|&(name, _)| name).collect();
+    Ok(LinearLayout::with_inferred_out_sizes(bases, names)?)
 }

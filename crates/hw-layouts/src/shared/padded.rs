@@ -44,6 +44,17 @@ impl PaddedShared {
         offset: Vec<Vec<u64>>,
         block: Vec<Vec<u64>>,
     ) -> Result<Self> {
+        Self::build(intervals, offset, block, None)
+    }
+
+    /// [`Self::new`] with the rank given (needed when there are no bases:
+    /// a one-element tensor).
+    fn build(
+        intervals: Vec<(u64, u64)>,
+        offset: Vec<Vec<u64>>,
+        block: Vec<Vec<u64>>,
+        rank: Option<usize>,
+    ) -> Result<Self> {
         if intervals.is_empty() {
             return Err(invalid(PADDED, "needs at least one interval:+padding pair"));
         }
@@ -66,7 +77,7 @@ impl PaddedShared {
                 return Err(invalid(PADDED, format!("interval {i} appears twice")));
             }
         }
-        let Some(rank) = offset.first().or(block.first()).map(|b| b.len()) else {
+        let Some(rank) = offset.first().or(block.first()).map(|b| b.len()).or(rank) else {
             return Err(invalid(
                 PADDED,
                 "no offset or block bases: cannot tell the rank",
@@ -85,6 +96,12 @@ impl PaddedShared {
             ));
         }
         for b in &offset {
+            if b.iter().any(|&c| c != 0 && !c.is_power_of_two()) {
+                return Err(invalid(
+                    PADDED,
+                    format!("Each offset basis must be 0 or a power of two, got {b:?}"),
+                ));
+            }
             if b.iter().filter(|&&c| c != 0).count() > 1 {
                 return Err(invalid(
                     PADDED,
@@ -142,7 +159,12 @@ impl PaddedShared {
         }
         check_perm(order, PADDED, "order")?;
         let l = identity_standard_nd(DimName::OFFSET, shape, order)?;
-        Self::new(intervals, l.bases(DimName::OFFSET), vec![])
+        Self::build(
+            intervals,
+            l.bases(DimName::OFFSET),
+            vec![],
+            Some(shape.len()),
+        )
     }
 
     /// Reads `#ttg.padded_shared<[..] {..}>`.
@@ -205,7 +227,8 @@ impl PaddedShared {
     }
 
     /// The physical element offset of logical offset `o`:
-    /// `o + Σ_pairs (o >> log2 interval) << log2 padding`.
+    /// `o + Σ_pairs (o >> log2 interval) << log2 padding` (saturating at
+    /// `u64::MAX`, far beyond any allocation).
     ///
     /// ```
     /// use hw_layouts::Encoding;
@@ -217,7 +240,7 @@ impl PaddedShared {
     /// ```
     pub fn padded_offset(&self, offset: u64) -> u64 {
         self.intervals.iter().fold(offset, |acc, &(i, p)| {
-            acc + ((offset >> i.trailing_zeros()) << p.trailing_zeros())
+            acc.saturating_add((offset >> i.trailing_zeros()) << p.trailing_zeros())
         })
     }
 
@@ -405,7 +428,10 @@ impl PartitionedShared {
     fn piece_shape(&self, shape: &[u64]) -> Result<Vec<u64>> {
         check_shape(shape)?;
         let d = self.partition_dim;
-        let n = self.num_partitions * self.num_groups;
+        let n = self
+            .num_partitions
+            .checked_mul(self.num_groups)
+            .ok_or_else(|| invalid(PARTITIONED, "numPartitions × numGroups overflows"))?;
         if d >= shape.len() || !shape[d].is_multiple_of(n) {
             return Err(HwError::InvalidShape {
                 shape: shape.to_vec(),
@@ -463,6 +489,13 @@ impl PartitionedShared {
         ];
         let sizes = inferred_sizes(&bases, rank);
         Ok(LinearLayout::new(bases, shape_pairs(&sizes), false)?)
+    }
+
+    /// Base alignment in bytes as Triton 3.9 reports it for partitioned
+    /// layouts: 16, whatever the piece layout (checked against Triton with
+    /// swizzled, NVMMA and shared_linear pieces).
+    pub fn alignment(&self) -> u64 {
+        16
     }
 
     /// Triton's printed form.

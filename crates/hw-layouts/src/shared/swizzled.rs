@@ -180,12 +180,16 @@ impl SwizzledShared {
         }
         let mut r = 1;
         while r < num_rows {
-            let sw = self.vec * ((r / self.per_phase) % self.max_phase);
+            // u128: vec and maxPhase may each be up to 2^32.
+            let sw = self.vec as u128 * ((r / self.per_phase) % self.max_phase) as u128;
             let sw = if self.leading_offset {
                 sw
             } else {
-                sw % num_cols
+                sw % num_cols as u128
             };
+            let sw = u64::try_from(sw).map_err(|_| {
+                invalid(SWIZZLED, format!("swizzle value {sw} of row {r} overflows"))
+            })?;
             bases2d.push(vec![r, sw]);
             r *= 2;
         }
@@ -201,6 +205,11 @@ impl SwizzledShared {
             )?)?;
         }
         combine_cta_cga_with_shape(&cta, &cga, shape)
+    }
+
+    /// Base alignment of the allocation in bytes (Triton: 16).
+    pub fn alignment(&self) -> u64 {
+        16
     }
 
     /// Triton's printed form (`#ttg.swizzled_shared`; the legacy

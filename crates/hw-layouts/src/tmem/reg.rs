@@ -349,6 +349,17 @@ pub fn tmem_reg_layout(p: &TmemRegParams) -> Result<LinearLayout> {
             ),
         ));
     }
+    let tail = &p.alloc_shape[p.alloc_shape.len() - 2..];
+    if p.shape.iter().zip(tail).any(|(s, a)| s > a) {
+        return Err(invalid(
+            TMEM_REG,
+            format!(
+                "shape must be less than or equal to allocShape. shape = {:?}, allocShape = {:?}",
+                p.shape, p.alloc_shape
+            ),
+        ));
+    }
+    crate::encoding::check_shape(&p.shape)?;
     if !matches!(p.element_bitwidth, 8 | 16 | 32) {
         return Err(invalid(
             TMEM_REG,
