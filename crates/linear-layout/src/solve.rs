@@ -154,15 +154,13 @@ impl LinearLayout {
                 }
             }
         }
-        let bases = match self.solve_with_identity_dims(outer, &repack, &identity) {
-            Some(b) => b,
-            // Triton asserts here (the identity dims took columns the other
-            // dims need); we solve without the shortcut instead.
-            None if !identity.is_empty() => self
-                .solve_with_identity_dims(outer, &repack, &[])
-                .ok_or(LayoutError::NotCovered)?,
-            None => return Err(LayoutError::NotCovered),
-        };
+        // Triton asserts when the identity dims took columns the other dims
+        // need; we release identity dims from the fastest (`register`) up
+        // until the rest is solvable, so the slower dims (`warp`, `block`)
+        // keep mapping to themselves whenever possible.
+        let bases = (0..=identity.len())
+            .find_map(|k| self.solve_with_identity_dims(outer, &repack, &identity[k..]))
+            .ok_or(LayoutError::NotCovered)?;
         // In dims of `self`; out dims = outer's in dims (a value of C is a
         // flat input of `outer`), so every column fits.
         Ok(LinearLayout {
