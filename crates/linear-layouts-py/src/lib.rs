@@ -997,7 +997,8 @@ impl PyLayout {
 
     /// Triton's toString (multi-line): one line per basis, then the out dims.
     fn __repr__(&self) -> String {
-        format!("LinearLayout(\n{})", self.inner)
+        let s = self.inner.to_string();
+        format!("LinearLayout(\n{})", s.trim_start_matches('\n'))
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {

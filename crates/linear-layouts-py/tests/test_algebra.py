@@ -334,8 +334,9 @@ def test_pickle_copy_and_dict_round_trip():
 
 def test_str_is_tritons_to_string():
     lay = ll.LinearLayout({"register": [[0, 1]], "lane": [[1, 0], [0, 2]]}, [("dim0", 2), ("dim1", 4)])
-    # Triton's LinearLayout::toString, written out by hand.
-    assert str(lay) == (
+    # Triton's LinearLayout::toString, written out by hand (Triton 3.9's
+    # starts with a newline; the Rust crate decides, the binding passes it on).
+    assert str(lay).lstrip("\n") == (
         " - register=1 -> (0, 1)\n"
         " - lane=1 -> (1, 0)\n"
         "   lane=2 -> (0, 2)\n"
