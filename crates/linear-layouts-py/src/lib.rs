@@ -13,8 +13,10 @@
 //! carrying the Rust message; a panic inside the Rust code is caught and
 //! raised the same way, so no input can bring the interpreter down.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
 use hw_layouts::Encoding;
 use linear_layout::{DimName, LinearLayout};
@@ -440,9 +442,14 @@ impl PyLayout {
     /// The layout of Triton attribute `text` for a tensor of `shape` (see the
     /// module-level `from_mlir`).
     #[staticmethod]
-    #[pyo3(signature = (text, shape, threads_per_warp=None))]
-    fn from_mlir(text: &str, shape: Vec<i64>, threads_per_warp: Option<i64>) -> PyResult<Self> {
-        from_mlir(text, shape, threads_per_warp)
+    #[pyo3(signature = (text, shape, threads_per_warp=None, cache=true))]
+    fn from_mlir(
+        text: &str,
+        shape: Vec<i64>,
+        threads_per_warp: Option<i64>,
+        cache: bool,
+    ) -> PyResult<Self> {
+        from_mlir(text, shape, threads_per_warp, cache)
     }
 
     // ----- dims -----------------------------------------------------------
@@ -1064,16 +1071,36 @@ impl PyLayout {
 /// ones `offset, block`, tensor memory `row, col`. With `threads_per_warp`,
 /// a distributed layout whose lane count differs is rejected (Triton's
 /// module-level check).
+///
+/// Results are memoised per `(text, shape)` (as Triton caches linear layouts
+/// per attribute and shape): layouts are immutable values, so a repeated
+/// call returns an equal layout without re-parsing. `cache=False` bypasses
+/// the memo; `clear_cache()` empties it.
 #[pyfunction]
-#[pyo3(signature = (text, shape, threads_per_warp=None))]
-fn from_mlir(text: &str, shape: Vec<i64>, threads_per_warp: Option<i64>) -> PyResult<PyLayout> {
+#[pyo3(signature = (text, shape, threads_per_warp=None, cache=true))]
+fn from_mlir(
+    text: &str,
+    shape: Vec<i64>,
+    threads_per_warp: Option<i64>,
+    cache: bool,
+) -> PyResult<PyLayout> {
     let shape = parse_shape(shape)?;
-    hw_layouts::check_shape(&shape).map_err(err)?;
-    let l = guard(|| {
-        Encoding::parse(text)
-            .and_then(|e| e.to_linear_layout(&shape))
-            .map_err(|e| e.to_string())
-    })?;
+    let cached = if cache { cache_get(text, &shape) } else { None };
+    let l = match cached {
+        Some(l) => l,
+        None => {
+            hw_layouts::check_shape(&shape).map_err(err)?;
+            let l = guard(|| {
+                Encoding::parse(text)
+                    .and_then(|e| e.to_linear_layout(&shape))
+                    .map_err(|e| e.to_string())
+            })?;
+            if cache {
+                cache_put(text, &shape, &l);
+            }
+            l
+        }
+    };
     if let Some(tpw) = threads_per_warp {
         if l.has_in_dim(DimName::LANE) && l.in_dim_size(DimName::LANE) as i64 != tpw {
             return Err(err(format!(
@@ -1083,6 +1110,38 @@ fn from_mlir(text: &str, shape: Vec<i64>, threads_per_warp: Option<i64>) -> PyRe
         }
     }
     Ok(PyLayout::wrap(l))
+}
+
+/// Memo of `from_mlir`: text → shape → layout. Bounded: emptied when it
+/// holds more than `CACHE_LIMIT` layouts.
+type Memo = HashMap<String, HashMap<Vec<u64>, LinearLayout>>;
+const CACHE_LIMIT: usize = 4096;
+static CACHE: Mutex<Option<(Memo, usize)>> = Mutex::new(None);
+
+fn cache_get(text: &str, shape: &[u64]) -> Option<LinearLayout> {
+    let g = CACHE.lock().ok()?;
+    g.as_ref()?.0.get(text)?.get(shape).cloned()
+}
+
+fn cache_put(text: &str, shape: &[u64], l: &LinearLayout) {
+    let Ok(mut g) = CACHE.lock() else { return };
+    let (memo, count) = g.get_or_insert_with(|| (HashMap::new(), 0));
+    if *count >= CACHE_LIMIT {
+        memo.clear();
+        *count = 0;
+    }
+    memo.entry(text.to_owned())
+        .or_default()
+        .insert(shape.to_vec(), l.clone());
+    *count += 1;
+}
+
+/// `clear_cache()`: empties the memo of `from_mlir`.
+#[pyfunction]
+fn clear_cache() {
+    if let Ok(mut g) = CACHE.lock() {
+        *g = None;
+    }
 }
 
 /// `normalize_mlir(text)`: parses Triton attribute text and prints it back
@@ -1131,6 +1190,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LayoutError", m.py().get_type::<LayoutError>())?;
     m.add_function(wrap_pyfunction!(from_mlir, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_mlir, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
     m.add_function(wrap_pyfunction!(mlir_space, m)?)?;
     m.add_function(wrap_pyfunction!(factor_through, m)?)?;
     m.add_function(wrap_pyfunction!(supremum, m)?)?;

@@ -206,3 +206,30 @@ def test_tritons_rejects_are_rejected(rec):
         ll.from_gluon(obj, rec["shape"])
     if unimplemented(info.value):
         pytest.xfail(NOT_IMPLEMENTED)
+
+
+# ----- the from_mlir memo ------------------------------------------------------------------
+
+
+def test_memo_returns_equal_layouts_and_errors_are_not_cached():
+    text = "#ttg.linear<{register = [[1]], lane = [[2], [4], [8], [16], [32]], warp = [], block = []}>"
+    try:
+        first = ll.from_mlir(text, [64])
+    except ll.LayoutError as e:
+        if unimplemented(e):
+            pytest.xfail(NOT_IMPLEMENTED)
+        raise
+    want = L({"register": [[1]], "lane": [[2], [4], [8], [16], [32]], "warp": [], "block": []}, [("dim0", 64)])
+    assert first == want
+    assert ll.from_mlir(text, [64]) == want
+    assert ll.from_mlir(text, [64], cache=False) == want
+    # a different shape is a different entry
+    assert ll.from_mlir(text, [128]).out_dims == [("dim0", 128)]
+    ll.clear_cache()
+    assert ll.from_mlir(text, [64]) == want
+    # the threads-per-warp check applies to memo hits too
+    with pytest.raises(ll.LayoutError, match="threads per warp"):
+        ll.from_mlir(text, [64], threads_per_warp=64)
+    for _ in range(2):
+        with pytest.raises(ll.LayoutError):
+            ll.from_mlir(text, [3])

@@ -39,6 +39,7 @@ import operator as _operator
 from ._native import (
     LayoutError,
     LinearLayout,
+    clear_cache,
     factor_through,
     from_mlir,
     mlir_space,
@@ -51,6 +52,7 @@ __all__ = [
     "LinearLayout",
     "Encoding",
     "from_mlir",
+    "clear_cache",
     "from_dict",
     "normalize_mlir",
     "mlir_space",
