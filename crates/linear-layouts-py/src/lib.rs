@@ -827,8 +827,8 @@ impl PyLayout {
     // ----- evaluation -----------------------------------------------------
 
     /// `apply(register=3, lane=5, ...)` (or `apply({"register": 3, ...})`):
-    /// the output `{out_dim: value}` for the given value of every input dim.
-    /// Each value must be in `0..size` of its dim.
+    /// the output `{out_dim: value}` for the given value of every input dim
+    /// (size-1 dims may be omitted). Each value must be in `0..size` of its dim.
     #[pyo3(signature = (coords=None, /, **kwargs))]
     fn apply<'py>(
         &self,
@@ -859,6 +859,12 @@ impl PyLayout {
                     )));
                 }
                 ins.push((dim(&name), v as u64));
+            }
+        }
+        // Size-1 input dims (whose only value is 0) may be omitted.
+        for (d, size) in self.inner.in_dims() {
+            if size == 1 && !ins.iter().any(|x| x.0 == d) {
+                ins.push((d, 0));
             }
         }
         let out = self.inner.apply(&ins).map_err(err)?;

@@ -364,3 +364,11 @@ def test_factor_through_and_supremum():
     assert ll.supremum(["a", "b"], ["b", "c"]) == ["a", "b", "c"]
     with pytest.raises(ll.LayoutError):
         ll.supremum(["a", "b"], ["b", "a"])
+
+
+def test_apply_may_omit_size_one_dims():
+    lay = ll.LinearLayout({"register": [[1]], "block": []}, [("dim0", 2)])
+    assert lay.apply(register=1) == {"dim0": 1}
+    assert lay.apply(register=1, block=0) == {"dim0": 1}
+    with pytest.raises(ll.LayoutError):
+        lay.apply(register=1, block=1)
