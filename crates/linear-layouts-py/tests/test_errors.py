@@ -233,3 +233,12 @@ def test_memo_returns_equal_layouts_and_errors_are_not_cached():
     for _ in range(2):
         with pytest.raises(ll.LayoutError):
             ll.from_mlir(text, [3])
+
+
+def test_layout_error_pickles():
+    import pickle
+
+    with pytest.raises(ll.LayoutError) as info:
+        L({"register": [[3]]}, [("dim0", 2)])
+    back = pickle.loads(pickle.dumps(info.value))
+    assert type(back) is ll.LayoutError and str(back) == str(info.value)
