@@ -36,10 +36,33 @@ fn err(e: impl std::fmt::Display) -> PyErr {
     LayoutError::new_err(e.to_string())
 }
 
+thread_local! {
+    /// Set while `guard` runs: the panic hook stays silent (the panic becomes
+    /// a `LayoutError` carrying its message).
+    static IN_GUARD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that is silent inside `guard` and otherwise
+/// defers to the previous hook.
+fn install_quiet_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_GUARD.with(|g| g.get()) {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// Runs `f`, turning an `Err` into `LayoutError` and a panic into
 /// `LayoutError("internal error: ...")`.
 fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let was = IN_GUARD.with(|g| g.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    IN_GUARD.with(|g| g.set(was));
+    match r {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(m)) => Err(LayoutError::new_err(m)),
         Err(p) => {
@@ -51,6 +74,11 @@ fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
             Err(LayoutError::new_err(format!("internal error: {msg}")))
         }
     }
+}
+
+/// Runs a fallible Rust call under `guard`, with its error's message.
+fn run<T, E: std::fmt::Display>(f: impl FnOnce() -> Result<T, E>) -> PyResult<T> {
+    guard(|| f().map_err(|e| e.to_string()))
 }
 
 /// A non-negative integer argument (named in the error).
@@ -110,7 +138,7 @@ fn named_sizes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<(DimName, u64
 /// Input bases from a dict `{in_dim: [[c0, c1, ...], ...]}` or a sequence
 /// of `(in_dim, bases)` pairs; negative components are rejected.
 fn named_bases(obj: &Bound<'_, PyAny>) -> PyResult<Vec<(DimName, Vec<Vec<u64>>)>> {
-    let pairs: Vec<(String, Vec<Vec<i64>>)> = if let Ok(d) = obj.downcast::<PyDict>() {
+    let pairs: Vec<(String, Vec<Vec<i128>>)> = if let Ok(d) = obj.downcast::<PyDict>() {
         d.iter()
             .map(|(k, v)| Ok((k.extract()?, v.extract()?)))
             .collect::<PyResult<_>>()?
@@ -133,6 +161,10 @@ fn named_bases(obj: &Bound<'_, PyAny>) -> PyResult<Vec<(DimName, Vec<Vec<u64>>)>
                             if c < 0 {
                                 Err(err(format!(
                                     "basis {i} of in dim '{name}' has a negative component {c}"
+                                )))
+                            } else if c > u64::MAX as i128 {
+                                Err(err(format!(
+                                    "basis {i} of in dim '{name}' has a component {c} beyond 64 bits"
                                 )))
                             } else {
                                 Ok(c as u64)
@@ -320,33 +352,31 @@ fn from_bases_impl(
         .flat_map(|(_, b)| b.first())
         .map(|b| b.len())
         .next();
-    let l = match out_dims {
-        None => {
+    // A list of names (not a dict, not a str): sizes inferred.
+    let names: Option<Vec<String>> = match out_dims {
+        Some(o) if o.downcast::<PyDict>().is_err() && !o.is_instance_of::<PyString>() => {
+            o.extract::<Vec<String>>().ok()
+        }
+        _ => None,
+    };
+    let l = match (out_dims, names) {
+        (None, _) => {
             let Some(rank) = rank else {
                 return Err(err(
                     "cannot infer the output dims of a layout without bases: pass out_dims",
                 ));
             };
-            LinearLayout::with_inferred_out_sizes(bs, DimName::standard_out_dims(rank))
+            run(|| LinearLayout::with_inferred_out_sizes(bs, DimName::standard_out_dims(rank)))?
         }
-        Some(o) => {
-            // A list of names: sizes inferred.
-            let names: Option<Vec<String>> = if o.downcast::<PyDict>().is_ok() {
-                None
-            } else {
-                o.extract::<Vec<String>>()
-                    .ok()
-                    .filter(|_| !o.is_instance_of::<PyString>())
-            };
-            match names {
-                Some(names) if !names.is_empty() || rank.is_none() => {
-                    LinearLayout::with_inferred_out_sizes(bs, to_dims(&names))
-                }
-                _ => LinearLayout::new(bs, named_sizes(o, "out dim")?, require_surjective),
-            }
+        (Some(_), Some(names)) if !names.is_empty() || rank.is_none() => {
+            run(|| LinearLayout::with_inferred_out_sizes(bs, to_dims(&names)))?
+        }
+        (Some(o), _) => {
+            let outs = named_sizes(o, "out dim")?;
+            run(|| LinearLayout::new(bs, outs, require_surjective))?
         }
     };
-    Ok(PyLayout::wrap(l.map_err(err)?))
+    Ok(PyLayout::wrap(l))
 }
 
 #[pymethods]
@@ -389,9 +419,7 @@ impl PyLayout {
     #[staticmethod]
     fn identity_1d(size: i64, in_dim: &str, out_dim: &str) -> PyResult<Self> {
         let size = non_negative("identity_1d size", size)?;
-        LinearLayout::try_identity_1d(size, dim(in_dim), dim(out_dim))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| LinearLayout::try_identity_1d(size, dim(in_dim), dim(out_dim))).map(Self::wrap)
     }
 
     /// `x ↦ 0` from `in_dim` (size `size`) to `out_dim` of size `out_size`.
@@ -400,9 +428,8 @@ impl PyLayout {
     fn zeros_1d(size: i64, in_dim: &str, out_dim: &str, out_size: i64) -> PyResult<Self> {
         let size = non_negative("zeros_1d size", size)?;
         let out_size = non_negative("zeros_1d out size", out_size)?;
-        LinearLayout::try_zeros_1d(size, dim(in_dim), dim(out_dim), out_size)
+        run(|| LinearLayout::try_zeros_1d(size, dim(in_dim), dim(out_dim), out_size))
             .map(Self::wrap)
-            .map_err(err)
     }
 
     /// `x ↦ stride * x` from `in_dim` (size `size`) to `out_dim` (size
@@ -411,9 +438,8 @@ impl PyLayout {
     fn strided_1d(size: i64, stride: i64, in_dim: &str, out_dim: &str) -> PyResult<Self> {
         let size = non_negative("strided_1d size", size)?;
         let stride = pow2_size("strided_1d stride", stride)?;
-        LinearLayout::try_strided_1d(size, stride, dim(in_dim), dim(out_dim))
+        run(|| LinearLayout::try_strided_1d(size, stride, dim(in_dim), dim(out_dim)))
             .map(Self::wrap)
-            .map_err(err)
     }
 
     /// Reads the oracle's JSON schema: `{"register": [[..]], ...}`, optionally
@@ -434,9 +460,7 @@ impl PyLayout {
         let v: serde_json::Value =
             serde_json::from_str(text).map_err(|e| err(format!("invalid layout JSON: {e}")))?;
         let shape = shape.map(parse_shape).transpose()?;
-        LinearLayout::from_json(&v, shape.as_deref())
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| LinearLayout::from_json(&v, shape.as_deref())).map(Self::wrap)
     }
 
     /// The layout of Triton attribute `text` for a tensor of `shape` (see the
@@ -654,90 +678,75 @@ impl PyLayout {
     /// of shared input dims, `outer`'s components are shifted above `self`'s
     /// size in shared output dims.
     fn __mul__(&self, outer: PyRef<'_, PyLayout>) -> PyResult<Self> {
-        self.inner
-            .try_mul(&outer.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.try_mul(&outer.inner)).map(Self::wrap)
     }
 
     /// `outer ∘ self`: `self`'s outputs fed to `outer` (the out dims of `self`
     /// must be `outer`'s in dims).
     fn compose(&self, outer: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .compose(&outer.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.compose(&outer.inner)).map(Self::wrap)
     }
 
     /// `outer⁻¹ ∘ self` (Triton's invertAndCompose): maps `self`'s inputs to
     /// `outer`'s inputs holding the same element.
     fn invert_and_compose(&self, outer: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .invert_and_compose(&outer.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.invert_and_compose(&outer.inner)).map(Self::wrap)
     }
 
     /// The inverse of a bijective layout.
     fn invert(&self) -> PyResult<Self> {
-        self.inner.invert().map(Self::wrap).map_err(err)
+        run(|| self.inner.invert()).map(Self::wrap)
     }
 
     /// A right inverse on the image (pivot input bits for non-injective maps).
     fn pseudoinvert(&self) -> PyResult<Self> {
-        self.inner.pseudoinvert().map(Self::wrap).map_err(err)
+        run(|| self.inner.pseudoinvert()).map(Self::wrap)
     }
 
     /// `C` with `self == divisor * C`, or None.
-    fn divide_left(&self, divisor: &PyLayout) -> Option<Self> {
-        linear_layout::divide_left(&self.inner, &divisor.inner).map(Self::wrap)
+    fn divide_left(&self, divisor: &PyLayout) -> PyResult<Option<Self>> {
+        run(|| Ok::<_, String>(linear_layout::divide_left(&self.inner, &divisor.inner)))
+            .map(|o| o.map(Self::wrap))
     }
 
     /// `C` with `self == C * divisor`, or None.
-    fn divide_right(&self, divisor: &PyLayout) -> Option<Self> {
-        linear_layout::divide_right(&self.inner, &divisor.inner).map(Self::wrap)
+    fn divide_right(&self, divisor: &PyLayout) -> PyResult<Option<Self>> {
+        run(|| Ok::<_, String>(linear_layout::divide_right(&self.inner, &divisor.inner)))
+            .map(|o| o.map(Self::wrap))
     }
 
     /// `L'` when `self == L' × identity(dims)`, else None.
-    fn quotient(&self, dims: Vec<String>) -> Option<Self> {
-        self.inner.quotient(&to_dims(&dims)).map(Self::wrap)
+    fn quotient(&self, dims: Vec<String>) -> PyResult<Option<Self>> {
+        run(|| Ok::<_, String>(self.inner.quotient(&to_dims(&dims)))).map(|o| o.map(Self::wrap))
     }
 
     /// `X` with `self ∘ X == b`... see the module-level `factor_through`.
     fn factor_through(&self, b: &PyLayout) -> PyResult<Option<Self>> {
-        linear_layout::factor_through(&self.inner, &b.inner)
-            .map(|o| o.map(Self::wrap))
-            .map_err(err)
+        run(|| linear_layout::factor_through(&self.inner, &b.inner)).map(|o| o.map(Self::wrap))
     }
 
     // ----- shape ops ------------------------------------------------------
 
     /// Reorders the input dims.
     fn transpose_ins(&self, order: Vec<String>) -> PyResult<Self> {
-        self.inner
-            .transpose_ins(&to_dims(&order))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.transpose_ins(&to_dims(&order))).map(Self::wrap)
     }
 
     /// Reorders the output dims.
     fn transpose_outs(&self, order: Vec<String>) -> PyResult<Self> {
-        self.inner
-            .transpose_outs(&to_dims(&order))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.transpose_outs(&to_dims(&order))).map(Self::wrap)
     }
 
     /// Re-splits the input bits over new dims `[(name, size)]` (same total).
     fn reshape_ins(&self, new_ins: &Bound<'_, PyAny>) -> PyResult<Self> {
         let n = named_sizes(new_ins, "in dim")?;
-        self.inner.reshape_ins(&n).map(Self::wrap).map_err(err)
+        run(|| self.inner.reshape_ins(&n)).map(Self::wrap)
     }
 
     /// Re-splits the output bits over new dims `[(name, size)]` (same total).
     fn reshape_outs(&self, new_outs: &Bound<'_, PyAny>) -> PyResult<Self> {
         let n = named_sizes(new_outs, "out dim")?;
-        self.inner.reshape_outs(&n).map(Self::wrap).map_err(err)
+        run(|| self.inner.reshape_outs(&n)).map(Self::wrap)
     }
 
     /// All input dims merged into the first.
@@ -763,59 +772,38 @@ impl PyLayout {
     /// Resizes input dim `d` (smaller drops high bases, larger appends zeros).
     fn resize_in_dim(&self, d: &str, size: i64) -> PyResult<Self> {
         let size = non_negative("new size", size)?;
-        self.inner
-            .resize_in_dim(dim(d), size)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.resize_in_dim(dim(d), size)).map(Self::wrap)
     }
 
     /// Shrinks output dim `d` (components that do not fit become 0).
     fn resize_out_dim(&self, d: &str, size: i64) -> PyResult<Self> {
         let size = non_negative("new size", size)?;
-        self.inner
-            .resize_out_dim(dim(d), size)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.resize_out_dim(dim(d), size)).map(Self::wrap)
     }
 
     /// Renames input dim `old` to `new`.
     fn rename_in_dim(&self, old: &str, new: &str) -> PyResult<Self> {
-        self.inner
-            .rename_in_dim(dim(old), dim(new))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.rename_in_dim(dim(old), dim(new))).map(Self::wrap)
     }
 
     /// Renames output dim `old` to `new`.
     fn rename_out_dim(&self, old: &str, new: &str) -> PyResult<Self> {
-        self.inner
-            .rename_out_dim(dim(old), dim(new))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.rename_out_dim(dim(old), dim(new))).map(Self::wrap)
     }
 
     /// `self(x) ⊕ other(y)` over the disjoint union of the input dims.
     fn concat_ins(&self, other: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .concat_ins(&other.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.concat_ins(&other.inner)).map(Self::wrap)
     }
 
     /// Joins the output dims (same inputs, disjoint outputs).
     fn concat_outs(&self, other: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .concat_outs(&other.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.concat_outs(&other.inner)).map(Self::wrap)
     }
 
     /// The restriction to input dims `ins` and output dims `outs`.
     fn sublayout(&self, ins: Vec<String>, outs: Vec<String>) -> PyResult<Self> {
-        self.inner
-            .sublayout(&to_dims(&ins), &to_dims(&outs))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.sublayout(&to_dims(&ins), &to_dims(&outs))).map(Self::wrap)
     }
 
     /// Drops every zero basis of input dim `d`.
@@ -867,7 +855,7 @@ impl PyLayout {
                 ins.push((d, 0));
             }
         }
-        let out = self.inner.apply(&ins).map_err(err)?;
+        let out = run(|| self.inner.apply(&ins))?;
         let d = PyDict::new(py);
         for (n, v) in out {
             d.set_item(n.as_str(), v)?;
@@ -893,7 +881,7 @@ impl PyLayout {
     /// `unpacked=True` an `(N, number of out dims)` array of coordinates.
     #[pyo3(signature = (unpacked=false))]
     fn table<'py>(&self, py: Python<'py>, unpacked: bool) -> PyResult<Bound<'py, PyAny>> {
-        let t = self.inner.table().map_err(err)?;
+        let t = run(|| self.inner.table())?;
         let np = py.import("numpy")?;
         let outs = self.inner.out_dims();
         let (values, ncols): (Vec<u64>, usize) = if unpacked {
@@ -1192,6 +1180,7 @@ fn supremum(x: Vec<String>, y: Vec<String>) -> PyResult<Vec<&'static str>> {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_quiet_hook();
     m.add_class::<PyLayout>()?;
     m.add("LayoutError", m.py().get_type::<LayoutError>())?;
     m.add_function(wrap_pyfunction!(from_mlir, m)?)?;

@@ -242,3 +242,24 @@ def test_layout_error_pickles():
         L({"register": [[3]]}, [("dim0", 2)])
     back = pickle.loads(pickle.dumps(info.value))
     assert type(back) is ll.LayoutError and str(back) == str(info.value)
+
+
+@pytest.mark.parametrize(
+    "bases",
+    [
+        {"offset": [[1, 0]], "block": [[2**62, 0]]},
+        {"offset": [[2**63, 0]]},
+        {"offset": [[2**64, 0]]},
+        {"register": [[2**63 - 1]]},
+        {"register": [[1 << k] for k in range(65)]},
+    ],
+)
+def test_huge_components_raise_layout_error_or_build(bases):
+    """Components near or past 64 bits: a LayoutError (or a valid layout),
+    never a PanicException or an OverflowError."""
+    for surj in (True, False):
+        try:
+            lay = L(bases, None, surj)
+        except ll.LayoutError:
+            continue
+        assert lay.total_out_dim_size_log2 <= 64
