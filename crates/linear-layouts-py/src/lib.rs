@@ -720,7 +720,8 @@ impl PyLayout {
         run(|| Ok::<_, String>(self.inner.quotient(&to_dims(&dims)))).map(|o| o.map(Self::wrap))
     }
 
-    /// `X` with `self ∘ X == b`... see the module-level `factor_through`.
+    /// `X` with `self(X(x)) == b(x)` for every input `x` of `b`, or None when
+    /// `b`'s image is not inside `self`'s (free variables set to 0).
     fn factor_through(&self, b: &PyLayout) -> PyResult<Option<Self>> {
         run(|| linear_layout::factor_through(&self.inner, &b.inner)).map(|o| o.map(Self::wrap))
     }
