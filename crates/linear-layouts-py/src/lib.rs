@@ -13,8 +13,10 @@
 //! carrying the Rust message; a panic inside the Rust code is caught and
 //! raised the same way, so no input can bring the interpreter down.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
 use hw_layouts::Encoding;
 use linear_layout::{DimName, LinearLayout};
@@ -34,10 +36,33 @@ fn err(e: impl std::fmt::Display) -> PyErr {
     LayoutError::new_err(e.to_string())
 }
 
+thread_local! {
+    /// Set while `guard` runs: the panic hook stays silent (the panic becomes
+    /// a `LayoutError` carrying its message).
+    static IN_GUARD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that is silent inside `guard` and otherwise
+/// defers to the previous hook.
+fn install_quiet_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_GUARD.with(|g| g.get()) {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// Runs `f`, turning an `Err` into `LayoutError` and a panic into
 /// `LayoutError("internal error: ...")`.
 fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let was = IN_GUARD.with(|g| g.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    IN_GUARD.with(|g| g.set(was));
+    match r {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(m)) => Err(LayoutError::new_err(m)),
         Err(p) => {
@@ -49,6 +74,11 @@ fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
             Err(LayoutError::new_err(format!("internal error: {msg}")))
         }
     }
+}
+
+/// Runs a fallible Rust call under `guard`, with its error's message.
+fn run<T, E: std::fmt::Display>(f: impl FnOnce() -> Result<T, E>) -> PyResult<T> {
+    guard(|| f().map_err(|e| e.to_string()))
 }
 
 /// A non-negative integer argument (named in the error).
@@ -108,7 +138,7 @@ fn named_sizes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<(DimName, u64
 /// Input bases from a dict `{in_dim: [[c0, c1, ...], ...]}` or a sequence
 /// of `(in_dim, bases)` pairs; negative components are rejected.
 fn named_bases(obj: &Bound<'_, PyAny>) -> PyResult<Vec<(DimName, Vec<Vec<u64>>)>> {
-    let pairs: Vec<(String, Vec<Vec<i64>>)> = if let Ok(d) = obj.downcast::<PyDict>() {
+    let pairs: Vec<(String, Vec<Vec<i128>>)> = if let Ok(d) = obj.downcast::<PyDict>() {
         d.iter()
             .map(|(k, v)| Ok((k.extract()?, v.extract()?)))
             .collect::<PyResult<_>>()?
@@ -131,6 +161,10 @@ fn named_bases(obj: &Bound<'_, PyAny>) -> PyResult<Vec<(DimName, Vec<Vec<u64>>)>
                             if c < 0 {
                                 Err(err(format!(
                                     "basis {i} of in dim '{name}' has a negative component {c}"
+                                )))
+                            } else if c > u64::MAX as i128 {
+                                Err(err(format!(
+                                    "basis {i} of in dim '{name}' has a component {c} beyond 64 bits"
                                 )))
                             } else {
                                 Ok(c as u64)
@@ -318,33 +352,31 @@ fn from_bases_impl(
         .flat_map(|(_, b)| b.first())
         .map(|b| b.len())
         .next();
-    let l = match out_dims {
-        None => {
+    // A list of names (not a dict, not a str): sizes inferred.
+    let names: Option<Vec<String>> = match out_dims {
+        Some(o) if o.downcast::<PyDict>().is_err() && !o.is_instance_of::<PyString>() => {
+            o.extract::<Vec<String>>().ok()
+        }
+        _ => None,
+    };
+    let l = match (out_dims, names) {
+        (None, _) => {
             let Some(rank) = rank else {
                 return Err(err(
                     "cannot infer the output dims of a layout without bases: pass out_dims",
                 ));
             };
-            LinearLayout::with_inferred_out_sizes(bs, DimName::standard_out_dims(rank))
+            run(|| LinearLayout::with_inferred_out_sizes(bs, DimName::standard_out_dims(rank)))?
         }
-        Some(o) => {
-            // A list of names: sizes inferred.
-            let names: Option<Vec<String>> = if o.downcast::<PyDict>().is_ok() {
-                None
-            } else {
-                o.extract::<Vec<String>>()
-                    .ok()
-                    .filter(|_| !o.is_instance_of::<PyString>())
-            };
-            match names {
-                Some(names) if !names.is_empty() || rank.is_none() => {
-                    LinearLayout::with_inferred_out_sizes(bs, to_dims(&names))
-                }
-                _ => LinearLayout::new(bs, named_sizes(o, "out dim")?, require_surjective),
-            }
+        (Some(_), Some(names)) if !names.is_empty() || rank.is_none() => {
+            run(|| LinearLayout::with_inferred_out_sizes(bs, to_dims(&names)))?
+        }
+        (Some(o), _) => {
+            let outs = named_sizes(o, "out dim")?;
+            run(|| LinearLayout::new(bs, outs, require_surjective))?
         }
     };
-    Ok(PyLayout::wrap(l.map_err(err)?))
+    Ok(PyLayout::wrap(l))
 }
 
 #[pymethods]
@@ -387,9 +419,7 @@ impl PyLayout {
     #[staticmethod]
     fn identity_1d(size: i64, in_dim: &str, out_dim: &str) -> PyResult<Self> {
         let size = non_negative("identity_1d size", size)?;
-        LinearLayout::try_identity_1d(size, dim(in_dim), dim(out_dim))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| LinearLayout::try_identity_1d(size, dim(in_dim), dim(out_dim))).map(Self::wrap)
     }
 
     /// `x ↦ 0` from `in_dim` (size `size`) to `out_dim` of size `out_size`.
@@ -398,9 +428,8 @@ impl PyLayout {
     fn zeros_1d(size: i64, in_dim: &str, out_dim: &str, out_size: i64) -> PyResult<Self> {
         let size = non_negative("zeros_1d size", size)?;
         let out_size = non_negative("zeros_1d out size", out_size)?;
-        LinearLayout::try_zeros_1d(size, dim(in_dim), dim(out_dim), out_size)
+        run(|| LinearLayout::try_zeros_1d(size, dim(in_dim), dim(out_dim), out_size))
             .map(Self::wrap)
-            .map_err(err)
     }
 
     /// `x ↦ stride * x` from `in_dim` (size `size`) to `out_dim` (size
@@ -409,9 +438,8 @@ impl PyLayout {
     fn strided_1d(size: i64, stride: i64, in_dim: &str, out_dim: &str) -> PyResult<Self> {
         let size = non_negative("strided_1d size", size)?;
         let stride = pow2_size("strided_1d stride", stride)?;
-        LinearLayout::try_strided_1d(size, stride, dim(in_dim), dim(out_dim))
+        run(|| LinearLayout::try_strided_1d(size, stride, dim(in_dim), dim(out_dim)))
             .map(Self::wrap)
-            .map_err(err)
     }
 
     /// Reads the oracle's JSON schema: `{"register": [[..]], ...}`, optionally
@@ -432,17 +460,20 @@ impl PyLayout {
         let v: serde_json::Value =
             serde_json::from_str(text).map_err(|e| err(format!("invalid layout JSON: {e}")))?;
         let shape = shape.map(parse_shape).transpose()?;
-        LinearLayout::from_json(&v, shape.as_deref())
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| LinearLayout::from_json(&v, shape.as_deref())).map(Self::wrap)
     }
 
     /// The layout of Triton attribute `text` for a tensor of `shape` (see the
     /// module-level `from_mlir`).
     #[staticmethod]
-    #[pyo3(signature = (text, shape, threads_per_warp=None))]
-    fn from_mlir(text: &str, shape: Vec<i64>, threads_per_warp: Option<i64>) -> PyResult<Self> {
-        from_mlir(text, shape, threads_per_warp)
+    #[pyo3(signature = (text, shape, threads_per_warp=None, cache=true))]
+    fn from_mlir(
+        text: &str,
+        shape: Vec<i64>,
+        threads_per_warp: Option<i64>,
+        cache: bool,
+    ) -> PyResult<Self> {
+        from_mlir(text, shape, threads_per_warp, cache)
     }
 
     // ----- dims -----------------------------------------------------------
@@ -647,90 +678,76 @@ impl PyLayout {
     /// of shared input dims, `outer`'s components are shifted above `self`'s
     /// size in shared output dims.
     fn __mul__(&self, outer: PyRef<'_, PyLayout>) -> PyResult<Self> {
-        self.inner
-            .try_mul(&outer.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.try_mul(&outer.inner)).map(Self::wrap)
     }
 
     /// `outer ∘ self`: `self`'s outputs fed to `outer` (the out dims of `self`
     /// must be `outer`'s in dims).
     fn compose(&self, outer: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .compose(&outer.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.compose(&outer.inner)).map(Self::wrap)
     }
 
     /// `outer⁻¹ ∘ self` (Triton's invertAndCompose): maps `self`'s inputs to
     /// `outer`'s inputs holding the same element.
     fn invert_and_compose(&self, outer: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .invert_and_compose(&outer.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.invert_and_compose(&outer.inner)).map(Self::wrap)
     }
 
     /// The inverse of a bijective layout.
     fn invert(&self) -> PyResult<Self> {
-        self.inner.invert().map(Self::wrap).map_err(err)
+        run(|| self.inner.invert()).map(Self::wrap)
     }
 
     /// A right inverse on the image (pivot input bits for non-injective maps).
     fn pseudoinvert(&self) -> PyResult<Self> {
-        self.inner.pseudoinvert().map(Self::wrap).map_err(err)
+        run(|| self.inner.pseudoinvert()).map(Self::wrap)
     }
 
     /// `C` with `self == divisor * C`, or None.
-    fn divide_left(&self, divisor: &PyLayout) -> Option<Self> {
-        linear_layout::divide_left(&self.inner, &divisor.inner).map(Self::wrap)
+    fn divide_left(&self, divisor: &PyLayout) -> PyResult<Option<Self>> {
+        run(|| Ok::<_, String>(linear_layout::divide_left(&self.inner, &divisor.inner)))
+            .map(|o| o.map(Self::wrap))
     }
 
     /// `C` with `self == C * divisor`, or None.
-    fn divide_right(&self, divisor: &PyLayout) -> Option<Self> {
-        linear_layout::divide_right(&self.inner, &divisor.inner).map(Self::wrap)
+    fn divide_right(&self, divisor: &PyLayout) -> PyResult<Option<Self>> {
+        run(|| Ok::<_, String>(linear_layout::divide_right(&self.inner, &divisor.inner)))
+            .map(|o| o.map(Self::wrap))
     }
 
     /// `L'` when `self == L' × identity(dims)`, else None.
-    fn quotient(&self, dims: Vec<String>) -> Option<Self> {
-        self.inner.quotient(&to_dims(&dims)).map(Self::wrap)
+    fn quotient(&self, dims: Vec<String>) -> PyResult<Option<Self>> {
+        run(|| Ok::<_, String>(self.inner.quotient(&to_dims(&dims)))).map(|o| o.map(Self::wrap))
     }
 
-    /// `X` with `self ∘ X == b`... see the module-level `factor_through`.
+    /// `X` with `self(X(x)) == b(x)` for every input `x` of `b`, or None when
+    /// `b`'s image is not inside `self`'s (free variables set to 0).
     fn factor_through(&self, b: &PyLayout) -> PyResult<Option<Self>> {
-        linear_layout::factor_through(&self.inner, &b.inner)
-            .map(|o| o.map(Self::wrap))
-            .map_err(err)
+        run(|| linear_layout::factor_through(&self.inner, &b.inner)).map(|o| o.map(Self::wrap))
     }
 
     // ----- shape ops ------------------------------------------------------
 
     /// Reorders the input dims.
     fn transpose_ins(&self, order: Vec<String>) -> PyResult<Self> {
-        self.inner
-            .transpose_ins(&to_dims(&order))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.transpose_ins(&to_dims(&order))).map(Self::wrap)
     }
 
     /// Reorders the output dims.
     fn transpose_outs(&self, order: Vec<String>) -> PyResult<Self> {
-        self.inner
-            .transpose_outs(&to_dims(&order))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.transpose_outs(&to_dims(&order))).map(Self::wrap)
     }
 
     /// Re-splits the input bits over new dims `[(name, size)]` (same total).
     fn reshape_ins(&self, new_ins: &Bound<'_, PyAny>) -> PyResult<Self> {
         let n = named_sizes(new_ins, "in dim")?;
-        self.inner.reshape_ins(&n).map(Self::wrap).map_err(err)
+        run(|| self.inner.reshape_ins(&n)).map(Self::wrap)
     }
 
     /// Re-splits the output bits over new dims `[(name, size)]` (same total).
     fn reshape_outs(&self, new_outs: &Bound<'_, PyAny>) -> PyResult<Self> {
         let n = named_sizes(new_outs, "out dim")?;
-        self.inner.reshape_outs(&n).map(Self::wrap).map_err(err)
+        run(|| self.inner.reshape_outs(&n)).map(Self::wrap)
     }
 
     /// All input dims merged into the first.
@@ -756,59 +773,38 @@ impl PyLayout {
     /// Resizes input dim `d` (smaller drops high bases, larger appends zeros).
     fn resize_in_dim(&self, d: &str, size: i64) -> PyResult<Self> {
         let size = non_negative("new size", size)?;
-        self.inner
-            .resize_in_dim(dim(d), size)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.resize_in_dim(dim(d), size)).map(Self::wrap)
     }
 
     /// Shrinks output dim `d` (components that do not fit become 0).
     fn resize_out_dim(&self, d: &str, size: i64) -> PyResult<Self> {
         let size = non_negative("new size", size)?;
-        self.inner
-            .resize_out_dim(dim(d), size)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.resize_out_dim(dim(d), size)).map(Self::wrap)
     }
 
     /// Renames input dim `old` to `new`.
     fn rename_in_dim(&self, old: &str, new: &str) -> PyResult<Self> {
-        self.inner
-            .rename_in_dim(dim(old), dim(new))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.rename_in_dim(dim(old), dim(new))).map(Self::wrap)
     }
 
     /// Renames output dim `old` to `new`.
     fn rename_out_dim(&self, old: &str, new: &str) -> PyResult<Self> {
-        self.inner
-            .rename_out_dim(dim(old), dim(new))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.rename_out_dim(dim(old), dim(new))).map(Self::wrap)
     }
 
     /// `self(x) ⊕ other(y)` over the disjoint union of the input dims.
     fn concat_ins(&self, other: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .concat_ins(&other.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.concat_ins(&other.inner)).map(Self::wrap)
     }
 
     /// Joins the output dims (same inputs, disjoint outputs).
     fn concat_outs(&self, other: &PyLayout) -> PyResult<Self> {
-        self.inner
-            .concat_outs(&other.inner)
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.concat_outs(&other.inner)).map(Self::wrap)
     }
 
     /// The restriction to input dims `ins` and output dims `outs`.
     fn sublayout(&self, ins: Vec<String>, outs: Vec<String>) -> PyResult<Self> {
-        self.inner
-            .sublayout(&to_dims(&ins), &to_dims(&outs))
-            .map(Self::wrap)
-            .map_err(err)
+        run(|| self.inner.sublayout(&to_dims(&ins), &to_dims(&outs))).map(Self::wrap)
     }
 
     /// Drops every zero basis of input dim `d`.
@@ -820,8 +816,8 @@ impl PyLayout {
     // ----- evaluation -----------------------------------------------------
 
     /// `apply(register=3, lane=5, ...)` (or `apply({"register": 3, ...})`):
-    /// the output `{out_dim: value}` for the given value of every input dim.
-    /// Each value must be in `0..size` of its dim.
+    /// the output `{out_dim: value}` for the given value of every input dim
+    /// (size-1 dims may be omitted). Each value must be in `0..size` of its dim.
     #[pyo3(signature = (coords=None, /, **kwargs))]
     fn apply<'py>(
         &self,
@@ -854,7 +850,13 @@ impl PyLayout {
                 ins.push((dim(&name), v as u64));
             }
         }
-        let out = self.inner.apply(&ins).map_err(err)?;
+        // Size-1 input dims (whose only value is 0) may be omitted.
+        for (d, size) in self.inner.in_dims() {
+            if size == 1 && !ins.iter().any(|x| x.0 == d) {
+                ins.push((d, 0));
+            }
+        }
+        let out = run(|| self.inner.apply(&ins))?;
         let d = PyDict::new(py);
         for (n, v) in out {
             d.set_item(n.as_str(), v)?;
@@ -880,7 +882,7 @@ impl PyLayout {
     /// `unpacked=True` an `(N, number of out dims)` array of coordinates.
     #[pyo3(signature = (unpacked=false))]
     fn table<'py>(&self, py: Python<'py>, unpacked: bool) -> PyResult<Bound<'py, PyAny>> {
-        let t = self.inner.table().map_err(err)?;
+        let t = run(|| self.inner.table())?;
         let np = py.import("numpy")?;
         let outs = self.inner.out_dims();
         let (values, ncols): (Vec<u64>, usize) = if unpacked {
@@ -997,7 +999,8 @@ impl PyLayout {
 
     /// Triton's toString (multi-line): one line per basis, then the out dims.
     fn __repr__(&self) -> String {
-        format!("LinearLayout(\n{})", self.inner)
+        let s = self.inner.to_string();
+        format!("LinearLayout(\n{})", s.trim_start_matches('\n'))
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
@@ -1063,16 +1066,36 @@ impl PyLayout {
 /// ones `offset, block`, tensor memory `row, col`. With `threads_per_warp`,
 /// a distributed layout whose lane count differs is rejected (Triton's
 /// module-level check).
+///
+/// Results are memoised per `(text, shape)` (as Triton caches linear layouts
+/// per attribute and shape): layouts are immutable values, so a repeated
+/// call returns an equal layout without re-parsing. `cache=False` bypasses
+/// the memo; `clear_cache()` empties it.
 #[pyfunction]
-#[pyo3(signature = (text, shape, threads_per_warp=None))]
-fn from_mlir(text: &str, shape: Vec<i64>, threads_per_warp: Option<i64>) -> PyResult<PyLayout> {
+#[pyo3(signature = (text, shape, threads_per_warp=None, cache=true))]
+fn from_mlir(
+    text: &str,
+    shape: Vec<i64>,
+    threads_per_warp: Option<i64>,
+    cache: bool,
+) -> PyResult<PyLayout> {
     let shape = parse_shape(shape)?;
-    hw_layouts::check_shape(&shape).map_err(err)?;
-    let l = guard(|| {
-        Encoding::parse(text)
-            .and_then(|e| e.to_linear_layout(&shape))
-            .map_err(|e| e.to_string())
-    })?;
+    let cached = if cache { cache_get(text, &shape) } else { None };
+    let l = match cached {
+        Some(l) => l,
+        None => {
+            hw_layouts::check_shape(&shape).map_err(err)?;
+            let l = guard(|| {
+                Encoding::parse(text)
+                    .and_then(|e| e.to_linear_layout(&shape))
+                    .map_err(|e| e.to_string())
+            })?;
+            if cache {
+                cache_put(text, &shape, &l);
+            }
+            l
+        }
+    };
     if let Some(tpw) = threads_per_warp {
         if l.has_in_dim(DimName::LANE) && l.in_dim_size(DimName::LANE) as i64 != tpw {
             return Err(err(format!(
@@ -1082,6 +1105,38 @@ fn from_mlir(text: &str, shape: Vec<i64>, threads_per_warp: Option<i64>) -> PyRe
         }
     }
     Ok(PyLayout::wrap(l))
+}
+
+/// Memo of `from_mlir`: text → shape → layout. Bounded: emptied when it
+/// holds more than `CACHE_LIMIT` layouts.
+type Memo = HashMap<String, HashMap<Vec<u64>, LinearLayout>>;
+const CACHE_LIMIT: usize = 4096;
+static CACHE: Mutex<Option<(Memo, usize)>> = Mutex::new(None);
+
+fn cache_get(text: &str, shape: &[u64]) -> Option<LinearLayout> {
+    let g = CACHE.lock().ok()?;
+    g.as_ref()?.0.get(text)?.get(shape).cloned()
+}
+
+fn cache_put(text: &str, shape: &[u64], l: &LinearLayout) {
+    let Ok(mut g) = CACHE.lock() else { return };
+    let (memo, count) = g.get_or_insert_with(|| (HashMap::new(), 0));
+    if *count >= CACHE_LIMIT {
+        memo.clear();
+        *count = 0;
+    }
+    memo.entry(text.to_owned())
+        .or_default()
+        .insert(shape.to_vec(), l.clone());
+    *count += 1;
+}
+
+/// `clear_cache()`: empties the memo of `from_mlir`.
+#[pyfunction]
+fn clear_cache() {
+    if let Ok(mut g) = CACHE.lock() {
+        *g = None;
+    }
 }
 
 /// `normalize_mlir(text)`: parses Triton attribute text and prints it back
@@ -1126,10 +1181,12 @@ fn supremum(x: Vec<String>, y: Vec<String>) -> PyResult<Vec<&'static str>> {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_quiet_hook();
     m.add_class::<PyLayout>()?;
     m.add("LayoutError", m.py().get_type::<LayoutError>())?;
     m.add_function(wrap_pyfunction!(from_mlir, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_mlir, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
     m.add_function(wrap_pyfunction!(mlir_space, m)?)?;
     m.add_function(wrap_pyfunction!(factor_through, m)?)?;
     m.add_function(wrap_pyfunction!(supremum, m)?)?;

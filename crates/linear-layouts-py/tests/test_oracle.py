@@ -20,8 +20,27 @@ def expected(rec):
     return ll.LinearLayout.from_dict(rec["linear"], shape=record_shape(rec))
 
 
+def padded_block_in_elements(rec):
+    """The padded-shared records' `linear` comes from Gluon's read-back,
+    whose block bases are in CTA-tile units (the record's `mlir` shows the
+    same bases in elements: `block = [[0, 8], [4, 0]]` for `[[0, 1], [1,
+    0]]` with an 4x8 tile). The tile extent along dim d is the smallest power
+    of two above every offset component in d."""
+    lin = rec["linear"]
+    rank = len(rec["shape"])
+    ext = [1] * rank
+    for b in lin["offset"]:
+        for d, c in enumerate(b):
+            while ext[d] <= c:
+                ext[d] *= 2
+    return {**lin, "block": [[c * ext[d] for d, c in enumerate(b)] for b in lin["block"]]}
+
+
 def assert_same_as_record(ours, rec):
-    want = expected(rec)
+    want_dict = rec["linear"]
+    if rec.get("linear_source") == "linear_component_of_parsed_attr" and want_dict.get("block"):
+        want_dict = padded_block_in_elements(rec)
+    want = ll.LinearLayout.from_dict(want_dict, shape=record_shape(rec))
     if "linear_incomplete" in rec:
         # Triton's Python binding drops an input dim (block for multi-CTA
         # tensor memory, partition for partitioned shared): compare the
@@ -29,12 +48,19 @@ def assert_same_as_record(ours, rec):
         ours = ours.sublayout(want.in_dim_names, ours.out_dim_names)
         assert ours.bases() == want.bases()
         return
-    assert ours.to_dict() == rec["linear"]
+    if rec["space"] == "tmem" and "block" in ours.in_dim_names and "block" not in want_dict:
+        # Triton's binding drops the `block` input dim of tensor memory; with
+        # one CTA it has size 1.
+        assert ours.in_dim_size("block") == 1
+        ours = ours.sublayout(want.in_dim_names, ours.out_dim_names)
+    assert ours.to_dict() == want_dict
     assert ours == want
 
 
 def unimplemented(e):
-    return "unknown layout attribute" in str(e) or "not implemented" in str(e)
+    """The placeholder of a family not yet in this tree rejects its own
+    attribute name; only that error counts as "not implemented"."""
+    return str(e).startswith("unknown layout attribute '")
 
 
 # ----- the oracle's JSON schema ---------------------------------------------------------
@@ -95,19 +121,10 @@ def fake_gluon(text):
     return eval(text, {"__builtins__": {}, "True": True, "False": False, **{n: make(n) for n in names}})
 
 
-# Text forms Triton prints differently from the Gluon wrappers, by design:
-# padded_shared with identity offsets prints `{order, shape}` (we print the
-# equivalent bases).
-def wrapper_text_expected(rec):
-    return not (rec["kind"] == "padded_shared" and "order =" in rec["mlir"])
-
-
 @pytest.mark.parametrize("rec", LAYOUTS, ids=ids(LAYOUTS))
 def test_gluon_wrappers_build_tritons_text(rec):
     obj = fake_gluon(rec["gluon"])
-    text = ll.gluon_to_mlir(obj)
-    if wrapper_text_expected(rec):
-        assert text == rec["mlir"]
+    assert ll.gluon_to_mlir(obj) == rec["mlir"]
 
 
 @pytest.mark.parametrize("rec", LAYOUTS, ids=ids(LAYOUTS))

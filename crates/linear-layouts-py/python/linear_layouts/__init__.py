@@ -39,6 +39,7 @@ import operator as _operator
 from ._native import (
     LayoutError,
     LinearLayout,
+    clear_cache,
     factor_through,
     from_mlir,
     mlir_space,
@@ -51,6 +52,7 @@ __all__ = [
     "LinearLayout",
     "Encoding",
     "from_mlir",
+    "clear_cache",
     "from_dict",
     "normalize_mlir",
     "mlir_space",
@@ -420,11 +422,34 @@ def padded_shared(interval_padding_pairs, offset_bases, cga_layout=None, shape=N
         tile = [1 << t.bit_length() if t else 1 for t in tile]
         block_bases = [[c * tile[d] for d, c in enumerate(b)] for b in _list2(cga_layout)]
         block = _matrix(block_bases, "cga_layout")
-    text = (
-        f"#ttg.padded_shared<[{', '.join(pairs)}] {{offset = {_matrix(offs, 'offset_bases')}, "
-        f"block = {block}}}>"
-    )
-    return _finish(text, shape)
+    ident = None if _has(cga_layout) else _identity_order(offs)
+    if ident is not None:
+        order, tile = ident
+        body = f"{{order = {_ints(order, 'order')}, shape = {_ints(tile, 'shape')}}}"
+    else:
+        body = f"{{offset = {_matrix(offs, 'offset_bases')}, block = {block}}}"
+    return _finish(f"#ttg.padded_shared<[{', '.join(pairs)}] {body}>", shape)
+
+
+def _identity_order(offs):
+    """`(order, shape)` when the offset bases are the identity of `shape`
+    walked in `order` (dim order[0] fastest), as Triton prints such padded
+    layouts; dims without bases come last, highest first. Else None."""
+    if not offs:
+        return None
+    rank = len(offs[0])
+    order, tile, i = [], [1] * rank, 0
+    while i < len(offs):
+        nz = [d for d, c in enumerate(offs[i]) if c]
+        if len(nz) != 1 or offs[i][nz[0]] != 1 or nz[0] in order:
+            return None
+        d = nz[0]
+        order.append(d)
+        while i < len(offs) and offs[i] == [tile[d] if k == d else 0 for k in range(rank)]:
+            tile[d] *= 2
+            i += 1
+    order += [d for d in reversed(range(rank)) if d not in order]
+    return order, tile
 
 
 def shared_linear(offset_bases, block_bases=None, alignment=16, shape=None):
