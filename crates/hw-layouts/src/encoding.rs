@@ -108,6 +108,22 @@ impl Encoding {
         }
     }
 
+    /// What Triton 3.9's Python binding (`to_linear_layout`) reports, i.e.
+    /// the oracle's `linear`: the same as [`Self::to_linear_layout`] except
+    /// where Triton's answer is incomplete or in other units — partitioned
+    /// shared drops its `partition` dim, tensor memory its `block` dim, and
+    /// padded shared gives block bases in CTA-tile units.
+    pub fn to_triton_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        check_shape(shape)?;
+        match self {
+            Encoding::PartitionedShared(x) => x.to_triton_linear_layout(shape),
+            Encoding::TensorMemory(x) => x.to_triton_linear_layout(shape),
+            Encoding::TensorMemoryScales(x) => x.to_triton_linear_layout(shape),
+            Encoding::PaddedShared(x) => x.to_triton_linear_layout(shape),
+            _ => self.to_linear_layout(shape),
+        }
+    }
+
     /// Triton's printed attribute text.
     pub fn to_mlir(&self) -> String {
         match self {

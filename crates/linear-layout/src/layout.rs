@@ -171,10 +171,13 @@ impl LinearLayout {
     ) -> Result<Self> {
         let mut outs = Vec::with_capacity(out_dims.len());
         for &(name, size) in &out_dims {
-            let log2 = if size > i64::MAX as u64 {
-                64
+            let log2 = if size.is_power_of_two() {
+                size.trailing_zeros()
             } else {
-                check_pow2(format!("size of out dim '{name}'"), size as i64)?
+                return Err(LayoutError::NotPowerOfTwo {
+                    what: format!("size of out dim '{name}'"),
+                    value: size as i64,
+                });
             };
             outs.push((name, log2));
         }
@@ -208,7 +211,13 @@ impl LinearLayout {
             for b in bs {
                 for (k, &c) in b.iter().enumerate() {
                     if k < sizes.len() {
-                        let need = (c + 1).next_power_of_two();
+                        let need = c.checked_add(1).and_then(u64::checked_next_power_of_two);
+                        let Some(need) = need else {
+                            return Err(LayoutError::TooManyBits {
+                                which: "output",
+                                bits: 65,
+                            });
+                        };
                         sizes[k] = sizes[k].max(if c == 0 { 1 } else { need });
                     }
                 }
@@ -774,7 +783,10 @@ fn pack_bases(
                                 size: 1u64 << log2,
                             });
                         }
-                        c |= v << shifts[k];
+                        if v != 0 {
+                            // v < 2^log2 and shift + log2 <= 64: no overflow.
+                            c |= v << shifts[k];
+                        }
                     }
                     Ok(c)
                 })

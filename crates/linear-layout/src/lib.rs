@@ -83,5 +83,5 @@ pub use dim::DimName;
 pub use divide::{divide_left, divide_right};
 pub use error::{LayoutError, Result};
 pub use layout::{Coords, LinearLayout};
-pub use product::supremum;
+pub use product::{product_dim_order, supremum};
 pub use solve::factor_through;

@@ -52,9 +52,64 @@ pub fn supremum(x: &[DimName], y: &[DimName]) -> Result<Vec<DimName>> {
     Ok(out)
 }
 
+/// The dim order of a product, computed exactly as Triton's `supremum`
+/// implementation does: like [`supremum`], but where the two lists order
+/// common elements differently the first list's order wins instead of an
+/// error (Triton's "does not exist" branches are unreachable for lists
+/// without repeats; its MFMA operand layouts rely on this).
+///
+/// ```
+/// use linear_layout::{product_dim_order, DimName};
+/// let [a, b, c] = ["a", "b", "c"].map(DimName::new);
+/// assert_eq!(product_dim_order(&[a, b], &[b, a]), vec![a, b]);
+/// assert_eq!(product_dim_order(&[a, b], &[b, c]), vec![a, b, c]);
+/// ```
+pub fn product_dim_order(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
+    let pos = |l: &[DimName], d: DimName| l.iter().position(|&e| e == d);
+    let mut out: Vec<DimName> = Vec::with_capacity(x.len() + y.len());
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while i < x.len() && out.contains(&x[i]) {
+            i += 1;
+        }
+        while j < y.len() && out.contains(&y[j]) {
+            j += 1;
+        }
+        if i >= x.len() && j >= y.len() {
+            return out;
+        }
+        if i < x.len() && j < y.len() && x[i] == y[j] {
+            out.push(x[i]);
+            i += 1;
+            j += 1;
+            continue;
+        }
+        // Where the other list still has this element ahead (∞ if not).
+        let cand_x = (i < x.len())
+            .then(|| pos(y, x[i]).filter(|&p| p >= j))
+            .flatten();
+        let cand_y = (j < y.len())
+            .then(|| pos(x, y[j]).filter(|&p| p >= i))
+            .flatten();
+        if i < x.len() && cand_x.is_none() {
+            out.push(x[i]);
+            i += 1;
+        } else if j < y.len() && cand_y.is_none() {
+            out.push(y[j]);
+            j += 1;
+        } else if cand_x.unwrap_or(usize::MAX) <= cand_y.unwrap_or(usize::MAX) {
+            out.push(x[i]);
+            i += 1;
+        } else {
+            out.push(y[j]);
+            j += 1;
+        }
+    }
+}
+
 impl LinearLayout {
     /// The product `self * outer`: input dims and output dims are the
-    /// supremum of both orders; for a shared input dim `self`'s bases are the
+    /// supremum of both orders ([`product_dim_order`], Triton's merge); for a shared input dim `self`'s bases are the
     /// low bits and `outer`'s are appended; for a shared output dim `outer`'s
     /// components are shifted above `self`'s size (log2 sizes add).
     pub fn try_mul(&self, outer: &LinearLayout) -> Result<LinearLayout> {
@@ -62,12 +117,19 @@ impl LinearLayout {
         let b_in: Vec<DimName> = outer.in_dim_names().collect();
         let a_out: Vec<DimName> = self.out_dim_names().collect();
         let b_out: Vec<DimName> = outer.out_dim_names().collect();
-        let ins = supremum(&a_in, &b_in)?;
-        let outs = supremum(&a_out, &b_out)?;
+        let ins = product_dim_order(&a_in, &b_in);
+        let outs = product_dim_order(&a_out, &b_out);
         let out_dims: Vec<(DimName, u32)> = outs
             .iter()
             .map(|&o| (o, self.out_dim_size_log2(o) + outer.out_dim_size_log2(o)))
             .collect();
+        let out_bits: u32 = out_dims.iter().map(|o| o.1).sum();
+        if out_bits > 64 {
+            return Err(LayoutError::TooManyBits {
+                which: "output",
+                bits: out_bits,
+            });
+        }
         // Re-pack a column of `l` into the result: inner components stay at
         // the bottom of each result dim, outer ones sit above inner's size.
         let repack = |l: &LinearLayout, c: u64, is_outer: bool| -> u64 {

@@ -79,7 +79,9 @@ pub fn ensure_layout_not_smaller_than(
 }
 
 /// Product over `order` (minor first) of `identity_1d(shape[d], in_dim,
-/// dim{d})`, with the out dims then in standard order `dim0..`.
+/// dim{d})`. As in Triton, the out dims stay in `order` order (minor
+/// first): that order decides where `ensure_layout_not_smaller_than` puts
+/// repetitions; callers transpose to `dim0..` when they need it.
 pub fn identity_standard_nd(
     in_dim: DimName,
     shape: &[u64],
@@ -94,7 +96,7 @@ pub fn identity_standard_nd(
             DimName::dim(d),
         )?)?;
     }
-    l.transpose_outs(&DimName::standard_out_dims(shape.len()))
+    Ok(l)
 }
 
 /// Checks that `order` is a permutation of `0..rank`.

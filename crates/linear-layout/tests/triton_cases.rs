@@ -254,11 +254,23 @@ fn times_equals() {
 }
 
 #[test]
-fn multiply_inconsistent_order_is_an_error() {
-    // Ins [a, b] vs [b, a]: no supremum; an error, not a panic.
+fn multiply_inconsistent_order_follows_the_first_operand() {
+    // Ins [a, b] vs [b, a]: Triton's merge (the code, not its comment) keeps
+    // the first operand's order; the bases of each dim still concatenate.
+    // x = a:1→1, b:1→2 (out size 4); y = b:1→1, a:1→2 shifted by 4.
     let x = id(2, "a", "o") * id(2, "b", "o");
     let y = id(2, "b", "o") * id(2, "a", "o");
-    assert!(matches!(x.try_mul(&y), Err(LayoutError::NoSupremum { .. })));
+    let p = x.try_mul(&y).unwrap();
+    let names: Vec<_> = p.in_dim_names().map(|d| d.as_str()).collect();
+    assert_eq!(names, vec!["a", "b"]);
+    assert_eq!(p.bases(DimName::new("a")), vec![vec![1], vec![8]]);
+    assert_eq!(p.bases(DimName::new("b")), vec![vec![2], vec![4]]);
+    // The strict `supremum` still reports the inconsistency.
+    let [a, b] = ["a", "b"].map(DimName::new);
+    assert!(matches!(
+        supremum(&[a, b], &[b, a]),
+        Err(LayoutError::NoSupremum { .. })
+    ));
 }
 
 // ---------------------------------------------------------------- supremum

@@ -17,9 +17,16 @@ pub struct Args {
     /// Tensor shape, e.g. 128x64.
     #[arg(long)]
     pub shape: String,
-    /// Print JSON with the oracle's keys plus "shape".
+    /// Print JSON with the oracle's keys plus "shape": what Triton 3.9's
+    /// `to_linear_layout` reports (for partitioned shared and multi-CTA
+    /// tensor memory that drops an input dim; padded shared gives block
+    /// bases in CTA-tile units).
     #[arg(long)]
     pub json: bool,
+    /// With --json: the complete layout instead of Triton's report (every
+    /// input dim, e.g. `partition`, element units everywhere).
+    #[arg(long, requires = "json")]
+    pub full: bool,
     /// Threads per warp, 32 (default) or 64 (AMD CDNA). When given, a
     /// distributed layout must have exactly that many lanes.
     #[arg(long)]
@@ -60,6 +67,18 @@ pub fn render(a: &Args) -> Result<String, String> {
         }
     }
     if a.json {
+        // Triton's own report (the oracle's `linear`) unless --full.
+        let ll = if a.full {
+            ll
+        } else {
+            enc.to_triton_linear_layout(&shape)
+                .map_err(|e| e.to_string())?
+        };
+        if a.full {
+            let mut v = ll.bases_json();
+            v["shape"] = Value::from(shape.clone());
+            return Ok(v.to_string());
+        }
         let keys: &[DimName] = match space {
             Space::Distributed => &[
                 DimName::REGISTER,

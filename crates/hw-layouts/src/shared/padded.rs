@@ -158,7 +158,8 @@ impl PaddedShared {
             ));
         }
         check_perm(order, PADDED, "order")?;
-        let l = identity_standard_nd(DimName::OFFSET, shape, order)?;
+        let l = identity_standard_nd(DimName::OFFSET, shape, order)?
+            .transpose_outs(&DimName::standard_out_dims(shape.len()))?;
         Self::build(
             intervals,
             l.bases(DimName::OFFSET),
@@ -244,6 +245,37 @@ impl PaddedShared {
         })
     }
 
+    /// What Triton 3.9's Python binding reports for this layout (the
+    /// oracle's `linear`): the offset bases as given and the block bases as
+    /// Gluon reads them back, in CTA-tile units (element basis `b` becomes
+    /// `b[d] / extent[d]`, the extent being the offset part's out size).
+    /// Triton's README says element units; its data says tile units.
+    pub fn to_triton_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        let full = self.to_linear_layout(shape)?;
+        let rank = self.rank();
+        let mut ext = vec![1u64; rank];
+        for b in &self.offset {
+            for (d, &c) in b.iter().enumerate() {
+                if c != 0 {
+                    ext[d] = ext[d].max((c + 1).next_power_of_two());
+                }
+            }
+        }
+        let block: Vec<Vec<u64>> = self
+            .block
+            .iter()
+            .map(|b| b.iter().zip(&ext).map(|(&c, &e)| c / e).collect())
+            .collect();
+        Ok(LinearLayout::new(
+            vec![
+                (DimName::OFFSET, self.offset.clone()),
+                (DimName::BLOCK, block),
+            ],
+            full.out_dims(),
+            false,
+        )?)
+    }
+
     /// The linear component (`offset, block → dim0..`); `shape` must equal
     /// its out sizes.
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
@@ -295,7 +327,10 @@ impl PaddedShared {
                 order.push(d);
             }
         }
-        let id = identity_standard_nd(DimName::OFFSET, &shape, &order).ok()?;
+        let id = identity_standard_nd(DimName::OFFSET, &shape, &order)
+            .ok()?
+            .transpose_outs(&DimName::standard_out_dims(rank))
+            .ok()?;
         (id.bases(DimName::OFFSET) == self.offset).then_some((order, shape))
     }
 
