@@ -671,9 +671,11 @@ impl LinearLayout {
 
     /// The whole function table: entry `i` is `apply_flat(i)` (flat input
     /// index, first in dim in the low bits; packed output, first out dim in
-    /// the low bits). Built by doubling: `T[2^k + j] = T[j] ^ column k`, one
-    /// XOR per entry in sequential order. Errors above 32 input bits or when
-    /// the memory cannot be reserved.
+    /// the low bits). The low 12 bits' table is built by doubling
+    /// (`T[2^k + j] = T[j] ^ column k`); each further block of 4096 entries is
+    /// that table XOR the image of the block's high bits, written in one
+    /// sequential pass. Errors above 32 input bits or when the memory cannot
+    /// be reserved.
     pub fn table(&self) -> Result<Vec<u64>> {
         let n = self.bases.len() as u32;
         if n > 32 {
@@ -682,19 +684,39 @@ impl LinearLayout {
                 bits: n,
             });
         }
-        let len = 1usize << n;
-        let mut out: Vec<u64> = Vec::new();
-        out.try_reserve_exact(len)
-            .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;
-        out.push(0);
-        for &c in &self.bases {
-            let half = out.len();
-            out.extend_from_within(..half);
-            for v in &mut out[half..] {
+        // The table of the low (up to 12) bits, by doubling; it stays in L1.
+        let lo = n.min(12);
+        let mut low: Vec<u64> = Vec::with_capacity(1 << lo);
+        low.push(0);
+        for &c in &self.bases[..lo as usize] {
+            let half = low.len();
+            low.extend_from_within(..half);
+            for v in &mut low[half..] {
                 *v ^= c;
             }
         }
+        if lo == n {
+            return Ok(low);
+        }
+        // Then one sequential pass: block `h` is the low table XOR the image
+        // of the high bits `h`.
+        let mut out: Vec<u64> = Vec::new();
+        out.try_reserve_exact(1usize << n)
+            .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;
+        let high = &self.bases[lo as usize..];
+        for h in 0..1u64 << (n - lo) {
+            let hv = high.iter().enumerate().fold(0, |acc, (k, &c)| {
+                acc ^ (c & 0u64.wrapping_sub((h >> k) & 1))
+            });
+            out.extend(low.iter().map(|&l| l ^ hv));
+        }
         Ok(out)
+    }
+
+    /// A precomputed evaluator for many `apply` calls on this layout (byte
+    /// tables per input dim, see [`Evaluator`]).
+    pub fn evaluator(&self) -> Evaluator {
+        Evaluator::new(self)
     }
 
     // ----- equality -----------------------------------------------------
@@ -839,5 +861,125 @@ impl fmt::Debug for LinearLayout {
         write!(f, "LinearLayout(")?;
         fmt::Display::fmt(self, f)?;
         write!(f, ")")
+    }
+}
+
+/// A layout compiled for fast evaluation: for every input dim, one lookup
+/// table per 8-bit chunk of the dim (`T[x] = XOR of the columns of the set
+/// bits of x`), so evaluating a dim of ≤ 8 bits is one load. Built by
+/// [`LinearLayout::evaluator`]; its answers equal the layout's `apply`.
+///
+/// ```
+/// use linear_layout::{DimName, LinearLayout};
+/// let l = LinearLayout::identity_1d(32, DimName::LANE, DimName::dim(0))
+///     * LinearLayout::identity_1d(4, DimName::WARP, DimName::dim(1));
+/// let e = l.evaluator();
+/// let x = [(DimName::WARP, 3), (DimName::LANE, 17)];
+/// assert_eq!(e.apply(&x).unwrap(), l.apply(&x).unwrap());
+/// assert_eq!(e.apply_values(&[17, 3]), l.apply_values(&[17, 3]));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    /// Per in dim: name, log2 size, and the offset of its first table.
+    dims: Vec<(DimName, u32, usize)>,
+    /// All tables back to back; dim `d`'s chunk `j` (bits `8j..8j+8`) starts
+    /// at `offset + 256 j` (the last chunk may be shorter).
+    tables: Vec<u64>,
+    outs: Vec<OutDim>,
+}
+
+impl Evaluator {
+    fn new(l: &LinearLayout) -> Self {
+        let mut dims = Vec::with_capacity(l.ins.len());
+        let mut tables = Vec::new();
+        for d in &l.ins {
+            dims.push((d.name, d.log2, tables.len()));
+            let cols = &l.bases[d.start as usize..(d.start + d.log2) as usize];
+            if cols.is_empty() {
+                // A size-1 dim: a one-entry table (its value is always 0).
+                tables.push(0);
+            }
+            for chunk in cols.chunks(8) {
+                let start = tables.len();
+                tables.push(0);
+                for &c in chunk {
+                    let half = tables.len() - start;
+                    tables.extend_from_within(start..start + half);
+                    for v in &mut tables[start + half..] {
+                        *v ^= c;
+                    }
+                }
+            }
+        }
+        Evaluator {
+            dims,
+            tables,
+            outs: l.outs.clone(),
+        }
+    }
+
+    #[inline]
+    fn dim(&self, (_, log2, off): (DimName, u32, usize), v: u64) -> u64 {
+        let v = v & low_mask(log2);
+        if log2 <= 8 {
+            return self.tables[off + v as usize];
+        }
+        let mut acc = 0;
+        let mut base = off;
+        let mut left = log2;
+        let mut v = v;
+        while left > 0 {
+            let w = left.min(8);
+            acc ^= self.tables[base + (v & low_mask(w)) as usize];
+            base += 1 << w;
+            v >>= 8;
+            left -= w;
+        }
+        acc
+    }
+
+    /// Same as [`LinearLayout::apply_values`]: one value per in dim (in-dim
+    /// order; missing trailing values count as 0), packed output.
+    #[inline]
+    pub fn apply_values(&self, values: &[u64]) -> u64 {
+        self.dims
+            .iter()
+            .zip(values)
+            .fold(0, |acc, (&d, &v)| acc ^ self.dim(d, v))
+    }
+
+    /// Same as [`LinearLayout::apply`]: named inputs (exactly the in dims,
+    /// any order) to `(out dim, value)` in out-dim order.
+    pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
+        if ins.len() != self.dims.len() {
+            return Err(LayoutError::DimMismatch {
+                what: "apply needs exactly the input dims",
+                expected: self.dims.iter().map(|d| d.0).collect(),
+                found: ins.iter().map(|x| x.0).collect(),
+            });
+        }
+        let mut packed = 0u64;
+        let mut seen = 0u64;
+        for &(name, v) in ins {
+            let Some(i) = self.dims.iter().position(|d| d.0 == name) else {
+                return Err(LayoutError::MissingDim {
+                    which: "input",
+                    name,
+                });
+            };
+            if seen >> i & 1 == 1 {
+                return Err(LayoutError::DuplicateDim {
+                    which: "input",
+                    name,
+                });
+            }
+            seen |= 1 << i;
+            packed ^= self.dim(self.dims[i], v);
+        }
+        Ok(self
+            .outs
+            .iter()
+            .map(|o| (o.name, (packed >> o.shift) & low_mask(o.log2)))
+            .collect())
     }
 }

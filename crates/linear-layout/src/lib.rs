@@ -82,6 +82,6 @@ pub use column_action::ColumnAction;
 pub use dim::DimName;
 pub use divide::{divide_left, divide_right};
 pub use error::{LayoutError, Result};
-pub use layout::{Coords, LinearLayout};
+pub use layout::{Coords, Evaluator, LinearLayout};
 pub use product::supremum;
 pub use solve::factor_through;

@@ -264,8 +264,11 @@ proptest! {
     fn evaluation_matches_model(m in arb_model(14, 14)) {
         let l = m.layout();
         let table = l.table().unwrap();
+        let ev = l.evaluator();
         prop_assert_eq!(table.len(), 1usize << m.in_bits());
         for (flat, x) in m.inputs().iter().enumerate() {
+            prop_assert_eq!(ev.apply(x).unwrap(), l.apply(x).unwrap());
+            prop_assert_eq!(ev.apply_values(&x.iter().map(|p| p.1).collect::<Vec<_>>()), l.apply_flat(flat as u64));
             let want = m.eval(x);
             let got: Vec<u64> = l.apply(x).unwrap().iter().map(|p| p.1).collect();
             prop_assert_eq!(&got, &want);
@@ -624,6 +627,29 @@ proptest! {
             prop_assert_eq!(LinearLayout::from_json(&l.bases_json(), Some(&shape)).unwrap(), l);
         }
     }
+}
+
+/// Dims wider than 8 bits (several evaluator chunks) and tables wider than
+/// the 12-bit block, against brute force.
+#[test]
+fn wide_dims_evaluate_correctly() {
+    let cols: Vec<Vec<u64>> = (0..20u64)
+        .map(|i| vec![(i * 0x9e37_79b9) & 0xfffff])
+        .collect();
+    let m = Model {
+        ins: vec![(d("a"), cols[..13].to_vec()), (d("b"), cols[13..].to_vec())],
+        outs: vec![(d("o"), 1 << 20)],
+    };
+    let l = m.layout();
+    let t = l.table().unwrap();
+    let ev = l.evaluator();
+    for (flat, x) in m.inputs().iter().enumerate().step_by(97) {
+        let want = m.eval(x)[0];
+        assert_eq!(t[flat], want);
+        assert_eq!(ev.apply(x).unwrap()[0].1, want);
+        assert_eq!(l.apply(x).unwrap()[0].1, want);
+    }
+    assert_eq!(t.len(), 1 << 20);
 }
 
 // ------------------------------------------------------------------ errors
