@@ -137,6 +137,32 @@ fn bench(c: &mut Criterion) {
             ];
             la.apply(black_box(&input)).unwrap()
         });
+        // Baselines: the cost of the benchmark's own input construction and
+        // of returning two named coordinates.
+        floor("baseline: named input only", 256, || {
+            x = x.wrapping_add(0x9e37_79b9);
+            let input = [
+                (ins[0].0, x),
+                (ins[1].0, x >> 5),
+                (ins[2].0, x >> 10),
+                (ins[3].0, x >> 15),
+            ];
+            black_box(&input);
+        });
+        floor("baseline: + build Coords", 256, || {
+            x = x.wrapping_add(0x9e37_79b9);
+            let input = [
+                (ins[0].0, x),
+                (ins[1].0, x >> 5),
+                (ins[2].0, x >> 10),
+                (ins[3].0, x >> 15),
+            ];
+            let input = black_box(&input);
+            let mut c = linear_layout::Coords::new();
+            c.push((input[0].0, input[0].1 & 31));
+            c.push((input[1].0, input[1].1 & 31));
+            Ok::<_, linear_layout::LayoutError>(c)
+        });
         let ev = la.evaluator();
         floor("Evaluator::apply", 256, || {
             x = x.wrapping_add(0x9e37_79b9);

@@ -612,6 +612,13 @@ impl LinearLayout {
             });
         }
         let mut packed = 0u64;
+        // Fast path: the inputs named in the layout's own order.
+        if ins.iter().zip(&self.ins).all(|(x, d)| x.0 == d.name) {
+            for (&(_, v), d) in ins.iter().zip(&self.ins) {
+                packed ^= self.apply_dim(d, v);
+            }
+            return Ok(self.unpack_named(packed));
+        }
         let mut seen = 0u64;
         for &(name, v) in ins {
             let Some(i) = self.ins.iter().position(|x| x.name == name) else {
@@ -629,11 +636,13 @@ impl LinearLayout {
             seen |= 1 << i;
             packed ^= self.apply_dim(&self.ins[i], v);
         }
-        Ok(self
-            .outs
-            .iter()
-            .map(|o| (o.name, (packed >> o.shift) & low_mask(o.log2)))
-            .collect())
+        Ok(self.unpack_named(packed))
+    }
+
+    /// `(out dim, value)` pairs of a packed output.
+    #[inline]
+    fn unpack_named(&self, packed: u64) -> Coords {
+        unpack_named(&self.outs, packed)
     }
 
     /// XOR of the columns of dim `d` selected by the low bits of `v`
@@ -740,6 +749,21 @@ impl LinearLayout {
                 .iter()
                 .all(|d| self.bases(d.name) == other.bases(d.name))
     }
+}
+
+/// `(out dim, value)` pairs of a packed output, built without per-push
+/// capacity checks when there are at most 4 out dims.
+#[inline]
+fn unpack_named(outs: &[OutDim], packed: u64) -> Coords {
+    let value = |o: &OutDim| (o.name, (packed >> o.shift) & low_mask(o.log2));
+    if outs.is_empty() || outs.len() > 4 {
+        return outs.iter().map(value).collect();
+    }
+    let mut buf = [(outs[0].name, 0u64); 4];
+    for (b, o) in buf.iter_mut().zip(outs) {
+        *b = value(o);
+    }
+    Coords::from_buf_and_len(buf, outs.len())
 }
 
 /// `2^n - 1`, valid for `n` up to 64.
@@ -864,6 +888,15 @@ impl fmt::Debug for LinearLayout {
     }
 }
 
+/// One input dim of an [`Evaluator`].
+#[derive(Clone, Copy, Debug)]
+struct EvDim {
+    name: DimName,
+    log2: u32,
+    off: usize,
+    mask: u64,
+}
+
 /// A layout compiled for fast evaluation: for every input dim, one lookup
 /// table per 8-bit chunk of the dim (`T[x] = XOR of the columns of the set
 /// bits of x`), so evaluating a dim of ≤ 8 bits is one load. Built by
@@ -880,8 +913,9 @@ impl fmt::Debug for LinearLayout {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Evaluator {
-    /// Per in dim: name, log2 size, and the offset of its first table.
-    dims: Vec<(DimName, u32, usize)>,
+    /// Per in dim: name, log2 size, offset of its first table, and the
+    /// mask of the dim's bits.
+    dims: Vec<EvDim>,
     /// All tables back to back; dim `d`'s chunk `j` (bits `8j..8j+8`) starts
     /// at `offset + 256 j` (the last chunk may be shorter).
     tables: Vec<u64>,
@@ -893,7 +927,12 @@ impl Evaluator {
         let mut dims = Vec::with_capacity(l.ins.len());
         let mut tables = Vec::new();
         for d in &l.ins {
-            dims.push((d.name, d.log2, tables.len()));
+            dims.push(EvDim {
+                name: d.name,
+                log2: d.log2,
+                off: tables.len(),
+                mask: low_mask(d.log2),
+            });
             let cols = &l.bases[d.start as usize..(d.start + d.log2) as usize];
             if cols.is_empty() {
                 // A size-1 dim: a one-entry table (its value is always 0).
@@ -919,15 +958,14 @@ impl Evaluator {
     }
 
     #[inline]
-    fn dim(&self, (_, log2, off): (DimName, u32, usize), v: u64) -> u64 {
-        let v = v & low_mask(log2);
-        if log2 <= 8 {
-            return self.tables[off + v as usize];
+    fn dim(&self, d: &EvDim, v: u64) -> u64 {
+        if d.log2 <= 8 {
+            return self.tables[d.off + (v & d.mask) as usize];
         }
         let mut acc = 0;
-        let mut base = off;
-        let mut left = log2;
-        let mut v = v;
+        let mut base = d.off;
+        let mut left = d.log2;
+        let mut v = v & d.mask;
         while left > 0 {
             let w = left.min(8);
             acc ^= self.tables[base + (v & low_mask(w)) as usize];
@@ -945,7 +983,7 @@ impl Evaluator {
         self.dims
             .iter()
             .zip(values)
-            .fold(0, |acc, (&d, &v)| acc ^ self.dim(d, v))
+            .fold(0, |acc, (d, &v)| acc ^ self.dim(d, v))
     }
 
     /// Same as [`LinearLayout::apply`]: named inputs (exactly the in dims,
@@ -954,14 +992,21 @@ impl Evaluator {
         if ins.len() != self.dims.len() {
             return Err(LayoutError::DimMismatch {
                 what: "apply needs exactly the input dims",
-                expected: self.dims.iter().map(|d| d.0).collect(),
+                expected: self.dims.iter().map(|d| d.name).collect(),
                 found: ins.iter().map(|x| x.0).collect(),
             });
         }
         let mut packed = 0u64;
+        // Fast path: the inputs named in the layout's own order.
+        if ins.iter().zip(&self.dims).all(|(x, d)| x.0 == d.name) {
+            for (&(_, v), d) in ins.iter().zip(&self.dims) {
+                packed ^= self.dim(d, v);
+            }
+            return Ok(self.unpack_named(packed));
+        }
         let mut seen = 0u64;
         for &(name, v) in ins {
-            let Some(i) = self.dims.iter().position(|d| d.0 == name) else {
+            let Some(i) = self.dims.iter().position(|d| d.name == name) else {
                 return Err(LayoutError::MissingDim {
                     which: "input",
                     name,
@@ -974,12 +1019,13 @@ impl Evaluator {
                 });
             }
             seen |= 1 << i;
-            packed ^= self.dim(self.dims[i], v);
+            packed ^= self.dim(&self.dims[i], v);
         }
-        Ok(self
-            .outs
-            .iter()
-            .map(|o| (o.name, (packed >> o.shift) & low_mask(o.log2)))
-            .collect())
+        Ok(self.unpack_named(packed))
+    }
+
+    #[inline]
+    fn unpack_named(&self, packed: u64) -> Coords {
+        unpack_named(&self.outs, packed)
     }
 }
