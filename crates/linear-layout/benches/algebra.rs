@@ -272,6 +272,14 @@ fn bench(c: &mut Criterion) {
     t.bench_with_input(BenchmarkId::from_parameter("22bits"), &big, |bn, l| {
         bn.iter(|| black_box(l.table().unwrap()))
     });
+    // The same into a reused buffer (no fresh pages to fault in).
+    let mut buf = Vec::new();
+    t.bench_with_input(BenchmarkId::from_parameter("22bits_into"), &big, |bn, l| {
+        bn.iter(|| {
+            l.table_into(&mut buf).unwrap();
+            black_box(buf.len())
+        })
+    });
     t.finish();
 }
 

@@ -686,6 +686,15 @@ impl LinearLayout {
     /// sequential pass. Errors above 32 input bits or when the memory cannot
     /// be reserved.
     pub fn table(&self) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        self.table_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`Self::table`] into `out` (cleared first), reusing its memory: for
+    /// repeated tables this avoids the page faults of a fresh allocation.
+    pub fn table_into(&self, out: &mut Vec<u64>) -> Result<()> {
+        out.clear();
         let n = self.bases.len() as u32;
         if n > 32 {
             return Err(LayoutError::TooManyBits {
@@ -693,33 +702,33 @@ impl LinearLayout {
                 bits: n,
             });
         }
+        out.try_reserve_exact(1usize << n)
+            .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;
         // The table of the low (up to 12) bits, by doubling; it stays in L1.
         let lo = n.min(12);
-        let mut low: Vec<u64> = Vec::with_capacity(1 << lo);
-        low.push(0);
+        out.push(0);
         for &c in &self.bases[..lo as usize] {
-            let half = low.len();
-            low.extend_from_within(..half);
-            for v in &mut low[half..] {
+            let half = out.len();
+            out.extend_from_within(..half);
+            for v in &mut out[half..] {
                 *v ^= c;
             }
         }
-        if lo == n {
-            return Ok(low);
-        }
         // Then one sequential pass: block `h` is the low table XOR the image
         // of the high bits `h`.
-        let mut out: Vec<u64> = Vec::new();
-        out.try_reserve_exact(1usize << n)
-            .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;
+        let block = 1usize << lo;
         let high = &self.bases[lo as usize..];
-        for h in 0..1u64 << (n - lo) {
+        for h in 1..1u64 << (n - lo) {
             let hv = high.iter().enumerate().fold(0, |acc, (k, &c)| {
                 acc ^ (c & 0u64.wrapping_sub((h >> k) & 1))
             });
-            out.extend(low.iter().map(|&l| l ^ hv));
+            out.extend_from_within(..block);
+            let len = out.len();
+            for v in &mut out[len - block..] {
+                *v ^= hv;
+            }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// A precomputed evaluator for many `apply` calls on this layout (byte

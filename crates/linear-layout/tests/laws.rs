@@ -650,6 +650,13 @@ fn wide_dims_evaluate_correctly() {
         assert_eq!(l.apply(x).unwrap()[0].1, want);
     }
     assert_eq!(t.len(), 1 << 20);
+    // table_into reuses a buffer and overwrites whatever was there.
+    let mut buf = vec![7u64; 3];
+    l.table_into(&mut buf).unwrap();
+    assert_eq!(buf, t);
+    let small = LinearLayout::identity_1d(4, d("a"), d("o"));
+    small.table_into(&mut buf).unwrap();
+    assert_eq!(buf, vec![0, 1, 2, 3]);
 }
 
 // ------------------------------------------------------------------ errors
