@@ -706,27 +706,30 @@ impl LinearLayout {
             .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;
         // The table of the low (up to 12) bits, by doubling; it stays in L1.
         let lo = n.min(12);
-        out.push(0);
-        for &c in &self.bases[..lo as usize] {
-            let half = out.len();
-            out.extend_from_within(..half);
-            for v in &mut out[half..] {
-                *v ^= c;
+        let double = |t: &mut Vec<u64>| {
+            t.push(0);
+            for &c in &self.bases[..lo as usize] {
+                let half = t.len();
+                t.extend_from_within(..half);
+                for v in &mut t[half..] {
+                    *v ^= c;
+                }
             }
+        };
+        if lo == n {
+            double(out);
+            return Ok(());
         }
+        let mut low = Vec::with_capacity(1 << lo);
+        double(&mut low);
         // Then one sequential pass: block `h` is the low table XOR the image
         // of the high bits `h`.
-        let block = 1usize << lo;
         let high = &self.bases[lo as usize..];
-        for h in 1..1u64 << (n - lo) {
+        for h in 0..1u64 << (n - lo) {
             let hv = high.iter().enumerate().fold(0, |acc, (k, &c)| {
                 acc ^ (c & 0u64.wrapping_sub((h >> k) & 1))
             });
-            out.extend_from_within(..block);
-            let len = out.len();
-            for v in &mut out[len - block..] {
-                *v ^= hv;
-            }
+            out.extend(low.iter().map(|&l| l ^ hv));
         }
         Ok(())
     }
