@@ -95,6 +95,15 @@ impl LinearLayout {
     ) -> Result<Self> {
         check_unique("input", ins.iter().map(|(n, _)| *n))?;
         check_unique("output", outs.iter().map(|(n, _)| *n))?;
+        // One dim's size must fit a u64 (at most 2^63).
+        let widest_in = ins.iter().map(|(_, b)| b.len()).max().unwrap_or(0);
+        let widest_out = outs.iter().map(|o| o.1).max().unwrap_or(0);
+        if widest_in > 63 || widest_out > 63 {
+            return Err(LayoutError::TooManyBits {
+                which: "single dim (limit 63)",
+                bits: widest_in.max(widest_out as usize) as u32,
+            });
+        }
         let out_bits: u32 = outs.iter().map(|o| o.1).sum();
         if out_bits > 64 {
             return Err(LayoutError::TooManyBits {
@@ -171,12 +180,7 @@ impl LinearLayout {
     ) -> Result<Self> {
         let mut outs = Vec::with_capacity(out_dims.len());
         for &(name, size) in &out_dims {
-            let log2 = if size > i64::MAX as u64 {
-                64
-            } else {
-                check_pow2(format!("size of out dim '{name}'"), size as i64)?
-            };
-            outs.push((name, log2));
+            outs.push((name, check_pow2(format!("size of out dim '{name}'"), size)?));
         }
         let packed = pack_bases(&bases, &outs)?;
         Self::from_packed(packed, outs, require_surjective)
@@ -229,8 +233,8 @@ impl LinearLayout {
         if size == 0 {
             return Ok(Self::empty());
         }
-        let n = check_pow2("strided_1d size", size as i64)?;
-        let s = check_pow2("strided_1d stride", stride as i64)?;
+        let n = check_pow2("strided_1d size", size)?;
+        let s = check_pow2("strided_1d stride", stride)?;
         if n + s > 63 {
             return Err(LayoutError::TooManyBits {
                 which: "output",
@@ -272,8 +276,8 @@ impl LinearLayout {
         if size == 0 {
             return Ok(Self::empty());
         }
-        let n = check_pow2("zeros_1d size", size as i64)?;
-        let o = check_pow2("zeros_1d out size", out_size as i64)?;
+        let n = check_pow2("zeros_1d size", size)?;
+        let o = check_pow2("zeros_1d out size", out_size)?;
         Self::from_packed(
             vec![(in_dim, vec![0; n as usize])],
             vec![(out_dim, o)],
