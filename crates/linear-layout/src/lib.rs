@@ -62,7 +62,11 @@
 //! The modules: [`gf2`] (bit-packed GF(2) linear algebra), [`LinearLayout`]
 //! and its algebra (product `*`, [`LinearLayout::compose`],
 //! [`LinearLayout::invert_and_compose`], [`divide_left`], ...), shape
-//! operations, [`utils`] (Triton's LayoutUtils), [`ColumnAction`].
+//! operations, [`utils`] (Triton's LayoutUtils), [`ColumnAction`], and
+//! [`Evaluator`] / [`LinearLayout::table`] for evaluating many inputs.
+//!
+//! Printing a layout (`{}`) gives Triton's `toString` byte for byte,
+//! including its leading newline; `{:#}` omits that newline.
 
 #![warn(missing_docs)]
 

@@ -338,9 +338,21 @@ proptest! {
         let a = Model { ins: a_ins, outs: b.outs.clone() };
         let c = a.layout().invert_and_compose(&b.layout()).unwrap();
         let b_l = b.layout();
+        // The block-local variant is still a solution, and reads a CTA's
+        // own copy wherever b is broadcast over block.
+        let local = linear_layout::utils::invert_and_compose_block_local(&b_l, &a.layout()).unwrap();
         for x in a.inputs() {
             let cx = c.apply(&x).unwrap();
             prop_assert_eq!(apply(&b_l, &cx), a.eval_named(&x));
+            prop_assert_eq!(apply(&b_l, &local.apply(&x).unwrap()), a.eval_named(&x));
+        }
+        let blk = DimName::BLOCK;
+        if let (Some(ab), Some(bb)) = (a.ins.iter().find(|x| x.0 == blk), b.ins.iter().find(|x| x.0 == blk)) {
+            for i in 0..ab.1.len().min(bb.1.len()) {
+                if bb.1[i].iter().all(|&v| v == 0) {
+                    prop_assert_eq!(local.basis_component(blk, i, blk) >> i & 1, 1);
+                }
+            }
         }
         // Shape: in dims of a, out dims = b's in dims with b's sizes.
         prop_assert_eq!(c.in_dims(), a.layout().in_dims());
