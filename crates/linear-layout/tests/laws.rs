@@ -361,8 +361,25 @@ proptest! {
         // Identity dims (Triton's shortcut) and pivot choice. When the
         // non-identity columns of b do not cover a's other dims (Triton
         // aborts), the crate solves without the shortcut.
+        // Identity dims (Triton 3.9): equal bases in both, and in each model
+        // no other in dim touches an output bit these bases use.
+        let touches = |m: &Model, d: DimName| {
+            let mask = |keep: &dyn Fn(DimName) -> bool| -> Vec<u64> {
+                let mut acc = vec![0u64; m.outs.len()];
+                for (n, bs) in &m.ins {
+                    if keep(*n) {
+                        for b in bs {
+                            for (a, c) in acc.iter_mut().zip(b) { *a |= c; }
+                        }
+                    }
+                }
+                acc
+            };
+            let (mine, others) = (mask(&|n| n == d), mask(&|n| n != d));
+            mine.iter().zip(&others).any(|(x, y)| x & y != 0)
+        };
         let mut ident: Vec<DimName> = a.ins.iter().filter(|(d, bs)| {
-            b.ins.iter().any(|(e, cs)| e == d && cs == bs)
+            b.ins.iter().any(|(e, cs)| e == d && cs == bs) && !touches(&a, *d) && !touches(&b, *d)
         }).map(|x| x.0).collect();
         let rest_b: Vec<Vec<u64>> = b.ins.iter().filter(|x| !ident.contains(&x.0)).flat_map(|x| x.1.clone()).collect();
         let rest_span = span(&rest_b, b.outs.len());
