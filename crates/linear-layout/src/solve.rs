@@ -238,9 +238,11 @@ impl LinearLayout {
         Some(out)
     }
 
-    /// A right inverse on the image: `L⁺` with `L(L⁺(y)) = y` for every `y`
-    /// in the image, choosing pivot (earliest) input bits for non-injective
-    /// `L`. In dims = `self`'s out dims; out dims = `self`'s in dims.
+    /// A right inverse of a surjective layout: `L⁺` with `L(L⁺(y)) = y` for
+    /// every output `y`, choosing pivot (earliest) input bits where `L` is
+    /// not injective (Triton: `identity(out dims).invertAndCompose(L)`). In
+    /// dims = `self`'s out dims; out dims = `self`'s in dims. A layout that is
+    /// not surjective gives [`LayoutError::NotCovered`].
     pub fn pseudoinvert(&self) -> Result<LinearLayout> {
         // The identity over the out dims: in dim `o` ↦ out dim `o`, so its
         // flat input bit p is packed output bit p.

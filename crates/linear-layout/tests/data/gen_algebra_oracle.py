@@ -8,7 +8,7 @@ where a layout is {"bases": [[in_dim, [[c0, c1, ..], ..]], ..],
 "out_dims": [[name, size], ..]}. Ops: "mul" (a * b), "compose"
 (a.compose(b)), "invert_and_compose" (a.invert_and_compose(b)),
 "pseudoinvert" (a.pseudoinvert()), "invert" (a.invert()), "str" (str(a),
-Triton's toString). Triton aborts the process on some inputs (asserts), so
+Triton's toString), "mul_shuffled" (a * b with dims in random orders). Triton aborts the process on some inputs (asserts), so
 cases run in a worker process that is restarted after a crash; such cases
 are recorded as "aborted".
 
@@ -86,11 +86,20 @@ def gen_cases(seed, count):
     cases = []
     for k in range(count):
         op = ["mul", "compose", "invert_and_compose", "invert_and_compose",
-              "pseudoinvert", "invert", "str"][k % 7]
+              "pseudoinvert", "invert", "str", "mul_shuffled"][k % 8]
         case = {"id": f"a{seed}-{k:04d}", "op": op}
         if op == "mul":
             case["a"] = random_layout(rng, pick(rng, IN_POOL, 3, 7), pick(rng, OUT_POOL, 3, 6))
             case["b"] = random_layout(rng, pick(rng, IN_POOL, 3, 7), pick(rng, OUT_POOL, 3, 6))
+        elif op == "mul_shuffled":
+            # Dims in random orders: exercises the supremum's tie-breaking
+            # (and, when the orders disagree, its failure).
+            for key in ("a", "b"):
+                ins = pick(rng, IN_POOL, 2, 6)
+                outs = pick(rng, OUT_POOL, 2, 5)
+                rng.shuffle(ins)
+                rng.shuffle(outs)
+                case[key] = random_layout(rng, ins, outs)
         elif op == "compose":
             outs = pick(rng, OUT_POOL, 3, 8, 1)
             a = random_layout(rng, pick(rng, IN_POOL, 4, 10), outs)
@@ -173,7 +182,8 @@ def worker(path, start):
                 rec["result"] = from_triton(a.invert())
         else:
             b = to_triton(L, case["b"])
-            r = {"mul": lambda: a * b, "compose": lambda: a.compose(b),
+            r = {"mul": lambda: a * b, "mul_shuffled": lambda: a * b,
+                 "compose": lambda: a.compose(b),
                  "invert_and_compose": lambda: a.invert_and_compose(b)}[op]()
             rec["result"] = from_triton(r)
             rec["str"] = str(r)
@@ -183,7 +193,7 @@ def worker(path, start):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--count", type=int, default=700)
+    ap.add_argument("--count", type=int, default=1600)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "algebra-oracle.jsonl"))
     ap.add_argument("--worker", nargs=2)
     args = ap.parse_args()
