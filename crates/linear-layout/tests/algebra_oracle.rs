@@ -52,6 +52,30 @@ fn matches_triton_on_random_layouts() {
         let rec: Value = serde_json::from_str(line).unwrap();
         let id = rec["id"].as_str().unwrap();
         let op = rec["op"].as_str().unwrap();
+        if op == "infer" {
+            // Triton's inferring constructor: sizes from the components,
+            // and it aborts unless the layout is surjective.
+            let bases = layout(&rec["a"]).all_bases();
+            let outs = rec["a"]["out_dims"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| DimName::new(e[0].as_str().unwrap()))
+                .collect();
+            let got = LinearLayout::with_inferred_out_sizes(bases, outs);
+            if rec.get("aborted").is_some() {
+                let msg = rec["abort_message"].as_str().unwrap_or("");
+                assert!(msg.contains("surjective"), "{id}: {msg}");
+                assert!(
+                    matches!(got, Err(linear_layout::LayoutError::NotSurjective { .. })),
+                    "{id}"
+                );
+            } else {
+                assert_eq!(got.unwrap(), layout(&rec["result"]), "{id}");
+            }
+            *checked.entry(op.into()).or_default() += 1;
+            continue;
+        }
         if rec.get("aborted").is_some() || rec.get("skipped").is_some() {
             continue;
         }
@@ -106,6 +130,7 @@ fn matches_triton_on_random_layouts() {
         "pseudoinvert",
         "invert",
         "str",
+        "infer",
     ] {
         assert!(
             checked.get(op).copied().unwrap_or(0) >= 20,

@@ -8,7 +8,8 @@ where a layout is {"bases": [[in_dim, [[c0, c1, ..], ..]], ..],
 "out_dims": [[name, size], ..]}. Ops: "mul" (a * b), "compose"
 (a.compose(b)), "invert_and_compose" (a.invert_and_compose(b)),
 "pseudoinvert" (a.pseudoinvert()), "invert" (a.invert()), "str" (str(a),
-Triton's toString), "mul_shuffled" (a * b with dims in random orders). Triton aborts the process on some inputs (asserts), so
+Triton's toString), "mul_shuffled" (a * b with dims in random orders),
+"infer" (Triton's size-inferring constructor on a's bases and out names). Triton aborts the process on some inputs (asserts), so
 cases run in a worker process that is restarted after a crash; such cases
 are recorded as "aborted".
 
@@ -86,7 +87,7 @@ def gen_cases(seed, count):
     cases = []
     for k in range(count):
         op = ["mul", "compose", "invert_and_compose", "invert_and_compose",
-              "pseudoinvert", "invert", "str", "mul_shuffled"][k % 8]
+              "pseudoinvert", "invert", "str", "mul_shuffled", "infer"][k % 9]
         case = {"id": f"a{seed}-{k:04d}", "op": op}
         if op == "mul":
             case["a"] = random_layout(rng, pick(rng, IN_POOL, 3, 7), pick(rng, OUT_POOL, 3, 6))
@@ -100,6 +101,10 @@ def gen_cases(seed, count):
                 rng.shuffle(ins)
                 rng.shuffle(outs)
                 case[key] = random_layout(rng, ins, outs)
+        elif op == "infer":
+            # Triton's inferring constructor (out sizes from the largest
+            # components; surjectivity required, else Triton aborts).
+            case["a"] = random_layout(rng, pick(rng, IN_POOL, 4, 10), pick(rng, OUT_POOL, 3, 6))
         elif op == "compose":
             outs = pick(rng, OUT_POOL, 3, 8, 1)
             a = random_layout(rng, pick(rng, IN_POOL, 4, 10), outs)
@@ -170,6 +175,10 @@ def worker(path, start):
         rec = dict(case)
         if op == "str":
             rec["str"] = str(a)
+        elif op == "infer":
+            r = L.from_bases([(n, bs) for n, bs in case["a"]["bases"]],
+                             [n for n, _ in case["a"]["out_dims"]])
+            rec["result"] = from_triton(r)
         elif op == "pseudoinvert":
             if not a.is_surjective():
                 rec["skipped"] = "not surjective"
@@ -193,7 +202,7 @@ def worker(path, start):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--count", type=int, default=1600)
+    ap.add_argument("--count", type=int, default=1800)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "algebra-oracle.jsonl"))
     ap.add_argument("--worker", nargs=2)
     args = ap.parse_args()
@@ -213,8 +222,8 @@ def main():
         if p.returncode != 0 and start < len(cases):
             rec = dict(cases[start])
             rec["aborted"] = True
-            tail = (p.stderr.strip().splitlines() or [""])[-1]
-            rec["abort_message"] = tail[:300]
+            first = (p.stderr.strip().splitlines() or [""])[0]
+            rec["abort_message"] = first[:300]
             out.append(json.dumps(rec))
             start += 1
     os.remove(tmp)
