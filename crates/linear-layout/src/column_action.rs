@@ -25,6 +25,12 @@ pub struct ColumnAction {
 impl ColumnAction {
     /// Checks that `action` holds distinct indices below `in_size_log2`.
     pub fn new(action: Vec<usize>, in_dim: DimName, in_size_log2: u32) -> Result<Self> {
+        if in_size_log2 > 63 {
+            return Err(LayoutError::TooManyBits {
+                which: "column action",
+                bits: in_size_log2,
+            });
+        }
         let mut seen = vec![false; in_size_log2 as usize];
         for &a in &action {
             if a >= in_size_log2 as usize || std::mem::replace(&mut seen[a], true) {

@@ -94,13 +94,15 @@ pub enum LayoutError {
 /// Result alias of the crate.
 pub type Result<T, E = LayoutError> = std::result::Result<T, E>;
 
-pub(crate) fn check_pow2(what: impl Into<String>, value: i64) -> Result<u32> {
-    if value > 0 && (value & (value - 1)) == 0 {
+/// `log2(value)` for a power of two, else [`LayoutError::NotPowerOfTwo`]
+/// (values above `i64::MAX` are reported as `i64::MAX`).
+pub(crate) fn check_pow2(what: impl Into<String>, value: u64) -> Result<u32> {
+    if value.is_power_of_two() {
         Ok(value.trailing_zeros())
     } else {
         Err(LayoutError::NotPowerOfTwo {
             what: what.into(),
-            value,
+            value: i64::try_from(value).unwrap_or(i64::MAX),
         })
     }
 }

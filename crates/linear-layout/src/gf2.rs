@@ -34,12 +34,13 @@ pub fn bits(mut x: u64) -> impl Iterator<Item = u32> {
     })
 }
 
-/// A fully reduced echelon basis of a span, built column by column, that
-/// remembers how each basis vector is made from the inserted (pivot) columns.
+/// An echelon basis of a span, built column by column, that remembers how
+/// each basis vector is made from the inserted (pivot) columns.
 ///
-/// Invariant: for every lead bit `b` in `present`, `vecs[b]` has bit `b` set
-/// and no other stored vector has bit `b` set; `combos[b]` is the set of
-/// inserted column indices whose XOR is `vecs[b]`.
+/// Invariant: for every lead bit `b` in `present`, `vecs[b]` has lowest set
+/// bit `b`; `combos[b]` is the set of inserted column indices whose XOR is
+/// `vecs[b]`. Reducing a vector clears its lowest lead bit at a time, which
+/// only changes higher bits, so it ends with no lead bit set.
 #[derive(Clone, Debug)]
 pub struct EchelonBasis {
     vecs: [u64; 64],
@@ -77,14 +78,16 @@ impl EchelonBasis {
     }
 
     /// Reduces `v` against the basis: returns `(residual, combo)` with
-    /// `v = residual ^ XOR(columns in combo)`.
+    /// `v = residual ^ XOR(columns in combo)`; the residual has no lead bit.
     #[inline]
     pub fn reduce(&self, v: u64) -> (u64, u64) {
-        let mut r = v;
-        let mut c = 0;
-        for b in bits(v & self.present) {
-            r ^= self.vecs[b as usize];
-            c ^= self.combos[b as usize];
+        let (mut r, mut c) = (v, 0u64);
+        let mut m = r & self.present;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            r ^= self.vecs[b];
+            c ^= self.combos[b];
+            m = r & self.present;
         }
         (r, c)
     }
@@ -94,23 +97,12 @@ impl EchelonBasis {
     pub fn insert(&mut self, v: u64) -> bool {
         let idx = self.inserted;
         assert!(idx < 64, "EchelonBasis holds at most 64 columns");
-        self.inserted += 1;
         let (r, c) = self.reduce(v);
         if r == 0 {
+            self.inserted += 1;
             return false;
         }
-        let c = c ^ (1u64 << idx);
-        let lead = r.trailing_zeros();
-        for b in bits(self.present) {
-            if self.vecs[b as usize] >> lead & 1 == 1 {
-                self.vecs[b as usize] ^= r;
-                self.combos[b as usize] ^= c;
-            }
-        }
-        self.vecs[lead as usize] = r;
-        self.combos[lead as usize] = c;
-        self.present |= 1u64 << lead;
-        self.pivots |= 1u64 << idx;
+        self.insert_reduced(r, c);
         true
     }
 
@@ -131,16 +123,9 @@ impl EchelonBasis {
         let idx = self.inserted;
         assert!(idx < 64, "EchelonBasis holds at most 64 columns");
         self.inserted += 1;
-        let c = c ^ (1u64 << idx);
-        let lead = r.trailing_zeros();
-        for b in bits(self.present) {
-            if self.vecs[b as usize] >> lead & 1 == 1 {
-                self.vecs[b as usize] ^= r;
-                self.combos[b as usize] ^= c;
-            }
-        }
-        self.vecs[lead as usize] = r;
-        self.combos[lead as usize] = c;
+        let lead = r.trailing_zeros() as usize;
+        self.vecs[lead] = r;
+        self.combos[lead] = c ^ (1u64 << idx);
         self.present |= 1u64 << lead;
         self.pivots |= 1u64 << idx;
     }
@@ -167,7 +152,7 @@ impl EchelonBasis {
         (r == 0).then_some(c)
     }
 
-    /// The reduced basis vectors (one per lead bit, lowest lead first).
+    /// The basis vectors (one per lead bit, lowest lead first).
     pub fn basis(&self) -> Vec<u64> {
         bits(self.present).map(|b| self.vecs[b as usize]).collect()
     }

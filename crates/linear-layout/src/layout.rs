@@ -95,6 +95,15 @@ impl LinearLayout {
     ) -> Result<Self> {
         check_unique("input", ins.iter().map(|(n, _)| *n))?;
         check_unique("output", outs.iter().map(|(n, _)| *n))?;
+        // One dim's size must fit a u64 (at most 2^63).
+        let widest_in = ins.iter().map(|(_, b)| b.len()).max().unwrap_or(0);
+        let widest_out = outs.iter().map(|o| o.1).max().unwrap_or(0);
+        if widest_in > 63 || widest_out > 63 {
+            return Err(LayoutError::TooManyBits {
+                which: "single dim (limit 63)",
+                bits: widest_in.max(widest_out as usize) as u32,
+            });
+        }
         let out_bits: u32 = outs.iter().map(|o| o.1).sum();
         if out_bits > 64 {
             return Err(LayoutError::TooManyBits {
@@ -171,15 +180,7 @@ impl LinearLayout {
     ) -> Result<Self> {
         let mut outs = Vec::with_capacity(out_dims.len());
         for &(name, size) in &out_dims {
-            let log2 = if size.is_power_of_two() {
-                size.trailing_zeros()
-            } else {
-                return Err(LayoutError::NotPowerOfTwo {
-                    what: format!("size of out dim '{name}'"),
-                    value: size as i64,
-                });
-            };
-            outs.push((name, log2));
+            outs.push((name, check_pow2(format!("size of out dim '{name}'"), size)?));
         }
         let packed = pack_bases(&bases, &outs)?;
         Self::from_packed(packed, outs, require_surjective)
@@ -238,8 +239,8 @@ impl LinearLayout {
         if size == 0 {
             return Ok(Self::empty());
         }
-        let n = check_pow2("strided_1d size", size as i64)?;
-        let s = check_pow2("strided_1d stride", stride as i64)?;
+        let n = check_pow2("strided_1d size", size)?;
+        let s = check_pow2("strided_1d stride", stride)?;
         if n + s > 63 {
             return Err(LayoutError::TooManyBits {
                 which: "output",
@@ -281,8 +282,8 @@ impl LinearLayout {
         if size == 0 {
             return Ok(Self::empty());
         }
-        let n = check_pow2("zeros_1d size", size as i64)?;
-        let o = check_pow2("zeros_1d out size", out_size as i64)?;
+        let n = check_pow2("zeros_1d size", size)?;
+        let o = check_pow2("zeros_1d out size", out_size)?;
         Self::from_packed(
             vec![(in_dim, vec![0; n as usize])],
             vec![(out_dim, o)],
@@ -621,6 +622,13 @@ impl LinearLayout {
             });
         }
         let mut packed = 0u64;
+        // Fast path: the inputs named in the layout's own order.
+        if ins.iter().zip(&self.ins).all(|(x, d)| x.0 == d.name) {
+            for (&(_, v), d) in ins.iter().zip(&self.ins) {
+                packed ^= self.apply_dim(d, v);
+            }
+            return Ok(self.unpack_named(packed));
+        }
         let mut seen = 0u64;
         for &(name, v) in ins {
             let Some(i) = self.ins.iter().position(|x| x.name == name) else {
@@ -638,11 +646,13 @@ impl LinearLayout {
             seen |= 1 << i;
             packed ^= self.apply_dim(&self.ins[i], v);
         }
-        Ok(self
-            .outs
-            .iter()
-            .map(|o| (o.name, (packed >> o.shift) & low_mask(o.log2)))
-            .collect())
+        Ok(self.unpack_named(packed))
+    }
+
+    /// `(out dim, value)` pairs of a packed output.
+    #[inline]
+    fn unpack_named(&self, packed: u64) -> Coords {
+        unpack_named(&self.outs, packed)
     }
 
     /// XOR of the columns of dim `d` selected by the low bits of `v`
@@ -680,10 +690,21 @@ impl LinearLayout {
 
     /// The whole function table: entry `i` is `apply_flat(i)` (flat input
     /// index, first in dim in the low bits; packed output, first out dim in
-    /// the low bits). Built by doubling: `T[2^k + j] = T[j] ^ column k`, one
-    /// XOR per entry in sequential order. Errors above 32 input bits or when
-    /// the memory cannot be reserved.
+    /// the low bits). The low 12 bits' table is built by doubling
+    /// (`T[2^k + j] = T[j] ^ column k`); each further block of 4096 entries is
+    /// that table XOR the image of the block's high bits, written in one
+    /// sequential pass. Errors above 32 input bits or when the memory cannot
+    /// be reserved.
     pub fn table(&self) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        self.table_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`Self::table`] into `out` (cleared first), reusing its memory: for
+    /// repeated tables this avoids the page faults of a fresh allocation.
+    pub fn table_into(&self, out: &mut Vec<u64>) -> Result<()> {
+        out.clear();
         let n = self.bases.len() as u32;
         if n > 32 {
             return Err(LayoutError::TooManyBits {
@@ -691,19 +712,42 @@ impl LinearLayout {
                 bits: n,
             });
         }
-        let len = 1usize << n;
-        let mut out: Vec<u64> = Vec::new();
-        out.try_reserve_exact(len)
+        out.try_reserve_exact(1usize << n)
             .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;
-        out.push(0);
-        for &c in &self.bases {
-            let half = out.len();
-            out.extend_from_within(..half);
-            for v in &mut out[half..] {
-                *v ^= c;
+        // The table of the low (up to 12) bits, by doubling; it stays in L1.
+        let lo = n.min(12);
+        let double = |t: &mut Vec<u64>| {
+            t.push(0);
+            for &c in &self.bases[..lo as usize] {
+                let half = t.len();
+                t.extend_from_within(..half);
+                for v in &mut t[half..] {
+                    *v ^= c;
+                }
             }
+        };
+        if lo == n {
+            double(out);
+            return Ok(());
         }
-        Ok(out)
+        let mut low = Vec::with_capacity(1 << lo);
+        double(&mut low);
+        // Then one sequential pass: block `h` is the low table XOR the image
+        // of the high bits `h`.
+        let high = &self.bases[lo as usize..];
+        for h in 0..1u64 << (n - lo) {
+            let hv = high.iter().enumerate().fold(0, |acc, (k, &c)| {
+                acc ^ (c & 0u64.wrapping_sub((h >> k) & 1))
+            });
+            out.extend(low.iter().map(|&l| l ^ hv));
+        }
+        Ok(())
+    }
+
+    /// A precomputed evaluator for many `apply` calls on this layout (byte
+    /// tables per input dim, see [`Evaluator`]).
+    pub fn evaluator(&self) -> Evaluator {
+        Evaluator::new(self)
     }
 
     // ----- equality -----------------------------------------------------
@@ -727,6 +771,21 @@ impl LinearLayout {
                 .iter()
                 .all(|d| self.bases(d.name) == other.bases(d.name))
     }
+}
+
+/// `(out dim, value)` pairs of a packed output, built without per-push
+/// capacity checks when there are at most 4 out dims.
+#[inline]
+fn unpack_named(outs: &[OutDim], packed: u64) -> Coords {
+    let value = |o: &OutDim| (o.name, (packed >> o.shift) & low_mask(o.log2));
+    if outs.is_empty() || outs.len() > 4 {
+        return outs.iter().map(value).collect();
+    }
+    let mut buf = [(outs[0].name, 0u64); 4];
+    for (b, o) in buf.iter_mut().zip(outs) {
+        *b = value(o);
+    }
+    Coords::from_buf_and_len(buf, outs.len())
 }
 
 /// `2^n - 1`, valid for `n` up to 64.
@@ -851,5 +910,147 @@ impl fmt::Debug for LinearLayout {
         write!(f, "LinearLayout(")?;
         fmt::Display::fmt(self, f)?;
         write!(f, ")")
+    }
+}
+
+/// One input dim of an [`Evaluator`].
+#[derive(Clone, Copy, Debug)]
+struct EvDim {
+    name: DimName,
+    log2: u32,
+    off: usize,
+    mask: u64,
+}
+
+/// A layout compiled for fast evaluation: for every input dim, one lookup
+/// table per 8-bit chunk of the dim (`T[x] = XOR of the columns of the set
+/// bits of x`), so evaluating a dim of ≤ 8 bits is one load. Built by
+/// [`LinearLayout::evaluator`]; its answers equal the layout's `apply`.
+///
+/// ```
+/// use linear_layout::{DimName, LinearLayout};
+/// let l = LinearLayout::identity_1d(32, DimName::LANE, DimName::dim(0))
+///     * LinearLayout::identity_1d(4, DimName::WARP, DimName::dim(1));
+/// let e = l.evaluator();
+/// let x = [(DimName::WARP, 3), (DimName::LANE, 17)];
+/// assert_eq!(e.apply(&x).unwrap(), l.apply(&x).unwrap());
+/// assert_eq!(e.apply_values(&[17, 3]), l.apply_values(&[17, 3]));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    /// Per in dim: name, log2 size, offset of its first table, and the
+    /// mask of the dim's bits.
+    dims: Vec<EvDim>,
+    /// All tables back to back; dim `d`'s chunk `j` (bits `8j..8j+8`) starts
+    /// at `offset + 256 j` (the last chunk may be shorter).
+    tables: Vec<u64>,
+    outs: Vec<OutDim>,
+}
+
+impl Evaluator {
+    fn new(l: &LinearLayout) -> Self {
+        let mut dims = Vec::with_capacity(l.ins.len());
+        let mut tables = Vec::new();
+        for d in &l.ins {
+            dims.push(EvDim {
+                name: d.name,
+                log2: d.log2,
+                off: tables.len(),
+                mask: low_mask(d.log2),
+            });
+            let cols = &l.bases[d.start as usize..(d.start + d.log2) as usize];
+            if cols.is_empty() {
+                // A size-1 dim: a one-entry table (its value is always 0).
+                tables.push(0);
+            }
+            for chunk in cols.chunks(8) {
+                let start = tables.len();
+                tables.push(0);
+                for &c in chunk {
+                    let half = tables.len() - start;
+                    tables.extend_from_within(start..start + half);
+                    for v in &mut tables[start + half..] {
+                        *v ^= c;
+                    }
+                }
+            }
+        }
+        Evaluator {
+            dims,
+            tables,
+            outs: l.outs.clone(),
+        }
+    }
+
+    #[inline]
+    fn dim(&self, d: &EvDim, v: u64) -> u64 {
+        if d.log2 <= 8 {
+            return self.tables[d.off + (v & d.mask) as usize];
+        }
+        let mut acc = 0;
+        let mut base = d.off;
+        let mut left = d.log2;
+        let mut v = v & d.mask;
+        while left > 0 {
+            let w = left.min(8);
+            acc ^= self.tables[base + (v & low_mask(w)) as usize];
+            base += 1 << w;
+            v >>= 8;
+            left -= w;
+        }
+        acc
+    }
+
+    /// Same as [`LinearLayout::apply_values`]: one value per in dim (in-dim
+    /// order; missing trailing values count as 0), packed output.
+    #[inline]
+    pub fn apply_values(&self, values: &[u64]) -> u64 {
+        self.dims
+            .iter()
+            .zip(values)
+            .fold(0, |acc, (d, &v)| acc ^ self.dim(d, v))
+    }
+
+    /// Same as [`LinearLayout::apply`]: named inputs (exactly the in dims,
+    /// any order) to `(out dim, value)` in out-dim order.
+    pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
+        if ins.len() != self.dims.len() {
+            return Err(LayoutError::DimMismatch {
+                what: "apply needs exactly the input dims",
+                expected: self.dims.iter().map(|d| d.name).collect(),
+                found: ins.iter().map(|x| x.0).collect(),
+            });
+        }
+        let mut packed = 0u64;
+        // Fast path: the inputs named in the layout's own order.
+        if ins.iter().zip(&self.dims).all(|(x, d)| x.0 == d.name) {
+            for (&(_, v), d) in ins.iter().zip(&self.dims) {
+                packed ^= self.dim(d, v);
+            }
+            return Ok(self.unpack_named(packed));
+        }
+        let mut seen = 0u64;
+        for &(name, v) in ins {
+            let Some(i) = self.dims.iter().position(|d| d.name == name) else {
+                return Err(LayoutError::MissingDim {
+                    which: "input",
+                    name,
+                });
+            };
+            if seen >> i & 1 == 1 {
+                return Err(LayoutError::DuplicateDim {
+                    which: "input",
+                    name,
+                });
+            }
+            seen |= 1 << i;
+            packed ^= self.dim(&self.dims[i], v);
+        }
+        Ok(self.unpack_named(packed))
+    }
+
+    #[inline]
+    fn unpack_named(&self, packed: u64) -> Coords {
+        unpack_named(&self.outs, packed)
     }
 }

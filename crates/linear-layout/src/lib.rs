@@ -62,7 +62,11 @@
 //! The modules: [`gf2`] (bit-packed GF(2) linear algebra), [`LinearLayout`]
 //! and its algebra (product `*`, [`LinearLayout::compose`],
 //! [`LinearLayout::invert_and_compose`], [`divide_left`], ...), shape
-//! operations, [`utils`] (Triton's LayoutUtils), [`ColumnAction`].
+//! operations, [`utils`] (Triton's LayoutUtils), [`ColumnAction`], and
+//! [`Evaluator`] / [`LinearLayout::table`] for evaluating many inputs.
+//!
+//! Printing a layout (`{}`) gives Triton's `toString` byte for byte,
+//! including its leading newline; `{:#}` omits that newline.
 
 #![warn(missing_docs)]
 
@@ -82,6 +86,6 @@ pub use column_action::ColumnAction;
 pub use dim::DimName;
 pub use divide::{divide_left, divide_right};
 pub use error::{LayoutError, Result};
-pub use layout::{Coords, LinearLayout};
+pub use layout::{Coords, Evaluator, LinearLayout};
 pub use product::{product_dim_order, supremum};
 pub use solve::factor_through;

@@ -94,7 +94,7 @@ impl LinearLayout {
     pub fn reshape_ins(&self, new_ins: &[(DimName, u64)]) -> Result<LinearLayout> {
         let mut logs = Vec::with_capacity(new_ins.len());
         for &(n, s) in new_ins {
-            logs.push(check_pow2(format!("size of in dim '{n}'"), s as i64)?);
+            logs.push(check_pow2(format!("size of in dim '{n}'"), s)?);
         }
         let total: u32 = logs.iter().sum();
         if total != self.total_in_dim_size_log2() {
@@ -125,7 +125,7 @@ impl LinearLayout {
     pub fn reshape_outs(&self, new_outs: &[(DimName, u64)]) -> Result<LinearLayout> {
         let mut outs = Vec::with_capacity(new_outs.len());
         for &(n, s) in new_outs {
-            outs.push((n, check_pow2(format!("size of out dim '{n}'"), s as i64)?));
+            outs.push((n, check_pow2(format!("size of out dim '{n}'"), s)?));
         }
         let total: u32 = outs.iter().map(|o| o.1).sum();
         if total != self.total_out_dim_size_log2() {
@@ -142,24 +142,45 @@ impl LinearLayout {
         LinearLayout::from_packed(ins, outs, false)
     }
 
-    /// All input dims merged into one named after the first.
-    pub fn flatten_ins(&self) -> LinearLayout {
+    /// All input dims merged into one named after the first (its bits in
+    /// the old flat order); an error when that dim would exceed 63 bits.
+    pub fn try_flatten_ins(&self) -> Result<LinearLayout> {
         match self.ins.first() {
-            None => self.clone(),
-            Some(d) => self
-                .reshape_ins(&[(d.name, self.total_in_dim_size())])
-                .expect("flatten keeps the total"),
+            None => Ok(self.clone()),
+            Some(d) => LinearLayout::from_packed(
+                vec![(d.name, self.bases.clone())],
+                self.outs.iter().map(|o| (o.name, o.log2)).collect(),
+                false,
+            ),
         }
     }
 
-    /// All output dims merged into one named after the first.
-    pub fn flatten_outs(&self) -> LinearLayout {
+    /// [`Self::try_flatten_ins`]; panics only for more than 63 input bits.
+    pub fn flatten_ins(&self) -> LinearLayout {
+        self.try_flatten_ins()
+            .expect("flatten_ins: more than 63 input bits")
+    }
+
+    /// All output dims merged into one named after the first (packed value,
+    /// first dim lowest); an error when that dim would exceed 63 bits.
+    pub fn try_flatten_outs(&self) -> Result<LinearLayout> {
         match self.outs.first() {
-            None => self.clone(),
-            Some(o) => self
-                .reshape_outs(&[(o.name, self.total_out_dim_size())])
-                .expect("flatten keeps the total"),
+            None => Ok(self.clone()),
+            Some(o) => LinearLayout::from_packed(
+                self.ins
+                    .iter()
+                    .map(|d| (d.name, self.packed_bases(d.name).to_vec()))
+                    .collect(),
+                vec![(o.name, self.total_out_dim_size_log2())],
+                false,
+            ),
         }
+    }
+
+    /// [`Self::try_flatten_outs`]; panics only for more than 63 output bits.
+    pub fn flatten_outs(&self) -> LinearLayout {
+        self.try_flatten_outs()
+            .expect("flatten_outs: more than 63 output bits")
     }
 
     /// Removes the size-1 input dims.
@@ -177,7 +198,7 @@ impl LinearLayout {
     /// Resizes input dim `d`: smaller drops the highest bases, larger appends
     /// zero bases.
     pub fn resize_in_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
-        let n = check_pow2(format!("new size of in dim '{d}'"), new_size as i64)? as usize;
+        let n = check_pow2(format!("new size of in dim '{d}'"), new_size)? as usize;
         if !self.has_in_dim(d) {
             return Err(LayoutError::MissingDim {
                 which: "input",
@@ -205,7 +226,7 @@ impl LinearLayout {
     /// Shrinks output dim `d` to `new_size` (≤ current): components that do
     /// not fit are set to 0 whole (not masked).
     pub fn resize_out_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
-        let n = check_pow2(format!("new size of out dim '{d}'"), new_size as i64)?;
+        let n = check_pow2(format!("new size of out dim '{d}'"), new_size)?;
         let Some(o) = self.out_dim(d).copied() else {
             return Err(LayoutError::MissingDim {
                 which: "output",

@@ -109,12 +109,16 @@ impl LinearLayout {
     /// conversion, `dst.invert_and_compose(src)` maps destination hardware
     /// coordinates to the source coordinates holding the same element.
     ///
-    /// Triton's choices are kept: an input dim present in both layouts with
-    /// equal bases (out sizes aside) maps to itself (identity); the other
-    /// dims are solved against `outer`'s other columns, taking the earliest
-    /// independent columns (pivots) and setting free variables to 0. Where
-    /// Triton would abort because the identity dims took columns the others
-    /// need, this solves without the identity shortcut instead. Requires
+    /// Triton 3.9's choices are kept (checked against Triton itself, see
+    /// `tests/algebra_oracle.rs`): an input dim present in both layouts with
+    /// equal bases (out sizes aside), whose output bits no other in dim of
+    /// either layout touches, maps to itself (identity); the other dims are
+    /// solved against `outer`'s other columns, taking the earliest
+    /// independent columns (pivots) and setting free variables to 0. Should
+    /// that reduced system not be solvable (Triton would fail an assertion),
+    /// identity dims are released from the fastest (`register`) up until it
+    /// is, so slower dims (`warp`, `block`) keep mapping to themselves.
+    /// Requires
     /// equal out-dim sets (any order), each of `outer`'s out sizes ≥
     /// `self`'s, and `outer` covering `self`'s image (else
     /// [`LayoutError::NotCovered`]). `C` has `self`'s in dims and `outer`'s
@@ -139,7 +143,9 @@ impl LinearLayout {
             }
         }
         let repack = Repack::new(self, outer);
-        // Identity dims: same name in both, same bases (compared by out name).
+        // Identity dims (Triton 3.9's broadcast heuristic): in both layouts,
+        // with equal bases (out sizes aside), and in each layout no other in
+        // dim's bases touch an output bit that this dim's bases use.
         let mut identity: smallvec::SmallVec<[DimName; 4]> = smallvec::SmallVec::new();
         for d in &self.ins {
             if let Some(od) = outer.in_dim(d.name) {
@@ -149,6 +155,8 @@ impl LinearLayout {
                         .iter()
                         .zip(outer.packed_bases(d.name))
                         .all(|(&a, &b)| repack.apply(a) == b)
+                    && self.untouched_by_other_dims(d.name)
+                    && outer.untouched_by_other_dims(d.name)
                 {
                     identity.push(d.name);
                 }
@@ -176,6 +184,19 @@ impl LinearLayout {
                 .collect(),
             bases,
         })
+    }
+
+    /// Whether no in dim other than `d` has a basis sharing an output bit
+    /// with one of `d`'s bases (the OR masks are disjoint).
+    fn untouched_by_other_dims(&self, d: DimName) -> bool {
+        let mask = |f: &dyn Fn(DimName) -> bool| {
+            self.ins
+                .iter()
+                .filter(|x| f(x.name))
+                .flat_map(|x| self.packed_bases(x.name))
+                .fold(0u64, |m, &c| m | c)
+        };
+        mask(&|n| n == d) & mask(&|n| n != d) == 0
     }
 
     /// The columns of `C` (flat, in `self`'s input-bit order) with the
@@ -217,9 +238,11 @@ impl LinearLayout {
         Some(out)
     }
 
-    /// A right inverse on the image: `L⁺` with `L(L⁺(y)) = y` for every `y`
-    /// in the image, choosing pivot (earliest) input bits for non-injective
-    /// `L`. In dims = `self`'s out dims; out dims = `self`'s in dims.
+    /// A right inverse of a surjective layout: `L⁺` with `L(L⁺(y)) = y` for
+    /// every output `y`, choosing pivot (earliest) input bits where `L` is
+    /// not injective (Triton: `identity(out dims).invertAndCompose(L)`). In
+    /// dims = `self`'s out dims; out dims = `self`'s in dims. A layout that is
+    /// not surjective gives [`LayoutError::NotCovered`].
     pub fn pseudoinvert(&self) -> Result<LinearLayout> {
         // The identity over the out dims: in dim `o` ↦ out dim `o`, so its
         // flat input bit p is packed output bit p.

@@ -16,7 +16,7 @@ pub fn ensure_layout_not_larger_than(
     let mut bases = layout.all_bases();
     let mut outs = layout.out_dims();
     for &(d, want) in shape {
-        check_pow2(format!("desired size of '{d}'"), want as i64)?;
+        check_pow2(format!("desired size of '{d}'"), want)?;
         let Some(k) = layout.out_dim_index(d) else {
             return Err(LayoutError::MissingDim {
                 which: "output",
@@ -70,7 +70,7 @@ pub fn ensure_layout_not_smaller_than(
         let Some(&(_, want)) = shape.iter().find(|s| s.0 == o) else {
             continue;
         };
-        check_pow2(format!("desired size of '{o}'"), want as i64)?;
+        check_pow2(format!("desired size of '{o}'"), want)?;
         if size < want {
             l = l.try_mul(&LinearLayout::try_identity_1d(want / size, k_dim, o)?)?;
         }
@@ -211,11 +211,17 @@ pub fn factor_maximal_identity_prefix(
     let mut best = (1u64, layout.clone());
     let mut s = 2u64;
     while s <= limit {
-        match divide_left(layout, &LinearLayout::identity_1d(s, in_dim, out_dim)) {
+        let Ok(id) = LinearLayout::try_identity_1d(s, in_dim, out_dim) else {
+            break;
+        };
+        match divide_left(layout, &id) {
             Some(q) => best = (s, q),
             None => break,
         }
-        s *= 2;
+        match s.checked_mul(2) {
+            Some(next) => s = next,
+            None => break,
+        }
     }
     best
 }
@@ -272,6 +278,12 @@ pub fn invert_and_compose_block_local(a: &LinearLayout, b: &LinearLayout) -> Res
 /// Removes out dim `dim{d}` and renames `dim{k+1}` to `dim{k}` above it.
 pub fn remove_standard_dim(layout: &LinearLayout, d: usize) -> Result<LinearLayout> {
     let rank = layout.num_out_dims();
+    if !layout.has_out_dim(DimName::dim(d)) {
+        return Err(LayoutError::MissingDim {
+            which: "output",
+            name: DimName::dim(d),
+        });
+    }
     let outs: Vec<DimName> = (0..rank)
         .map(DimName::dim)
         .filter(|&o| o != DimName::dim(d))
@@ -373,9 +385,16 @@ pub fn largest_vectorisation(
     max_vec: Option<u64>,
 ) -> (u64, ColumnAction) {
     let nreg = layout.in_dim_size_log2(DimName::REGISTER);
-    let mut v = max_vec.unwrap_or((128 / bitwidth.max(1)).max(1) as u64);
+    // The widest candidate, rounded down to a power of two.
+    let want = max_vec
+        .unwrap_or((128 / bitwidth.max(1)).max(1) as u64)
+        .max(1);
+    let mut v = 1u64 << (63 - want.leading_zeros());
     while v >= 1 {
-        let tile = LinearLayout::identity_1d(v, DimName::REGISTER, out_dim);
+        let Ok(tile) = LinearLayout::try_identity_1d(v, DimName::REGISTER, out_dim) else {
+            v /= 2;
+            continue;
+        };
         if let Some(perm) = reg_perm_for_divide(layout, &tile, true) {
             if max_vec.is_none() || perm.is_identity() {
                 if let Ok(permuted) = perm.apply(layout) {
@@ -481,6 +500,12 @@ pub fn action_remove_broadcasted_regs(layout: &LinearLayout) -> ColumnAction {
 pub fn broadcast_as<T: Clone>(values: &[T], layout: &LinearLayout) -> Result<Vec<T>> {
     let reg = DimName::REGISTER;
     let n = layout.in_dim_size_log2(reg);
+    if n >= usize::BITS - 1 {
+        return Err(LayoutError::TooManyBits {
+            which: "broadcast_as register",
+            bits: n,
+        });
+    }
     let free = layout
         .free_variable_masks()
         .into_iter()

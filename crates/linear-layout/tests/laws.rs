@@ -264,8 +264,11 @@ proptest! {
     fn evaluation_matches_model(m in arb_model(14, 14)) {
         let l = m.layout();
         let table = l.table().unwrap();
+        let ev = l.evaluator();
         prop_assert_eq!(table.len(), 1usize << m.in_bits());
         for (flat, x) in m.inputs().iter().enumerate() {
+            prop_assert_eq!(ev.apply(x).unwrap(), l.apply(x).unwrap());
+            prop_assert_eq!(ev.apply_values(&x.iter().map(|p| p.1).collect::<Vec<_>>()), l.apply_flat(flat as u64));
             let want = m.eval(x);
             let got: Vec<u64> = l.apply(x).unwrap().iter().map(|p| p.1).collect();
             prop_assert_eq!(&got, &want);
@@ -335,9 +338,21 @@ proptest! {
         let a = Model { ins: a_ins, outs: b.outs.clone() };
         let c = a.layout().invert_and_compose(&b.layout()).unwrap();
         let b_l = b.layout();
+        // The block-local variant is still a solution, and reads a CTA's
+        // own copy wherever b is broadcast over block.
+        let local = linear_layout::utils::invert_and_compose_block_local(&b_l, &a.layout()).unwrap();
         for x in a.inputs() {
             let cx = c.apply(&x).unwrap();
             prop_assert_eq!(apply(&b_l, &cx), a.eval_named(&x));
+            prop_assert_eq!(apply(&b_l, &local.apply(&x).unwrap()), a.eval_named(&x));
+        }
+        let blk = DimName::BLOCK;
+        if let (Some(ab), Some(bb)) = (a.ins.iter().find(|x| x.0 == blk), b.ins.iter().find(|x| x.0 == blk)) {
+            for i in 0..ab.1.len().min(bb.1.len()) {
+                if bb.1[i].iter().all(|&v| v == 0) {
+                    prop_assert_eq!(local.basis_component(blk, i, blk) >> i & 1, 1);
+                }
+            }
         }
         // Shape: in dims of a, out dims = b's in dims with b's sizes.
         prop_assert_eq!(c.in_dims(), a.layout().in_dims());
@@ -347,8 +362,25 @@ proptest! {
         // non-identity columns of b do not cover a's other dims (Triton
         // aborts), the crate releases identity dims from the fastest (a's
         // first in dim) until they do.
+        // Identity dims (Triton 3.9): equal bases in both, and in each model
+        // no other in dim touches an output bit these bases use.
+        let touches = |m: &Model, d: DimName| {
+            let mask = |keep: &dyn Fn(DimName) -> bool| -> Vec<u64> {
+                let mut acc = vec![0u64; m.outs.len()];
+                for (n, bs) in &m.ins {
+                    if keep(*n) {
+                        for b in bs {
+                            for (a, c) in acc.iter_mut().zip(b) { *a |= c; }
+                        }
+                    }
+                }
+                acc
+            };
+            let (mine, others) = (mask(&|n| n == d), mask(&|n| n != d));
+            mine.iter().zip(&others).any(|(x, y)| x & y != 0)
+        };
         let mut ident: Vec<DimName> = a.ins.iter().filter(|(d, bs)| {
-            b.ins.iter().any(|(e, cs)| e == d && cs == bs)
+            b.ins.iter().any(|(e, cs)| e == d && cs == bs) && !touches(&a, *d) && !touches(&b, *d)
         }).map(|x| x.0).collect();
         loop {
             let rest_b: Vec<Vec<u64>> = b.ins.iter().filter(|x| !ident.contains(&x.0)).flat_map(|x| x.1.clone()).collect();
@@ -628,6 +660,36 @@ proptest! {
             prop_assert_eq!(LinearLayout::from_json(&l.bases_json(), Some(&shape)).unwrap(), l);
         }
     }
+}
+
+/// Dims wider than 8 bits (several evaluator chunks) and tables wider than
+/// the 12-bit block, against brute force.
+#[test]
+fn wide_dims_evaluate_correctly() {
+    let cols: Vec<Vec<u64>> = (0..20u64)
+        .map(|i| vec![(i * 0x9e37_79b9) & 0xfffff])
+        .collect();
+    let m = Model {
+        ins: vec![(d("a"), cols[..13].to_vec()), (d("b"), cols[13..].to_vec())],
+        outs: vec![(d("o"), 1 << 20)],
+    };
+    let l = m.layout();
+    let t = l.table().unwrap();
+    let ev = l.evaluator();
+    for (flat, x) in m.inputs().iter().enumerate().step_by(97) {
+        let want = m.eval(x)[0];
+        assert_eq!(t[flat], want);
+        assert_eq!(ev.apply(x).unwrap()[0].1, want);
+        assert_eq!(l.apply(x).unwrap()[0].1, want);
+    }
+    assert_eq!(t.len(), 1 << 20);
+    // table_into reuses a buffer and overwrites whatever was there.
+    let mut buf = vec![7u64; 3];
+    l.table_into(&mut buf).unwrap();
+    assert_eq!(buf, t);
+    let small = LinearLayout::identity_1d(4, d("a"), d("o"));
+    small.table_into(&mut buf).unwrap();
+    assert_eq!(buf, vec![0, 1, 2, 3]);
 }
 
 // ------------------------------------------------------------------ errors

@@ -992,17 +992,46 @@ fn invert_and_compose_identity_dim_heuristic_beats_pivots() {
 }
 
 #[test]
-fn invert_and_compose_falls_back_when_identity_dims_steal_columns() {
-    // register has equal bases in both (an identity dim), but this lane
-    // basis 3 = outer register (1) ^ outer lane (2) needs the register
-    // column. Triton aborts ("outer layout does not cover this layout's
-    // image"); we solve without the shortcut: lane=1 → (register 1, lane 1).
+fn invert_and_compose_identity_dims_must_be_untouched() {
+    // register has equal bases in both, but this lane basis 3 shares output
+    // bit 0 with it, so (as Triton 3.9 does) register is not an identity dim
+    // and is solved with the rest: lane 3 = outer register (1) ^ outer lane
+    // (2) → (register 1, lane 1); register → register.
     let this = ll(&[("register", &[&[1]]), ("lane", &[&[3]])], &["dim0"]);
     let outer = ll(&[("register", &[&[1]]), ("lane", &[&[2]])], &["dim0"]);
     let c = this.invert_and_compose(&outer).unwrap();
     assert_eq!(c.bases(DimName::REGISTER), vec![vec![1, 0]]);
     assert_eq!(c.bases(DimName::LANE), vec![vec![1, 1]]);
     assert_factors(&outer, &c, &this);
+}
+
+#[test]
+fn invert_and_compose_identity_heuristic_triton_39() {
+    // Found by differential testing against Triton 3.9: a dim with equal
+    // bases in both layouts is only kept as the identity when no other in
+    // dim touches its output bits. Here lane = [1, 2, 2] in both; with the
+    // outer's warp = 5 touching bit 0, lane is solved instead: its third
+    // basis 2 goes to the pivot lane bit 1 (2), not to itself (4).
+    let this = ll(&[("lane", &[&[1], &[2], &[2]])], &["d"]);
+    let outer_touch = lls(
+        &[("lane", &[&[1], &[2], &[2]]), ("warp", &[&[5]])],
+        &[("d", 8)],
+        false,
+    );
+    let this8 = lls(&[("lane", &[&[1], &[2], &[2]])], &[("d", 8)], false);
+    let c = this8.invert_and_compose(&outer_touch).unwrap();
+    assert_eq!(c.bases(d("lane")), vec![vec![1, 0], vec![2, 0], vec![2, 0]]);
+    // With warp = 4 (disjoint bits) lane is the identity: 1, 2, 4.
+    let outer_apart = lls(
+        &[("lane", &[&[1], &[2], &[2]]), ("warp", &[&[4]])],
+        &[("d", 8)],
+        false,
+    );
+    let c = this8.invert_and_compose(&outer_apart).unwrap();
+    assert_eq!(c.bases(d("lane")), vec![vec![1, 0], vec![2, 0], vec![4, 0]]);
+    // Alone, lane is the identity too.
+    let c = this.invert_and_compose(&this).unwrap();
+    assert_eq!(c.bases(d("lane")), vec![vec![1], vec![2], vec![4]]);
 }
 
 #[test]
