@@ -346,6 +346,11 @@ fn offset_input(layout: &LinearLayout, o: u64) -> Vec<u64> {
 
 /// The input vector for (register, lane, warp), block 0.
 pub(crate) fn hw_input(layout: &LinearLayout, r: u64, l: u64, w: u64) -> Vec<u64> {
+    hw_input_block(layout, r, l, w, 0)
+}
+
+/// The input vector for (register, lane, warp, block).
+pub(crate) fn hw_input_block(layout: &LinearLayout, r: u64, l: u64, w: u64, b: u64) -> Vec<u64> {
     layout
         .in_dim_names()
         .map(|d| {
@@ -355,6 +360,8 @@ pub(crate) fn hw_input(layout: &LinearLayout, r: u64, l: u64, w: u64) -> Vec<u64
                 l
             } else if d == DimName::WARP {
                 w
+            } else if d == DimName::BLOCK {
+                b
             } else {
                 0
             }

@@ -12,7 +12,7 @@
 use crate::bank_conflicts::{
     exact_conflicts, phase_lane_offsets, remove_broadcast_registers, reps_dim,
 };
-use crate::conversion::{classify, minimal_cvt_layout, ConversionKind};
+use crate::conversion::{classify, conversion_layout, minimal_cvt_layout, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::swizzle::{optimal_swizzling, SwizzleResult};
 use linear_layout::{gf2, DimName, LinearLayout};
@@ -102,6 +102,22 @@ pub struct SharedMemoryPlan {
     pub note: Option<String>,
 }
 
+/// One `shfl.sync.idx` of a warp-shuffle plan: every lane sends its source
+/// register `src_register`; lane `l` reads lane `src_lane.eval(l, 0)`'s value
+/// and, when `select` holds (or is absent), writes it to `dst_register`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Shuffle {
+    /// Destination register written.
+    pub dst_register: u64,
+    /// Source register every lane sends.
+    pub src_register: u64,
+    /// Source lane, XOR-linear in the reading lane (warp part empty).
+    pub src_lane: Address,
+    /// `(columns, expected)`: keep the value iff the XOR of `columns[i]`
+    /// over the set bits `i` of the lane id equals `expected`.
+    pub select: Option<(Vec<u64>, u64)>,
+}
+
 /// A conversion plan.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -116,6 +132,11 @@ pub enum ConversionPlan {
         /// Source register per destination register.
         src_register: Vec<u64>,
     },
+    /// Within each warp, by shuffles (then selects).
+    WarpShuffle {
+        /// The shuffles, in order (they only read source registers).
+        shuffles: Vec<Shuffle>,
+    },
     /// Through shared memory.
     SharedMemory(Box<SharedMemoryPlan>),
 }
@@ -126,6 +147,7 @@ impl ConversionPlan {
         match self {
             ConversionPlan::NoOp { .. } => "noop",
             ConversionPlan::RegisterPermutation { .. } => "register",
+            ConversionPlan::WarpShuffle { .. } => "shuffle",
             ConversionPlan::SharedMemory(_) => "shared",
         }
     }
@@ -134,9 +156,7 @@ impl ConversionPlan {
 /// Plans the conversion of `src` to `dst` (distributed layouts of one CTA,
 /// same tensor) for `bitwidth`-bit elements.
 ///
-/// Cross-CTA conversions are an explicit [`CodegenError::Unsupported`];
-/// warp-shuffle-class conversions are planned through shared memory (the
-/// plan's `note` says so).
+/// Cross-CTA conversions are an explicit [`CodegenError::Unsupported`].
 pub fn plan_conversion(
     src: &LinearLayout,
     dst: &LinearLayout,
@@ -168,17 +188,80 @@ pub fn plan_conversion(
                 .collect::<Result<Vec<u64>>>()?;
             Ok(ConversionPlan::RegisterPermutation { src_register })
         }
-        ConversionKind::WarpShuffle | ConversionKind::SharedMemory => {
-            let note = (kind == ConversionKind::WarpShuffle).then(|| {
-                "warp-shuffle class (registers and lanes only, one transposition); \
-                 shuffle lowering is not implemented, planned through shared memory"
-                    .to_string()
+        ConversionKind::WarpShuffle => plan_shuffle(src, dst),
+        ConversionKind::SharedMemory => Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
+            src, dst, bitwidth, None,
+        )?))),
+    }
+}
+
+/// Plans a conversion through shared memory whatever its class (for
+/// comparisons; cross-CTA conversions are still refused).
+pub fn plan_via_shared_memory(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<SharedMemoryPlan> {
+    check_bitwidth(bitwidth)?;
+    if classify(src, dst)? == ConversionKind::CrossCta {
+        return Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs".into(),
+        ));
+    }
+    plan_shared(src, dst, bitwidth, None)
+}
+
+/// A warp-local conversion as shuffles. With `comp` =
+/// `dst.invert_and_compose(src)` restricted to registers and lanes,
+/// `(r', l') = (A r ⊕ B l, C r ⊕ D l)` is the source of destination
+/// register `r` of lane `l`. For each `r` and each `b ∈ span(B)`: every lane
+/// sends register `A r ⊕ b`, lane `l` reads lane `C r ⊕ D l` and keeps the
+/// value iff `B l = b`. That is `R · 2^rank(B)` shuffles (`rank(B) ≤ 1` for
+/// Triton's shuffle class) and as many selects when `B ≠ 0`.
+fn plan_shuffle(src: &LinearLayout, dst: &LinearLayout) -> Result<ConversionPlan> {
+    let comp = conversion_layout(src, dst)?;
+    let outs: Vec<DimName> = comp.out_dim_names().collect();
+    let part = |v: &[u64], d: DimName| outs.iter().position(|&o| o == d).map_or(0, |k| v[k]);
+    let split = |d: DimName| -> Result<(Vec<u64>, Vec<u64>)> {
+        let mut regs = Vec::new();
+        let mut lanes = Vec::new();
+        for b in comp.bases(d) {
+            if part(&b, DimName::WARP) != 0 || part(&b, DimName::BLOCK) != 0 {
+                return Err(CodegenError::Invalid(
+                    "shuffle plan for a conversion that crosses warps".into(),
+                ));
+            }
+            regs.push(part(&b, DimName::REGISTER));
+            lanes.push(part(&b, DimName::LANE));
+        }
+        Ok((regs, lanes))
+    };
+    let (a, c) = split(DimName::REGISTER)?;
+    let (b, d) = split(DimName::LANE)?;
+    let span_b: Vec<u64> = {
+        let basis = gf2::independent_basis(&b).basis();
+        (0..1u64 << basis.len())
+            .map(|k| gf2::bits(k).fold(0, |acc, i| acc ^ basis[i as usize]))
+            .collect()
+    };
+    let xor_cols = |cols: &[u64], x: u64| gf2::bits(x).fold(0, |acc, i| acc ^ cols[i as usize]);
+    let mut shuffles = Vec::new();
+    for r in 0..dst.in_dim_size(DimName::REGISTER) {
+        let (ar, cr) = (xor_cols(&a, r), xor_cols(&c, r));
+        for &bv in &span_b {
+            shuffles.push(Shuffle {
+                dst_register: r,
+                src_register: ar ^ bv,
+                src_lane: Address {
+                    constant: cr,
+                    lane: d.clone(),
+                    warp: vec![],
+                },
+                select: (span_b.len() > 1).then(|| (b.clone(), bv)),
             });
-            Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
-                src, dst, bitwidth, note,
-            )?)))
         }
     }
+    Ok(ConversionPlan::WarpShuffle { shuffles })
 }
 
 /// The register index of the full layout for index `k` of the layout with

@@ -6,7 +6,7 @@ mod common;
 use common::{random_distributed, random_shape, Rng};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::conversion::{classify, ConversionKind};
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
 use layout_codegen::simulator::simulate;
 use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};
@@ -57,6 +57,14 @@ fn batch(seed: u64, n: usize) {
             32 * (1 << warps) * dst.in_dim_size(DimName::REGISTER),
             "{ctx}"
         );
+        if let ConversionPlan::WarpShuffle { .. } = &plan {
+            // Triton's shuffle class has at most one register-lane
+            // transposition: at most 2 shuffles per destination register.
+            assert!(
+                rep.shuffles <= 2 * dst.in_dim_size(DimName::REGISTER),
+                "{ctx}"
+            );
+        }
         if let ConversionPlan::SharedMemory(p) = &plan {
             // Linear plans: every phase costs the same.
             assert_eq!(rep.max_store_conflicts, rep.min_store_conflicts, "{ctx}");
@@ -92,6 +100,13 @@ fn batch(seed: u64, n: usize) {
         }
         let kind = classify(&src, &dst).unwrap();
         assert_ne!(kind, ConversionKind::CrossCta);
+        assert_eq!(kind.short_name(), plan.kind_name(), "{ctx}");
+        // Every class also converts correctly through shared memory.
+        if !matches!(plan, ConversionPlan::SharedMemory(_)) {
+            let p = plan_via_shared_memory(&src, &dst, bw).unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+            let p = ConversionPlan::SharedMemory(Box::new(p));
+            simulate(&p, &src, &dst).unwrap_or_else(|e| panic!("{ctx}\nvia shared: {e}"));
+        }
     }
     println!("seed {seed:#x}: {n} pairs proved, classes {kinds:?}, {triton_checked} cross-checked with exact_bank_conflicts");
 }

@@ -95,17 +95,18 @@ fn shape_arg(s: &str) -> Result<Vec<u64>, String> {
 /// Bit width of a Triton element type name.
 pub fn dtype_bitwidth(dtype: &str) -> Result<u32, String> {
     let d = dtype.trim().to_ascii_lowercase();
-    let w =
-        match d.as_str() {
-            "f16" | "bf16" | "fp16" | "i16" | "u16" => 16,
-            "f32" | "fp32" | "i32" | "u32" | "tf32" => 32,
-            "f64" | "fp64" | "i64" | "u64" => 64,
-            "i8" | "u8" | "i1" => 8,
-            _ if d.starts_with("f8") || d.starts_with("fp8") => 8,
-            _ => return Err(format!(
+    let w = match d.as_str() {
+        "f16" | "bf16" | "fp16" | "i16" | "u16" => 16,
+        "f32" | "fp32" | "i32" | "u32" | "tf32" => 32,
+        "f64" | "fp64" | "i64" | "u64" => 64,
+        "i8" | "u8" | "i1" => 8,
+        _ if d.starts_with("f8") || d.starts_with("fp8") => 8,
+        _ => {
+            return Err(format!(
                 "unknown dtype '{dtype}' (expected f16, bf16, f32, f64, i8, f8..., i16, i32, i64)"
-            )),
-        };
+            ))
+        }
+    };
     Ok(w)
 }
 
@@ -263,6 +264,31 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
             println!("plan: register permutation (dst register <- src register)");
             for (i, s) in src_register.iter().enumerate() {
                 println!("  r{i} <- r{s}");
+            }
+        }
+        ConversionPlan::WarpShuffle { shuffles } => {
+            println!("plan: {} warp shuffles (shfl.sync.idx)", shuffles.len());
+            for sh in shuffles {
+                let lanes = sh
+                    .src_lane
+                    .lane
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &x)| x != 0)
+                    .map(|(i, x)| format!("lane[{i}]·{x}"))
+                    .collect::<Vec<_>>();
+                let mut from = vec![sh.src_lane.constant.to_string()];
+                from.extend(lanes);
+                let sel = match &sh.select {
+                    Some((cols, want)) => format!(" if B·lane == {want} (B = {cols:?})"),
+                    None => String::new(),
+                };
+                println!(
+                    "  r{} <- shfl(r{}, from lane {}){sel}",
+                    sh.dst_register,
+                    sh.src_register,
+                    from.join(" ^ ")
+                );
             }
         }
         ConversionPlan::SharedMemory(p) => {

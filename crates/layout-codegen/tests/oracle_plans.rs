@@ -1,0 +1,52 @@
+//! Plans for the conversions between Triton-made layouts of
+//! sample-trivial-cvt.jsonl, each proved by the simulator; the plan class
+//! agrees with Triton's triviality answer.
+
+use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::simulator::simulate;
+use layout_codegen::CodegenError;
+use linear_layout::{DimName, LinearLayout};
+use serde_json::Value;
+
+#[test]
+fn every_sample_conversion_is_planned_and_proved() {
+    let path = format!(
+        "{}/../../tests/data/triton-oracle/sample-trivial-cvt.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut proved, mut refused) = (0, 0);
+    let mut kinds = std::collections::BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let r: Value = serde_json::from_str(line).unwrap();
+        let shape: Vec<u64> = r["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let src = LinearLayout::from_json(&r["src"]["linear"], Some(&shape)).unwrap();
+        let dst = LinearLayout::from_json(&r["dst"]["linear"], Some(&shape)).unwrap();
+        let bw = r["elem_bitwidth"].as_u64().unwrap() as u32;
+        let multi_cta = src.in_dim_size(DimName::BLOCK) > 1;
+        match plan_conversion(&src, &dst, bw) {
+            Ok(plan) => {
+                let trivial = matches!(
+                    plan,
+                    ConversionPlan::NoOp { .. } | ConversionPlan::RegisterPermutation { .. }
+                );
+                if r["src"]["mlir"] != r["dst"]["mlir"] {
+                    assert_eq!(trivial, r["trivial"].as_bool().unwrap(), "{}", r["id"]);
+                }
+                *kinds.entry(plan.kind_name()).or_insert(0) += 1;
+                simulate(&plan, &src, &dst).unwrap_or_else(|e| panic!("{}: {e}", r["id"]));
+                proved += 1;
+            }
+            // Shared-memory plans are per CTA: multi-CTA ones are refused.
+            Err(CodegenError::Unsupported(_)) if multi_cta => refused += 1,
+            Err(e) => panic!("{}: {e}", r["id"]),
+        }
+    }
+    println!("oracle pairs: {proved} proved, {refused} multi-CTA refused, classes {kinds:?}");
+    assert!(proved >= 45, "{proved}");
+}
