@@ -97,8 +97,8 @@ pub struct SharedMemoryPlan {
     pub load_conflicts: u64,
     /// The swizzle's paper lower bound (log2 wavefronts of the worse side).
     pub lower_bound_log2: u32,
-    /// Why shared memory is used (e.g. a shuffle-class conversion whose
-    /// shuffle lowering is not implemented).
+    /// Why shared memory is used when the conversion's class is cheaper
+    /// (see [`plan_via_shared_memory`]).
     pub note: Option<String>,
 }
 
@@ -208,7 +208,14 @@ pub fn plan_via_shared_memory(
             "the conversion moves data between CTAs".into(),
         ));
     }
-    plan_shared(src, dst, bitwidth, None)
+    let kind = classify(src, dst)?;
+    let note = (kind != ConversionKind::SharedMemory).then(|| {
+        format!(
+            "a {} conversion, planned through shared memory on request",
+            kind.short_name()
+        )
+    });
+    plan_shared(src, dst, bitwidth, note)
 }
 
 /// A warp-local conversion as shuffles. With `comp` =

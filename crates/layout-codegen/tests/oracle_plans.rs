@@ -2,7 +2,7 @@
 //! sample-trivial-cvt.jsonl and seed7-trivial-cvt.jsonl, each proved by the simulator; the plan class
 //! agrees with Triton's triviality answer.
 
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
 use layout_codegen::simulator::simulate;
 use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};
@@ -19,7 +19,7 @@ fn every_sample_conversion_is_planned_and_proved() {
         text += &std::fs::read_to_string(&path).unwrap();
         text.push('\n');
     }
-    let (mut proved, mut refused) = (0, 0);
+    let (mut proved, mut refused, mut via_shared) = (0, 0, 0);
     let mut kinds = std::collections::BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let r: Value = serde_json::from_str(line).unwrap();
@@ -46,12 +46,24 @@ fn every_sample_conversion_is_planned_and_proved() {
                 *kinds.entry(plan.kind_name()).or_insert(0) += 1;
                 simulate(&plan, &src, &dst).unwrap_or_else(|e| panic!("{}: {e}", r["id"]));
                 proved += 1;
+                // Every single-CTA pair also goes through shared memory.
+                if !multi_cta {
+                    let p = plan_via_shared_memory(&src, &dst, bw)
+                        .unwrap_or_else(|e| panic!("{} via shared: {e}", r["id"]));
+                    let p = ConversionPlan::SharedMemory(Box::new(p));
+                    simulate(&p, &src, &dst)
+                        .unwrap_or_else(|e| panic!("{} via shared: {e}", r["id"]));
+                    via_shared += 1;
+                }
             }
             // Shared-memory plans are per CTA: multi-CTA ones are refused.
             Err(CodegenError::Unsupported(_)) if multi_cta => refused += 1,
             Err(e) => panic!("{}: {e}", r["id"]),
         }
     }
-    println!("oracle pairs: {proved} proved, {refused} multi-CTA refused, classes {kinds:?}");
+    println!(
+        "oracle pairs: {proved} proved, {refused} multi-CTA refused, classes {kinds:?}, \
+         {via_shared} also proved through shared memory"
+    );
     assert!(proved >= 180, "{proved}");
 }
