@@ -1,9 +1,10 @@
 //! Property tests: random pairs of random distributed layouts are planned and
 //! every plan is proved by the simulator; simulated conflicts equal the
-//! analytic count. 4 batches × 300 pairs = 1200 pairs.
+//! analytic count. 4 batches × 300 pairs of permutation-type layouts (single-bit or zero
+//! bases) and 300 pairs with mixed bases = 1500 pairs.
 
 mod common;
-use common::{random_distributed, random_shape, Rng};
+use common::{mix_bits, random_distributed, random_shape, Rng};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::conversion::{classify, ConversionKind};
 use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
@@ -12,6 +13,10 @@ use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};
 
 fn batch(seed: u64, n: usize) {
+    batch_with(seed, n, 0)
+}
+
+fn batch_with(seed: u64, n: usize, mix_ops: usize) {
     let mut rng = Rng(seed);
     let mut kinds = std::collections::BTreeMap::new();
     let mut triton_checked = 0;
@@ -26,7 +31,17 @@ fn batch(seed: u64, n: usize) {
         // Lanes fixed at 5 bits (32 threads); broadcast fills missing bits.
         let extra = (5 + warps).saturating_sub(bits as usize);
         let src = random_distributed(&mut rng, &shape, 5, warps, zeros_s + extra);
-        let mut dst = random_distributed(&mut rng, &shape, 5, warps, zeros_d + extra);
+        let dst = random_distributed(&mut rng, &shape, 5, warps, zeros_d + extra);
+        // Mixed bases (non-permutation layouts): each side gets its own
+        // invertible change of tensor bits, so bases mix dims and bits.
+        let (src, mut dst) = if mix_ops > 0 {
+            (
+                mix_bits(&mut rng, &src, mix_ops),
+                mix_bits(&mut rng, &dst, mix_ops),
+            )
+        } else {
+            (src, dst)
+        };
         // Bias towards cheap classes now and then: dst = src with a few swaps.
         if rng.below(4) == 0 {
             dst = src.clone();
@@ -126,6 +141,11 @@ fn random_pairs_batch_3() {
 #[test]
 fn random_pairs_batch_4() {
     batch(0xdddd_eeee_ffff_0001, 300);
+}
+
+#[test]
+fn random_mixed_pairs_batch() {
+    batch_with(0x0bad_cafe_f00d_0001, 300, 4);
 }
 
 /// A broken plan is caught, and the error names the first wrong register.

@@ -88,3 +88,43 @@ pub fn random_distributed(
     )
     .unwrap()
 }
+
+/// `layout` with its flattened bases mixed by a random invertible GF(2)
+/// matrix (a product of random elementary row operations): still
+/// surjective, but bases are no longer single bits (`generic_linear`-like).
+pub fn mix_bits(rng: &mut Rng, layout: &LinearLayout, ops: usize) -> LinearLayout {
+    let bits = layout.total_out_dim_size_log2();
+    if bits < 2 {
+        return layout.clone();
+    }
+    // Elementary ops: bit a ^= bit b.
+    let pairs: Vec<(u32, u32)> = (0..ops)
+        .map(|_| {
+            let a = rng.below(bits as u64) as u32;
+            let mut b = rng.below(bits as u64) as u32;
+            if b == a {
+                b = (a + 1) % bits;
+            }
+            (a, b)
+        })
+        .collect();
+    let mix = |mut x: u64| {
+        for &(a, b) in &pairs {
+            x ^= ((x >> b) & 1) << a;
+        }
+        x
+    };
+    let bases = layout
+        .all_bases()
+        .into_iter()
+        .map(|(d, _)| {
+            let cols: Vec<Vec<u64>> = layout
+                .packed_bases(d)
+                .iter()
+                .map(|&c| layout.unpack(mix(c)).to_vec())
+                .collect();
+            (d, cols)
+        })
+        .collect();
+    LinearLayout::new(bases, layout.out_dims(), true).unwrap()
+}
