@@ -69,7 +69,9 @@ pub struct Round {
 /// A conversion through a swizzled shared-memory buffer.
 #[derive(Clone, Debug, Serialize)]
 pub struct SharedMemoryPlan {
-    /// The swizzled layout (offset → tensor, `linear` JSON form).
+    /// The swizzled layout (offset → tensor, `linear` JSON form; for a
+    /// multi-CTA conversion, offset → CTA-local coordinates, see
+    /// [`cta_local`]).
     pub shared: serde_json::Value,
     /// The swizzled layout itself.
     #[serde(skip)]
@@ -386,12 +388,68 @@ pub fn analytic_conflicts(lane_offsets: &[u64], vec: u64, bitwidth: u32) -> u64 
     )
 }
 
+/// The CTA-local view of a block-local conversion: `src` and `dst`
+/// restricted to (register, lane, warp), with the tensor coordinates they
+/// reach (the span `Im` of those bases, the same for both sides) written in
+/// the coordinates of a basis of `Im`, as one out dim `dim0` of size
+/// `2^dim(Im)`. Every CTA then runs the same plan on its own elements.
+/// Single-CTA layouts are returned unchanged.
+pub fn cta_local(src: &LinearLayout, dst: &LinearLayout) -> Result<(LinearLayout, LinearLayout)> {
+    let nblock = |l: &LinearLayout| {
+        if l.has_in_dim(DimName::BLOCK) {
+            l.in_dim_size(DimName::BLOCK)
+        } else {
+            1
+        }
+    };
+    if nblock(src) == 1 && nblock(dst) == 1 {
+        return Ok((src.clone(), dst.clone()));
+    }
+    let ins = [DimName::REGISTER, DimName::LANE, DimName::WARP];
+    let cols = |l: &LinearLayout| -> Vec<u64> {
+        ins.iter()
+            .filter(|d| l.has_in_dim(**d))
+            .flat_map(|&d| l.packed_bases(d).to_vec())
+            .collect()
+    };
+    let basis = gf2::independent_basis(&cols(src)).basis();
+    let coords = gf2::EchelonBasis::from_columns(&basis);
+    let k = basis.len() as u32;
+    let local = |l: &LinearLayout, which: &str| -> Result<LinearLayout> {
+        let mut bases = Vec::new();
+        for d in ins {
+            if !l.has_in_dim(d) {
+                continue;
+            }
+            let mut v = Vec::new();
+            for &c in l.packed_bases(d) {
+                let x = coords.solve(c).ok_or_else(|| {
+                    CodegenError::Unsupported(format!(
+                        "the {which} layout's '{d}' bases leave the source's CTA-local \
+                         elements: the conversion is not CTA-local"
+                    ))
+                })?;
+                v.push(vec![x]);
+            }
+            bases.push((d, v));
+        }
+        Ok(LinearLayout::new(
+            bases,
+            vec![(DimName::dim(0), 1u64 << k)],
+            false,
+        )?)
+    };
+    Ok((local(src, "source")?, local(dst, "destination")?))
+}
+
 fn plan_shared(
     src: &LinearLayout,
     dst: &LinearLayout,
     bitwidth: u32,
     note: Option<String>,
 ) -> Result<SharedMemoryPlan> {
+    let (src, dst) = cta_local(src, dst)?;
+    let (src, dst) = (&src, &dst);
     let sw: SwizzleResult = optimal_swizzling(src, dst, bitwidth)?;
     let s = remove_broadcast_registers(src)?;
     let t = remove_broadcast_registers(dst)?;

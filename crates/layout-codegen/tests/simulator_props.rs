@@ -1,10 +1,11 @@
 //! Property tests: random pairs of random distributed layouts are planned and
 //! every plan is proved by the simulator; simulated conflicts equal the
 //! analytic count. 4 batches × 300 pairs of permutation-type layouts (single-bit or zero
-//! bases) and 300 pairs with mixed bases = 1500 pairs.
+//! bases), 300 pairs with mixed bases and 200 pairs over 4 CTAs = 1700
+//! pairs.
 
 mod common;
-use common::{mix_bits, random_distributed, random_shape, Rng};
+use common::{mix_bits, random_distributed, random_shape, with_blocks, Rng};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::conversion::{classify, ConversionKind};
 use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
@@ -13,10 +14,10 @@ use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};
 
 fn batch(seed: u64, n: usize) {
-    batch_with(seed, n, 0)
+    batch_with(seed, n, 0, 0)
 }
 
-fn batch_with(seed: u64, n: usize, mix_ops: usize) {
+fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
     let mut rng = Rng(seed);
     let mut kinds = std::collections::BTreeMap::new();
     let mut triton_checked = 0;
@@ -34,11 +35,18 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize) {
         let dst = random_distributed(&mut rng, &shape, 5, warps, zeros_d + extra);
         // Mixed bases (non-permutation layouts): each side gets its own
         // invertible change of tensor bits, so bases mix dims and bits.
-        let (src, mut dst) = if mix_ops > 0 {
+        let (src, dst) = if mix_ops > 0 {
             (
                 mix_bits(&mut rng, &src, mix_ops),
                 mix_bits(&mut rng, &dst, mix_ops),
             )
+        } else {
+            (src, dst)
+        };
+        // CTAs: the same block bases on both sides (a block-local conversion).
+        let (src, mut dst) = if blocks > 0 {
+            let bc = rng.below(1 << blocks) as u32 & rng.below(1 << blocks) as u32;
+            (with_blocks(&src, blocks, bc), with_blocks(&dst, blocks, bc))
         } else {
             (src, dst)
         };
@@ -55,7 +63,7 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize) {
                     (DimName::REGISTER, regs),
                     (DimName::LANE, dst.bases(DimName::LANE)),
                     (DimName::WARP, dst.bases(DimName::WARP)),
-                    (DimName::BLOCK, vec![]),
+                    (DimName::BLOCK, dst.bases(DimName::BLOCK)),
                 ],
                 dst.out_dims(),
                 true,
@@ -69,7 +77,7 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize) {
         let rep = simulate(&plan, &src, &dst).unwrap_or_else(|e| panic!("{ctx}\n{e}"));
         assert_eq!(
             rep.registers_checked,
-            32 * (1 << warps) * dst.in_dim_size(DimName::REGISTER),
+            32 * (1 << warps) * (1 << blocks) * dst.in_dim_size(DimName::REGISTER),
             "{ctx}"
         );
         if let ConversionPlan::WarpShuffle { .. } = &plan {
@@ -145,7 +153,12 @@ fn random_pairs_batch_4() {
 
 #[test]
 fn random_mixed_pairs_batch() {
-    batch_with(0x0bad_cafe_f00d_0001, 300, 4);
+    batch_with(0x0bad_cafe_f00d_0001, 300, 4, 0);
+}
+
+#[test]
+fn random_multi_cta_pairs_batch() {
+    batch_with(0x0c7a_0c7a_0c7a_0001, 200, 0, 2);
 }
 
 /// A broken plan is caught, and the error names the first wrong register.

@@ -128,3 +128,35 @@ pub fn mix_bits(rng: &mut Rng, layout: &LinearLayout, ops: usize) -> LinearLayou
         .collect();
     LinearLayout::new(bases, layout.out_dims(), true).unwrap()
 }
+
+/// `layout` spread over `2^blocks` CTAs: block basis `i` is the next bit of
+/// dim0 above the layout's own (or zero, a CTA broadcast, when bit `i` of
+/// `broadcast` is set); dim0 grows accordingly.
+pub fn with_blocks(layout: &LinearLayout, blocks: u32, broadcast: u32) -> LinearLayout {
+    let outs = layout.out_dims();
+    let rank = outs.len();
+    let mut d0 = outs[0].1;
+    let mut block = Vec::new();
+    for i in 0..blocks {
+        let mut v = vec![0; rank];
+        if broadcast >> i & 1 == 0 {
+            v[0] = d0;
+            d0 *= 2;
+        }
+        block.push(v);
+    }
+    let mut new_outs = outs.clone();
+    new_outs[0].1 = d0;
+    let bases = layout
+        .all_bases()
+        .into_iter()
+        .map(|(d, b)| {
+            if d == DimName::BLOCK {
+                (d, block.clone())
+            } else {
+                (d, b)
+            }
+        })
+        .collect();
+    LinearLayout::new(bases, new_outs, true).unwrap()
+}
