@@ -1,5 +1,5 @@
 //! Plans for the conversions between Triton-made layouts of
-//! sample-trivial-cvt.jsonl and seed7-trivial-cvt.jsonl, each proved by the simulator; the plan class
+//! sample-, seed7- and seed11-trivial-cvt.jsonl, each proved by the simulator; the plan class
 //! agrees with Triton's triviality answer.
 
 use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
@@ -11,7 +11,11 @@ use serde_json::Value;
 #[test]
 fn every_sample_conversion_is_planned_and_proved() {
     let mut text = String::new();
-    for name in ["sample-trivial-cvt.jsonl", "seed7-trivial-cvt.jsonl"] {
+    for name in [
+        "sample-trivial-cvt.jsonl",
+        "seed7-trivial-cvt.jsonl",
+        "seed11-trivial-cvt.jsonl",
+    ] {
         let path = format!(
             "{}/../../tests/data/triton-oracle/{name}",
             env!("CARGO_MANIFEST_DIR")
@@ -39,8 +43,9 @@ fn every_sample_conversion_is_planned_and_proved() {
                     plan,
                     ConversionPlan::NoOp { .. } | ConversionPlan::RegisterPermutation { .. }
                 );
-                // (s7-T00106: see oracle_trivial_cvt.rs.)
-                if r["src"]["mlir"] != r["dst"]["mlir"] && r["id"] != "s7-T00106" {
+                // (s7-T00106, s11-T00156: see oracle_trivial_cvt.rs.)
+                let tolerated = r["id"] == "s7-T00106" || r["id"] == "s11-T00156";
+                if r["src"]["mlir"] != r["dst"]["mlir"] && !tolerated {
                     assert_eq!(trivial, r["trivial"].as_bool().unwrap(), "{}", r["id"]);
                 }
                 *kinds.entry(plan.kind_name()).or_insert(0) += 1;
@@ -66,6 +71,6 @@ fn every_sample_conversion_is_planned_and_proved() {
         "oracle pairs: {proved} proved, {refused} multi-CTA refused, classes {kinds:?}, \
          {via_shared} also proved through shared memory"
     );
-    assert!(proved >= 195, "{proved}");
-    assert!(via_shared >= 150, "{via_shared}");
+    assert!(proved >= 395, "{proved}");
+    assert!(via_shared >= 300, "{via_shared}");
 }
