@@ -30,6 +30,15 @@ pub struct Address {
 }
 
 impl Address {
+    /// The lane- and warp-independent address `c`.
+    pub fn constant(c: u64) -> Address {
+        Address {
+            constant: c,
+            lane: vec![],
+            warp: vec![],
+        }
+    }
+
     /// The element offset for `lane`, `warp`.
     pub fn eval(&self, lane: u64, warp: u64) -> u64 {
         let mut o = self.constant;
@@ -104,20 +113,34 @@ pub struct SharedMemoryPlan {
     pub note: Option<String>,
 }
 
-/// One `shfl.sync.idx` of a warp-shuffle plan: every lane sends its source
-/// register `src_register`; lane `l` reads lane `src_lane.eval(l, 0)`'s value
-/// and, when `select` holds (or is absent), writes it to `dst_register`.
+/// One `shfl.sync.idx` of a warp-shuffle plan: every lane `l` sends its
+/// register `src_register.eval(l, 0)`; lane `l` reads the value sent by lane
+/// `src_lane.eval(l, 0)` and, when `select` holds (or is absent), writes it
+/// to its register `dst_register.eval(l, 0)`. Lane-dependent register
+/// choices (non-empty `lane` parts) cost selects.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Shuffle {
-    /// Destination register written.
-    pub dst_register: u64,
-    /// Source register every lane sends.
-    pub src_register: u64,
-    /// Source lane, XOR-linear in the reading lane (warp part empty).
+    /// Register each lane sends, XOR-linear in the sending lane.
+    pub src_register: Address,
+    /// Source lane, XOR-linear in the reading lane.
     pub src_lane: Address,
+    /// Register each lane writes, XOR-linear in the reading lane.
+    pub dst_register: Address,
     /// `(columns, expected)`: keep the value iff the XOR of `columns[i]`
     /// over the set bits `i` of the lane id equals `expected`.
     pub select: Option<(Vec<u64>, u64)>,
+}
+
+impl Shuffle {
+    /// Selects this shuffle costs per thread: a multiplexer over the
+    /// registers a lane may send (`2^rank − 1`), one select per register a
+    /// lane may write when that register depends on the lane, and the
+    /// predicate.
+    pub fn selects(&self) -> u64 {
+        let n = |a: &Address| 1u64 << gf2::rank(&a.lane);
+        let recv = n(&self.dst_register);
+        (n(&self.src_register) - 1) + if recv > 1 { recv } else { 0 } + self.select.is_some() as u64
+    }
 }
 
 /// A conversion plan.
@@ -228,6 +251,9 @@ pub fn plan_via_shared_memory(
 /// value iff `B l = b`. That is `R · 2^rank(B)` shuffles (`rank(B) ≤ 1` for
 /// Triton's shuffle class) and as many selects when `B ≠ 0`.
 fn plan_shuffle(src: &LinearLayout, dst: &LinearLayout) -> Result<ConversionPlan> {
+    if let Some(shuffles) = shuffle_rounds(src, dst) {
+        return Ok(ConversionPlan::WarpShuffle { shuffles });
+    }
     let comp = conversion_layout(src, dst)?;
     let outs: Vec<DimName> = comp.out_dim_names().collect();
     let part = |v: &[u64], d: DimName| outs.iter().position(|&o| o == d).map_or(0, |k| v[k]);
@@ -259,18 +285,119 @@ fn plan_shuffle(src: &LinearLayout, dst: &LinearLayout) -> Result<ConversionPlan
         let (ar, cr) = (xor_cols(&a, r), xor_cols(&c, r));
         for &bv in &span_b {
             shuffles.push(Shuffle {
-                dst_register: r,
-                src_register: ar ^ bv,
+                src_register: Address::constant(ar ^ bv),
                 src_lane: Address {
                     constant: cr,
                     lane: d.clone(),
                     warp: vec![],
                 },
+                dst_register: Address::constant(r),
                 select: (span_b.len() > 1).then(|| (b.clone(), bv)),
             });
         }
     }
     Ok(ConversionPlan::WarpShuffle { shuffles })
+}
+
+/// The paper's intra-warp exchange (§5.4) for layouts without broadcast:
+/// with `I = span(T_src) ∩ span(T_dst)` (lane bases), `E`, `F` completing
+/// `I` to each side's lanes and `G = {e_i ⊕ f_i}`, the subspace
+/// `K = span(I ∪ G)` meets each side's register span only in 0, so every
+/// coset `o_i ⊕ K` (one per register, `o_i` ranging over a complement `Rc`)
+/// holds exactly one element of every lane on both sides. Round `i` is one
+/// shuffle: each lane sends its element of the coset (a register affine in
+/// its lane id) and receives the one its destination wants there. `R`
+/// shuffles in all (against `R · 2^rank(B)` for the simple scheme); `None`
+/// when the preconditions fail (broadcast, unequal register counts).
+fn shuffle_rounds(src: &LinearLayout, dst: &LinearLayout) -> Option<Vec<Shuffle>> {
+    let (reg, lane) = (DimName::REGISTER, DimName::LANE);
+    let ra = src.packed_bases(reg).to_vec();
+    let ta = src.packed_bases(lane).to_vec();
+    let rb = dst.packed_bases(reg).to_vec();
+    let tb = dst.packed_bases(lane).to_vec();
+    let injective = |r: &[u64], t: &[u64]| {
+        let all: Vec<u64> = r.iter().chain(t).copied().collect();
+        gf2::rank(&all) as usize == all.len()
+    };
+    if ra.len() != rb.len() || ta.len() != tb.len() || !injective(&ra, &ta) || !injective(&rb, &tb)
+    {
+        return None;
+    }
+    let inter = gf2::span_intersection(&ta, &tb);
+    let complete = |gens: &[u64]| -> Vec<u64> {
+        let mut taken = inter.clone();
+        let mut out = Vec::new();
+        for &g in gens {
+            if !gf2::in_span(&taken, g) {
+                taken.push(g);
+                out.push(g);
+            }
+        }
+        out
+    };
+    let (e, f) = (complete(&ta), complete(&tb));
+    if e.len() != f.len() {
+        return None;
+    }
+    let k: Vec<u64> = inter
+        .iter()
+        .copied()
+        .chain(e.iter().zip(&f).map(|(x, y)| x ^ y))
+        .collect();
+    // Solvers: (registers ++ K) for each side, (registers ++ lanes) of src.
+    let solver = |r: &[u64]| -> Option<gf2::EchelonBasis> {
+        let cols: Vec<u64> = r.iter().chain(&k).copied().collect();
+        (gf2::rank(&cols) as usize == cols.len()).then(|| gf2::EchelonBasis::from_columns(&cols))
+    };
+    let (sa, sb) = (solver(&ra)?, solver(&rb)?);
+    let src_hw: Vec<u64> = ra.iter().chain(&ta).copied().collect();
+    let sh = gf2::EchelonBasis::from_columns(&src_hw);
+    // Rc: complete K to span(ra ∪ k) with register vectors of src.
+    let mut rc = Vec::new();
+    let mut taken = k.clone();
+    for &x in &ra {
+        if !gf2::in_span(&taken, x) {
+            taken.push(x);
+            rc.push(x);
+        }
+    }
+    let nreg = ra.len();
+    let reg_mask = (1u64 << nreg) - 1;
+    let xor = |cols: &[u64], m: u64| gf2::bits(m).fold(0, |acc, i| acc ^ cols[i as usize]);
+    let mut out = Vec::new();
+    for i in 0..(1u64 << rc.len()) {
+        let o = xor(&rc, i);
+        // Register holding the coset element, affine in the lane.
+        let reg_of = |s: &gf2::EchelonBasis, t: &[u64]| -> Option<Address> {
+            Some(Address {
+                constant: s.solve(o)? & reg_mask,
+                lane: t
+                    .iter()
+                    .map(|&c| s.solve(c).map(|m| m & reg_mask))
+                    .collect::<Option<Vec<u64>>>()?,
+                warp: vec![],
+            })
+        };
+        let src_register = reg_of(&sa, &ta)?;
+        let dst_register = reg_of(&sb, &tb)?;
+        // Element wanted by lane l: x(l) = rb·dst_register(l) ⊕ tb·l; its src lane.
+        let x0 = xor(&rb, dst_register.constant);
+        let lane_of = |x: u64| sh.solve(x).map(|m| m >> nreg);
+        let src_lane = Address {
+            constant: lane_of(x0)?,
+            lane: (0..tb.len())
+                .map(|j| lane_of(xor(&rb, dst_register.lane[j]) ^ tb[j]))
+                .collect::<Option<Vec<u64>>>()?,
+            warp: vec![],
+        };
+        out.push(Shuffle {
+            src_register,
+            src_lane,
+            dst_register,
+            select: None,
+        });
+    }
+    Some(out)
 }
 
 /// The register index of the full layout for index `k` of the layout with

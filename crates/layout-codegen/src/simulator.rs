@@ -208,9 +208,14 @@ pub fn simulate(
         ConversionPlan::WarpShuffle { shuffles } => {
             for (k, sh) in shuffles.iter().enumerate() {
                 let what = format!("shuffle {k}");
-                bad_reg(&what, sh.dst_register, ndst)?;
-                bad_reg(&what, sh.src_register, nsrc)?;
                 for w in 0..nwarp {
+                    // All lanes send at once, then all lanes receive.
+                    let mut sent = Vec::with_capacity(nlane as usize);
+                    for l in 0..nlane {
+                        let r = sh.src_register.eval(l, 0);
+                        bad_reg(&what, r, nsrc)?;
+                        sent.push(src_regs[tid(w, l)][r as usize]);
+                    }
                     for l in 0..nlane {
                         if let Some((cols, want)) = &sh.select {
                             let got = cols
@@ -228,12 +233,13 @@ pub fn simulate(
                                 "{what}: lane {l} reads lane {from}, the warp has {nlane}"
                             )));
                         }
-                        dst_regs[tid(w, l)][sh.dst_register as usize] =
-                            Some(src_regs[tid(w, from)][sh.src_register as usize]);
+                        let r = sh.dst_register.eval(l, 0);
+                        bad_reg(&what, r, ndst)?;
+                        dst_regs[tid(w, l)][r as usize] = Some(sent[from as usize]);
                     }
                 }
                 rep.shuffles += 1;
-                rep.selects += sh.select.is_some() as u64;
+                rep.selects += sh.selects();
             }
         }
         ConversionPlan::SharedMemory(p) => {

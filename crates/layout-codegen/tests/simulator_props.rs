@@ -21,6 +21,7 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
     let mut rng = Rng(seed);
     let mut kinds = std::collections::BTreeMap::new();
     let mut triton_checked = 0;
+    let mut rounds_plans = 0;
     for case in 0..n {
         let bits = 5 + rng.below(6) as u32; // 32 .. 1024 elements
         let rank = 1 + rng.below(3) as usize;
@@ -82,11 +83,19 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
         );
         if let ConversionPlan::WarpShuffle { .. } = &plan {
             // Triton's shuffle class has at most one register-lane
-            // transposition: at most 2 shuffles per destination register.
-            assert!(
-                rep.shuffles <= 2 * dst.in_dim_size(DimName::REGISTER),
-                "{ctx}"
-            );
+            // transposition: at most 2 shuffles per destination register,
+            // and exactly one (the paper's rounds) without broadcast.
+            let nreg = dst.in_dim_size(DimName::REGISTER);
+            assert!(rep.shuffles <= 2 * nreg, "{ctx}");
+            let no_zeros = |l: &LinearLayout| {
+                [DimName::REGISTER, DimName::LANE]
+                    .iter()
+                    .all(|&d| l.packed_bases(d).iter().all(|&c| c != 0))
+            };
+            if no_zeros(&src) && no_zeros(&dst) {
+                assert_eq!(rep.shuffles, nreg, "{ctx}");
+                rounds_plans += 1;
+            }
         }
         if let ConversionPlan::SharedMemory(p) = &plan {
             // Linear plans: every phase costs the same.
@@ -131,7 +140,10 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
             simulate(&p, &src, &dst).unwrap_or_else(|e| panic!("{ctx}\nvia shared: {e}"));
         }
     }
-    println!("seed {seed:#x}: {n} pairs proved, classes {kinds:?}, {triton_checked} cross-checked with exact_bank_conflicts");
+    println!(
+        "seed {seed:#x}: {n} pairs proved, classes {kinds:?}, {triton_checked} cross-checked \
+         with exact_bank_conflicts, {rounds_plans} one-shuffle-per-register plans"
+    );
 }
 
 #[test]

@@ -268,26 +268,27 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
         }
         ConversionPlan::WarpShuffle { shuffles } => {
             println!("plan: {} warp shuffles (shfl.sync.idx)", shuffles.len());
+            let affine = |a: &layout_codegen::plan::Address| -> String {
+                let mut terms = vec![a.constant.to_string()];
+                terms.extend(
+                    a.lane
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &x)| x != 0)
+                        .map(|(i, x)| format!("lane[{i}]·{x}")),
+                );
+                terms.join(" ^ ")
+            };
             for sh in shuffles {
-                let lanes = sh
-                    .src_lane
-                    .lane
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &x)| x != 0)
-                    .map(|(i, x)| format!("lane[{i}]·{x}"))
-                    .collect::<Vec<_>>();
-                let mut from = vec![sh.src_lane.constant.to_string()];
-                from.extend(lanes);
                 let sel = match &sh.select {
                     Some((cols, want)) => format!(" if B·lane == {want} (B = {cols:?})"),
                     None => String::new(),
                 };
                 println!(
-                    "  r{} <- shfl(r{}, from lane {}){sel}",
-                    sh.dst_register,
-                    sh.src_register,
-                    from.join(" ^ ")
+                    "  r[{}] <- shfl(r[{}], from lane {}){sel}",
+                    affine(&sh.dst_register),
+                    affine(&sh.src_register),
+                    affine(&sh.src_lane)
                 );
             }
         }
