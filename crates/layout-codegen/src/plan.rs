@@ -39,6 +39,14 @@ impl Address {
         }
     }
 
+    /// Whether this maps every lane to itself (no warp part): a "shuffle"
+    /// from one's own lane is a local register move.
+    pub fn is_identity_lane(&self) -> bool {
+        self.constant == 0
+            && self.warp.iter().all(|&w| w == 0)
+            && self.lane.iter().enumerate().all(|(i, &c)| c == 1 << i)
+    }
+
     /// The element offset for `lane`, `warp`.
     pub fn eval(&self, lane: u64, warp: u64) -> u64 {
         let mut o = self.constant;

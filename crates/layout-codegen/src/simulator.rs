@@ -238,7 +238,12 @@ pub fn simulate(
                         dst_regs[tid(w, l)][r as usize] = Some(sent[from as usize]);
                     }
                 }
-                rep.shuffles += 1;
+                // Reading one's own lane needs no shuffle instruction.
+                if sh.src_lane.is_identity_lane() {
+                    rep.register_moves += 1;
+                } else {
+                    rep.shuffles += 1;
+                }
                 rep.selects += sh.selects();
             }
         }

@@ -325,8 +325,13 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
         report.threads, report.registers_checked
     );
     println!(
-        "cost: {} stores + {} loads per thread, {} barriers, {} register moves",
-        report.store_instructions, report.load_instructions, report.barriers, report.register_moves
+        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} register moves; {} barriers",
+        report.store_instructions,
+        report.load_instructions,
+        report.shuffles,
+        report.selects,
+        report.register_moves,
+        report.barriers
     );
     println!(
         "wavefronts: stores {} (conflicts {} per phase), loads {} (conflicts {} per phase)",
