@@ -46,6 +46,8 @@ pub mod bank_conflicts;
 pub mod conversion;
 pub mod error;
 pub mod plan;
+mod shared_plan;
+mod shuffle;
 pub mod simulator;
 pub mod swizzle;
 
