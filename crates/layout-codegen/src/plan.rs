@@ -2,10 +2,14 @@
 //! does, as plain data (no code is emitted). [`crate::simulator`] executes
 //! them.
 //!
+//! Planning lives in `shuffle.rs` (warp shuffles) and `shared_plan.rs`
+//! (shared memory); this module holds the data and the dispatch.
+//!
 //! Conventions: register indices are the full register in-dim values of the
 //! layouts (broadcast registers included); an [`Address`] is an *element*
 //! offset in the scratch buffer (byte address = offset × bytes per element),
-//! XOR-linear in the lane and warp ids plus a constant:
+//! or a lane or register index, XOR-linear in the lane and warp ids plus a
+//! constant:
 //! `offset(lane, warp) = constant ⊕ ⨁_{i: bit i of lane} lane[i] ⊕
 //! ⨁_{i: bit i of warp} warp[i]`.
 
@@ -185,10 +189,12 @@ impl ConversionPlan {
     }
 }
 
-/// Plans the conversion of `src` to `dst` (distributed layouts of one CTA,
-/// same tensor) for `bitwidth`-bit elements.
-///
-/// Cross-CTA conversions are an explicit [`CodegenError::Unsupported`].
+/// Plans the conversion of `src` to `dst` (distributed layouts of the same
+/// tensor) for `bitwidth`-bit elements, by class: no-op, register
+/// permutation, warp shuffles (Triton's shuffle class), or shared memory.
+/// Several CTAs are fine as long as no data crosses them (each CTA runs the
+/// same plan on its own elements); conversions that move data between CTAs
+/// are an explicit [`CodegenError::Unsupported`].
 pub fn plan_conversion(
     src: &LinearLayout,
     dst: &LinearLayout,
