@@ -70,7 +70,33 @@ pub fn conversion_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<Linea
             dst.out_dims()
         )));
     }
-    Ok(dst.invert_and_compose(src)?)
+    invert_and_compose_robust(dst, src)
+}
+
+/// `a.invert_and_compose(b)` (`b(C(x)) = a(x)`), falling back to a solve
+/// without Triton's identity-dim shortcut when that shortcut fails: the
+/// shortcut maps an in dim with equal bases on both sides to itself and
+/// solves the other dims without it, which fails when they need it (Triton
+/// asserts there). The fallback renames `b`'s in dims so that none match,
+/// solves, and renames the result's out dims back.
+pub fn invert_and_compose_robust(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
+    match a.invert_and_compose(b) {
+        Ok(c) => Ok(c),
+        Err(linear_layout::LayoutError::NotCovered) => {
+            let names: Vec<DimName> = b.in_dim_names().collect();
+            let tmp = |d: DimName| DimName::new(&format!("{d}__outer"));
+            let mut b2 = b.clone();
+            for &d in &names {
+                b2 = b2.rename_in_dim(d, tmp(d))?;
+            }
+            let mut c = a.invert_and_compose(&b2)?;
+            for &d in &names {
+                c = c.rename_out_dim(tmp(d), d)?;
+            }
+            Ok(c)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Triton's `minimalCvtLayout(src, dst)`: `comp = dst.invert_and_compose(src)`,
@@ -152,7 +178,7 @@ pub fn mixed_transpositions(src: &LinearLayout, dst: &LinearLayout) -> Result<Op
     let nlane = s.in_dim_size_log2(lane).max(t.in_dim_size_log2(lane));
     let s = pad(&s, nreg, nlane)?;
     let t = pad(&t, nreg, nlane)?;
-    let Ok(p) = s.invert_and_compose(&t) else {
+    let Ok(p) = invert_and_compose_robust(&s, &t) else {
         return Ok(None);
     };
     // Columns of P over the (register, lane) bits of t, values packed over

@@ -1,20 +1,52 @@
 //! # Code generation from linear layouts, as data
 //!
-//! Every algorithm here returns a *plan* (plain data) instead of emitting
-//! code, and [`simulator`] executes plans on a modelled CTA to prove them.
+//! Every algorithm here returns a *plan* (plain, serialisable data) instead
+//! of emitting code, and [`simulator`] executes plans on a modelled CTA to
+//! prove them.
 //!
-//! - [`bank_conflicts`]: Triton's `bankConflictsMemDesc` and a brute-force
+//! - [`bank_conflicts`]: Triton's `bankConflictsMemDesc` (Gluon's
+//!   `bank_conflicts`), an exact hardware formula, and a brute-force
 //!   wavefront counter.
 //! - [`conversion`]: `minimalCvtLayout` and the conversion classes (no-op,
-//!   register permutation, warp shuffle, shared memory).
-//! - [`swizzle`]: the optimal swizzled shared layout for a conversion
-//!   (Triton's `optimalSwizzlingLdSt`, the paper's §5.4), its conflicts and
-//!   lower bound, and an exhaustive search for small cases.
-//! - [`plan`]: conversion plans; [`simulator`]: their proof by execution.
-//! - [`shuffle`]: warp-shuffle plans (Triton's transposition decomposition
-//!   and a general `shfl.idx` fallback); [`gather`]: gather plans;
-//!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths;
-//!   [`tiling`]: ld/st.shared and ldmatrix/stmatrix tiling.
+//!   register permutation, warp shuffle, shared memory, cross-CTA), and
+//!   Gluon's `is_convert_layout_trivial`.
+//! - [`swizzle`]: the optimal swizzled shared layout for a conversion (the
+//!   paper's §5.4 / §9.2, Triton's `optimalSwizzlingLdSt`), its conflicts and
+//!   the Lemma 9.5 lower bound, and an exhaustive search for small cases.
+//! - [`plan`]: conversion plans (no-op, register permutation, warp
+//!   shuffles, shared memory with vector stores/loads whose addresses are
+//!   XOR-linear in lane and warp); [`simulator`]: their proof by execution.
+//! - [`shuffle`]: warp-shuffle programs (Triton's transposition
+//!   decomposition with Ship/Swap, the paper's rounds, a general `shfl.idx`
+//!   fallback) with their own warp-model checker; [`gather`]: gather plans;
+//!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
+//!   (the paper's Table 2); [`tiling`]: ld/st.shared and ldmatrix/stmatrix
+//!   tiling (Theorem 5.1).
+//!
+//! ```
+//! use layout_codegen::{plan::plan_conversion, simulator::simulate};
+//! use linear_layout::{DimName, LinearLayout};
+//! // 64 elements: 2 registers, 32 lanes. dst swaps the register bit with
+//! // lane bit 0: one register-lane transposition, a warp shuffle.
+//! let mk = |reg: u64, lane0: u64| {
+//!     LinearLayout::new(
+//!         vec![
+//!             (DimName::REGISTER, vec![vec![reg]]),
+//!             (DimName::LANE, vec![vec![lane0], vec![4], vec![8], vec![16], vec![32]]),
+//!             (DimName::WARP, vec![]),
+//!             (DimName::BLOCK, vec![]),
+//!         ],
+//!         vec![(DimName::dim(0), 64)],
+//!         true,
+//!     )
+//!     .unwrap()
+//! };
+//! let (src, dst) = (mk(1, 2), mk(2, 1));
+//! let plan = plan_conversion(&src, &dst, 32).unwrap();
+//! assert_eq!(plan.kind_name(), "shuffle");
+//! let report = simulate(&plan, &src, &dst).unwrap(); // proves all 64 registers
+//! assert_eq!(report.registers_checked, 64);
+//! ```
 
 pub mod bank_conflicts;
 pub mod conversion;
@@ -22,7 +54,9 @@ pub mod dedup;
 pub mod error;
 pub mod gather;
 pub mod plan;
+mod shared_plan;
 pub mod shuffle;
+mod shuffle_rounds;
 pub mod simulator;
 pub mod swizzle;
 pub mod tiling;

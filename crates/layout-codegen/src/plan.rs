@@ -2,19 +2,22 @@
 //! does, as plain data (no code is emitted). [`crate::simulator`] executes
 //! them.
 //!
+//! Planning lives in `shuffle.rs` (warp shuffles) and `shared_plan.rs`
+//! (shared memory); this module holds the data and the dispatch.
+//!
 //! Conventions: register indices are the full register in-dim values of the
 //! layouts (broadcast registers included); an [`Address`] is an *element*
 //! offset in the scratch buffer (byte address = offset × bytes per element),
-//! XOR-linear in the lane and warp ids plus a constant:
+//! or a lane or register index, XOR-linear in the lane and warp ids plus a
+//! constant:
 //! `offset(lane, warp) = constant ⊕ ⨁_{i: bit i of lane} lane[i] ⊕
 //! ⨁_{i: bit i of warp} warp[i]`.
 
-use crate::bank_conflicts::{
-    exact_conflicts, phase_lane_offsets, remove_broadcast_registers, reps_dim,
-};
 use crate::conversion::{classify, minimal_cvt_layout, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
-use crate::swizzle::{optimal_swizzling, SwizzleResult};
+use crate::shared_plan::plan_shared;
+pub use crate::shared_plan::{analytic_conflicts, cta_local, plan_via_shared_memory};
+use crate::shuffle_rounds::plan_shuffle;
 use linear_layout::{gf2, DimName, LinearLayout};
 use serde::Serialize;
 
@@ -30,6 +33,23 @@ pub struct Address {
 }
 
 impl Address {
+    /// The lane- and warp-independent address `c`.
+    pub fn constant(c: u64) -> Address {
+        Address {
+            constant: c,
+            lane: vec![],
+            warp: vec![],
+        }
+    }
+
+    /// Whether this maps every lane to itself (no warp part): a "shuffle"
+    /// from one's own lane is a local register move.
+    pub fn is_identity_lane(&self) -> bool {
+        self.constant == 0
+            && self.warp.iter().all(|&w| w == 0)
+            && self.lane.iter().enumerate().all(|(i, &c)| c == 1 << i)
+    }
+
     /// The element offset for `lane`, `warp`.
     pub fn eval(&self, lane: u64, warp: u64) -> u64 {
         let mut o = self.constant;
@@ -69,7 +89,9 @@ pub struct Round {
 /// A conversion through a swizzled shared-memory buffer.
 #[derive(Clone, Debug, Serialize)]
 pub struct SharedMemoryPlan {
-    /// The swizzled layout (offset → tensor, `linear` JSON form).
+    /// The swizzled layout (offset → tensor, `linear` JSON form; for a
+    /// multi-CTA conversion, offset → CTA-local coordinates, see
+    /// [`cta_local`]).
     pub shared: serde_json::Value,
     /// The swizzled layout itself.
     #[serde(skip)]
@@ -97,9 +119,39 @@ pub struct SharedMemoryPlan {
     pub load_conflicts: u64,
     /// The swizzle's paper lower bound (log2 wavefronts of the worse side).
     pub lower_bound_log2: u32,
-    /// Why shared memory is used (e.g. a shuffle-class conversion whose
-    /// shuffle lowering is not implemented).
+    /// Why shared memory is used when the conversion's class is cheaper
+    /// (see [`plan_via_shared_memory`]).
     pub note: Option<String>,
+}
+
+/// One `shfl.sync.idx` of a warp-shuffle plan: every lane `l` sends its
+/// register `src_register.eval(l, 0)`; lane `l` reads the value sent by lane
+/// `src_lane.eval(l, 0)` and, when `select` holds (or is absent), writes it
+/// to its register `dst_register.eval(l, 0)`. Lane-dependent register
+/// choices (non-empty `lane` parts) cost selects.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Shuffle {
+    /// Register each lane sends, XOR-linear in the sending lane.
+    pub src_register: Address,
+    /// Source lane, XOR-linear in the reading lane.
+    pub src_lane: Address,
+    /// Register each lane writes, XOR-linear in the reading lane.
+    pub dst_register: Address,
+    /// `(columns, expected)`: keep the value iff the XOR of `columns[i]`
+    /// over the set bits `i` of the lane id equals `expected`.
+    pub select: Option<(Vec<u64>, u64)>,
+}
+
+impl Shuffle {
+    /// Selects this shuffle costs per thread: a multiplexer over the
+    /// registers a lane may send (`2^rank − 1`), one select per register a
+    /// lane may write when that register depends on the lane, and the
+    /// predicate.
+    pub fn selects(&self) -> u64 {
+        let n = |a: &Address| 1u64 << gf2::rank(&a.lane);
+        let recv = n(&self.dst_register);
+        (n(&self.src_register) - 1) + if recv > 1 { recv } else { 0 } + self.select.is_some() as u64
+    }
 }
 
 /// A conversion plan.
@@ -116,6 +168,11 @@ pub enum ConversionPlan {
         /// Source register per destination register.
         src_register: Vec<u64>,
     },
+    /// Within each warp, by shuffles (then selects).
+    WarpShuffle {
+        /// The shuffles, in order (they only read source registers).
+        shuffles: Vec<Shuffle>,
+    },
     /// Through shared memory.
     SharedMemory(Box<SharedMemoryPlan>),
 }
@@ -126,17 +183,18 @@ impl ConversionPlan {
         match self {
             ConversionPlan::NoOp { .. } => "noop",
             ConversionPlan::RegisterPermutation { .. } => "register",
+            ConversionPlan::WarpShuffle { .. } => "shuffle",
             ConversionPlan::SharedMemory(_) => "shared",
         }
     }
 }
 
-/// Plans the conversion of `src` to `dst` (distributed layouts of one CTA,
-/// same tensor) for `bitwidth`-bit elements.
-///
-/// Cross-CTA conversions are an explicit [`CodegenError::Unsupported`];
-/// warp-shuffle-class conversions are planned through shared memory (the
-/// plan's `note` says so).
+/// Plans the conversion of `src` to `dst` (distributed layouts of the same
+/// tensor) for `bitwidth`-bit elements, by class: no-op, register
+/// permutation, warp shuffles (Triton's shuffle class), or shared memory.
+/// Several CTAs are fine as long as no data crosses them (each CTA runs the
+/// same plan on its own elements); conversions that move data between CTAs
+/// are an explicit [`CodegenError::Unsupported`].
 pub fn plan_conversion(
     src: &LinearLayout,
     dst: &LinearLayout,
@@ -168,206 +226,9 @@ pub fn plan_conversion(
                 .collect::<Result<Vec<u64>>>()?;
             Ok(ConversionPlan::RegisterPermutation { src_register })
         }
-        ConversionKind::WarpShuffle | ConversionKind::SharedMemory => {
-            let note = (kind == ConversionKind::WarpShuffle).then(|| {
-                "warp-shuffle class (registers and lanes only, one transposition); \
-                 shuffle lowering is not implemented, planned through shared memory"
-                    .to_string()
-            });
-            Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
-                src, dst, bitwidth, note,
-            )?)))
-        }
+        ConversionKind::WarpShuffle => plan_shuffle(src, dst),
+        ConversionKind::SharedMemory => Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
+            src, dst, bitwidth, None,
+        )?))),
     }
-}
-
-/// The register index of the full layout for index `k` of the layout with
-/// its zero register bases removed.
-fn expand_register(full: &LinearLayout, k: u64) -> u64 {
-    let cols = full.packed_bases(DimName::REGISTER);
-    let nonzero: Vec<usize> = (0..cols.len()).filter(|&i| cols[i] != 0).collect();
-    nonzero
-        .iter()
-        .enumerate()
-        .fold(0, |r, (j, &i)| r | ((k >> j) & 1) << i)
-}
-
-/// The access map of one side: `side.invert_and_compose(scratch)` as packed
-/// columns over (register, lane, warp), each `offset | round << off_bits`.
-struct SideMap {
-    reg: Vec<u64>,
-    lane: Vec<u64>,
-    warp: Vec<u64>,
-}
-
-fn side_map(side: &LinearLayout, scratch: &LinearLayout) -> Result<SideMap> {
-    let m = side.invert_and_compose(scratch)?;
-    let get = |d: DimName| {
-        if m.has_in_dim(d) {
-            m.packed_bases(d).to_vec()
-        } else {
-            vec![]
-        }
-    };
-    Ok(SideMap {
-        reg: get(DimName::REGISTER),
-        lane: get(DimName::LANE),
-        warp: get(DimName::WARP),
-    })
-}
-
-/// Vector width (log2) of a side: the longest run `k` such that offset bit
-/// `i < k` is exactly some register column and no other column touches bits
-/// below `k`, within 128 bits. Returns the register basis indices.
-fn vector_registers(map: &SideMap, bitwidth: u32, off_mask: u64) -> Vec<usize> {
-    let max = (128 / bitwidth).trailing_zeros() as usize;
-    let mut chosen: Vec<usize> = Vec::new();
-    for k in 0..max {
-        let want = 1u64 << k;
-        let Some(i) = (0..map.reg.len()).find(|&i| map.reg[i] == want && !chosen.contains(&i))
-        else {
-            break;
-        };
-        let low = (want << 1) - 1;
-        let others_clean = map
-            .reg
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i && !chosen.contains(j))
-            .map(|x| *x.1)
-            .chain(map.lane.iter().copied())
-            .chain(map.warp.iter().copied())
-            .all(|c| c & off_mask & low == 0);
-        if !others_clean {
-            break;
-        }
-        chosen.push(i);
-    }
-    chosen
-}
-
-/// Builds the accesses of one side, grouped per round.
-fn accesses(
-    full: &LinearLayout,
-    map: &SideMap,
-    vec_regs: &[usize],
-    off_bits: u32,
-    nrounds: usize,
-) -> Vec<Vec<Access>> {
-    let off_mask = (1u64 << off_bits) - 1;
-    let nreg = map.reg.len();
-    let others: Vec<usize> = (0..nreg).filter(|i| !vec_regs.contains(i)).collect();
-    let mut per_round: Vec<Vec<Access>> = vec![Vec::new(); nrounds];
-    for g in 0..(1u64 << others.len()) {
-        let base: u64 = others
-            .iter()
-            .enumerate()
-            .fold(0, |r, (j, &i)| r | ((g >> j) & 1) << i);
-        let regs: Vec<u64> = (0..(1u64 << vec_regs.len()))
-            .map(|j| {
-                let idx = vec_regs
-                    .iter()
-                    .enumerate()
-                    .fold(base, |r, (b, &i)| r | ((j >> b) & 1) << i);
-                expand_register(full, idx)
-            })
-            .collect();
-        let packed = gf2::bits(base).fold(0u64, |acc, i| acc ^ map.reg[i as usize]);
-        let round = (packed >> off_bits) as usize;
-        per_round[round].push(Access {
-            registers: regs,
-            address: Address {
-                constant: packed & off_mask,
-                lane: map.lane.iter().map(|c| c & off_mask).collect(),
-                warp: map.warp.iter().map(|c| c & off_mask).collect(),
-            },
-        });
-    }
-    per_round
-}
-
-/// The exact conflicts of one side of a plan
-/// ([`crate::bank_conflicts::exact_conflicts`] of its phase lane offsets).
-pub fn analytic_conflicts(lane_offsets: &[u64], vec: u64, bitwidth: u32) -> u64 {
-    exact_conflicts(
-        &phase_lane_offsets(lane_offsets, vec, bitwidth),
-        vec,
-        bitwidth,
-    )
-}
-
-fn plan_shared(
-    src: &LinearLayout,
-    dst: &LinearLayout,
-    bitwidth: u32,
-    note: Option<String>,
-) -> Result<SharedMemoryPlan> {
-    let sw: SwizzleResult = optimal_swizzling(src, dst, bitwidth)?;
-    let s = remove_broadcast_registers(src)?;
-    let t = remove_broadcast_registers(dst)?;
-    // Scratch layout for the rounds: (vector, bank, segment) -> offset, reps
-    // -> round. Collapse reps into the offset if any lane/warp touches them.
-    let outs = sw.shared.out_dims();
-    let split = &sw.shared_split;
-    let nreps = split.in_dim_size_log2(reps_dim());
-    let offset_bits = split.total_in_dim_size_log2() - nreps;
-    let build = |reps_bits: u32| -> Result<LinearLayout> {
-        Ok(split
-            .reshape_ins(&[
-                (DimName::OFFSET, 1u64 << (offset_bits + nreps - reps_bits)),
-                (reps_dim(), 1u64 << reps_bits),
-            ])?
-            .reshape_outs(&outs)?)
-    };
-    let mut scratch = build(nreps)?;
-    let mut off_bits = offset_bits;
-    let mut ms = side_map(&s, &scratch)?;
-    let mut mt = side_map(&t, &scratch)?;
-    let touches = |m: &SideMap, ob: u32| m.lane.iter().chain(&m.warp).any(|c| c >> ob != 0);
-    if nreps > 0 && (touches(&ms, off_bits) || touches(&mt, off_bits)) {
-        scratch = build(0)?;
-        off_bits = offset_bits + nreps;
-        ms = side_map(&s, &scratch)?;
-        mt = side_map(&t, &scratch)?;
-    }
-    let nrounds = 1usize << (scratch.in_dim_size_log2(reps_dim()));
-    let off_mask = (1u64 << off_bits) - 1;
-    let vs = vector_registers(&ms, bitwidth, off_mask);
-    let vt = vector_registers(&mt, bitwidth, off_mask);
-    let stores = accesses(src, &ms, &vs, off_bits, nrounds);
-    let loads = accesses(dst, &mt, &vt, off_bits, nrounds);
-    let rounds: Vec<Round> = stores
-        .into_iter()
-        .zip(loads)
-        .map(|(stores, loads)| Round { stores, loads })
-        .collect();
-    // Broadcast copies of the destination.
-    let cols = dst.packed_bases(DimName::REGISTER);
-    let zero_mask: u64 = (0..cols.len())
-        .filter(|&i| cols[i] == 0)
-        .fold(0, |m, i| m | 1 << i);
-    let copies: Vec<(u64, u64)> = (0..dst.in_dim_size(DimName::REGISTER))
-        .filter(|r| r & zero_mask != 0)
-        .map(|r| (r, r & !zero_mask))
-        .collect();
-    let store_vec = 1u64 << vs.len();
-    let load_vec = 1u64 << vt.len();
-    let lane_off = |m: &SideMap| m.lane.iter().map(|c| c & off_mask).collect::<Vec<_>>();
-    let bytes = (bitwidth as u64).max(8) / 8;
-    Ok(SharedMemoryPlan {
-        shared: sw.shared.bases_json(),
-        shared_layout: sw.shared.clone(),
-        bitwidth,
-        store_vec,
-        load_vec,
-        scratch_elems: 1u64 << off_bits,
-        scratch_bytes: (1u64 << off_bits) * bytes,
-        barriers: 2 * rounds.len() as u64 - 1,
-        rounds,
-        copies,
-        store_conflicts: analytic_conflicts(&lane_off(&ms), store_vec, bitwidth),
-        load_conflicts: analytic_conflicts(&lane_off(&mt), load_vec, bitwidth),
-        lower_bound_log2: sw.lower_bound_log2,
-        note,
-    })
 }

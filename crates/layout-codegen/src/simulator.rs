@@ -1,7 +1,8 @@
 //! Executes a [`ConversionPlan`] on a modelled CTA and proves it.
 //!
 //! ## What is modelled
-//! A CTA of `warps × lanes` threads (sizes from the layouts). Every source
+//! `blocks` CTAs of `warps × lanes` threads (sizes from the layouts), each
+//! with its own shared memory. Every source
 //! register holds a *tag*: the tensor coordinate the source layout places
 //! there (packed, dim0 in the low bits), so data is never confused with
 //! indices. Shared memory is an array of tagged slots, one per element of
@@ -12,7 +13,9 @@
 //! store (its vector of registers to `address(lane, warp)`), all threads
 //! meet at a barrier, then every thread executes every load into its
 //! destination registers; a barrier separates rounds. Afterwards the plan's
-//! broadcast copies run.
+//! broadcast copies run. A shuffle plan runs its shuffles in order: every
+//! lane of a warp offers its source register, each lane reads the offer of
+//! its source lane and keeps it when its select holds.
 //!
 //! ## What a successful run proves
 //! 1. **Correctness, exhaustively**: after the plan, *every* destination
@@ -32,10 +35,10 @@
 //!    one per phase.
 //!
 //! It proves nothing about timing, about hardware other than this model, or
-//! about what happens outside one CTA (cross-CTA plans are refused before
-//! they reach the simulator).
+//! about data exchange between CTAs (cross-CTA plans are refused before they
+//! reach the simulator; shared-memory accesses stay inside their CTA).
 
-use crate::bank_conflicts::hw_input;
+use crate::bank_conflicts::hw_input_block;
 use crate::error::{CodegenError, Result};
 use crate::plan::{Access, ConversionPlan};
 use linear_layout::{DimName, LinearLayout};
@@ -57,6 +60,10 @@ pub struct SimulationReport {
     pub register_moves: u64,
     /// Barriers.
     pub barriers: u64,
+    /// Warp shuffles per thread.
+    pub shuffles: u64,
+    /// Selects per thread (keeping a shuffled value or not).
+    pub selects: u64,
     /// Wavefronts of all stores of all warps.
     pub store_wavefronts: u64,
     /// Wavefronts of all loads of all warps.
@@ -118,10 +125,11 @@ pub fn simulate(
     let nlane = size(dst, DimName::LANE);
     let nwarp = size(dst, DimName::WARP);
     let nblock = size(dst, DimName::BLOCK);
-    if nblock > 1 || size(src, DimName::BLOCK) > 1 {
-        return Err(CodegenError::Unsupported(
-            "the simulator models one CTA".into(),
-        ));
+    if size(src, DimName::BLOCK) != nblock {
+        return Err(CodegenError::Invalid(format!(
+            "source and destination use different CTA counts ({} vs {nblock})",
+            size(src, DimName::BLOCK)
+        )));
     }
     if size(src, DimName::LANE) != nlane || size(src, DimName::WARP) != nwarp {
         return Err(CodegenError::Invalid(format!(
@@ -134,14 +142,22 @@ pub fn simulate(
     }
     let nsrc = size(src, DimName::REGISTER);
     let ndst = size(dst, DimName::REGISTER);
-    let threads = (nwarp * nlane) as usize;
+    let per_cta = (nwarp * nlane) as usize;
+    let threads = nblock as usize * per_cta;
+    // Thread index of (block, warp, lane); `w` below is a CTA-wide warp
+    // index `block * nwarp + warp`.
     let tid = |w: u64, l: u64| (w * nlane + l) as usize;
+    let nwarp_local = nwarp;
+    let nwarp = nwarp * nblock;
+    let split = |w: u64| (w / nwarp_local, w % nwarp_local);
     // Source registers, tagged.
     let mut src_regs = vec![vec![0u64; nsrc as usize]; threads];
     for w in 0..nwarp {
+        let (b, wl) = split(w);
         for l in 0..nlane {
             for r in 0..nsrc {
-                src_regs[tid(w, l)][r as usize] = src.apply_values(&hw_input(src, r, l, w));
+                src_regs[tid(w, l)][r as usize] =
+                    src.apply_values(&hw_input_block(src, r, l, wl, b));
             }
         }
     }
@@ -189,9 +205,53 @@ pub fn simulate(
             }
             rep.register_moves = ndst;
         }
+        ConversionPlan::WarpShuffle { shuffles } => {
+            for (k, sh) in shuffles.iter().enumerate() {
+                let what = format!("shuffle {k}");
+                for w in 0..nwarp {
+                    // All lanes send at once, then all lanes receive.
+                    let mut sent = Vec::with_capacity(nlane as usize);
+                    for l in 0..nlane {
+                        let r = sh.src_register.eval(l, 0);
+                        bad_reg(&what, r, nsrc)?;
+                        sent.push(src_regs[tid(w, l)][r as usize]);
+                    }
+                    for l in 0..nlane {
+                        if let Some((cols, want)) = &sh.select {
+                            let got = cols
+                                .iter()
+                                .enumerate()
+                                .filter(|(i, _)| l >> i & 1 == 1)
+                                .fold(0, |acc, (_, c)| acc ^ c);
+                            if got != *want {
+                                continue;
+                            }
+                        }
+                        let from = sh.src_lane.eval(l, 0);
+                        if from >= nlane {
+                            return Err(CodegenError::Invalid(format!(
+                                "{what}: lane {l} reads lane {from}, the warp has {nlane}"
+                            )));
+                        }
+                        let r = sh.dst_register.eval(l, 0);
+                        bad_reg(&what, r, ndst)?;
+                        dst_regs[tid(w, l)][r as usize] = Some(sent[from as usize]);
+                    }
+                }
+                // Reading one's own lane needs no shuffle instruction.
+                if sh.src_lane.is_identity_lane() {
+                    rep.register_moves += 1;
+                } else {
+                    rep.shuffles += 1;
+                }
+                rep.selects += sh.selects();
+            }
+        }
         ConversionPlan::SharedMemory(p) => {
             let bytes = (p.bitwidth as u64).max(8) / 8;
-            let mut mem: Vec<Option<(u64, usize)>> = vec![None; p.scratch_elems as usize];
+            // One scratch buffer per CTA.
+            let mut mems: Vec<Vec<Option<(u64, usize)>>> =
+                vec![vec![None; p.scratch_elems as usize]; nblock as usize];
             let check_access = |what: &str, a: &Access, off: u64| -> Result<()> {
                 let v = a.registers.len() as u64;
                 if off + v > p.scratch_elems {
@@ -219,9 +279,11 @@ pub fn simulate(
                         bad_reg(&what, r, nsrc)?;
                     }
                     for w in 0..nwarp {
+                        let (b, wl) = split(w);
+                        let mem = &mut mems[b as usize];
                         let mut starts = Vec::with_capacity(nlane as usize);
                         for l in 0..nlane {
-                            let off = a.address.eval(l, w);
+                            let off = a.address.eval(l, wl);
                             check_access(&what, a, off)?;
                             starts.push(off * bytes);
                             for (j, &r) in a.registers.iter().enumerate() {
@@ -254,9 +316,11 @@ pub fn simulate(
                         bad_reg(&what, r, ndst)?;
                     }
                     for w in 0..nwarp {
+                        let (b, wl) = split(w);
+                        let mem = &mems[b as usize];
                         let mut starts = Vec::with_capacity(nlane as usize);
                         for l in 0..nlane {
-                            let off = a.address.eval(l, w);
+                            let off = a.address.eval(l, wl);
                             check_access(&what, a, off)?;
                             starts.push(off * bytes);
                             for (j, &r) in a.registers.iter().enumerate() {
@@ -300,14 +364,15 @@ pub fn simulate(
     }
     // The proof: every destination register holds its element.
     for w in 0..nwarp {
+        let (b, wl) = split(w);
         for l in 0..nlane {
             for r in 0..ndst {
-                let want = dst.apply_values(&hw_input(dst, r, l, w));
+                let want = dst.apply_values(&hw_input_block(dst, r, l, wl, b));
                 let got = dst_regs[tid(w, l)][r as usize];
                 if got != Some(want) {
                     return Err(CodegenError::WrongElement {
-                        block: 0,
-                        warp: w,
+                        block: b,
+                        warp: wl,
                         lane: l,
                         register: r,
                         expected: dst.unpack(want).to_vec(),

@@ -32,8 +32,12 @@ fn shape(r: &Value) -> Vec<u64> {
 
 #[test]
 fn bank_conflicts_match_triton_on_every_sample() {
-    let recs = records("sample-bank-conflicts.jsonl");
-    assert!(recs.len() >= 40, "expected the 49 sample cases");
+    let recs = records("sample-bank-conflicts.jsonl")
+        .into_iter()
+        .chain(records("seed7-bank-conflicts.jsonl"))
+        .chain(records("seed11-bank-conflicts.jsonl"))
+        .collect::<Vec<_>>();
+    assert!(recs.len() >= 650, "expected the 49 + 239 + 373 cases");
     let mut pass = 0;
     let mut failures = Vec::new();
     for r in &recs {
@@ -70,11 +74,20 @@ fn lane_mixes_sub_word_bits(reg: &LinearLayout, smem: &LinearLayout, bw: u32) ->
 
 #[test]
 fn brute_force_agrees_with_triton_on_every_sample() {
-    let recs = records("sample-bank-conflicts.jsonl");
-    let (mut pass, mut mixed) = (0, 0);
+    let recs = records("sample-bank-conflicts.jsonl")
+        .into_iter()
+        .chain(records("seed7-bank-conflicts.jsonl"))
+        .chain(records("seed11-bank-conflicts.jsonl"))
+        .collect::<Vec<_>>();
+    let (mut pass, mut mixed, mut skipped) = (0, 0, 0);
     let mut failures = Vec::new();
     for r in &recs {
         let shape = shape(r);
+        // Brute force enumerates every address: keep debug runs short.
+        if shape.iter().product::<u64>() > 1 << 15 {
+            skipped += 1;
+            continue;
+        }
         let reg = LinearLayout::from_json(&r["reg"]["linear"], Some(&shape)).unwrap();
         let smem = LinearLayout::from_json(&r["shared"]["linear"], Some(&shape)).unwrap();
         let bw = r["bitwidth"].as_u64().unwrap() as u32;
@@ -103,9 +116,9 @@ fn brute_force_agrees_with_triton_on_every_sample() {
         }
     }
     println!(
-        "brute force: {pass}/{} equal Triton ({mixed} with sub-word-mixing lanes, where hardware may count more)",
-        recs.len()
+        "brute force: {pass}/{} equal Triton ({mixed} with sub-word-mixing lanes, where hardware may count more; {skipped} larger than 2^15 elements skipped)",
+        recs.len() - skipped
     );
-    assert!(pass >= 45);
+    assert!(pass >= 400);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

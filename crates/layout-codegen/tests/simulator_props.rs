@@ -1,20 +1,27 @@
 //! Property tests: random pairs of random distributed layouts are planned and
 //! every plan is proved by the simulator; simulated conflicts equal the
-//! analytic count. 4 batches × 300 pairs = 1200 pairs.
+//! analytic count. 4 batches × 300 pairs of permutation-type layouts (single-bit or zero
+//! bases), 300 pairs with mixed bases and 200 pairs over 4 CTAs = 1700
+//! pairs.
 
 mod common;
-use common::{random_distributed, random_shape, Rng};
+use common::{mix_bits, random_distributed, random_shape, with_blocks, Rng};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::conversion::{classify, ConversionKind};
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
 use layout_codegen::simulator::simulate;
 use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};
 
 fn batch(seed: u64, n: usize) {
+    batch_with(seed, n, 0, 0)
+}
+
+fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
     let mut rng = Rng(seed);
     let mut kinds = std::collections::BTreeMap::new();
     let mut triton_checked = 0;
+    let mut rounds_plans = 0;
     for case in 0..n {
         let bits = 5 + rng.below(6) as u32; // 32 .. 1024 elements
         let rank = 1 + rng.below(3) as usize;
@@ -26,7 +33,24 @@ fn batch(seed: u64, n: usize) {
         // Lanes fixed at 5 bits (32 threads); broadcast fills missing bits.
         let extra = (5 + warps).saturating_sub(bits as usize);
         let src = random_distributed(&mut rng, &shape, 5, warps, zeros_s + extra);
-        let mut dst = random_distributed(&mut rng, &shape, 5, warps, zeros_d + extra);
+        let dst = random_distributed(&mut rng, &shape, 5, warps, zeros_d + extra);
+        // Mixed bases (non-permutation layouts): each side gets its own
+        // invertible change of tensor bits, so bases mix dims and bits.
+        let (src, dst) = if mix_ops > 0 {
+            (
+                mix_bits(&mut rng, &src, mix_ops),
+                mix_bits(&mut rng, &dst, mix_ops),
+            )
+        } else {
+            (src, dst)
+        };
+        // CTAs: the same block bases on both sides (a block-local conversion).
+        let (src, mut dst) = if blocks > 0 {
+            let bc = rng.below(1 << blocks) as u32 & rng.below(1 << blocks) as u32;
+            (with_blocks(&src, blocks, bc), with_blocks(&dst, blocks, bc))
+        } else {
+            (src, dst)
+        };
         // Bias towards cheap classes now and then: dst = src with a few swaps.
         if rng.below(4) == 0 {
             dst = src.clone();
@@ -40,7 +64,7 @@ fn batch(seed: u64, n: usize) {
                     (DimName::REGISTER, regs),
                     (DimName::LANE, dst.bases(DimName::LANE)),
                     (DimName::WARP, dst.bases(DimName::WARP)),
-                    (DimName::BLOCK, vec![]),
+                    (DimName::BLOCK, dst.bases(DimName::BLOCK)),
                 ],
                 dst.out_dims(),
                 true,
@@ -54,9 +78,25 @@ fn batch(seed: u64, n: usize) {
         let rep = simulate(&plan, &src, &dst).unwrap_or_else(|e| panic!("{ctx}\n{e}"));
         assert_eq!(
             rep.registers_checked,
-            32 * (1 << warps) * dst.in_dim_size(DimName::REGISTER),
+            32 * (1 << warps) * (1 << blocks) * dst.in_dim_size(DimName::REGISTER),
             "{ctx}"
         );
+        if let ConversionPlan::WarpShuffle { .. } = &plan {
+            // Triton's shuffle class has at most one register-lane
+            // transposition: at most 2 shuffles per destination register,
+            // and exactly one (the paper's rounds) without broadcast.
+            let nreg = dst.in_dim_size(DimName::REGISTER);
+            assert!(rep.shuffles <= 2 * nreg, "{ctx}");
+            let no_zeros = |l: &LinearLayout| {
+                [DimName::REGISTER, DimName::LANE]
+                    .iter()
+                    .all(|&d| l.packed_bases(d).iter().all(|&c| c != 0))
+            };
+            if no_zeros(&src) && no_zeros(&dst) {
+                assert_eq!(rep.shuffles + rep.register_moves, nreg, "{ctx}");
+                rounds_plans += 1;
+            }
+        }
         if let ConversionPlan::SharedMemory(p) = &plan {
             // Linear plans: every phase costs the same.
             assert_eq!(rep.max_store_conflicts, rep.min_store_conflicts, "{ctx}");
@@ -92,8 +132,18 @@ fn batch(seed: u64, n: usize) {
         }
         let kind = classify(&src, &dst).unwrap();
         assert_ne!(kind, ConversionKind::CrossCta);
+        assert_eq!(kind.short_name(), plan.kind_name(), "{ctx}");
+        // Every class also converts correctly through shared memory.
+        if !matches!(plan, ConversionPlan::SharedMemory(_)) {
+            let p = plan_via_shared_memory(&src, &dst, bw).unwrap_or_else(|e| panic!("{ctx}\n{e}"));
+            let p = ConversionPlan::SharedMemory(Box::new(p));
+            simulate(&p, &src, &dst).unwrap_or_else(|e| panic!("{ctx}\nvia shared: {e}"));
+        }
     }
-    println!("seed {seed:#x}: {n} pairs proved, classes {kinds:?}, {triton_checked} cross-checked with exact_bank_conflicts");
+    println!(
+        "seed {seed:#x}: {n} pairs proved, classes {kinds:?}, {triton_checked} cross-checked \
+         with exact_bank_conflicts, {rounds_plans} one-shuffle-per-register plans"
+    );
 }
 
 #[test]
@@ -111,6 +161,16 @@ fn random_pairs_batch_3() {
 #[test]
 fn random_pairs_batch_4() {
     batch(0xdddd_eeee_ffff_0001, 300);
+}
+
+#[test]
+fn random_mixed_pairs_batch() {
+    batch_with(0x0bad_cafe_f00d_0001, 300, 4, 0);
+}
+
+#[test]
+fn random_multi_cta_pairs_batch() {
+    batch_with(0x0c7a_0c7a_0c7a_0001, 200, 0, 2);
 }
 
 /// A broken plan is caught, and the error names the first wrong register.

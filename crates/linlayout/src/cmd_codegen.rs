@@ -1,4 +1,18 @@
 //! `linlayout convert`, `swizzle` and `bank-conflicts`.
+//!
+//! Layout arguments are Triton attribute text (`#ttg.blocked<{...}>`, ...),
+//! `-` for stdin, `@file`, or a JSON object of bases as in the oracle's
+//! `linear` field (`{"register": [[0, 1]], "lane": [...], ...}` for
+//! distributed layouts, `{"offset": [...], "block": []}` for shared ones).
+
+use crate::input::{parse_shape, read_layout_text};
+use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
+use layout_codegen::conversion::{classify, conversion_layout};
+use layout_codegen::plan::{plan_conversion, Access, ConversionPlan};
+use layout_codegen::simulator::simulate;
+use layout_codegen::swizzle::optimal_swizzling;
+use linear_layout::{DimName, LinearLayout};
+use serde_json::{json, Map, Value};
 
 /// Arguments of `convert`.
 #[derive(clap::Args)]
@@ -6,6 +20,12 @@ pub struct ConvertArgs {
     /// Tensor shape, e.g. 128x128.
     #[arg(long)]
     pub shape: String,
+    /// Element type: f16, bf16, f32, i8, f8E4M3FN, f64, ... (sets the bit width).
+    #[arg(long, default_value = "f32")]
+    pub dtype: String,
+    /// Print JSON: {"kind", "conversion", "cost", "plan"}.
+    #[arg(long)]
+    pub json: bool,
     /// Source layout.
     pub src: String,
     /// Destination layout.
@@ -18,6 +38,12 @@ pub struct SwizzleArgs {
     /// Tensor shape, e.g. 128x128.
     #[arg(long)]
     pub shape: String,
+    /// Element bit width (8, 16, 32, 64).
+    #[arg(long, default_value_t = 16)]
+    pub bitwidth: u32,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
     /// Source layout.
     pub src: String,
     /// Destination layout.
@@ -33,23 +59,286 @@ pub struct BankConflictsArgs {
     /// Element bit width.
     #[arg(long)]
     pub bitwidth: u32,
+    /// Print JSON with Triton's count and the exact hardware count.
+    #[arg(long)]
+    pub json: bool,
     /// Distributed layout.
     pub distributed: String,
     /// Shared layout.
     pub shared: String,
 }
 
-/// Runs `convert`.
-pub fn run_convert(_a: ConvertArgs) -> Result<(), String> {
-    Err("convert is not implemented yet".into())
+/// Reads one layout argument for `shape`.
+fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout, String> {
+    let text = read_layout_text(arg)?;
+    let t = text.trim();
+    if t.starts_with('{') {
+        let v: Value =
+            serde_json::from_str(t).map_err(|e| format!("{what} layout: invalid JSON: {e}"))?;
+        return LinearLayout::from_json(&v, Some(shape)).map_err(|e| format!("{what} layout: {e}"));
+    }
+    let enc = hw_layouts::Encoding::parse(t).map_err(|e| format!("{what} layout: {e}"))?;
+    enc.to_linear_layout(shape)
+        .map_err(|e| format!("{what} layout: {e}"))
 }
 
-/// Runs `swizzle`.
-pub fn run_swizzle(_a: SwizzleArgs) -> Result<(), String> {
-    Err("swizzle is not implemented yet".into())
+fn shape_arg(s: &str) -> Result<Vec<u64>, String> {
+    let shape = parse_shape(s)?;
+    if shape.is_empty() || shape.iter().any(|&d| d == 0 || !d.is_power_of_two()) {
+        return Err(format!(
+            "invalid shape '{s}': every dim must be a power of two"
+        ));
+    }
+    Ok(shape)
+}
+
+/// Bit width of a Triton element type name.
+pub fn dtype_bitwidth(dtype: &str) -> Result<u32, String> {
+    let d = dtype.trim().to_ascii_lowercase();
+    let w = match d.as_str() {
+        "f16" | "bf16" | "fp16" | "i16" | "u16" => 16,
+        "f32" | "fp32" | "i32" | "u32" | "tf32" => 32,
+        "f64" | "fp64" | "i64" | "u64" => 64,
+        "i8" | "u8" | "i1" => 8,
+        _ if d.starts_with("f8") || d.starts_with("fp8") => 8,
+        _ => {
+            return Err(format!(
+                "unknown dtype '{dtype}' (expected f16, bf16, f32, f64, i8, f8..., i16, i32, i64)"
+            ))
+        }
+    };
+    Ok(w)
+}
+
+/// `#ttg.shared_linear<{offset = [[..], ...]}, alignment = A>`.
+fn shared_linear_text(l: &LinearLayout, alignment: u64) -> String {
+    let bases = |d: DimName| {
+        let v: Vec<String> = l
+            .bases(d)
+            .iter()
+            .map(|b| {
+                format!(
+                    "[{}]",
+                    b.iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        format!("[{}]", v.join(", "))
+    };
+    format!(
+        "#ttg.shared_linear<{{offset = {}}}, alignment = {alignment}>",
+        bases(DimName::OFFSET)
+    )
 }
 
 /// Runs `bank-conflicts`.
-pub fn run_bank_conflicts(_a: BankConflictsArgs) -> Result<(), String> {
-    Err("bank-conflicts is not implemented yet".into())
+pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), String> {
+    let shape = shape_arg(&a.shape)?;
+    let reg = read_layout(&a.distributed, &shape, "distributed")?;
+    let smem = read_layout(&a.shared, &shape, "shared")?;
+    let n = bank_conflicts(&reg, &smem, a.bitwidth).map_err(|e| e.to_string())?;
+    if a.json {
+        let exact = exact_bank_conflicts(&reg, &smem, a.bitwidth).map_err(|e| e.to_string())?;
+        println!("{}", json!({"conflicts": n, "exact_hardware": exact}));
+    } else {
+        println!("{n}");
+    }
+    Ok(())
+}
+
+/// Runs `swizzle`.
+pub fn run_swizzle(a: SwizzleArgs) -> Result<(), String> {
+    let shape = shape_arg(&a.shape)?;
+    let src = read_layout(&a.src, &shape, "source")?;
+    let dst = read_layout(&a.dst, &shape, "destination")?;
+    let r = optimal_swizzling(&src, &dst, a.bitwidth).map_err(|e| e.to_string())?;
+    let text = shared_linear_text(&r.shared, 16);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "shared": text,
+                "linear": r.shared.bases_json(),
+                "vector_elems": r.vector_elems,
+                "vector_bits": r.vector_elems * a.bitwidth as u64,
+                "read_conflicts": r.read_conflicts,
+                "write_conflicts": r.write_conflicts,
+                "lower_bound_log2": r.lower_bound_log2,
+            }))
+            .expect("json")
+        );
+    } else {
+        println!("{text}");
+        println!(
+            "vector: {} elements ({} bits)",
+            r.vector_elems,
+            r.vector_elems * a.bitwidth as u64
+        );
+        println!("write conflicts: {}", r.write_conflicts);
+        println!("read conflicts: {}", r.read_conflicts);
+        println!(
+            "lower bound: {} (log2 wavefronts of the worse side)",
+            r.lower_bound_log2
+        );
+    }
+    Ok(())
+}
+
+/// `dst.invert_and_compose(src)` as one object per destination basis.
+fn conversion_json(c: &LinearLayout) -> Value {
+    let mut m = Map::new();
+    for (d, bases) in c.all_bases() {
+        let list: Vec<Value> = bases
+            .iter()
+            .map(|b| {
+                let mut o = Map::new();
+                for ((name, _), v) in c.out_dims().iter().zip(b) {
+                    o.insert(name.to_string(), json!(v));
+                }
+                Value::Object(o)
+            })
+            .collect();
+        m.insert(d.to_string(), Value::Array(list));
+    }
+    Value::Object(m)
+}
+
+fn access_text(a: &Access) -> String {
+    let lin = |name: &str, v: &[u64]| -> String {
+        v.iter()
+            .enumerate()
+            .filter(|(_, &x)| x != 0)
+            .map(|(i, x)| format!("{name}[{i}]·{x}"))
+            .collect::<Vec<_>>()
+            .join(" ^ ")
+    };
+    let mut terms = vec![a.address.constant.to_string()];
+    for t in [lin("lane", &a.address.lane), lin("warp", &a.address.warp)] {
+        if !t.is_empty() {
+            terms.push(t);
+        }
+    }
+    format!(
+        "v{} r{:?} @ {}",
+        a.registers.len(),
+        a.registers,
+        terms.join(" ^ ")
+    )
+}
+
+/// Runs `convert`.
+pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
+    let shape = shape_arg(&a.shape)?;
+    let bw = dtype_bitwidth(&a.dtype)?;
+    let src = read_layout(&a.src, &shape, "source")?;
+    let dst = read_layout(&a.dst, &shape, "destination")?;
+    let comp = conversion_layout(&src, &dst).map_err(|e| e.to_string())?;
+    let kind = classify(&src, &dst).map_err(|e| e.to_string())?;
+    let plan = plan_conversion(&src, &dst, bw).map_err(|e| e.to_string())?;
+    let report = simulate(&plan, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
+    if a.json {
+        let mut cost = serde_json::to_value(&report).expect("json");
+        if let ConversionPlan::SharedMemory(p) = &plan {
+            cost["scratch_bytes"] = json!(p.scratch_bytes);
+            cost["store_conflicts_analytic"] = json!(p.store_conflicts);
+            cost["load_conflicts_analytic"] = json!(p.load_conflicts);
+        }
+        let out = json!({
+            "kind": kind.short_name(),
+            "conversion": conversion_json(&comp),
+            "cost": cost,
+            "plan": plan,
+        });
+        println!("{}", serde_json::to_string_pretty(&out).expect("json"));
+        return Ok(());
+    }
+    println!("class: {}", kind.short_name());
+    match &plan {
+        ConversionPlan::NoOp { registers } => {
+            println!("plan: no-op ({registers} registers per thread already hold their elements)")
+        }
+        ConversionPlan::RegisterPermutation { src_register } => {
+            println!("plan: register permutation (dst register <- src register)");
+            for (i, s) in src_register.iter().enumerate() {
+                println!("  r{i} <- r{s}");
+            }
+        }
+        ConversionPlan::WarpShuffle { shuffles } => {
+            println!("plan: {} warp shuffles (shfl.sync.idx)", shuffles.len());
+            let affine = |a: &layout_codegen::plan::Address| -> String {
+                let mut terms = vec![a.constant.to_string()];
+                terms.extend(
+                    a.lane
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &x)| x != 0)
+                        .map(|(i, x)| format!("lane[{i}]·{x}")),
+                );
+                terms.join(" ^ ")
+            };
+            for sh in shuffles {
+                let sel = match &sh.select {
+                    Some((cols, want)) => format!(" if B·lane == {want} (B = {cols:?})"),
+                    None => String::new(),
+                };
+                println!(
+                    "  r[{}] <- shfl(r[{}], from lane {}){sel}",
+                    affine(&sh.dst_register),
+                    affine(&sh.src_register),
+                    affine(&sh.src_lane)
+                );
+            }
+        }
+        ConversionPlan::SharedMemory(p) => {
+            if let Some(n) = &p.note {
+                println!("note: {n}");
+            }
+            println!(
+                "plan: through shared memory, {} round(s), scratch {} bytes",
+                p.rounds.len(),
+                p.scratch_bytes
+            );
+            println!(
+                "  shared layout: {}",
+                shared_linear_text(&p.shared_layout, 16)
+            );
+            for (i, r) in p.rounds.iter().enumerate() {
+                println!("  round {i}:");
+                for s in &r.stores {
+                    println!("    st.shared {}", access_text(s));
+                }
+                println!("    barrier");
+                for l in &r.loads {
+                    println!("    ld.shared {}", access_text(l));
+                }
+            }
+            for (to, from) in &p.copies {
+                println!("  r{to} <- r{from} (broadcast copy)");
+            }
+        }
+    }
+    println!(
+        "simulated: {} threads, {} destination registers checked",
+        report.threads, report.registers_checked
+    );
+    println!(
+        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} register moves; {} barriers",
+        report.store_instructions,
+        report.load_instructions,
+        report.shuffles,
+        report.selects,
+        report.register_moves,
+        report.barriers
+    );
+    println!(
+        "wavefronts: stores {} (conflicts {} per phase), loads {} (conflicts {} per phase)",
+        report.store_wavefronts,
+        report.max_store_conflicts,
+        report.load_wavefronts,
+        report.max_load_conflicts
+    );
+    Ok(())
 }

@@ -88,3 +88,75 @@ pub fn random_distributed(
     )
     .unwrap()
 }
+
+/// `layout` with its flattened bases mixed by a random invertible GF(2)
+/// matrix (a product of random elementary row operations): still
+/// surjective, but bases are no longer single bits (`generic_linear`-like).
+pub fn mix_bits(rng: &mut Rng, layout: &LinearLayout, ops: usize) -> LinearLayout {
+    let bits = layout.total_out_dim_size_log2();
+    if bits < 2 {
+        return layout.clone();
+    }
+    // Elementary ops: bit a ^= bit b.
+    let pairs: Vec<(u32, u32)> = (0..ops)
+        .map(|_| {
+            let a = rng.below(bits as u64) as u32;
+            let mut b = rng.below(bits as u64) as u32;
+            if b == a {
+                b = (a + 1) % bits;
+            }
+            (a, b)
+        })
+        .collect();
+    let mix = |mut x: u64| {
+        for &(a, b) in &pairs {
+            x ^= ((x >> b) & 1) << a;
+        }
+        x
+    };
+    let bases = layout
+        .all_bases()
+        .into_iter()
+        .map(|(d, _)| {
+            let cols: Vec<Vec<u64>> = layout
+                .packed_bases(d)
+                .iter()
+                .map(|&c| layout.unpack(mix(c)).to_vec())
+                .collect();
+            (d, cols)
+        })
+        .collect();
+    LinearLayout::new(bases, layout.out_dims(), true).unwrap()
+}
+
+/// `layout` spread over `2^blocks` CTAs: block basis `i` is the next bit of
+/// dim0 above the layout's own (or zero, a CTA broadcast, when bit `i` of
+/// `broadcast` is set); dim0 grows accordingly.
+pub fn with_blocks(layout: &LinearLayout, blocks: u32, broadcast: u32) -> LinearLayout {
+    let outs = layout.out_dims();
+    let rank = outs.len();
+    let mut d0 = outs[0].1;
+    let mut block = Vec::new();
+    for i in 0..blocks {
+        let mut v = vec![0; rank];
+        if broadcast >> i & 1 == 0 {
+            v[0] = d0;
+            d0 *= 2;
+        }
+        block.push(v);
+    }
+    let mut new_outs = outs.clone();
+    new_outs[0].1 = d0;
+    let bases = layout
+        .all_bases()
+        .into_iter()
+        .map(|(d, b)| {
+            if d == DimName::BLOCK {
+                (d, block.clone())
+            } else {
+                (d, b)
+            }
+        })
+        .collect();
+    LinearLayout::new(bases, new_outs, true).unwrap()
+}
