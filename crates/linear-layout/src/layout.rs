@@ -447,12 +447,15 @@ impl LinearLayout {
             .collect()
     }
 
-    /// Basis `i` of input dim `d` (image of `d = 2^i`).
+    /// Basis `i` of input dim `d` (image of `d = 2^i`), one component per
+    /// out dim. Panics when `d` is not an in dim or `i` ≥ its log2 size
+    /// (Triton asserts too); [`Self::bases`] never panics.
     pub fn basis(&self, d: DimName, i: usize) -> Vec<u64> {
         self.unpack(self.packed_bases(d)[i]).to_vec()
     }
 
-    /// Component of basis `i` of input dim `d` along out dim `out`.
+    /// Component of basis `i` of input dim `d` along out dim `out`. Panics
+    /// when a dim is missing or `i` is out of range, like [`Self::basis`].
     pub fn basis_component(&self, d: DimName, i: usize, out: DimName) -> u64 {
         let o = self.out_dim(out).expect("out dim");
         (self.packed_bases(d)[i] >> o.shift) & low_mask(o.log2)

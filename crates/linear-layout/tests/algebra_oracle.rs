@@ -109,7 +109,9 @@ fn matches_triton_on_random_layouts() {
                 }
             }
             "compose" => a.compose(&layout(&rec["b"])).unwrap(),
-            "invert_and_compose" => a.invert_and_compose(&layout(&rec["b"])).unwrap(),
+            "invert_and_compose" | "invert_and_compose_sized" => {
+                a.invert_and_compose(&layout(&rec["b"])).unwrap()
+            }
             "pseudoinvert" => a.pseudoinvert().unwrap(),
             "invert" => a.invert().unwrap(),
             other => panic!("unknown op {other}"),
@@ -127,6 +129,7 @@ fn matches_triton_on_random_layouts() {
         "mul",
         "compose",
         "invert_and_compose",
+        "invert_and_compose_sized",
         "pseudoinvert",
         "invert",
         "str",

@@ -646,6 +646,58 @@ proptest! {
         prop_assert_eq!(l.num_consecutive_in_out(), want);
     }
 
+    /// Any pair of layouts, matching or not: every binary operation returns
+    /// a value or an error, never panics.
+    #[test]
+    fn binary_ops_never_panic(a in arb_model(10, 8), b in arb_model(10, 8)) {
+        let (la, lb) = (a.layout(), b.layout());
+        let _ = la.try_mul(&lb);
+        let _ = la.compose(&lb);
+        let _ = la.invert_and_compose(&lb);
+        let _ = linear_layout::factor_through(&la, &lb);
+        let _ = divide_left(&la, &lb);
+        let _ = divide_right(&la, &lb);
+        let _ = la.concat_ins(&lb);
+        let _ = la.concat_outs(&lb);
+        let _ = linear_layout::utils::invert_and_compose_block_local(&la, &lb);
+        let _ = linear_layout::utils::is_image_subset(&la, &lb);
+        let _ = linear_layout::utils::get_reps(&la, &lb);
+        let _ = linear_layout::utils::reg_perm_for_divide(&la, &lb, true);
+        let _ = linear_layout::utils::reg_perm_for_divide(&la, &lb, false);
+        let _ = la.pseudoinvert();
+        let _ = la.invert();
+        let _ = la.quotient(&lb.in_dim_names().collect::<Vec<_>>());
+        let _ = la.sublayout(&lb.in_dim_names().collect::<Vec<_>>(), &lb.out_dim_names().collect::<Vec<_>>());
+        let _ = linear_layout::utils::largest_vectorisation(&la, DimName::dim(0), 16, None);
+        let _ = linear_layout::utils::ensure_layout_not_smaller_than(&la, &lb.out_dims());
+        let _ = linear_layout::utils::ensure_layout_not_larger_than(&la, &lb.out_dims(), false);
+    }
+
+    /// Arbitrary (often malformed) JSON never panics: it parses or errors.
+    #[test]
+    fn from_json_never_panics(
+        comps in prop::collection::vec(prop::collection::vec(
+            prop::sample::select(vec![
+                serde_json::json!(0), serde_json::json!(1), serde_json::json!(2),
+                serde_json::json!(3), serde_json::json!(-1), serde_json::json!(1.5),
+                serde_json::json!(1u64 << 31), serde_json::json!(u64::MAX),
+                serde_json::json!("x"), serde_json::json!(null),
+            ]), 0..4), 0..6),
+        shape in prop::collection::vec(prop::sample::select(vec![0u64, 1, 2, 3, 4, 8, 1 << 40, u64::MAX]), 0..4),
+        use_shape in any::<bool>(),
+        out_dims in any::<bool>(),
+    ) {
+        let mut obj = serde_json::Map::new();
+        obj.insert("register".into(), serde_json::Value::Array(
+            comps.into_iter().map(serde_json::Value::Array).collect()));
+        if out_dims {
+            obj.insert("out_dims".into(), serde_json::json!(
+                shape.iter().enumerate().map(|(i, s)| serde_json::json!([format!("dim{i}"), s])).collect::<Vec<_>>()));
+        }
+        let v = serde_json::Value::Object(obj);
+        let _ = LinearLayout::from_json(&v, if use_shape { Some(&shape) } else { None });
+    }
+
     /// JSON round trips, with explicit out dims and in the oracle's form.
     #[test]
     fn json_round_trip(m in arb_model(14, 14)) {

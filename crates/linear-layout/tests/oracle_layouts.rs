@@ -2,7 +2,10 @@
 //! sample-layouts.jsonl`, produced by Triton 3.9, copied from the shared
 //! oracle) parses from its `linear` JSON into a layout that round-trips
 //! through JSON and is surjective wherever Triton's is (every distributed
-//! layout: Triton builds those with `requireSurjective`).
+//! layout: Triton builds those with `requireSurjective`). Triton's own
+//! answers for surjective / injective / invertible and its printed form of
+//! every one of these layouts (`tests/data/sample-props.jsonl`, from
+//! `tests/data/gen_sample_props.py`) must match ours.
 
 use linear_layout::{DimName, LinearLayout};
 use serde_json::Value;
@@ -71,4 +74,36 @@ fn every_oracle_layout_parses_and_round_trips() {
         }
     }
     assert_eq!(dist, 194);
+}
+
+#[test]
+fn properties_and_printing_match_triton() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample-props.jsonl");
+    let props: std::collections::HashMap<String, Value> = std::fs::read_to_string(path)
+        .expect("sample props present")
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["id"].as_str().unwrap().to_string(), v)
+        })
+        .collect();
+    let recs = records();
+    assert_eq!(props.len(), recs.len());
+    for rec in &recs {
+        let id = rec["id"].as_str().unwrap();
+        let l = LinearLayout::from_json(&rec["linear"], Some(&shape_of(rec))).unwrap();
+        let p = &props[id];
+        assert_eq!(
+            l.is_surjective(),
+            p["surjective"].as_bool().unwrap(),
+            "{id}"
+        );
+        assert_eq!(l.is_injective(), p["injective"].as_bool().unwrap(), "{id}");
+        assert_eq!(
+            l.is_invertible(),
+            p["invertible"].as_bool().unwrap(),
+            "{id}"
+        );
+        assert_eq!(l.to_string(), p["str"].as_str().unwrap(), "{id}");
+    }
 }

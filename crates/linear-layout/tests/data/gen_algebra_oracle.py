@@ -9,7 +9,8 @@ where a layout is {"bases": [[in_dim, [[c0, c1, ..], ..]], ..],
 (a.compose(b)), "invert_and_compose" (a.invert_and_compose(b)),
 "pseudoinvert" (a.pseudoinvert()), "invert" (a.invert()), "str" (str(a),
 Triton's toString), "mul_shuffled" (a * b with dims in random orders),
-"infer" (Triton's size-inferring constructor on a's bases and out names). Triton aborts the process on some inputs (asserts), so
+"infer" (Triton's size-inferring constructor on a's bases and out names),
+"invert_and_compose_sized" (a smaller than b, out dims in another order). Triton aborts the process on some inputs (asserts), so
 cases run in a worker process that is restarted after a crash; such cases
 are recorded as "aborted".
 
@@ -82,12 +83,35 @@ def evaluate(lay, x):
     return out
 
 
+def span(vectors):
+    """All XORs of the given tuples (brute force)."""
+    sp = {tuple(0 for _ in vectors[0])} if vectors else set()
+    for v in vectors:
+        sp |= {tuple(a ^ b for a, b in zip(x, v)) for x in sp}
+    return sp
+
+
+def covered(a, b):
+    """Whether every basis of a (re-ordered to b's out dims) is in span(b)."""
+    bo = [n for n, _ in b["out_dims"]]
+    ao = [n for n, _ in a["out_dims"]]
+    cols = [tuple(c) for _, bs in b["bases"] for c in bs]
+    sp = span(cols) if cols else {tuple(0 for _ in bo)}
+    for _, bs in a["bases"]:
+        for c in bs:
+            v = tuple(c[ao.index(n)] if n in ao else 0 for n in bo)
+            if v not in sp:
+                return False
+    return True
+
+
 def gen_cases(seed, count):
     rng = random.Random(seed)
     cases = []
     for k in range(count):
         op = ["mul", "compose", "invert_and_compose", "invert_and_compose",
-              "pseudoinvert", "invert", "str", "mul_shuffled", "infer"][k % 9]
+              "pseudoinvert", "invert", "str", "mul_shuffled", "infer",
+              "invert_and_compose_sized"][k % 10]
         case = {"id": f"a{seed}-{k:04d}", "op": op}
         if op == "mul":
             case["a"] = random_layout(rng, pick(rng, IN_POOL, 3, 7), pick(rng, OUT_POOL, 3, 6))
@@ -101,6 +125,18 @@ def gen_cases(seed, count):
                 rng.shuffle(ins)
                 rng.shuffle(outs)
                 case[key] = random_layout(rng, ins, outs)
+        elif op == "invert_and_compose_sized":
+            # this (a) has smaller out sizes than outer (b), in another out
+            # dim order; kept only when b's image covers a's.
+            while True:
+                outs = pick(rng, OUT_POOL, 4, 8, 1)
+                b = random_layout(rng, pick(rng, IN_POOL, 4, 12, 1), outs)
+                small = [(n, rng.randrange(l + 1)) for n, l in outs]
+                rng.shuffle(small)
+                a = random_layout(rng, pick(rng, IN_POOL, 3, 8), small)
+                if covered(a, b):
+                    break
+            case["a"], case["b"] = a, b
         elif op == "infer":
             # Triton's inferring constructor (out sizes from the largest
             # components; surjectivity required, else Triton aborts).
@@ -193,7 +229,8 @@ def worker(path, start):
             b = to_triton(L, case["b"])
             r = {"mul": lambda: a * b, "mul_shuffled": lambda: a * b,
                  "compose": lambda: a.compose(b),
-                 "invert_and_compose": lambda: a.invert_and_compose(b)}[op]()
+                 "invert_and_compose": lambda: a.invert_and_compose(b),
+                 "invert_and_compose_sized": lambda: a.invert_and_compose(b)}[op]()
             rec["result"] = from_triton(r)
             rec["str"] = str(r)
         print(json.dumps(rec), flush=True)
@@ -202,7 +239,7 @@ def worker(path, start):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--count", type=int, default=1800)
+    ap.add_argument("--count", type=int, default=2000)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "algebra-oracle.jsonl"))
     ap.add_argument("--worker", nargs=2)
     args = ap.parse_args()
