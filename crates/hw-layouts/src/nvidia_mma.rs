@@ -100,11 +100,14 @@ impl NvidiaMma {
                     format!("warpsPerCTA = {warps_per_cta:?}: rank must be 2 or 3"),
                 ));
             }
-            if instr_shape.len() != rank {
+            // Triton accepts any rank here (a dot operand's parent is
+            // printed and used as given, e.g. `[16, 8, 1]` with rank-2
+            // warps); the accumulator conversion checks it.
+            if instr_shape.len() != 2 && instr_shape.len() != 3 {
                 return Err(invalid(
                     L,
                     format!(
-                        "instrShape = {instr_shape:?} must have rank {rank} (as warpsPerCTA) for versionMajor 2"
+                        "instrShape = {instr_shape:?} must have 2 or 3 entries for versionMajor 2"
                     ),
                 ));
             }
@@ -168,6 +171,15 @@ impl NvidiaMma {
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
         let rank = self.rank();
         check_rank(shape, rank, L)?;
+        if !self.is_hopper() && self.instr_shape.len() != rank {
+            return Err(invalid(
+                L,
+                format!(
+                    "instrShape = {:?} must have rank {rank} (as warpsPerCTA) for versionMajor 2",
+                    self.instr_shape
+                ),
+            ));
+        }
         let order = matrix_order(rank, true);
         let tile = nvidia_mma_tile(&self.tile_shape(), 2, &order, &order)?;
         let warps = identity_nd(DimName::WARP, &self.warps_per_cta, &self.warp_order())?;

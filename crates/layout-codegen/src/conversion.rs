@@ -70,7 +70,35 @@ pub fn conversion_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<Linea
             dst.out_dims()
         )));
     }
+    if src == dst {
+        // The same layout: every element stays where it is. (Triton answers
+        // "trivial" for identical encodings before solving; the solver's
+        // identity-dim rule need not give the identity for layouts with
+        // mixed-bit warp bases.)
+        return Ok(identity_on_in_dims(src)?);
+    }
     invert_and_compose_robust(dst, src)
+}
+
+/// The identity map from `l`'s in dims to themselves (same sizes).
+fn identity_on_in_dims(l: &LinearLayout) -> linear_layout::Result<LinearLayout> {
+    let dims = l.in_dims();
+    let bases = dims
+        .iter()
+        .enumerate()
+        .map(|(i, &(d, size))| {
+            let n = size.trailing_zeros();
+            let bs = (0..n)
+                .map(|k| {
+                    let mut v = vec![0u64; dims.len()];
+                    v[i] = 1 << k;
+                    v
+                })
+                .collect();
+            (d, bs)
+        })
+        .collect();
+    LinearLayout::new(bases, dims, false)
 }
 
 /// `a.invert_and_compose(b)` (`b(C(x)) = a(x)`), falling back to a solve
