@@ -997,6 +997,29 @@ impl PyLayout {
         self.inner.to_string()
     }
 
+    /// The layout as an SVG picture (layout-view): for a distributed layout
+    /// the tensor grid coloured by warp with thread:register labels (or, with
+    /// `hw=True`, warps × lanes × registers), for a shared layout the bank
+    /// view. The tensor shape is the layout's out-dim sizes.
+    #[pyo3(signature = (hw=false))]
+    fn svg(&self, hw: bool) -> PyResult<String> {
+        let shape: Vec<u64> = self.inner.out_dims().iter().map(|d| d.1).collect();
+        let l = &self.inner;
+        run(|| {
+            if hw {
+                layout_view::svg::hardware_picture(l, &shape)
+            } else {
+                layout_view::svg::default_picture(l, &shape)
+            }
+            .map(|p| p.svg)
+        })
+    }
+
+    /// Notebook display: the picture of [`Self::svg`].
+    fn _repr_svg_(&self) -> PyResult<String> {
+        self.svg(false)
+    }
+
     /// Triton's toString (multi-line): one line per basis, then the out dims.
     fn __repr__(&self) -> String {
         let s = self.inner.to_string();

@@ -78,3 +78,23 @@ def test_constexpr_values_are_unwrapped():
 
     a = ll.blocked(constexpr([1, 4]), [8, 4], [constexpr(4), 1], [1, 0])
     assert a == ll.blocked([1, 4], [8, 4], [4, 1], [1, 0])
+
+
+def test_svg_picture_matches_the_layout():
+    # The notebook picture labels every cell with thread:register; Figure 1
+    # layout A puts register 1 of thread 9 at (2, 3) (the paper's text).
+    import linear_layouts as ll
+    a = ll.from_mlir("#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], "
+                     "warpsPerCTA = [2, 1], order = [1, 0]}>", [16, 16])
+    import re
+    svg = a._repr_svg_()
+    assert svg.startswith("<svg")
+    # Cells are 40 px squares; cell (row 2, col 2) starts at (120, 128) and
+    # holds T9 R0 (the first cell drawn for thread 9), so (2, 3) is the next
+    # one to the right: thread 9, register 1.
+    cells = re.findall(r'<rect x="(\d+)" y="(\d+)"[^>]*/>\s*<text[^>]*>(T\d+)</text>\s*<text[^>]*>(R\d+)</text>', svg)
+    where = {(int(x), int(y)): (t, r) for x, y, t, r in cells}
+    assert where[(120, 128)] == ("T9", "R0")
+    assert where[(160, 128)] == ("T9", "R1")
+    assert len(cells) == 256
+    assert "<svg" in a.svg(hw=True)
