@@ -377,11 +377,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&din, n * sizeof(uint32_t)));
   CK(cudaMalloc(&dout, n * sizeof(uint32_t)));
   CK(cudaMemcpy(din, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
+  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 0));
   bool ok = true;
   for (int rr : {0, R}) {
     CK(cudaMemset(dout, 0xA5, n * sizeof(uint32_t)));
-    bench<<<tiles, 128, 16384>>>(din, dout, rr);
+    bench<<<tiles, 128, 0>>>(din, dout, rr);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(o.data(), dout, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
@@ -395,11 +395,11 @@ int main(int argc, char** argv) {
   float med[2];
   int rs[2] = {0, R};
   for (int k = 0; k < 2; ++k) {
-    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
+    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 0>>>(din, dout, rs[k]);
     std::vector<float> ts;
     for (int i = 0; i < reps; ++i) {
       CK(cudaEventRecord(e0));
-      bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
+      bench<<<tiles, 128, 0>>>(din, dout, rs[k]);
       CK(cudaEventRecord(e1));
       CK(cudaEventSynchronize(e1));
       float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);

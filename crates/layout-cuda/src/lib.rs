@@ -389,7 +389,14 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     writeln!(s, "  }}").unwrap();
     g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     writeln!(s, "}}\n").unwrap();
-    let bytes = smem_elems * case.bits as u64 / 8;
+    // No shared memory unless a direction goes through it (it would only
+    // lower occupancy).
+    let uses_smem = fwd == Path::SharedMemory || bwd == Path::SharedMemory;
+    let bytes = if uses_smem {
+        smem_elems * case.bits as u64 / 8
+    } else {
+        0
+    };
     s.push_str(&host_main(case, t, tile, bytes, threads));
     Ok((s, fwd, bwd))
 }
