@@ -1202,6 +1202,47 @@ fn supremum(x: Vec<String>, y: Vec<String>) -> PyResult<Vec<&'static str>> {
         .map_err(err)
 }
 
+/// `bank_conflicts(reg, shared, bitwidth)`: Triton's `bankConflictsMemDesc`
+/// (extra wavefronts per access) for storing/loading the distributed layout
+/// `reg` through the shared layout `shared`.
+#[pyfunction]
+fn bank_conflicts(reg: &PyLayout, shared: &PyLayout, bitwidth: u32) -> PyResult<u64> {
+    run(|| layout_codegen::bank_conflicts::bank_conflicts(&reg.inner, &shared.inner, bitwidth))
+}
+
+/// `_convert(src, dst, bitwidth)`: (kind, conversion layout, JSON of
+/// {"cost", "plan"}) of the planned and simulated conversion.
+#[pyfunction]
+fn _convert(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<(String, PyLayout, String)> {
+    let (s, d) = (&src.inner, &dst.inner);
+    run(|| -> Result<(String, PyLayout, String), String> {
+        let comp = layout_codegen::conversion::conversion_layout(s, d).map_err(|e| e.to_string())?;
+        let kind = layout_codegen::conversion::classify(s, d).map_err(|e| e.to_string())?;
+        let plan = layout_codegen::plan::plan_conversion(s, d, bitwidth).map_err(|e| e.to_string())?;
+        let report = layout_codegen::simulator::simulate(&plan, s, d).map_err(|e| format!("simulation failed: {e}"))?;
+        let j = serde_json::json!({"cost": report, "plan": plan});
+        Ok((kind.short_name().to_string(), PyLayout::wrap(comp), j.to_string()))
+    })
+}
+
+/// `_swizzle(src, dst, bitwidth)`: (shared layout, vector elements, write
+/// conflicts, read conflicts, lower bound log2) of the optimal swizzle.
+#[pyfunction]
+fn _swizzle(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<(PyLayout, u64, u64, u64, u32)> {
+    let (s, d) = (&src.inner, &dst.inner);
+    run(|| {
+        layout_codegen::swizzle::optimal_swizzling(s, d, bitwidth).map(|r| {
+            (
+                PyLayout::wrap(r.shared),
+                r.vector_elems,
+                r.write_conflicts,
+                r.read_conflicts,
+                r.lower_bound_log2,
+            )
+        })
+    })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_quiet_hook();
@@ -1213,5 +1254,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mlir_space, m)?)?;
     m.add_function(wrap_pyfunction!(factor_through, m)?)?;
     m.add_function(wrap_pyfunction!(supremum, m)?)?;
+    m.add_function(wrap_pyfunction!(bank_conflicts, m)?)?;
+    m.add_function(wrap_pyfunction!(_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(_swizzle, m)?)?;
     Ok(())
 }

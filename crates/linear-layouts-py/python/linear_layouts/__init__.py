@@ -39,6 +39,9 @@ import operator as _operator
 from ._native import (
     LayoutError,
     LinearLayout,
+    _convert,
+    _swizzle,
+    bank_conflicts,
     clear_cache,
     factor_through,
     from_mlir,
@@ -75,11 +78,77 @@ __all__ = [
     "gluon_to_mlir",
     "from_gluon",
     "to_gluon",
+    "bank_conflicts",
+    "convert",
+    "swizzle",
+    "Conversion",
+    "Swizzle",
 ]
 
 __version__ = "0.1.0"
 
 from_dict = LinearLayout.from_dict
+
+import dataclasses as _dataclasses
+import json as _json
+
+_DTYPE_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "tf32": 32, "f16": 16, "bf16": 16,
+               "i16": 16, "f8": 8, "i8": 8, "f8e4m3fn": 8, "f8e5m2": 8}
+
+
+def _bits(dtype) -> int:
+    if isinstance(dtype, int):
+        return dtype
+    d = str(dtype).lower().replace("float", "f").replace("int", "i").replace("bfloat", "bf")
+    if d not in _DTYPE_BITS:
+        raise LayoutError(f"unknown dtype {dtype!r} (expected f16, bf16, f32, f8, i8, ... or a bit width)")
+    return _DTYPE_BITS[d]
+
+
+@_dataclasses.dataclass(frozen=True)
+class Conversion:
+    """A planned conversion: its class (``"noop"``, ``"register"``,
+    ``"shuffle"``, ``"shared"``), the conversion layout
+    ``dst.invert_and_compose(src)`` (destination hardware coordinates to the
+    source coordinates holding the same element), the simulated cost and the
+    plan (plain data, as ``linlayout convert --json`` prints it)."""
+
+    kind: str
+    conversion: LinearLayout
+    cost: dict
+    plan: dict
+
+
+@_dataclasses.dataclass(frozen=True)
+class Swizzle:
+    """The optimal swizzled shared layout for a conversion, with its vector
+    width (elements), write/read conflicts and the paper's lower bound
+    (log2 wavefronts of the worse side)."""
+
+    shared: LinearLayout
+    vector_elems: int
+    write_conflicts: int
+    read_conflicts: int
+    lower_bound_log2: int
+
+
+def convert(src: LinearLayout, dst: LinearLayout, dtype="f16") -> Conversion:
+    """Plans the conversion ``src -> dst`` of elements of ``dtype`` (a name
+    such as ``"f16"`` or a bit width) and proves the plan on the simulator.
+
+    >>> import linear_layouts as ll
+    >>> a = ll.blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[32, 32])
+    >>> ll.convert(a, a, "f16").kind
+    'noop'
+    """
+    kind, conv, rest = _convert(src, dst, _bits(dtype))
+    rest = _json.loads(rest)
+    return Conversion(kind, conv, rest["cost"], rest["plan"])
+
+
+def swizzle(src: LinearLayout, dst: LinearLayout, dtype="f16") -> Swizzle:
+    """The optimal swizzled shared layout for converting ``src -> dst``."""
+    return Swizzle(*_swizzle(src, dst, _bits(dtype)))
 
 
 # ---------------------------------------------------------------------------

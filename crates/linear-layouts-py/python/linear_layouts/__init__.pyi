@@ -205,3 +205,21 @@ def tensor_memory_scales(cga_layout: Matrix = None, block_rep_order: Optional[st
 def gluon_to_mlir(layout: Any) -> str: ...
 def from_gluon(layout: Any, shape: Optional[Shape] = None) -> LinearLayout: ...
 def to_gluon(layout: LinearLayout, alignment: int = 16) -> Any: ...
+
+
+class Conversion:
+    kind: str
+    conversion: LinearLayout
+    cost: Dict[str, Any]
+    plan: Dict[str, Any]
+
+class Swizzle:
+    shared: LinearLayout
+    vector_elems: int
+    write_conflicts: int
+    read_conflicts: int
+    lower_bound_log2: int
+
+def bank_conflicts(reg: LinearLayout, shared: LinearLayout, bitwidth: int) -> int: ...
+def convert(src: LinearLayout, dst: LinearLayout, dtype: Any = "f16") -> Conversion: ...
+def swizzle(src: LinearLayout, dst: LinearLayout, dtype: Any = "f16") -> Swizzle: ...
