@@ -173,6 +173,19 @@ fn random_multi_cta_pairs_batch() {
     batch_with(0x0c7a_0c7a_0c7a_0001, 200, 0, 2);
 }
 
+/// The large run (10 000 more pairs: single-bit, mixed-basis and 4-CTA
+/// layouts), behind `--ignored` to keep CI short:
+/// `cargo test --release -p layout-codegen --test simulator_props -- --ignored`.
+#[test]
+#[ignore]
+fn random_pairs_large_run() {
+    for k in 0..20u64 {
+        batch(0x1234_5678_0000_0000 ^ k, 300);
+        batch_with(0x8765_4321_0000_0000 ^ k, 100, 4, 0);
+        batch_with(0x0f0f_0f0f_0000_0000 ^ k, 100, 0, 2);
+    }
+}
+
 /// A broken plan is caught, and the error names the first wrong register.
 #[test]
 fn a_wrong_plan_fails_naming_the_register() {
