@@ -69,7 +69,7 @@ pub struct BankConflictsArgs {
 }
 
 /// Reads one layout argument for `shape`.
-fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout, String> {
+pub fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout, String> {
     let text = read_layout_text(arg)?;
     let t = text.trim();
     if t.starts_with('{') {
@@ -82,7 +82,7 @@ fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout, Str
         .map_err(|e| format!("{what} layout: {e}"))
 }
 
-fn shape_arg(s: &str) -> Result<Vec<u64>, String> {
+pub fn shape_arg(s: &str) -> Result<Vec<u64>, String> {
     let shape = parse_shape(s)?;
     if shape.is_empty() || shape.iter().any(|&d| d == 0 || !d.is_power_of_two()) {
         return Err(format!(

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd_codegen;
+mod cmd_explain;
 mod cmd_show;
 mod cmd_to_linear;
 mod input;
@@ -33,6 +34,8 @@ enum Command {
     Swizzle(cmd_codegen::SwizzleArgs),
     /// Count bank conflicts (Triton's meaning) of a distributed layout accessing a shared layout.
     BankConflicts(cmd_codegen::BankConflictsArgs),
+    /// Explain an operation step by step (invert-and-compose, free-variables, swizzle).
+    Explain(cmd_explain::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => cmd_codegen::run_convert(a),
         Command::Swizzle(a) => cmd_codegen::run_swizzle(a),
         Command::BankConflicts(a) => cmd_codegen::run_bank_conflicts(a),
+        Command::Explain(a) => cmd_explain::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
