@@ -25,16 +25,28 @@ enum Command {
     /// Example: linlayout to-linear --shape 128x64 '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>'
     ToLinear(cmd_to_linear::Args),
     /// Show a layout: tensor view, hardware view (--hw), or a picture (--svg/--html).
+    ///
+    /// Example: linlayout show --shape 16x16 --svg a.svg '#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>'
     Show(cmd_show::ShowArgs),
     /// Print a layout as a 0/1 matrix with labelled rows and columns.
+    ///
+    /// Example: linlayout matrix --shape 16x16 '#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>'
     Matrix(cmd_show::MatrixArgs),
     /// Plan a conversion between two distributed layouts.
+    ///
+    /// Example: linlayout convert --shape 128x128 --dtype f16 '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>' '#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>'
     Convert(cmd_codegen::ConvertArgs),
     /// Find the optimal swizzled shared layout for a conversion.
+    ///
+    /// Example: linlayout swizzle --shape 64x64 --bitwidth 16 '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>' '#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>'
     Swizzle(cmd_codegen::SwizzleArgs),
     /// Count bank conflicts (Triton's meaning) of a distributed layout accessing a shared layout.
+    ///
+    /// Example: linlayout bank-conflicts --shape 64x64 --bitwidth 16 '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>' '#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}>'
     BankConflicts(cmd_codegen::BankConflictsArgs),
     /// Explain an operation step by step (invert-and-compose, free-variables, swizzle).
+    ///
+    /// Example: linlayout explain invert-and-compose --shape 16x16 '<dst attr>' '<src attr>'
     Explain(cmd_explain::Args),
 }
 
