@@ -25,6 +25,7 @@ use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
 mod access;
+pub mod gather;
 pub mod swizzle_search;
 pub use access::{wavefronts, AccessMap};
 

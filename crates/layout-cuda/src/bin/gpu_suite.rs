@@ -285,9 +285,48 @@ fn main() {
         }));
         eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
     }
+    gather_cases(&dir, &mut meta);
     std::fs::write(
         format!("{dir}/cases.json"),
         serde_json::to_string_pretty(&meta).expect("json"),
     )
     .expect("write");
+}
+
+/// The gather cases (the paper's Figure 6): every entry of
+/// `layout_cuda::gather::suite_specs` by warp shuffles (`_shfl`) and through
+/// shared memory (`_smem`), with `kind: "gather"` in `cases.json`.
+fn gather_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
+    use layout_cuda::gather::{cases_of, emit_gather_benchmark, suite_specs};
+    for spec in suite_specs() {
+        let cases = match cases_of(&spec) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("skip {}: {e}", spec.0);
+                continue;
+            }
+        };
+        for case in cases {
+            let em = match emit_gather_benchmark(&case) {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("skip {}: {e}", case.name);
+                    continue;
+                }
+            };
+            std::fs::write(format!("{dir}/{}.cu", case.name), &em.code).expect("write");
+            meta.push(json!({
+                "name": case.name, "kind": "gather", "base": spec.0,
+                "variant": case.variant.suffix(), "shape": case.shape, "bits": case.bits,
+                "num_warps": case.num_warps, "axis": case.axis, "tiles": 1056, "R": 64,
+                "attr": spec.4, "layout": case.layout.bases_json(),
+                "shuffles": em.shuffles, "selects": em.selects,
+                "candidates": em.candidates, "smem_bytes": em.smem_bytes,
+            }));
+            eprintln!(
+                "wrote {} (gather, {} shuffles, {} selects, {} B shared)",
+                case.name, em.shuffles, em.selects, em.smem_bytes
+            );
+        }
+    }
 }
