@@ -214,6 +214,10 @@ pub fn emit_gather_shuffle(out: &mut String, plan: &GatherShufflePlan, t: &str, 
                 .unwrap();
             }
         }
+        if rp.candidates.len() == 1 {
+            // One candidate: the source register is known statically.
+            writeln!(out, "    (void)sr;").unwrap();
+        }
         writeln!(out, "    b[{r}] = ({t})g;\n  }}").unwrap();
     }
     writeln!(out, "  (void)lane;\n}}").unwrap();
