@@ -6,7 +6,9 @@ import math
 import sys
 
 out = sys.argv[1]
-cases = {c["name"]: c for c in json.load(open("bench/gpu/generated/cases.json"))}
+all_cases = json.load(open("bench/gpu/generated/cases.json"))
+# Gather cases (kind "gather") have their own table (Figure 6) at the end.
+cases = {c["name"]: c for c in all_cases if c.get("kind") != "gather"}
 ours = {}
 for line in open(f"{out}/ours.jsonl"):
     line = line.strip()
@@ -98,3 +100,42 @@ if pairs:
         ta, tb = ours.get(a, {}).get("per_cvt_us"), ours.get(b, {}).get("per_cvt_us")
         if ta and tb:
             print(f"| {a} | {ta:.3f} | {tb:.3f} | {tb / ta:.2f}× |")
+
+# The paper's Figure 6: gather by warp shuffles vs through shared memory
+# (both ours), and vs Triton's gl.gather on the same layout, tile and R.
+gathers = [c for c in all_cases if c.get("kind") == "gather" and c.get("variant") == "shfl"]
+if gathers:
+    try:
+        tg = {r["case"]: r for r in json.load(open(f"{out}/triton_gather.json"))}
+    except Exception:
+        tg = {}
+
+    def tg_path(p):
+        if not p:
+            return "?"
+        if p.get("shfl.sync"):
+            return f"shuffle ({p['shfl.sync']} shfl)"
+        return "shared"
+
+    print("\n| gather (Figure 6) | shape, bits, axis | candidates/reg, shfl+selp per thread | shuffles µs/gather | shared memory µs/gather | speed-up of shuffles | Triton path (PTX) | Triton µs/gather | speed-up of shuffles vs Triton | correct (shfl, smem, Triton) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    vs_smem, vs_tri = [], []
+    for c in gathers:
+        base = c["base"]
+        a = ours.get(base + "_shfl", {})
+        b = ours.get(base + "_smem", {})
+        t = tg.get(base, {})
+        ta, tb, tt = a.get("per_gather_us"), b.get("per_gather_us"), t.get("per_gather_us")
+        s1 = tb / ta if ta and tb and ta > 0 and tb > 0 else None
+        s2 = tt / ta if ta and tt and ta > 0 and tt > 0 else None
+        if s1:
+            vs_smem.append(s1)
+        if s2:
+            vs_tri.append(s2)
+        f = lambda x: "—" if x is None else f"{x:.3f}"
+        g = lambda x: "—" if x is None else f"{x:.2f}×"
+        print(f"| {base} | {c['shape']}, {c['bits']}, {c['axis']} | {c['candidates']}, {c['shuffles']}+{c['selects']} | {f(ta)} | {f(tb)} | {g(s1)} | {tg_path(t.get('ptx'))} | {f(tt)} | {g(s2)} | {a.get('ok', a.get('error'))}, {b.get('ok', b.get('error'))}, {t.get('ok', t.get('error', '—'))} |")
+    for label, xs in (("shuffles over shared memory", vs_smem), ("shuffles over Triton", vs_tri)):
+        if xs:
+            gm = math.exp(sum(math.log(x) for x in xs) / len(xs))
+            print(f"\nGather: geometric-mean speed-up of {label}: {gm:.3f} over {len(xs)} cases")

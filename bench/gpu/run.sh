@@ -34,4 +34,6 @@ for f in $G/*.cu; do
   timeout 60 ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $M --csv /tmp/b/$n 1 1 1 2>&1 | grep -E '^"' >> "$OUT/ncu.txt"
 done
 PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu/triton_baseline.py $G/cases.json --out "$OUT/triton.json" 2>&1 | grep -v -E "leaked|nanobind|skipped remainder" | tee "$OUT/triton.log"
+# Gather (Figure 6): Triton's gl.gather on the gather cases' layouts.
+PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu/triton_gather_baseline.py $G/cases.json --out "$OUT/triton_gather.json" 2>&1 | grep -v -E "leaked|nanobind|skipped remainder" | tee "$OUT/triton_gather.log"
 python3 bench/gpu/report.py "$OUT" | tee "$OUT/report.md"
