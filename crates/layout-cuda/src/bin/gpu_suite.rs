@@ -1,7 +1,9 @@
 //! Writes the GPU benchmark suite: one `.cu` program per case plus
 //! `cases.json` (layout bases for the Triton baseline and the predicted
 //! shared-memory wavefronts) into the directory given as the argument
-//! (default `bench/gpu/generated`).
+//! (default `bench/gpu/generated`). Gather cases (the paper's Figure 6, by
+//! warp shuffles `_shfl` and through shared memory `_smem`) follow the
+//! conversion cases, with `kind: "gather"` in `cases.json`.
 
 use hw_layouts::Encoding;
 use layout_cuda::{emit_benchmark, free_masks, smem_map, wavefronts, ConversionCase, Path};
