@@ -35,6 +35,8 @@
 //! assert_eq!(hardware_view(&ll, &[4]).unwrap(), "Warp0:\n(0), (2)\n(1), (3)\n");
 //! ```
 
+pub mod access;
+pub mod convert;
 pub mod html;
 pub mod matrix;
 pub mod svg;
