@@ -461,7 +461,13 @@ pub fn conversion_picture(
             let bank_w = per_row * cw / 32;
             for k in 0..32 {
                 if blabels || k % 4 == 0 {
-                    doc.text(x + k * bank_w + bank_w / 2, top - 4, 8, "middle", &k.to_string());
+                    doc.text(
+                        x + k * bank_w + bank_w / 2,
+                        top - 4,
+                        8,
+                        "middle",
+                        &k.to_string(),
+                    );
                 }
             }
             let mut y = top;
@@ -471,7 +477,8 @@ pub fn conversion_picture(
                     doc.text(x, y + 10, 11, "start", &format!("Round {ri}"));
                     y += 14;
                 }
-                let slot = |r: u64, c: u64| content.get((r * per_row + c) as usize).copied().flatten();
+                let slot =
+                    |r: u64, c: u64| content.get((r * per_row + c) as usize).copied().flatten();
                 let info = (0..lines * per_row)
                     .map(|i| {
                         let bank = (i * bits / 32) % 32;
@@ -495,8 +502,10 @@ pub fn conversion_picture(
                     cols: per_row,
                     info,
                 };
-                let color = |r: u64, c: u64| slot(r, c).map_or("#ffffff", |(el, _)| fill(el / cols));
-                let label = |r: u64, c: u64| slot(r, c).map_or(vec![], |(el, _)| vec![coords(el, shape)]);
+                let color =
+                    |r: u64, c: u64| slot(r, c).map_or("#ffffff", |(el, _)| fill(el / cols));
+                let label =
+                    |r: u64, c: u64| slot(r, c).map_or(vec![], |(el, _)| vec![coords(el, shape)]);
                 grid(&mut doc, &p2, blabels, bfont, &color, &label);
                 for k in 0..=32 {
                     let bx = x + k * bank_w;

@@ -238,7 +238,13 @@ pub(crate) fn tick_step(cell: u64, min_px: u64) -> u64 {
 }
 
 /// Colour swatches with names, wrapped at `width`; returns the y below.
-pub(crate) fn legend(doc: &mut Doc, x: u64, y: u64, width: u64, entries: &[(String, &'static str)]) -> u64 {
+pub(crate) fn legend(
+    doc: &mut Doc,
+    x: u64,
+    y: u64,
+    width: u64,
+    entries: &[(String, &'static str)],
+) -> u64 {
     let mut cx = x;
     let mut cy = y;
     for (name, f) in entries {
@@ -669,13 +675,19 @@ pub fn bank_picture_access(
                     Some(e) => format!("block {b} offset {o} (bank {bank}) → {}", coords(e, shape)),
                     None => format!("block {b} offset {o}: outside the allocation"),
                 };
-                match access.filter(|_| b == 0).and_then(|a| a.touched.get(&o).map(|ls| (a, ls))) {
+                match access
+                    .filter(|_| b == 0)
+                    .and_then(|a| a.touched.get(&o).map(|ls| (a, ls)))
+                {
                     Some((a, ls)) => {
                         let who: Vec<String> = ls
                             .iter()
                             .map(|&l| {
                                 let la = &a.lanes[l as usize];
-                                format!("lane {l} R{}", la.registers[(o - la.first_offset) as usize])
+                                format!(
+                                    "lane {l} R{}",
+                                    la.registers[(o - la.first_offset) as usize]
+                                )
                             })
                             .collect();
                         let phase = a.lanes[ls[0] as usize].phase;
@@ -732,7 +744,13 @@ pub fn bank_picture_access(
         );
         doc.text(26, y + 11, 11, "start", "accessed (CTA 0)");
         doc.rect(160, y, 14, 14, CONFLICT_FILL, true);
-        doc.text(178, y + 11, 11, "start", "bank conflict: the bank serves > 1 distinct word in the phase");
+        doc.text(
+            178,
+            y + 11,
+            11,
+            "start",
+            "bank conflict: the bank serves > 1 distinct word in the phase",
+        );
         y += 18;
         doc.text(8, y + 10, 11, "start", &a.summary());
     }
