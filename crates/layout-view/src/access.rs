@@ -10,12 +10,14 @@
 //! A distributed layout `D: register × lane × warp × block → tensor` gives
 //! every lane `l` of warp 0 (CTA 0) the set `O_l` of offsets holding its
 //! elements (`O_l = {first o: S(o) = D(r, l, 0, 0)}` over all registers
-//! `r`). The vector width `v` is the largest power of two with
-//! `v · bits ≤ 128` such that, for every lane, every `v`-aligned block of
-//! offsets that meets `O_l` lies inside `O_l` (each lane can move whole
-//! aligned vectors of its own elements). The first instruction moves, in
-//! every lane `l`, the aligned block of `v` offsets that contains the offset
-//! of register 0 of lane `l`.
+//! `r`). A vector instruction moves the same registers, in the same order,
+//! in every lane: the group of `v` registers around register `r` is lane
+//! 0's registers at the `v`-aligned block of offsets around its register
+//! `r`, and it is a *vector* when every lane holds those registers at `v`
+//! consecutive offsets from a multiple of `v`, in that order. The vector
+//! width `v` is the largest power of two with `v · bits ≤ 128` (and at most
+//! the register count) for which every register's group is a vector. The
+//! first instruction moves the group of register 0.
 //!
 //! Lanes run in phases of `min(lanes, 128 / max(4, v · bits / 8))`
 //! consecutive lanes (one phase for 32-bit or narrower accesses, 2 or 4 for
@@ -122,6 +124,29 @@ fn size_or_one(ll: &LinearLayout, d: DimName) -> u64 {
     }
 }
 
+/// The register group of `v` registers containing register `r`: lane 0's
+/// first registers at the offsets of the `v`-aligned block around its
+/// register `r`, in offset order, provided that every lane holds them at `v`
+/// consecutive offsets from a multiple of `v`, in the same order.
+fn group(offsets: &[Vec<u64>], r: u64, v: u64) -> Option<Vec<u64>> {
+    let lane0 = &offsets[0];
+    let base = lane0[r as usize] & !(v - 1);
+    let regs: Vec<u64> = (base..base + v)
+        .map(|o| lane0.iter().position(|&x| x == o).map(|i| i as u64))
+        .collect::<Option<_>>()?;
+    offsets
+        .iter()
+        .all(|row| {
+            let b = row[regs[0] as usize];
+            b % v == 0
+                && regs
+                    .iter()
+                    .enumerate()
+                    .all(|(k, &rk)| row[rk as usize] == b + k as u64)
+        })
+        .then_some(regs)
+}
+
 /// Enumerates the first access of warp 0 (CTA 0) of `reg` on `smem` (see
 /// the module docs). Both layouts must have output sizes `shape`;
 /// `elem_bits` is 8, 16, 32, 64 or 128.
@@ -191,38 +216,27 @@ pub fn first_access(
         }
         offsets.push(row);
     }
-    // Vector width: largest v whose aligned blocks stay inside each O_l.
-    let sets: Vec<BTreeSet<u64>> = offsets
-        .iter()
-        .map(|row| row.iter().copied().collect())
-        .collect();
+    // Vector width: the largest v for which every register group is a
+    // vector (see the module docs).
     let mut vec = 1u64;
-    while vec * 2 * elem_bits <= 128 {
+    while vec * 2 * elem_bits <= 128 && vec * 2 <= nreg {
         let v = vec * 2;
-        let ok = sets.iter().all(|s| {
-            s.iter()
-                .all(|&o| (o & !(v - 1)..(o & !(v - 1)) + v).all(|x| s.contains(&x)))
-        });
-        if !ok {
+        if (0..nreg).all(|r| group(&offsets, r, v).is_some()) {
+            vec = v;
+        } else {
             break;
         }
-        vec = v;
     }
+    let regs = group(&offsets, 0, vec)
+        .ok_or_else(|| ViewError::BadParameter("register 0 does not start a vector".into()))?;
     let bytes_per_lane = vec * elem_bits / 8;
     let lanes_per_phase = nlane.min(128 / bytes_per_lane.max(4)).max(1);
     let phases = nlane.div_ceil(lanes_per_phase);
     let mut lanes = Vec::with_capacity(nlane as usize);
     let mut touched: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for l in 0..nlane {
-        let first_offset = offsets[l as usize][0] & !(vec - 1);
-        let registers = (first_offset..first_offset + vec)
-            .map(|o| {
-                offsets[l as usize]
-                    .iter()
-                    .position(|&x| x == o)
-                    .map_or(0, |r| r as u64)
-            })
-            .collect();
+        let first_offset = offsets[l as usize][regs[0] as usize];
+        let registers = regs.clone();
         for o in first_offset..first_offset + vec {
             touched.entry(o).or_default().push(l);
         }
