@@ -447,17 +447,12 @@ pub fn conversion_picture(
             } else {
                 String::new()
             };
-            doc.text(
-                x,
-                top - 30,
-                13,
-                "start",
-                &format!(
-                    "Shared memory: {} round(s) × {} bytes{cta} (colour: logical row)",
-                    p.rounds.len(),
-                    p.scratch_bytes
-                ),
+            let heading = format!(
+                "Shared memory: {} round(s) × {} bytes{cta} (colour: logical row)",
+                p.rounds.len(),
+                p.scratch_bytes
             );
+            doc.text(x, top - 30, 13, "start", &heading);
             let bank_w = per_row * cw / 32;
             for k in 0..32 {
                 if blabels || k % 4 == 0 {
@@ -521,7 +516,8 @@ pub fn conversion_picture(
                 panels.push(p2);
             }
             bottom = bottom.max(y);
-            x += per_row * cw + 90;
+            // Monospace at 13 units: about 8 units per character.
+            x += (per_row * cw).max(8 * heading.chars().count() as u64) + 90;
             marked
         }
         _ => {

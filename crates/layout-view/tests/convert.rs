@@ -14,7 +14,12 @@ fn apply_by_hand(bases: &Value, ins: &[(&str, u64)]) -> Vec<u64> {
     for (dim, v) in ins {
         if let Some(list) = bases.get(*dim).and_then(|x| x.as_array()) {
             for (i, b) in list.iter().enumerate() {
-                let b: Vec<u64> = b.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+                let b: Vec<u64> = b
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_u64().unwrap())
+                    .collect();
                 let acc = out.get_or_insert_with(|| vec![0; b.len()]);
                 if v >> i & 1 == 1 {
                     for (a, x) in acc.iter_mut().zip(&b) {
@@ -69,12 +74,18 @@ fn shared_path_matches_layouts_applied_by_hand() {
         let (pic, path) = conversion_picture(&src, &dst, &plan, &shape, &element).unwrap();
         let s = path.src;
         assert_eq!(
-            apply_by_hand(&sj, &[("register", s.register), ("lane", s.lane), ("warp", s.warp)]),
+            apply_by_hand(
+                &sj,
+                &[("register", s.register), ("lane", s.lane), ("warp", s.warp)]
+            ),
             element
         );
         let d = path.dst;
         assert_eq!(
-            apply_by_hand(&dj, &[("register", d.register), ("lane", d.lane), ("warp", d.warp)]),
+            apply_by_hand(
+                &dj,
+                &[("register", d.register), ("lane", d.lane), ("warp", d.warp)]
+            ),
             element
         );
         // The offset: where the plan's shared layout, applied by hand,
@@ -129,11 +140,17 @@ fn shuffle_path_without_shared_memory() {
         assert!(path.shared.is_none());
         let (s, d) = (path.src, path.dst);
         assert_eq!(
-            apply_by_hand(&sj, &[("register", s.register), ("lane", s.lane), ("warp", s.warp)]),
+            apply_by_hand(
+                &sj,
+                &[("register", s.register), ("lane", s.lane), ("warp", s.warp)]
+            ),
             element
         );
         assert_eq!(
-            apply_by_hand(&dj, &[("register", d.register), ("lane", d.lane), ("warp", d.warp)]),
+            apply_by_hand(
+                &dj,
+                &[("register", d.register), ("lane", d.lane), ("warp", d.warp)]
+            ),
             element
         );
         // By hand: element (i, j) sits in src lane (j>>2 & 3) | (i & 7) << 2
