@@ -188,3 +188,27 @@ fn bad_inputs_are_errors() {
     assert!(first_access(&smem, &reg, &[16, 32], 32).is_err());
     assert!(first_access(&reg, &smem, &[32, 16], 32).is_err());
 }
+
+/// The bank picture with the column-major access (reviewed by eye: four
+/// red bank columns 0..3 on every even line, the legend says 8
+/// wavefronts).
+#[test]
+fn bank_picture_with_access_snapshot() {
+    let smem = layout(
+        serde_json::json!({"offset": [[1,0],[2,0],[4,0],[8,0],[0,1],[0,2],[0,4],[0,8],[0,16]], "block": []}),
+        &[16, 32],
+    );
+    let a = first_access(&blocked_16x32(), &smem, &[16, 32], 32).unwrap();
+    let pic = layout_view::svg::bank_picture_access(&smem, &[16, 32], 32, Some(&a)).unwrap();
+    let again = layout_view::svg::bank_picture_access(&smem, &[16, 32], 32, Some(&a)).unwrap();
+    assert_eq!(pic.svg, again.svg, "deterministic");
+    // Without an access pattern: the plain bank picture.
+    let plain = layout_view::svg::bank_picture(&smem, &[16, 32], 32).unwrap();
+    assert!(!plain.svg.contains("class=\"conflict\""));
+    assert!(
+        pic.panels[0].info[64].ends_with("BANK CONFLICT"),
+        "{}",
+        pic.panels[0].info[64]
+    );
+    insta::assert_snapshot!("bank_access_16x32", pic.svg);
+}
