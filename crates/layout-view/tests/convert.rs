@@ -194,3 +194,16 @@ fn snapshots() {
     assert_eq!(pic.svg, again.svg, "deterministic");
     insta::assert_snapshot!("convert_shared_16x16", pic.svg);
 }
+
+/// The shuffle conversion's picture: two tensor panels, the middle says
+/// there is no shared memory (reviewed by eye).
+#[test]
+fn snapshot_without_shared_memory() {
+    let shape = [16, 16];
+    let sj = json!({"register": [[0,1],[0,2]], "lane": [[0,4],[0,8],[1,0],[2,0],[4,0]], "warp": [[8,0]], "block": []});
+    let dj = json!({"register": [[0,4],[0,2]], "lane": [[0,1],[0,8],[1,0],[2,0],[4,0]], "warp": [[8,0]], "block": []});
+    let (src, dst) = (ll(&sj, &shape), ll(&dj, &shape));
+    let plan = plan_conversion(&src, &dst, 16).unwrap();
+    let (pic, _) = conversion_picture(&src, &dst, &plan, &shape, &[0, 1]).unwrap();
+    insta::assert_snapshot!("convert_shuffle_16x16", pic.svg);
+}
