@@ -63,6 +63,9 @@ pub struct ConversionPath {
     pub dst: Location,
     /// The plan's kind (`noop`, `register`, `shuffle`, `shared`).
     pub kind: &'static str,
+    /// For shuffle plans: the index of the shuffle that delivers the
+    /// element (`None` when it stays in its register).
+    pub shuffle: Option<usize>,
 }
 
 fn size_or_one(ll: &LinearLayout, d: DimName) -> u64 {
@@ -141,6 +144,7 @@ pub fn conversion_path(
         shared,
         dst: d,
         kind: plan.kind_name(),
+        shuffle: None,
     };
     match plan {
         ConversionPlan::NoOp { .. } => {
@@ -164,7 +168,7 @@ pub fn conversion_path(
         }
         ConversionPlan::WarpShuffle { shuffles } => {
             let (l, w, r) = (first_dst.lane, first_dst.warp, first_dst.register);
-            let writer = shuffles.iter().rev().find(|sh| {
+            let writer = shuffles.iter().enumerate().rev().find(|(_, sh)| {
                 eval(&sh.dst_register, l, 0) == r
                     && sh
                         .select
@@ -172,7 +176,7 @@ pub fn conversion_path(
                         .is_none_or(|(cols, want)| parity(cols, l) == *want)
             });
             let s = match writer {
-                Some(sh) => {
+                Some((_, sh)) => {
                     let from = eval(&sh.src_lane, l, 0);
                     Location {
                         lane: from,
@@ -186,7 +190,10 @@ pub fn conversion_path(
             if at(src, shape, s) != e {
                 return Err(missing("the shuffled register holds another element"));
             }
-            Ok(path(s, None, first_dst))
+            Ok(ConversionPath {
+                shuffle: writer.map(|w| w.0),
+                ..path(s, None, first_dst)
+            })
         }
         ConversionPlan::SharedMemory(p) => shared_path(src, dst, p, shape, e, &ts, element)
             .ok_or_else(|| missing("no store/load pair moves it"))?
@@ -585,11 +592,25 @@ pub fn conversion_picture(
                 loc_text(&td, path.dst)
             ));
         }
-        _ => lines.push(format!(
-            "Destination: {} receives it ({})",
-            loc_text(&td, path.dst),
-            plan.kind_name()
-        )),
+        _ => {
+            let how = match (plan, path.shuffle) {
+                (ConversionPlan::WarpShuffle { .. }, Some(k)) => format!(
+                    "shuffle #{k} from lane {}, register {}",
+                    path.src.lane, path.src.register
+                ),
+                (ConversionPlan::WarpShuffle { .. }, None) => {
+                    "no shuffle: it stays in its register".into()
+                }
+                (ConversionPlan::RegisterPermutation { .. }, _) => {
+                    format!("register move from register {}", path.src.register)
+                }
+                _ => "no-op".into(),
+            };
+            lines.push(format!(
+                "Destination: {} receives it ({how})",
+                loc_text(&td, path.dst)
+            ))
+        }
     }
     for l in &lines {
         doc.text(8, y, 11, "start", l);

@@ -158,6 +158,8 @@ fn shuffle_path_without_shared_memory() {
         let (i, j) = (element[0], element[1]);
         assert_eq!(s.lane, (j >> 2 & 3) | (i & 7) << 2);
         assert_eq!(d.lane, (j & 1) | (j >> 3 & 1) << 1 | (i & 7) << 2);
+        // Moving between lanes takes a shuffle of the plan.
+        assert_eq!(path.shuffle.is_some(), s.lane != d.lane);
         assert!(pic.svg.contains("No shared memory"));
         assert_eq!(pic.panels.len(), 2);
         let rects = path_rects(&pic.svg);
