@@ -158,8 +158,9 @@ fn shuffle_path_without_shared_memory() {
         let (i, j) = (element[0], element[1]);
         assert_eq!(s.lane, (j >> 2 & 3) | (i & 7) << 2);
         assert_eq!(d.lane, (j & 1) | (j >> 3 & 1) << 1 | (i & 7) << 2);
-        // Moving between lanes takes a shuffle of the plan.
-        assert_eq!(path.shuffle.is_some(), s.lane != d.lane);
+        // Moving between lanes takes a shuffle of the plan (a shuffle may
+        // also move a register within its lane).
+        assert!(path.shuffle.is_some() || s.lane == d.lane);
         assert!(pic.svg.contains("No shared memory"));
         assert_eq!(pic.panels.len(), 2);
         let rects = path_rects(&pic.svg);
