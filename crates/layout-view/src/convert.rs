@@ -28,6 +28,7 @@ use crate::svg::{
     Doc, Panel, Picture,
 };
 use crate::table::{DistributedTable, Location};
+use crate::text::Window;
 use crate::{apply_named, check_shape, linearize, Result, ViewError};
 use layout_codegen::plan::{Address, ConversionPlan, SharedMemoryPlan};
 use linear_layout::{DimName, LinearLayout};
@@ -392,21 +393,62 @@ pub fn conversion_picture(
     shape: &[u64],
     element: &[u64],
 ) -> Result<(Picture, ConversionPath)> {
+    conversion_picture_window(src, dst, plan, shape, element, &Window::default())
+}
+
+/// [`conversion_picture`] with the two tensor panels zoomed on a window of
+/// the last two dims (the buffer panel stays whole); `element` must lie in
+/// the window.
+pub fn conversion_picture_window(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    plan: &ConversionPlan,
+    shape: &[u64],
+    element: &[u64],
+    window: &Window,
+) -> Result<(Picture, ConversionPath)> {
     let path = conversion_path(src, dst, plan, shape, element)?;
+    let (sub, origin) = window.resolve(shape)?;
+    if element
+        .iter()
+        .zip(sub.iter().zip(&origin))
+        .any(|(&x, (&n, &o))| x < o || x >= o + n)
+    {
+        return Err(ViewError::BadWindow(format!(
+            "element {element:?} is outside the window (rows/cols) of the picture"
+        )));
+    }
+    // Linear index in the full tensor of cell `i` of the window.
+    let full = |i: u64| -> u64 {
+        crate::delinearize(i, &sub)
+            .iter()
+            .zip(&origin)
+            .zip(shape)
+            .fold(0, |acc, ((&x, &o), &n)| acc * n + x + o)
+    };
     let ts = DistributedTable::new(src, shape)?;
     let td = DistributedTable::new(dst, shape)?;
     crate::svg::picture_size_ok(src)?;
     crate::svg::picture_size_ok(dst)?;
     let e = linearize(element, shape);
-    let (rows, cols) = crate::svg::grid_shape(shape);
+    let (rows, cols) = crate::svg::grid_shape(&sub);
     let (cell, font, labels) = tensor_cell_size(rows.max(cols));
-    let origin = vec![0; shape.len()];
-    let ident = |i: u64| i;
+    // The element's cell in the window.
+    let local: Vec<u64> = element.iter().zip(&origin).map(|(x, o)| x - o).collect();
+    let we = linearize(&local, &sub);
     let margin = 40;
     let top = 70;
     let mut doc = Doc::new();
+    let zoom = if *window == Window::default() {
+        String::new()
+    } else {
+        let r: Vec<String> = (0..shape.len())
+            .map(|d| format!("{}..{}", origin[d], origin[d] + sub[d]))
+            .collect();
+        format!(", tensor panels zoomed on [{}]", r.join(", "))
+    };
     let title = format!(
-        "Conversion of a {} tensor ({} plan), path of element {}",
+        "Conversion of a {} tensor ({} plan), path of element {}{zoom}",
         shape_text(shape),
         plan.kind_name(),
         coords(e, shape)
@@ -418,8 +460,8 @@ pub fn conversion_picture(
         &mut doc,
         &ts,
         shape,
-        &ident,
-        shape,
+        &full,
+        &sub,
         &origin,
         (margin, top),
         (rows, cols),
@@ -504,8 +546,9 @@ pub fn conversion_picture(
                     cols: per_row,
                     info,
                 };
+                let row_len = shape[shape.len() - 1];
                 let color =
-                    |r: u64, c: u64| slot(r, c).map_or("#ffffff", |(el, _)| fill(el / cols));
+                    |r: u64, c: u64| slot(r, c).map_or("#ffffff", |(el, _)| fill(el / row_len));
                 let label =
                     |r: u64, c: u64| slot(r, c).map_or(vec![], |(el, _)| vec![coords(el, shape)]);
                 grid(&mut doc, &p2, blabels, bfont, &color, &label);
@@ -547,8 +590,8 @@ pub fn conversion_picture(
         &mut doc,
         &td,
         shape,
-        &ident,
-        shape,
+        &full,
+        &sub,
         &origin,
         (x, top),
         (rows, cols),
@@ -556,7 +599,7 @@ pub fn conversion_picture(
     );
     let width = x + tensor_w + margin;
     // The path.
-    let (er, ec) = (e / cols, e % cols);
+    let (er, ec) = (we / cols, we % cols);
     let a = mark(&mut doc, &ps, er, ec);
     let mid = mid_mark.map(|(p, r, c)| mark(&mut doc, &p, r, c));
     let d = mark(&mut doc, &pd, er, ec);

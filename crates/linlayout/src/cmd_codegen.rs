@@ -36,6 +36,12 @@ pub struct ConvertArgs {
     /// The element whose path the picture highlights, e.g. 3,5 (default 0,1).
     #[arg(long, value_name = "i,j")]
     pub element: Option<String>,
+    /// Zoom the picture's tensor panels on rows a..b (half-open, second-to-last dim).
+    #[arg(long, value_name = "a..b")]
+    pub rows: Option<String>,
+    /// Zoom the picture's tensor panels on columns c..d (half-open, last dim).
+    #[arg(long, value_name = "c..d")]
+    pub cols: Option<String>,
     /// Source layout.
     pub src: String,
     /// Destination layout.
@@ -249,9 +255,12 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
     let kind = classify(&src, &dst).map_err(|e| e.to_string())?;
     let plan = plan_conversion(&src, &dst, bw).map_err(|e| e.to_string())?;
     let report = simulate(&plan, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
-    if a.element.is_some() && a.svg.is_none() && a.html.is_none() {
+    if (a.element.is_some() || a.rows.is_some() || a.cols.is_some())
+        && a.svg.is_none()
+        && a.html.is_none()
+    {
         return Err(
-            "--element chooses the highlighted element of the picture: add --svg or --html".into(),
+            "--element/--rows/--cols set up the conversion picture: add --svg or --html".into(),
         );
     }
     if a.svg.is_some() || a.html.is_some() {
@@ -400,9 +409,37 @@ fn write_conversion_picture(
     plan: &ConversionPlan,
     shape: &[u64],
 ) -> Result<(), String> {
-    let element = element_arg(a.element.as_deref(), shape)?;
-    let (pic, _) = layout_view::convert::conversion_picture(src, dst, plan, shape, &element)
-        .map_err(|e| e.to_string())?;
+    let range = |r: &Option<String>| {
+        r.as_deref()
+            .map(layout_view::Window::parse_range)
+            .transpose()
+            .map_err(|e| e.to_string())
+    };
+    let window = layout_view::Window {
+        rows: range(&a.rows)?,
+        cols: range(&a.cols)?,
+    };
+    let element = match (&a.element, window == layout_view::Window::default()) {
+        // Default element in a window: its first row, second column (or
+        // first, for a one-column window).
+        (None, false) => {
+            let rank = shape.len();
+            let mut v = vec![0; rank];
+            if let (Some(r), true) = (&window.rows, rank >= 2) {
+                v[rank - 2] = r.start;
+            }
+            let (c0, c_end) = window
+                .cols
+                .as_ref()
+                .map_or((0, shape[rank - 1]), |c| (c.start, c.end));
+            v[rank - 1] = (c0 + 1).min(c_end.saturating_sub(1)).max(c0);
+            v
+        }
+        _ => element_arg(a.element.as_deref(), shape)?,
+    };
+    let (pic, _) =
+        layout_view::convert::conversion_picture_window(src, dst, plan, shape, &element, &window)
+            .map_err(|e| e.to_string())?;
     let write = |path: &str, text: &str| {
         std::fs::write(path, text).map_err(|e| format!("cannot write '{path}': {e}"))
     };

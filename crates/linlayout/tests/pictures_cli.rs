@@ -263,3 +263,46 @@ fn convert_picture_errors() {
     assert!(text.contains("No shared memory"));
     assert_eq!(text.matches("<rect class=\"path\"").count(), 2);
 }
+
+/// A 256×256 conversion zoomed on a 16×16 window: the tensor panels get
+/// labelled 40-unit cells again (cell (0, 0) at (40, 70)), ticks in tensor
+/// coordinates, and the highlighted element sits at its window position.
+#[test]
+fn convert_picture_zoom() {
+    let src = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let dst = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>";
+    let svg = tmp("zoom.svg");
+    let base = [
+        "convert", "--shape", "256x256", "--dtype", "f16", "--svg", &svg, "--rows", "96..112",
+        "--cols", "192..208",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--element", "100,200", src, dst]);
+    ok(&run(&args));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let first = text
+        .lines()
+        .find(|l| l.starts_with("<rect class=\"path\""))
+        .unwrap();
+    // Column 200 − 192 = 8, row 100 − 96 = 4.
+    assert!(
+        first.contains(&format!("x=\"{}\" y=\"{}\"", 40 + 8 * 40, 70 + 4 * 40)),
+        "{first}"
+    );
+    assert!(text.contains("holds (100,200)"));
+    assert!(text.contains("zoomed on [96..112, 192..208]"));
+    let mut args = base.to_vec();
+    args.extend(["--element", "0,1", src, dst]);
+    assert_bad(&run(&args), "outside the window");
+    // Default element of a window: its first row, second column.
+    let mut args = base.to_vec();
+    args.extend([src, dst]);
+    ok(&run(&args));
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("holds (96,193)"));
+    assert_bad(
+        &run(&["convert", "--shape", "256x256", "--rows", "0..4", src, dst]),
+        "--svg or --html",
+    );
+}
