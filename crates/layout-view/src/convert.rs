@@ -11,9 +11,9 @@
 //!   `address(lane, warp) + j` of that round's buffer (byte
 //!   `offset · bits / 8`, bank `(byte / 4) mod 32`); the first load of the
 //!   same round reading that offset gives the destination thread and
-//!   register, checked with `dst(register, lane, warp, block) = e`. For
-//!   one-round single-CTA plans the offset is also checked against the
-//!   plan's shared layout: `shared_layout(offset) = e`.
+//!   register, checked with `dst(register, lane, warp, block) = e`. The
+//!   offset where the plan's shared layout puts `e` is reported beside it
+//!   ([`SharedStep::layout_offset`]; the same offset for one-round plans).
 //! - register permutations: destination register `r` of a thread takes
 //!   source register `src_register[r]` of the same thread;
 //! - warp shuffles: the last shuffle that writes the destination register
@@ -49,6 +49,13 @@ pub struct SharedStep {
     pub byte: u64,
     /// Bank (`(byte / 4) mod 32`).
     pub bank: u64,
+    /// The first offset where the plan's shared layout
+    /// (`SharedMemoryPlan::shared_layout`, offset → tensor) puts the element
+    /// (single-CTA plans; `None` for several CTAs, whose shared layout is in
+    /// CTA-local coordinates). Equal to `offset` for one-round plans whose
+    /// buffer is the shared layout itself; with several rounds the buffer is
+    /// one round's slice of it.
+    pub layout_offset: Option<u64>,
 }
 
 /// The path of one element through a conversion.
@@ -245,17 +252,17 @@ fn shared_path(
                                     "the plan loads offset {offset} of round {ri} into a register that should hold another element"
                                 ))));
                             }
-                            if p.rounds.len() == 1 && ts.blocks == 1 {
-                                let v = apply_named(
-                                    &p.shared_layout,
-                                    &[(DimName::OFFSET, offset), (DimName::BLOCK, 0)],
-                                );
-                                if v != element {
-                                    return Some(Err(ViewError::BadParameter(format!(
-                                        "the plan stores element {element:?} at offset {offset}, where its shared layout puts {v:?}"
-                                    ))));
-                                }
-                            }
+                            let layout_offset = if ts.blocks == 1 {
+                                let n = size_or_one(&p.shared_layout, DimName::OFFSET);
+                                (0..n).find(|&o| {
+                                    apply_named(
+                                        &p.shared_layout,
+                                        &[(DimName::OFFSET, o), (DimName::BLOCK, 0)],
+                                    ) == element
+                                })
+                            } else {
+                                None
+                            };
                             let byte = offset * bytes;
                             let step = SharedStep {
                                 round: ri,
@@ -264,6 +271,7 @@ fn shared_path(
                                 offset,
                                 byte,
                                 bank: (byte / 4) % 32,
+                                layout_offset,
                             };
                             return Some(Ok((s, step, d)));
                         }
@@ -623,8 +631,14 @@ pub fn conversion_picture_window(
     )];
     match (&path.shared, plan) {
         (Some(s), ConversionPlan::SharedMemory(p)) => {
+            let other = match s.layout_offset {
+                Some(o) if o != s.offset => {
+                    format!("; offset {o} of the plan's whole shared layout")
+                }
+                _ => String::new(),
+            };
             lines.push(format!(
-                "Store: round {}, st.shared #{} ({} element(s) per lane) writes it at offset {} (byte {}, bank {})",
+                "Store: round {}, st.shared #{} ({} element(s) per lane) writes it at offset {} (byte {}, bank {}){other}",
                 s.round, s.store, p.store_vec, s.offset, s.byte, s.bank
             ));
             lines.push(format!(

@@ -96,6 +96,7 @@ fn shared_path_matches_layouts_applied_by_hand() {
             .collect();
         let step = path.shared.clone().unwrap();
         assert_eq!(want, vec![step.offset]);
+        assert_eq!(step.layout_offset, Some(step.offset));
         assert_eq!(step.byte, step.offset * 2);
         assert_eq!(step.bank, (step.offset * 2 / 4) % 32);
         // The highlighted cells: the element in both tensor panels (16 ≤ 32:
