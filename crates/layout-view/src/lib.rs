@@ -15,7 +15,13 @@
 //! - [`svg`] and [`html`]: deterministic pictures with no external
 //!   resources: the tensor as a grid coloured by warp (the paper's
 //!   Figure 1), the hardware view (warps × registers × lanes) and, for shared
-//!   layouts, a bank view.
+//!   layouts, a bank view, optionally with an access pattern drawn on it.
+//! - [`access`]: the first shared-memory access of warp 0 of a distributed
+//!   layout on a shared one, by enumerating addresses: touched cells, NVIDIA
+//!   phases, wavefronts and conflicting cells.
+//! - [`convert`]: the picture of a conversion plan (`layout_codegen`):
+//!   source, the plan's shared-memory buffer, destination, with one
+//!   element's path.
 //!
 //! Every entry point validates its input and returns [`ViewError`] instead
 //! of panicking.
@@ -35,6 +41,8 @@
 //! assert_eq!(hardware_view(&ll, &[4]).unwrap(), "Warp0:\n(0), (2)\n(1), (3)\n");
 //! ```
 
+pub mod access;
+pub mod convert;
 pub mod html;
 pub mod matrix;
 pub mod svg;

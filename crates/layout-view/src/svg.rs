@@ -21,6 +21,7 @@
 //! axis ticks thin out; the HTML page ([`crate::html`]) then shows the
 //! details of the cell under the pointer.
 
+use crate::access::AccessPattern;
 use crate::table::{DistributedTable, LayoutKind, SharedTable};
 use crate::text::Window;
 use crate::{delinearize, Result, ViewError};
@@ -72,7 +73,7 @@ pub const PALETTE_DARK: [&str; 16] = [
     "#b8b8b8", "#9c97c4", "#5a97c0", "#a6d6a0", "#e6d04a", "#e58560", "#6aa9cc", "#cde07a",
 ];
 
-fn fill(i: u64) -> &'static str {
+pub(crate) fn fill(i: u64) -> &'static str {
     PALETTE[(i % 16) as usize]
 }
 
@@ -84,7 +85,7 @@ fn fill_dark(i: u64) -> &'static str {
 /// draws: 4 × 256 × 256.
 pub const MAX_PICTURE_CELLS: u64 = 1 << 18;
 
-fn picture_size_ok(ll: &LinearLayout) -> Result<()> {
+pub(crate) fn picture_size_ok(ll: &LinearLayout) -> Result<()> {
     let n = ll.total_out_dim_size().max(ll.total_in_dim_size());
     if n > MAX_PICTURE_CELLS {
         return Err(ViewError::BadParameter(format!(
@@ -103,17 +104,17 @@ pub fn escape(s: &str) -> String {
 }
 
 /// Accumulates SVG elements.
-struct Doc {
-    body: String,
+pub(crate) struct Doc {
+    pub(crate) body: String,
 }
 
 impl Doc {
-    fn new() -> Doc {
+    pub(crate) fn new() -> Doc {
         Doc {
             body: String::new(),
         }
     }
-    fn rect(&mut self, x: u64, y: u64, w: u64, h: u64, fill: &str, stroke: bool) {
+    pub(crate) fn rect(&mut self, x: u64, y: u64, w: u64, h: u64, fill: &str, stroke: bool) {
         let st = if stroke {
             " stroke=\"#555\" stroke-width=\"0.5\""
         } else {
@@ -124,20 +125,20 @@ impl Doc {
             "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{fill}\"{st}/>"
         );
     }
-    fn text(&mut self, x: u64, y: u64, size: u64, anchor: &str, s: &str) {
+    pub(crate) fn text(&mut self, x: u64, y: u64, size: u64, anchor: &str, s: &str) {
         let _ = writeln!(
             self.body,
             "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{anchor}\">{}</text>",
             escape(s)
         );
     }
-    fn line(&mut self, x1: u64, y1: u64, x2: u64, y2: u64, width: &str) {
+    pub(crate) fn line(&mut self, x1: u64, y1: u64, x2: u64, y2: u64, width: &str) {
         let _ = writeln!(
             self.body,
             "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#000\" stroke-width=\"{width}\"/>"
         );
     }
-    fn finish(self, w: u64, h: u64, title: &str, desc: &str) -> String {
+    pub(crate) fn finish(self, w: u64, h: u64, title: &str, desc: &str) -> String {
         format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\">\n<title>{}</title>\n<desc>{}</desc>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n{}</svg>\n",
             escape(title),
@@ -151,7 +152,7 @@ impl Doc {
 /// two label lines (drawn only when `labels`). Equal neighbouring fills in
 /// a row are merged into one rectangle when unlabelled.
 #[allow(clippy::too_many_arguments)]
-fn grid(
+pub(crate) fn grid(
     doc: &mut Doc,
     p: &Panel,
     labels: bool,
@@ -202,12 +203,12 @@ fn grid(
 }
 
 /// Tick labels every `step` cells along the top and the left of a panel.
-fn ticks(doc: &mut Doc, p: &Panel, col_step: Option<u64>, row_step: u64, font: u64) {
+pub(crate) fn ticks(doc: &mut Doc, p: &Panel, col_step: Option<u64>, row_step: u64, font: u64) {
     ticks_from(doc, p, col_step, row_step, font, 0, 0);
 }
 
 /// [`ticks`] numbered from `col0` and `row0`.
-fn ticks_from(
+pub(crate) fn ticks_from(
     doc: &mut Doc,
     p: &Panel,
     col_step: Option<u64>,
@@ -228,7 +229,7 @@ fn ticks_from(
 }
 
 /// Tick step so that ticks are at least `min_px` apart (a power of two).
-fn tick_step(cell: u64, min_px: u64) -> u64 {
+pub(crate) fn tick_step(cell: u64, min_px: u64) -> u64 {
     let mut s = 1;
     while s * cell < min_px {
         s *= 2;
@@ -237,7 +238,13 @@ fn tick_step(cell: u64, min_px: u64) -> u64 {
 }
 
 /// Colour swatches with names, wrapped at `width`; returns the y below.
-fn legend(doc: &mut Doc, x: u64, y: u64, width: u64, entries: &[(String, &'static str)]) -> u64 {
+pub(crate) fn legend(
+    doc: &mut Doc,
+    x: u64,
+    y: u64,
+    width: u64,
+    entries: &[(String, &'static str)],
+) -> u64 {
     let mut cx = x;
     let mut cy = y;
     for (name, f) in entries {
@@ -254,7 +261,7 @@ fn legend(doc: &mut Doc, x: u64, y: u64, width: u64, entries: &[(String, &'stati
 }
 
 /// `(i, j, ...)` of linear index `e`.
-fn coords(e: u64, shape: &[u64]) -> String {
+pub(crate) fn coords(e: u64, shape: &[u64]) -> String {
     let c = delinearize(e, shape);
     let s: Vec<String> = c.iter().map(|v| v.to_string()).collect();
     format!("({})", s.join(","))
@@ -262,21 +269,34 @@ fn coords(e: u64, shape: &[u64]) -> String {
 
 /// Rows × columns of the 2-D picture of `shape`: the last dim across, the
 /// others flattened down (row-major).
-fn grid_shape(shape: &[u64]) -> (u64, u64) {
+pub(crate) fn grid_shape(shape: &[u64]) -> (u64, u64) {
     let cols = *shape.last().unwrap_or(&1);
     (shape.iter().product::<u64>() / cols, cols)
 }
 
-fn layout_desc(ll: &LinearLayout) -> String {
+pub(crate) fn layout_desc(ll: &LinearLayout) -> String {
     serde_json::to_string(&ll.to_json()).unwrap_or_default()
 }
 
-fn shape_text(shape: &[u64]) -> String {
+pub(crate) fn shape_text(shape: &[u64]) -> String {
     shape
         .iter()
         .map(|s| s.to_string())
         .collect::<Vec<_>>()
         .join("×")
+}
+
+/// Cell side, font size and whether cells are labelled, for a tensor grid
+/// whose longer side has `n` cells: labelled up to 64 cells, then shrunk so
+/// that the side stays about 1024 units.
+pub(crate) fn tensor_cell_size(n: u64) -> (u64, u64, bool) {
+    if n <= 32 {
+        (40, 11, true)
+    } else if n <= 64 {
+        (26, 8, true)
+    } else {
+        ((1024 / n).max(2), 0, false)
+    }
 }
 
 /// The tensor-view picture of a distributed layout (see the module docs).
@@ -305,13 +325,7 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
     };
     let (rows, cols) = grid_shape(&sub);
     let n = rows.max(cols);
-    let (cell, font, labels) = if n <= 32 {
-        (40, 11, true)
-    } else if n <= 64 {
-        (26, 8, true)
-    } else {
-        ((1024 / n).max(2), 0, false)
-    };
+    let (cell, font, labels) = tensor_cell_size(n);
     let margin = 40;
     let title = if *window == Window::default() {
         format!("Tensor view of a {} tensor", shape_text(shape))
@@ -326,6 +340,64 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
     };
     let mut doc = Doc::new();
     doc.text(margin, 18, 14, "start", &title);
+    let p = tensor_grid(
+        &mut doc,
+        &t,
+        shape,
+        &full,
+        &sub,
+        &origin,
+        (margin, 48),
+        (rows, cols),
+        (cell, font, labels),
+    );
+    let mut y = p.y + rows * cell + 12;
+    if !labels {
+        doc.text(
+            margin,
+            y + 10,
+            11,
+            "start",
+            "Cells too small for labels: colour = warp (darker: odd lanes); the HTML page shows each cell.",
+        );
+        y += 18;
+    }
+    let entries: Vec<(String, &'static str)> = (0..t.blocks * t.warps)
+        .take(16)
+        .map(|i| {
+            let name = if t.blocks > 1 {
+                format!("block {} warp {}", i / t.warps, i % t.warps)
+            } else {
+                format!("warp {i}")
+            };
+            (name, fill(i))
+        })
+        .collect();
+    let w = (margin * 2 + cols * cell).max(520);
+    let h = legend(&mut doc, margin, y, w - 2 * margin, &entries) + 8;
+    Ok(Picture {
+        svg: doc.finish(w, h, &title, &layout_desc(ll)),
+        panels: vec![p],
+        title,
+    })
+}
+
+/// Draws the tensor grid of a window of `t` with cell `(0, 0)` at `(x, y)`:
+/// cells coloured by the warp of their first holder, labelled `T<tid>` /
+/// `R<reg>` when `labels`; `full(i)` is the linear index in the whole tensor
+/// of window cell `i`. Returns the panel (with its read-out texts).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tensor_grid(
+    doc: &mut Doc,
+    t: &DistributedTable,
+    shape: &[u64],
+    full: &dyn Fn(u64) -> u64,
+    sub: &[u64],
+    origin: &[u64],
+    (x, y): (u64, u64),
+    (rows, cols): (u64, u64),
+    (cell, font, labels): (u64, u64, bool),
+) -> Panel {
     let mut info = Vec::with_capacity((rows * cols) as usize);
     for i in 0..rows * cols {
         let e = full(i);
@@ -356,8 +428,8 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
         info.push(format!("{} ← {held}", coords(e, shape)));
     }
     let p = Panel {
-        x: margin,
-        y: 48,
+        x,
+        y,
         cw: cell,
         ch: cell,
         rows,
@@ -400,11 +472,11 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
             }
         }
     };
-    grid(&mut doc, &p, labels, font, &color, &label);
+    grid(doc, &p, labels, font, &color, &label);
     let step = tick_step(cell, 24);
     let rank = shape.len();
     let row0 = if rank >= 2 { origin[rank - 2] } else { 0 };
-    ticks_from(&mut doc, &p, Some(step), step, 9, origin[rank - 1], row0);
+    ticks_from(doc, &p, Some(step), step, 9, origin[rank - 1], row0);
     // Lines between the slices of the leading dims (rank ≥ 3).
     if sub.len() >= 3 {
         let inner = sub[sub.len() - 2];
@@ -413,35 +485,7 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
             doc.line(p.x, y, p.x + cols * cell, y, "2");
         }
     }
-    let mut y = p.y + rows * cell + 12;
-    if !labels {
-        doc.text(
-            margin,
-            y + 10,
-            11,
-            "start",
-            "Cells too small for labels: colour = warp (darker: odd lanes); the HTML page shows each cell.",
-        );
-        y += 18;
-    }
-    let entries: Vec<(String, &'static str)> = (0..t.blocks * t.warps)
-        .take(16)
-        .map(|i| {
-            let name = if t.blocks > 1 {
-                format!("block {} warp {}", i / t.warps, i % t.warps)
-            } else {
-                format!("warp {i}")
-            };
-            (name, fill(i))
-        })
-        .collect();
-    let w = (margin * 2 + cols * cell).max(520);
-    let h = legend(&mut doc, margin, y, w - 2 * margin, &entries) + 8;
-    Ok(Picture {
-        svg: doc.finish(w, h, &title, &layout_desc(ll)),
-        panels: vec![p],
-        title,
-    })
+    p
 }
 
 /// The hardware-view picture of a distributed layout (see the module docs).
@@ -540,6 +584,20 @@ pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
 /// The bank picture of a shared layout with `elem_bits`-bit elements (see
 /// the module docs). `elem_bits` must be a power of two in 8..=128.
 pub fn bank_picture(ll: &LinearLayout, shape: &[u64], elem_bits: u64) -> Result<Picture> {
+    bank_picture_access(ll, shape, elem_bits, None)
+}
+
+/// [`bank_picture`] with an access pattern ([`crate::access::first_access`])
+/// drawn over CTA 0: every cell the access touches is outlined (blue), cells
+/// whose bank serves more than one distinct 4-byte word in their phase are
+/// filled red, and a legend line gives the instruction's wavefronts. The
+/// pattern must have been computed for the same layout and `elem_bits`.
+pub fn bank_picture_access(
+    ll: &LinearLayout,
+    shape: &[u64],
+    elem_bits: u64,
+    access: Option<&AccessPattern>,
+) -> Result<Picture> {
     if !(8..=128).contains(&elem_bits) || !elem_bits.is_power_of_two() {
         return Err(ViewError::BadParameter(format!(
             "element bit width must be 8, 16, 32, 64 or 128, got {elem_bits}"
@@ -613,9 +671,37 @@ pub fn bank_picture(ll: &LinearLayout, shape: &[u64], elem_bits: u64) -> Result<
                 let (r, c) = (i / per_row, i % per_row);
                 let o = r * per_row + c;
                 let bank = (o * elem_bits / 32) % 32;
-                match elem(r, c) {
+                let base = match elem(r, c) {
                     Some(e) => format!("block {b} offset {o} (bank {bank}) → {}", coords(e, shape)),
                     None => format!("block {b} offset {o}: outside the allocation"),
+                };
+                match access
+                    .filter(|_| b == 0)
+                    .and_then(|a| a.touched.get(&o).map(|ls| (a, ls)))
+                {
+                    Some((a, ls)) => {
+                        let who: Vec<String> = ls
+                            .iter()
+                            .map(|&l| {
+                                let la = &a.lanes[l as usize];
+                                format!(
+                                    "lane {l} R{}",
+                                    la.registers[(o - la.first_offset) as usize]
+                                )
+                            })
+                            .collect();
+                        let phase = a.lanes[ls[0] as usize].phase;
+                        let conflict = if a.conflicting.contains(&o) {
+                            " — BANK CONFLICT"
+                        } else {
+                            ""
+                        };
+                        format!(
+                            "{base}; accessed in phase {phase} by {}{conflict}",
+                            who.join(", ")
+                        )
+                    }
+                    None => base,
                 }
             })
             .collect();
@@ -637,6 +723,9 @@ pub fn bank_picture(ll: &LinearLayout, shape: &[u64], elem_bits: u64) -> Result<
             doc.line(x, y, x, y + lines * ch, if labels { "1" } else { "0.3" });
         }
         ticks(&mut doc, &p, None, tick_step(ch, 12), 8);
+        if let Some(a) = access.filter(|_| b == 0) {
+            access_overlay(&mut doc, &p, a, labels);
+        }
         y += lines * ch + 12;
         panels.push(p);
     }
@@ -647,12 +736,63 @@ pub fn bank_picture(ll: &LinearLayout, shape: &[u64], elem_bits: u64) -> Result<
         "start",
         "Rows: 128-byte lines (left: line number); columns: 32 four-byte banks; colour: logical row.",
     );
+    if let Some(a) = access {
+        y += 18;
+        let _ = writeln!(
+            doc.body,
+            "<rect x=\"8\" y=\"{y}\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"{ACCESS_STROKE}\" stroke-width=\"2\"/>"
+        );
+        doc.text(26, y + 11, 11, "start", "accessed (CTA 0)");
+        doc.rect(160, y, 14, 14, CONFLICT_FILL, true);
+        doc.text(
+            178,
+            y + 11,
+            11,
+            "start",
+            "bank conflict: the bank serves > 1 distinct word in the phase",
+        );
+        y += 18;
+        doc.text(8, y + 10, 11, "start", &a.summary());
+    }
     let w = (margin * 2 + per_row * cw).max(640);
     Ok(Picture {
         svg: doc.finish(w, y + 20, &title, &layout_desc(ll)),
         panels,
         title,
     })
+}
+
+/// Outline of accessed cells.
+pub const ACCESS_STROKE: &str = "#08306b";
+/// Fill of conflicting cells.
+pub const CONFLICT_FILL: &str = "#e31a1c";
+
+/// Outlines the cells of `p` (a bank panel of CTA 0) that `a` touches;
+/// conflicting ones get a translucent red fill and a red outline. Each
+/// marked cell is one `<rect class="access">` or `<rect class="conflict">`
+/// (tests read them).
+fn access_overlay(doc: &mut Doc, p: &Panel, a: &AccessPattern, labels: bool) {
+    let sw = if labels { 2 } else { 1 };
+    for &o in a.touched.keys() {
+        let (r, c) = (o / p.cols, o % p.cols);
+        if r >= p.rows {
+            continue;
+        }
+        let (x, y) = (p.x + c * p.cw, p.y + r * p.ch);
+        if a.conflicting.contains(&o) {
+            let _ = writeln!(
+                doc.body,
+                "<rect class=\"conflict\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{CONFLICT_FILL}\" fill-opacity=\"0.55\" stroke=\"{CONFLICT_FILL}\" stroke-width=\"{sw}\"/>",
+                p.cw, p.ch
+            );
+        } else {
+            let _ = writeln!(
+                doc.body,
+                "<rect class=\"access\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{ACCESS_STROKE}\" stroke-width=\"{sw}\"/>",
+                p.cw, p.ch
+            );
+        }
+    }
 }
 
 /// The default picture of a layout: the tensor view of a distributed layout,

@@ -128,6 +128,29 @@ fn pointer_readout_in_headless_chromium() {
         ("tensor", tensor_picture(&a, &[16, 16]).unwrap()),
         ("hardware", hardware_picture(&a, &[16, 16]).unwrap()),
         ("banks", bank_picture(&shared, &[4, 8], 32).unwrap()),
+        ("banks-access", {
+            let smem = layout(
+                r#"{"offset": [[1,0],[2,0],[4,0],[8,0],[0,1],[0,2],[0,4],[0,8],[0,16]], "block": []}"#,
+                &[16, 32],
+            );
+            let reg = layout(
+                r#"{"register": [[0,1],[0,2],[4,0],[8,0]], "lane": [[0,4],[0,8],[0,16],[1,0],[2,0]], "warp": [], "block": []}"#,
+                &[16, 32],
+            );
+            let acc = layout_view::access::first_access(&reg, &smem, &[16, 32], 32).unwrap();
+            layout_view::svg::bank_picture_access(&smem, &[16, 32], 32, Some(&acc)).unwrap()
+        }),
+        ("convert", {
+            // Layout A to its transpose: a shared-memory plan, three panels.
+            let b = layout(
+                r#"{"register": [[1, 0], [0, 1]], "lane": [[2, 0], [4, 0], [8, 0], [0, 2], [0, 4]], "warp": [[0, 8]]}"#,
+                &[16, 16],
+            );
+            let plan = layout_codegen::plan::plan_conversion(&a, &b, 16).unwrap();
+            layout_view::convert::conversion_picture(&a, &b, &plan, &[16, 16], &[3, 4])
+                .unwrap()
+                .0
+        }),
     ];
     for (tag, pic) in pictures {
         let (pts, want) = cases(&pic);

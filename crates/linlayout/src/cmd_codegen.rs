@@ -26,6 +26,22 @@ pub struct ConvertArgs {
     /// Print JSON: {"kind", "conversion", "cost", "plan"}.
     #[arg(long)]
     pub json: bool,
+    /// Write the conversion picture (source, the plan's shared buffer,
+    /// destination, with one element's path) as SVG to this file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<String>,
+    /// Write the conversion picture as an HTML page (pointer read-out).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
+    /// The element whose path the picture highlights, e.g. 3,5 (default 0,1).
+    #[arg(long, value_name = "i,j")]
+    pub element: Option<String>,
+    /// Zoom the picture's tensor panels on rows a..b (half-open, second-to-last dim).
+    #[arg(long, value_name = "a..b")]
+    pub rows: Option<String>,
+    /// Zoom the picture's tensor panels on columns c..d (half-open, last dim).
+    #[arg(long, value_name = "c..d")]
+    pub cols: Option<String>,
     /// Source layout.
     pub src: String,
     /// Destination layout.
@@ -239,6 +255,17 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
     let kind = classify(&src, &dst).map_err(|e| e.to_string())?;
     let plan = plan_conversion(&src, &dst, bw).map_err(|e| e.to_string())?;
     let report = simulate(&plan, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
+    if (a.element.is_some() || a.rows.is_some() || a.cols.is_some())
+        && a.svg.is_none()
+        && a.html.is_none()
+    {
+        return Err(
+            "--element/--rows/--cols set up the conversion picture: add --svg or --html".into(),
+        );
+    }
+    if a.svg.is_some() || a.html.is_some() {
+        write_conversion_picture(&a, &src, &dst, &plan, &shape)?;
+    }
     if a.json {
         let mut cost = serde_json::to_value(&report).expect("json");
         if let ConversionPlan::SharedMemory(p) = &plan {
@@ -340,5 +367,87 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
         report.load_wavefronts,
         report.max_load_conflicts
     );
+    Ok(())
+}
+
+/// The element of `--element` (default `(0, 1)`, or `(0, …, 0, 1)` for
+/// other ranks; `(0)` when the last dim has one element).
+fn element_arg(text: Option<&str>, shape: &[u64]) -> Result<Vec<u64>, String> {
+    match text {
+        Some(t) => {
+            let v: Vec<u64> = t
+                .split([',', 'x'])
+                .map(|p| {
+                    p.trim().parse::<u64>().map_err(|_| {
+                        format!("invalid --element '{t}': '{p}' is not a non-negative integer")
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+            if v.len() != shape.len() || v.iter().zip(shape).any(|(&x, &n)| x >= n) {
+                return Err(format!(
+                    "invalid --element '{t}': expected {} coordinates inside the shape {shape:?}",
+                    shape.len()
+                ));
+            }
+            Ok(v)
+        }
+        None => {
+            let mut v = vec![0; shape.len()];
+            if let (Some(last), Some(n)) = (v.last_mut(), shape.last()) {
+                *last = 1.min(n - 1);
+            }
+            Ok(v)
+        }
+    }
+}
+
+/// Writes `--svg` / `--html` of `convert`.
+fn write_conversion_picture(
+    a: &ConvertArgs,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    plan: &ConversionPlan,
+    shape: &[u64],
+) -> Result<(), String> {
+    let range = |r: &Option<String>| {
+        r.as_deref()
+            .map(layout_view::Window::parse_range)
+            .transpose()
+            .map_err(|e| e.to_string())
+    };
+    let window = layout_view::Window {
+        rows: range(&a.rows)?,
+        cols: range(&a.cols)?,
+    };
+    let element = match (&a.element, window == layout_view::Window::default()) {
+        // Default element in a window: its first row, second column (or
+        // first, for a one-column window).
+        (None, false) => {
+            let rank = shape.len();
+            let mut v = vec![0; rank];
+            if let (Some(r), true) = (&window.rows, rank >= 2) {
+                v[rank - 2] = r.start;
+            }
+            let (c0, c_end) = window
+                .cols
+                .as_ref()
+                .map_or((0, shape[rank - 1]), |c| (c.start, c.end));
+            v[rank - 1] = (c0 + 1).min(c_end.saturating_sub(1)).max(c0);
+            v
+        }
+        _ => element_arg(a.element.as_deref(), shape)?,
+    };
+    let (pic, _) =
+        layout_view::convert::conversion_picture_window(src, dst, plan, shape, &element, &window)
+            .map_err(|e| e.to_string())?;
+    let write = |path: &str, text: &str| {
+        std::fs::write(path, text).map_err(|e| format!("cannot write '{path}': {e}"))
+    };
+    if let Some(p) = &a.svg {
+        write(p, &pic.svg)?;
+    }
+    if let Some(p) = &a.html {
+        write(p, &layout_view::html::page(&pic))?;
+    }
     Ok(())
 }

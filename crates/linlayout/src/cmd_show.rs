@@ -52,6 +52,12 @@ pub struct ShowArgs {
     /// Element bit width for the bank view of shared layouts.
     #[arg(long, default_value_t = 16)]
     pub elem_bits: u64,
+    /// With a shared layout and --svg/--html: a distributed layout (attribute
+    /// or JSON, same --shape) whose first shared-memory access of warp 0 is
+    /// drawn on the bank view: touched cells outlined, bank conflicts in red,
+    /// the instruction's wavefronts in the legend.
+    #[arg(long, value_name = "LAYOUT")]
+    pub access: Option<String>,
 }
 
 /// Arguments of `matrix`.
@@ -151,11 +157,40 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
                 .into(),
         );
     }
+    if a.access.is_some() && (!picture || kind != LayoutKind::Shared || a.hw) {
+        return Err(
+            "--access draws an access pattern on the bank picture: it needs a shared layout and --svg or --html"
+                .into(),
+        );
+    }
     if picture {
+        let access = match &a.access {
+            Some(text) => {
+                let src = LayoutSource {
+                    shape: Some(
+                        shape
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect::<Vec<_>>()
+                            .join("x"),
+                    ),
+                    json_layout: None,
+                    layout: Some(text.clone()),
+                };
+                let (reg, _) = load(&src).map_err(|e| format!("--access: {e}"))?;
+                Some(
+                    layout_view::access::first_access(&reg, &ll, &shape, a.elem_bits)
+                        .map_err(|e| format!("--access: {e}"))?,
+                )
+            }
+            None => None,
+        };
         let pic = match (kind, a.hw) {
             (LayoutKind::Distributed, false) => svg::tensor_picture_window(&ll, &shape, &window),
             (LayoutKind::Distributed, true) => svg::hardware_picture(&ll, &shape),
-            (LayoutKind::Shared, _) => svg::bank_picture(&ll, &shape, a.elem_bits),
+            (LayoutKind::Shared, _) => {
+                svg::bank_picture_access(&ll, &shape, a.elem_bits, access.as_ref())
+            }
         }
         .map_err(|e| e.to_string())?;
         if let Some(p) = &a.svg {
