@@ -51,6 +51,21 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` closes early: stop quietly (as `cat` does)
+    // instead of reporting println!'s broken-pipe panic.
+    std::panic::set_hook(Box::new(|info| {
+        let p = info.payload();
+        let msg = p
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| p.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        eprintln!("linlayout: internal error: {msg}");
+        std::process::exit(101);
+    }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
