@@ -1,14 +1,14 @@
 //! The [`LinearLayout`] type: construction, invariants, queries, evaluation
 //! and printing. Algebra and shape operations live in sibling modules.
 
+use crate::coords::{Coords, COORDS_INLINE};
 use crate::error::{check_pow2, LayoutError, Result};
 use crate::gf2::{self, EchelonBasis};
 use crate::DimName;
 use smallvec::SmallVec;
 use std::fmt;
-
-/// Named coordinates: `(dim, value)` pairs in dim order.
-pub type Coords = SmallVec<[(DimName, u64); 4]>;
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct InDim {
@@ -53,6 +53,35 @@ pub struct LinearLayout {
     pub(crate) ins: Vec<InDim>,
     pub(crate) outs: Vec<OutDim>,
     pub(crate) bases: Vec<u64>,
+    /// Byte tables for [`LinearLayout::apply`], built on its first call.
+    pub(crate) eval: EvalCache,
+}
+
+/// Lazily built lookup tables of a layout's flat map: table `j` holds, for
+/// every byte `x`, the XOR of the columns of flat input bits `8j + k` for
+/// the set bits `k` of `x` (entries past the last chunk's `2^w` are 0 and
+/// never read). A pure cache of `bases`: ignored by equality and hashing,
+/// not copied by `clone` (rebuilt on demand), and never stale since a
+/// layout's fields are not mutated after construction.
+#[derive(Default)]
+pub(crate) struct EvalCache(OnceLock<Box<[[u64; 256]]>>);
+
+impl Clone for EvalCache {
+    fn clone(&self) -> Self {
+        EvalCache::default()
+    }
+}
+
+impl PartialEq for EvalCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for EvalCache {}
+
+impl Hash for EvalCache {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
 }
 
 impl Default for LinearLayout {
@@ -82,6 +111,7 @@ impl LinearLayout {
             ins: Vec::new(),
             outs: Vec::new(),
             bases: Vec::new(),
+            eval: EvalCache::default(),
         }
     }
 
@@ -149,6 +179,7 @@ impl LinearLayout {
             ins: in_dims,
             outs,
             bases,
+            eval: EvalCache::default(),
         };
         if require_surjective && !l.is_surjective() {
             return Err(LayoutError::NotSurjective {
@@ -616,7 +647,34 @@ impl LinearLayout {
     /// Applies the layout to named inputs, which must name exactly the input
     /// dims (any order). Bits at or above a dim's size are ignored. Returns
     /// `(out dim, value)` in out-dim order.
+    ///
+    /// The inputs are concatenated into the flat index (first in dim in the
+    /// low bits, as [`Self::apply_flat`]), which is evaluated with one table
+    /// load per 8 flat bits; the tables (`2 KiB` per 8 input bits) are built
+    /// on the first call and cached in the layout.
+    #[inline]
     pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
+        let flat = self.flat_index(ins)?;
+        Ok(self.unpack_named(self.apply_flat_tables(flat)))
+    }
+
+    /// The flat input index of named inputs (exactly the in dims, any
+    /// order): dim `d`'s value, masked to its size, at bits `d.start..`.
+    #[inline]
+    fn flat_index(&self, ins: &[(DimName, u64)]) -> Result<u64> {
+        // Fast path: the inputs named in the layout's own order.
+        if ins.len() == self.ins.len() && ins.iter().zip(&self.ins).all(|(x, d)| x.0 == d.name) {
+            let mut flat = 0u64;
+            for (&(_, v), d) in ins.iter().zip(&self.ins) {
+                flat |= in_bits(d, v);
+            }
+            return Ok(flat);
+        }
+        self.flat_index_any_order(ins)
+    }
+
+    #[cold]
+    fn flat_index_any_order(&self, ins: &[(DimName, u64)]) -> Result<u64> {
         if ins.len() != self.ins.len() {
             return Err(LayoutError::DimMismatch {
                 what: "apply needs exactly the input dims",
@@ -624,14 +682,7 @@ impl LinearLayout {
                 found: ins.iter().map(|x| x.0).collect(),
             });
         }
-        let mut packed = 0u64;
-        // Fast path: the inputs named in the layout's own order.
-        if ins.iter().zip(&self.ins).all(|(x, d)| x.0 == d.name) {
-            for (&(_, v), d) in ins.iter().zip(&self.ins) {
-                packed ^= self.apply_dim(d, v);
-            }
-            return Ok(self.unpack_named(packed));
-        }
+        let mut flat = 0u64;
         let mut seen = 0u64;
         for &(name, v) in ins {
             let Some(i) = self.ins.iter().position(|x| x.name == name) else {
@@ -647,9 +698,39 @@ impl LinearLayout {
                 });
             }
             seen |= 1 << i;
-            packed ^= self.apply_dim(&self.ins[i], v);
+            flat |= in_bits(&self.ins[i], v);
         }
-        Ok(self.unpack_named(packed))
+        Ok(flat)
+    }
+
+    /// The cached byte tables of the flat map (see [`EvalCache`]).
+    #[inline]
+    fn eval_tables(&self) -> &[[u64; 256]] {
+        self.eval.0.get_or_init(|| {
+            let mut tables = vec![[0u64; 256]; self.bases.len().div_ceil(8)];
+            for (t, cols) in tables.iter_mut().zip(self.bases.chunks(8)) {
+                // Doubling: T[2^k + x] = T[x] ^ column k.
+                for (k, &c) in cols.iter().enumerate() {
+                    let half = 1usize << k;
+                    for x in 0..half {
+                        t[half + x] = t[x] ^ c;
+                    }
+                }
+            }
+            tables.into_boxed_slice()
+        })
+    }
+
+    /// [`Self::apply_flat`] through the cached byte tables.
+    #[inline]
+    fn apply_flat_tables(&self, flat: u64) -> u64 {
+        let mut acc = 0;
+        let mut f = flat;
+        for t in self.eval_tables() {
+            acc ^= t[(f & 0xff) as usize];
+            f >>= 8;
+        }
+        acc
     }
 
     /// `(out dim, value)` pairs of a packed output.
@@ -776,19 +857,33 @@ impl LinearLayout {
     }
 }
 
-/// `(out dim, value)` pairs of a packed output, built without per-push
-/// capacity checks when there are at most 4 out dims.
+/// Input dim `d`'s value `v` masked to the dim's size and moved to its
+/// position `d.start..d.start + d.log2` in the flat index. (`d.start` may be
+/// 64 only for a size-1 dim, whose masked value is 0.)
+#[inline]
+fn in_bits(d: &InDim, v: u64) -> u64 {
+    (v & low_mask(d.log2)).wrapping_shl(d.start)
+}
+
+/// `(out dim, value)` pairs of a packed output: inline (no allocation) for
+/// at most [`COORDS_INLINE`] out dims.
 #[inline]
 fn unpack_named(outs: &[OutDim], packed: u64) -> Coords {
-    let value = |o: &OutDim| (o.name, (packed >> o.shift) & low_mask(o.log2));
-    if outs.is_empty() || outs.len() > 4 {
-        return outs.iter().map(value).collect();
+    if outs.len() > COORDS_INLINE {
+        return outs.iter().map(|o| out_value(o, packed)).collect();
     }
-    let mut buf = [(outs[0].name, 0u64); 4];
+    let mut buf = [(DimName::REGISTER, 0u64); COORDS_INLINE];
     for (b, o) in buf.iter_mut().zip(outs) {
-        *b = value(o);
+        *b = out_value(o, packed);
     }
-    Coords::from_buf_and_len(buf, outs.len())
+    Coords::from_inline(buf, outs.len())
+}
+
+/// Out dim `o`'s value in a packed output. (`o.shift` may be 64 only for a
+/// size-1 dim, whose mask is 0.)
+#[inline]
+fn out_value(o: &OutDim, packed: u64) -> (DimName, u64) {
+    (o.name, packed.wrapping_shr(o.shift) & low_mask(o.log2))
 }
 
 /// `2^n - 1`, valid for `n` up to 64.
