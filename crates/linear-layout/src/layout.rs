@@ -2,7 +2,7 @@
 //! and printing. Algebra and shape operations live in sibling modules.
 
 use crate::coords::{Coords, COORDS_INLINE};
-use crate::error::{check_pow2, LayoutError, Result};
+use crate::error::{check_pow2, check_pow2_with, LayoutError, Result};
 use crate::gf2::{self, EchelonBasis};
 use crate::DimName;
 use smallvec::SmallVec;
@@ -211,7 +211,10 @@ impl LinearLayout {
     ) -> Result<Self> {
         let mut outs = Vec::with_capacity(out_dims.len());
         for &(name, size) in &out_dims {
-            outs.push((name, check_pow2(format!("size of out dim '{name}'"), size)?));
+            outs.push((
+                name,
+                check_pow2_with(size, || format!("size of out dim '{name}'"))?,
+            ));
         }
         let packed = pack_bases(&bases, &outs)?;
         Self::from_packed(packed, outs, require_surjective)

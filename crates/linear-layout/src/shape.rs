@@ -2,7 +2,7 @@
 //! concatenate and restrict dims. None of them changes what a basis means;
 //! they re-index inputs or outputs.
 
-use crate::error::{check_pow2, LayoutError, Result};
+use crate::error::{check_pow2_with, LayoutError, Result};
 use crate::layout::low_mask;
 use crate::{DimName, LinearLayout};
 
@@ -94,7 +94,7 @@ impl LinearLayout {
     pub fn reshape_ins(&self, new_ins: &[(DimName, u64)]) -> Result<LinearLayout> {
         let mut logs = Vec::with_capacity(new_ins.len());
         for &(n, s) in new_ins {
-            logs.push(check_pow2(format!("size of in dim '{n}'"), s)?);
+            logs.push(check_pow2_with(s, || format!("size of in dim '{n}'"))?);
         }
         let total: u32 = logs.iter().sum();
         if total != self.total_in_dim_size_log2() {
@@ -125,7 +125,7 @@ impl LinearLayout {
     pub fn reshape_outs(&self, new_outs: &[(DimName, u64)]) -> Result<LinearLayout> {
         let mut outs = Vec::with_capacity(new_outs.len());
         for &(n, s) in new_outs {
-            outs.push((n, check_pow2(format!("size of out dim '{n}'"), s)?));
+            outs.push((n, check_pow2_with(s, || format!("size of out dim '{n}'"))?));
         }
         let total: u32 = outs.iter().map(|o| o.1).sum();
         if total != self.total_out_dim_size_log2() {
@@ -198,7 +198,7 @@ impl LinearLayout {
     /// Resizes input dim `d`: smaller drops the highest bases, larger appends
     /// zero bases.
     pub fn resize_in_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
-        let n = check_pow2(format!("new size of in dim '{d}'"), new_size)? as usize;
+        let n = check_pow2_with(new_size, || format!("new size of in dim '{d}'"))? as usize;
         if !self.has_in_dim(d) {
             return Err(LayoutError::MissingDim {
                 which: "input",
@@ -226,7 +226,7 @@ impl LinearLayout {
     /// Shrinks output dim `d` to `new_size` (≤ current): components that do
     /// not fit are set to 0 whole (not masked).
     pub fn resize_out_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
-        let n = check_pow2(format!("new size of out dim '{d}'"), new_size)?;
+        let n = check_pow2_with(new_size, || format!("new size of out dim '{d}'"))?;
         let Some(o) = self.out_dim(d).copied() else {
             return Err(LayoutError::MissingDim {
                 which: "output",

@@ -1,7 +1,7 @@
 //! Free functions of Triton's LayoutUtils that fit layouts to shapes and
 //! extract structure (masks, strides, repetitions, vectorisation).
 
-use crate::error::{check_pow2, LayoutError, Result};
+use crate::error::{check_pow2_with, LayoutError, Result};
 use crate::{divide_left, ColumnAction, DimName, LinearLayout};
 
 /// Shrinks the codomain to at most `shape` (out dim → size, any order):
@@ -16,7 +16,7 @@ pub fn ensure_layout_not_larger_than(
     let mut bases = layout.all_bases();
     let mut outs = layout.out_dims();
     for &(d, want) in shape {
-        check_pow2(format!("desired size of '{d}'"), want)?;
+        check_pow2_with(want, || format!("desired size of '{d}'"))?;
         let Some(k) = layout.out_dim_index(d) else {
             return Err(LayoutError::MissingDim {
                 which: "output",
@@ -70,7 +70,7 @@ pub fn ensure_layout_not_smaller_than(
         let Some(&(_, want)) = shape.iter().find(|s| s.0 == o) else {
             continue;
         };
-        check_pow2(format!("desired size of '{o}'"), want)?;
+        check_pow2_with(want, || format!("desired size of '{o}'"))?;
         if size < want {
             l = l.try_mul(&LinearLayout::try_identity_1d(want / size, k_dim, o)?)?;
         }
