@@ -50,9 +50,9 @@ pub(crate) struct OutDim {
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct LinearLayout {
-    pub(crate) ins: Vec<InDim>,
-    pub(crate) outs: Vec<OutDim>,
-    pub(crate) bases: Vec<u64>,
+    pub(crate) ins: SmallVec<[InDim; 4]>,
+    pub(crate) outs: SmallVec<[OutDim; 4]>,
+    pub(crate) bases: SmallVec<[u64; 16]>,
     /// Byte tables for [`LinearLayout::apply`], built on its first call.
     pub(crate) eval: EvalCache,
 }
@@ -108,9 +108,9 @@ impl LinearLayout {
     /// It is the neutral element of the product.
     pub fn empty() -> Self {
         LinearLayout {
-            ins: Vec::new(),
-            outs: Vec::new(),
-            bases: Vec::new(),
+            ins: SmallVec::new(),
+            outs: SmallVec::new(),
+            bases: SmallVec::new(),
             eval: EvalCache::default(),
         }
     }
@@ -149,7 +149,7 @@ impl LinearLayout {
             });
         }
         let mut shift = 0;
-        let outs: Vec<OutDim> = outs
+        let outs: SmallVec<[OutDim; 4]> = outs
             .into_iter()
             .map(|(name, log2)| {
                 let o = OutDim { name, log2, shift };
@@ -158,8 +158,8 @@ impl LinearLayout {
             })
             .collect();
         let mask = low_mask(out_bits);
-        let mut in_dims = Vec::with_capacity(ins.len());
-        let mut bases = Vec::with_capacity(in_bits);
+        let mut in_dims = SmallVec::with_capacity(ins.len());
+        let mut bases = SmallVec::with_capacity(in_bits);
         for (name, b) in ins {
             in_dims.push(InDim {
                 name,
@@ -188,6 +188,36 @@ impl LinearLayout {
             });
         }
         Ok(l)
+    }
+
+    /// A layout with one in dim (its columns `cols`) and one out dim of
+    /// `out_log2` bits; the caller guarantees the `from_packed` invariants
+    /// (at most 63 columns, each below `2^out_log2`, `out_log2 ≤ 63`).
+    fn one_dim(
+        in_dim: DimName,
+        out_dim: DimName,
+        out_log2: u32,
+        cols: impl Iterator<Item = u64>,
+    ) -> Self {
+        let bases: SmallVec<[u64; 16]> = cols.collect();
+        let mut ins = SmallVec::new();
+        ins.push(InDim {
+            name: in_dim,
+            start: 0,
+            log2: bases.len() as u32,
+        });
+        let mut outs = SmallVec::new();
+        outs.push(OutDim {
+            name: out_dim,
+            log2: out_log2,
+            shift: 0,
+        });
+        LinearLayout {
+            ins,
+            outs,
+            bases,
+            eval: EvalCache::default(),
+        }
     }
 
     /// Builds a layout from bases with explicit out dims `(name, size)`.
@@ -281,8 +311,9 @@ impl LinearLayout {
                 bits: n + s,
             });
         }
-        let bases = (0..n).map(|i| 1u64 << (i + s)).collect();
-        Self::from_packed(vec![(in_dim, bases)], vec![(out_dim, n + s)], false)
+        // One in dim and one out dim, each column a single bit below
+        // `n + s ≤ 63`: valid by construction (what `from_packed` checks).
+        Ok(Self::one_dim(in_dim, out_dim, n + s, (0..n).map(|i| 1u64 << (i + s))))
     }
 
     /// Panicking form of [`Self::try_strided_1d`], for sizes known valid.
@@ -318,11 +349,8 @@ impl LinearLayout {
         }
         let n = check_pow2("zeros_1d size", size)?;
         let o = check_pow2("zeros_1d out size", out_size)?;
-        Self::from_packed(
-            vec![(in_dim, vec![0; n as usize])],
-            vec![(out_dim, o)],
-            false,
-        )
+        // `n, o ≤ 63` (powers of two in a u64): valid by construction.
+        Ok(Self::one_dim(in_dim, out_dim, o, (0..n).map(|_| 0)))
     }
 
     /// Panicking form of [`Self::try_zeros_1d`].
@@ -1079,7 +1107,7 @@ impl Evaluator {
         Evaluator {
             dims,
             tables,
-            outs: l.outs.clone(),
+            outs: l.outs.to_vec(),
         }
     }
 

@@ -1,9 +1,13 @@
 //! The product of layouts (Triton's `operator*`) and `supremum`.
 
 use crate::error::{LayoutError, Result};
-use crate::layout::low_mask;
+use crate::layout::{low_mask, EvalCache, InDim, OutDim};
 use crate::{DimName, LinearLayout};
+use smallvec::SmallVec;
 use std::ops::{Mul, MulAssign};
+
+/// A short list of dim names (layouts rarely have more than 8 dims).
+type Names = SmallVec<[DimName; 8]>;
 
 /// The shortest order-preserving merge of `x` and `y` in which both appear
 /// as subsequences; at a tie the element of `x` comes first. Fails when the
@@ -65,8 +69,13 @@ pub fn supremum(x: &[DimName], y: &[DimName]) -> Result<Vec<DimName>> {
 /// assert_eq!(product_dim_order(&[a, b], &[b, c]), vec![a, b, c]);
 /// ```
 pub fn product_dim_order(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
+    product_order(x, y).into_vec()
+}
+
+/// [`product_dim_order`] without a heap allocation for up to 8 dims.
+fn product_order(x: &[DimName], y: &[DimName]) -> Names {
     let pos = |l: &[DimName], d: DimName| l.iter().position(|&e| e == d);
-    let mut out: Vec<DimName> = Vec::with_capacity(x.len() + y.len());
+    let mut out = Names::with_capacity(x.len() + y.len());
     let (mut i, mut j) = (0, 0);
     loop {
         while i < x.len() && out.contains(&x[i]) {
@@ -113,6 +122,91 @@ impl LinearLayout {
     /// low bits and `outer`'s are appended; for a shared output dim `outer`'s
     /// components are shifted above `self`'s size (log2 sizes add).
     pub fn try_mul(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        self.try_mul_fast(outer)
+            .map_or_else(|| self.try_mul_checked(outer), Ok)
+    }
+
+    /// [`Self::try_mul`] built directly (no intermediate vectors, no
+    /// re-validation: the result's columns fit its out dims by
+    /// construction); `None` when a word-size limit would be exceeded, so
+    /// that [`Self::try_mul_checked`] reports the error.
+    fn try_mul_fast(&self, outer: &LinearLayout) -> Option<LinearLayout> {
+        let a_in: Names = self.in_dim_names().collect();
+        let b_in: Names = outer.in_dim_names().collect();
+        let a_out: Names = self.out_dim_names().collect();
+        let b_out: Names = outer.out_dim_names().collect();
+        let in_order = product_order(&a_in, &b_in);
+        let out_order = product_order(&a_out, &b_out);
+        let mut outs: SmallVec<[OutDim; 4]> = SmallVec::with_capacity(out_order.len());
+        let mut shift = 0u32;
+        for &o in &out_order {
+            let log2 = self.out_dim_size_log2(o) + outer.out_dim_size_log2(o);
+            if log2 > 63 {
+                return None;
+            }
+            outs.push(OutDim {
+                name: o,
+                log2,
+                shift,
+            });
+            shift += log2;
+        }
+        if shift > 64 {
+            return None;
+        }
+        // Per out dim of a factor: (source shift, mask, destination shift).
+        // Inner components stay at the bottom of each result dim, outer ones
+        // sit above inner's size.
+        let moves = |l: &LinearLayout, is_outer: bool| -> SmallVec<[(u32, u64, u32); 4]> {
+            l.outs
+                .iter()
+                .map(|od| {
+                    let r = outs.iter().find(|r| r.name == od.name).expect("merged");
+                    let extra = if is_outer {
+                        self.out_dim_size_log2(od.name)
+                    } else {
+                        0
+                    };
+                    (od.shift, low_mask(od.log2), r.shift + extra)
+                })
+                .collect()
+        };
+        let (inner_moves, outer_moves) = (moves(self, false), moves(outer, true));
+        let repack = |mv: &[(u32, u64, u32)], c: u64| -> u64 {
+            mv.iter().fold(0, |r, &(src, mask, dst)| {
+                r | ((c >> src) & mask).wrapping_shl(dst)
+            })
+        };
+        let mut ins: SmallVec<[InDim; 4]> = SmallVec::with_capacity(in_order.len());
+        let mut bases: SmallVec<[u64; 16]> = SmallVec::new();
+        for &d in &in_order {
+            let start = bases.len() as u32;
+            let (a, b) = (self.packed_bases(d), outer.packed_bases(d));
+            if a.len() + b.len() > 63 {
+                return None;
+            }
+            bases.extend(a.iter().map(|&c| repack(&inner_moves, c)));
+            bases.extend(b.iter().map(|&c| repack(&outer_moves, c)));
+            ins.push(InDim {
+                name: d,
+                start,
+                log2: bases.len() as u32 - start,
+            });
+        }
+        if bases.len() > 64 {
+            return None;
+        }
+        Some(LinearLayout {
+            ins,
+            outs,
+            bases,
+            eval: EvalCache::default(),
+        })
+    }
+
+    /// [`Self::try_mul`] through [`LinearLayout::from_packed`], with its
+    /// checks and error messages.
+    fn try_mul_checked(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         let a_in: Vec<DimName> = self.in_dim_names().collect();
         let b_in: Vec<DimName> = outer.in_dim_names().collect();
         let a_out: Vec<DimName> = self.out_dim_names().collect();

@@ -148,7 +148,7 @@ impl LinearLayout {
         match self.ins.first() {
             None => Ok(self.clone()),
             Some(d) => LinearLayout::from_packed(
-                vec![(d.name, self.bases.clone())],
+                vec![(d.name, self.bases.to_vec())],
                 self.outs.iter().map(|o| (o.name, o.log2)).collect(),
                 false,
             ),

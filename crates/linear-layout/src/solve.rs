@@ -183,7 +183,7 @@ impl LinearLayout {
                     shift: d.start,
                 })
                 .collect(),
-            bases,
+            bases: bases.into(),
             eval: EvalCache::default(),
         })
     }
