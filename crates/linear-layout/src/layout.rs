@@ -313,7 +313,12 @@ impl LinearLayout {
         }
         // One in dim and one out dim, each column a single bit below
         // `n + s ≤ 63`: valid by construction (what `from_packed` checks).
-        Ok(Self::one_dim(in_dim, out_dim, n + s, (0..n).map(|i| 1u64 << (i + s))))
+        Ok(Self::one_dim(
+            in_dim,
+            out_dim,
+            n + s,
+            (0..n).map(|i| 1u64 << (i + s)),
+        ))
     }
 
     /// Panicking form of [`Self::try_strided_1d`], for sizes known valid.

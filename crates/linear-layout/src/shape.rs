@@ -58,6 +58,9 @@ impl LinearLayout {
             &have,
             new_order,
         )?;
+        if idx.iter().enumerate().all(|(k, &i)| k == i) {
+            return Ok(self.clone());
+        }
         let outs: Vec<(DimName, u32)> = idx
             .iter()
             .map(|&i| (self.outs[i].name, self.outs[i].log2))
