@@ -10,6 +10,9 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
+/// A layout's packed columns, inline up to the usual size.
+pub(crate) type Bases = SmallVec<[u64; 16]>;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct InDim {
     pub name: DimName,
@@ -52,7 +55,7 @@ pub(crate) struct OutDim {
 pub struct LinearLayout {
     pub(crate) ins: SmallVec<[InDim; 4]>,
     pub(crate) outs: SmallVec<[OutDim; 4]>,
-    pub(crate) bases: SmallVec<[u64; 16]>,
+    pub(crate) bases: Bases,
     /// Byte tables for [`LinearLayout::apply`], built on its first call.
     pub(crate) eval: EvalCache,
 }
@@ -199,7 +202,7 @@ impl LinearLayout {
         out_log2: u32,
         cols: impl Iterator<Item = u64>,
     ) -> Self {
-        let bases: SmallVec<[u64; 16]> = cols.collect();
+        let bases: Bases = cols.collect();
         let mut ins = SmallVec::new();
         ins.push(InDim {
             name: in_dim,

@@ -1,7 +1,7 @@
 //! The product of layouts (Triton's `operator*`) and `supremum`.
 
 use crate::error::{LayoutError, Result};
-use crate::layout::{low_mask, EvalCache, InDim, OutDim};
+use crate::layout::{low_mask, Bases, EvalCache, InDim, OutDim};
 use crate::{DimName, LinearLayout};
 use smallvec::SmallVec;
 use std::ops::{Mul, MulAssign};
@@ -131,6 +131,9 @@ impl LinearLayout {
     /// construction); `None` when a word-size limit would be exceeded, so
     /// that [`Self::try_mul_checked`] reports the error.
     fn try_mul_fast(&self, outer: &LinearLayout) -> Option<LinearLayout> {
+        if outer.ins.len() == 1 && outer.outs.len() == 1 {
+            return self.try_mul_1d(outer);
+        }
         let a_in: Names = self.in_dim_names().collect();
         let b_in: Names = outer.in_dim_names().collect();
         let a_out: Names = self.out_dim_names().collect();
@@ -178,7 +181,7 @@ impl LinearLayout {
             })
         };
         let mut ins: SmallVec<[InDim; 4]> = SmallVec::with_capacity(in_order.len());
-        let mut bases: SmallVec<[u64; 16]> = SmallVec::new();
+        let mut bases: Bases = SmallVec::new();
         for &d in &in_order {
             let start = bases.len() as u32;
             let (a, b) = (self.packed_bases(d), outer.packed_bases(d));
@@ -192,6 +195,87 @@ impl LinearLayout {
                 start,
                 log2: bases.len() as u32 - start,
             });
+        }
+        if bases.len() > 64 {
+            return None;
+        }
+        Some(LinearLayout {
+            ins,
+            outs,
+            bases,
+            eval: EvalCache::default(),
+        })
+    }
+
+    /// [`Self::try_mul_fast`] when `outer` has one in dim `d` and one out
+    /// dim `o` (the common `layout * identity_1d(..)`): the merged orders
+    /// are `self`'s with `d` (resp. `o`) appended when new, so `o` widens in
+    /// place (the dims above it move up by its new bits) and `outer`'s
+    /// columns, shifted above `self`'s part of `o`, follow `self`'s columns
+    /// of `d`.
+    fn try_mul_1d(&self, outer: &LinearLayout) -> Option<LinearLayout> {
+        let (d, o) = (outer.ins[0], outer.outs[0]);
+        let self_bits: u32 = self.outs.iter().map(|x| x.log2).sum();
+        let mut outs = self.outs.clone();
+        // Bit position and width of `self`'s part of `o` in the result;
+        // `above`: the first bit moved up by `o.log2`.
+        let (o_shift, o_inner, above) = match outs.iter().position(|x| x.name == o.name) {
+            Some(k) => {
+                let (shift, inner) = (outs[k].shift, outs[k].log2);
+                outs[k].log2 += o.log2;
+                for x in &mut outs[k + 1..] {
+                    x.shift += o.log2;
+                }
+                (shift, inner, shift + inner)
+            }
+            None => {
+                outs.push(OutDim {
+                    name: o.name,
+                    log2: o.log2,
+                    shift: self_bits,
+                });
+                (self_bits, 0, self_bits)
+            }
+        };
+        if outs.iter().any(|x| x.log2 > 63) || self_bits + o.log2 > 64 {
+            return None;
+        }
+        let widen = |c: u64| -> u64 {
+            if above >= 64 {
+                c
+            } else {
+                (c & low_mask(above)) | ((c >> above) << above).wrapping_shl(o.log2)
+            }
+        };
+        let outer_cols = outer
+            .bases
+            .iter()
+            .map(|&c| c.wrapping_shl(o_shift + o_inner));
+        let mut ins = self.ins.clone();
+        let mut bases = Bases::with_capacity(self.bases.len() + outer.bases.len());
+        match ins.iter().position(|x| x.name == d.name) {
+            Some(p) => {
+                let end = (ins[p].start + ins[p].log2) as usize;
+                if ins[p].log2 + d.log2 > 63 {
+                    return None;
+                }
+                ins[p].log2 += d.log2;
+                for x in &mut ins[p + 1..] {
+                    x.start += d.log2;
+                }
+                bases.extend(self.bases[..end].iter().map(|&c| widen(c)));
+                bases.extend(outer_cols);
+                bases.extend(self.bases[end..].iter().map(|&c| widen(c)));
+            }
+            None => {
+                ins.push(InDim {
+                    name: d.name,
+                    start: self.bases.len() as u32,
+                    log2: d.log2,
+                });
+                bases.extend(self.bases.iter().map(|&c| widen(c)));
+                bases.extend(outer_cols);
+            }
         }
         if bases.len() > 64 {
             return None;
