@@ -6,22 +6,31 @@ use crate::error::{check_pow2_with, LayoutError, Result};
 use crate::layout::low_mask;
 use crate::{DimName, LinearLayout};
 
+/// Whether `idx` (entries `< idx.len()`) holds no index twice: one bit per
+/// index up to 64 dims, sorting beyond.
+fn is_permutation(idx: &[usize]) -> bool {
+    if idx.len() <= 64 {
+        let mut seen = 0u64;
+        idx.iter().all(|&i| {
+            let fresh = seen >> i & 1 == 0;
+            seen |= 1 << i;
+            fresh
+        })
+    } else {
+        let mut s = idx.to_vec();
+        s.sort_unstable();
+        s.dedup();
+        s.len() == idx.len()
+    }
+}
+
 fn check_permutation(what: &'static str, have: &[DimName], new: &[DimName]) -> Result<Vec<usize>> {
     let idx: Option<Vec<usize>> = new
         .iter()
         .map(|n| have.iter().position(|h| h == n))
         .collect();
     match idx {
-        Some(idx)
-            if new.len() == have.len() && {
-                let mut s = idx.clone();
-                s.sort();
-                s.dedup();
-                s.len() == have.len()
-            } =>
-        {
-            Ok(idx)
-        }
+        Some(idx) if new.len() == have.len() && is_permutation(&idx) => Ok(idx),
         _ => Err(LayoutError::DimMismatch {
             what,
             expected: have.to_vec(),
