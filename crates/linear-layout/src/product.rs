@@ -375,3 +375,95 @@ impl MulAssign for LinearLayout {
         *self = &*self * &rhs;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64: a deterministic stream for random layouts.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A random layout over some of `names` (in and out dims drawn from the
+    /// same pool, so products share dims in various orders).
+    fn random_layout(r: &mut Rng, max_ins: u64, max_outs: u64) -> LinearLayout {
+        let pool = [
+            DimName::REGISTER,
+            DimName::LANE,
+            DimName::dim(0),
+            DimName::dim(1),
+        ];
+        let pick = |r: &mut Rng, k: u64| {
+            let mut v: Vec<DimName> = Vec::new();
+            while (v.len() as u64) < k {
+                let d = pool[r.below(4) as usize];
+                if !v.contains(&d) {
+                    v.push(d);
+                }
+            }
+            v
+        };
+        let k = r.below(max_outs) + 1;
+        let outs: Vec<(DimName, u32)> = pick(r, k)
+            .into_iter()
+            .map(|d| (d, r.below(4) as u32))
+            .collect();
+        let out_bits: u32 = outs.iter().map(|o| o.1).sum();
+        let k = r.below(max_ins) + 1;
+        let ins = pick(r, k)
+            .into_iter()
+            .map(|d| {
+                let n = r.below(4);
+                (d, (0..n).map(|_| r.next() & low_mask(out_bits)).collect())
+            })
+            .collect();
+        LinearLayout::from_packed(ins, outs, false).unwrap()
+    }
+
+    /// The direct products (`try_mul_fast`, with its one-dim case) equal
+    /// the product through `from_packed` (`try_mul_checked`, the original
+    /// construction) on random layouts, including one-in-dim one-out-dim
+    /// right factors that widen a dim of the left one or add a new one.
+    #[test]
+    fn fast_product_equals_checked_product() {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut one_dim = 0;
+        for _ in 0..3000 {
+            let a = random_layout(&mut r, 3, 3);
+            let b = if r.below(2) == 0 {
+                random_layout(&mut r, 1, 1)
+            } else {
+                random_layout(&mut r, 3, 3)
+            };
+            one_dim += usize::from(b.ins.len() == 1 && b.outs.len() == 1);
+            let want = a.try_mul_checked(&b).unwrap();
+            let got = a.try_mul_fast(&b).expect("small layouts fit");
+            assert_eq!(got, want, "a = {a:?}, b = {b:?}");
+            assert_eq!(got.out_dims(), want.out_dims());
+        }
+        assert!(one_dim > 1000);
+    }
+
+    /// Past the word-size limits the fast path declines and `try_mul`
+    /// reports the checked path's error.
+    #[test]
+    fn oversized_products_are_errors() {
+        let (r, d0) = (DimName::REGISTER, DimName::dim(0));
+        let big = LinearLayout::identity_1d(1 << 40, r, d0);
+        let e = big.try_mul(&big).unwrap_err();
+        assert!(matches!(e, LayoutError::TooManyBits { .. }), "{e}");
+        let wide = LinearLayout::zeros_1d(1 << 40, r, d0, 1);
+        let e = wide.try_mul(&wide).unwrap_err();
+        assert!(matches!(e, LayoutError::TooManyBits { .. }), "{e}");
+    }
+}
