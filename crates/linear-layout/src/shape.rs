@@ -3,8 +3,9 @@
 //! they re-index inputs or outputs.
 
 use crate::error::{check_pow2_with, LayoutError, Result};
-use crate::layout::low_mask;
+use crate::layout::{low_mask, EvalCache, OutDim};
 use crate::{DimName, LinearLayout};
+use smallvec::SmallVec;
 
 /// Whether `idx` (entries `< idx.len()`) holds no index twice: one bit per
 /// index up to 64 dims, sorting beyond.
@@ -24,8 +25,14 @@ fn is_permutation(idx: &[usize]) -> bool {
     }
 }
 
-fn check_permutation(what: &'static str, have: &[DimName], new: &[DimName]) -> Result<Vec<usize>> {
-    let idx: Option<Vec<usize>> = new
+/// Indices into `have` of the names of `new`, when `new` is a permutation
+/// of `have`; otherwise the `what` mismatch error.
+fn check_permutation(
+    what: &'static str,
+    have: &[DimName],
+    new: &[DimName],
+) -> Result<SmallVec<[usize; 8]>> {
+    let idx: Option<SmallVec<[usize; 8]>> = new
         .iter()
         .map(|n| have.iter().position(|h| h == n))
         .collect();
@@ -42,7 +49,7 @@ fn check_permutation(what: &'static str, have: &[DimName], new: &[DimName]) -> R
 impl LinearLayout {
     /// Reorders the input dims (`new_order` is a permutation of them).
     pub fn transpose_ins(&self, new_order: &[DimName]) -> Result<LinearLayout> {
-        let have: Vec<DimName> = self.in_dim_names().collect();
+        let have: SmallVec<[DimName; 8]> = self.in_dim_names().collect();
         check_permutation(
             "transpose_ins needs a permutation of the in dims",
             &have,
@@ -61,7 +68,7 @@ impl LinearLayout {
 
     /// Reorders the output dims (and every basis's components with them).
     pub fn transpose_outs(&self, new_order: &[DimName]) -> Result<LinearLayout> {
-        let have: Vec<DimName> = self.out_dim_names().collect();
+        let have: SmallVec<[DimName; 8]> = self.out_dim_names().collect();
         let idx = check_permutation(
             "transpose_outs needs a permutation of the out dims",
             &have,
@@ -70,34 +77,39 @@ impl LinearLayout {
         if idx.iter().enumerate().all(|(k, &i)| k == i) {
             return Ok(self.clone());
         }
-        let outs: Vec<(DimName, u32)> = idx
+        // The same out dims in the new order, packed from bit 0 up; every
+        // column keeps its components (a permutation of valid out dims
+        // stays valid, so the result is built without re-validation).
+        let mut outs: SmallVec<[OutDim; 4]> = SmallVec::with_capacity(idx.len());
+        let mut shift = 0;
+        for &i in &idx {
+            outs.push(OutDim {
+                name: self.outs[i].name,
+                log2: self.outs[i].log2,
+                shift,
+            });
+            shift += self.outs[i].log2;
+        }
+        let moves: SmallVec<[(u32, u64, u32); 4]> = idx
             .iter()
-            .map(|&i| (self.outs[i].name, self.outs[i].log2))
+            .zip(&outs)
+            .map(|(&i, o)| (self.outs[i].shift, low_mask(o.log2), o.shift))
             .collect();
-        let repack = |c: u64| {
-            let mut r = 0;
-            let mut shift = 0;
-            for &i in &idx {
-                let o = self.outs[i];
-                r |= ((c >> o.shift) & low_mask(o.log2)) << shift;
-                shift += o.log2;
-            }
-            r
-        };
-        let ins = self
-            .ins
+        let bases = self
+            .bases
             .iter()
-            .map(|d| {
-                (
-                    d.name,
-                    self.packed_bases(d.name)
-                        .iter()
-                        .map(|&c| repack(c))
-                        .collect(),
-                )
+            .map(|&c| {
+                moves.iter().fold(0u64, |r, &(src, mask, dst)| {
+                    r | (c.wrapping_shr(src) & mask).wrapping_shl(dst)
+                })
             })
             .collect();
-        LinearLayout::from_packed(ins, outs, false)
+        Ok(LinearLayout {
+            ins: self.ins.clone(),
+            outs,
+            bases,
+            eval: EvalCache::default(),
+        })
     }
 
     /// Re-splits the input bits (all bases in in-dim order) over new input

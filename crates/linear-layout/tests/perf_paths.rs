@@ -113,3 +113,32 @@ fn ensure_not_larger_equals_nested_reference() {
         assert_eq!(got.out_dims(), want.out_dims());
     }
 }
+
+/// `transpose_outs` (built directly) maps every input to the original
+/// outputs, reordered: checked on all inputs of random layouts.
+#[test]
+fn transpose_outs_reorders_every_output() {
+    let mut r = Rng(0x1234_5678_9abc_def1);
+    for _ in 0..200 {
+        let l = random_layout(&mut r);
+        let order = [DimName::dim(1), DimName::dim(0)];
+        let t = l.transpose_outs(&order).unwrap();
+        assert_eq!(t.out_dims(), vec![l.out_dims()[1], l.out_dims()[0]]);
+        let n = l.total_in_dim_size_log2();
+        for flat in 0..1u64 << n {
+            let mut x = flat;
+            let ins: Vec<(DimName, u64)> = l
+                .in_dims()
+                .into_iter()
+                .map(|(d, s)| {
+                    let v = x & (s - 1);
+                    x >>= s.trailing_zeros();
+                    (d, v)
+                })
+                .collect();
+            let a = l.apply(&ins).unwrap();
+            let b = t.apply(&ins).unwrap();
+            assert_eq!((b[0], b[1]), (a[1], a[0]), "{l:?}");
+        }
+    }
+}
