@@ -203,7 +203,10 @@ impl Parser<'_> {
             self.i = start;
             return Err(self.err("an identifier"));
         }
-        Ok(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+        // ASCII letters, digits and '_' only: always valid UTF-8.
+        Ok(std::str::from_utf8(&self.s[start..self.i])
+            .unwrap_or_default()
+            .to_owned())
     }
 
     fn int(&mut self) -> Result<i64> {
@@ -254,8 +257,7 @@ impl Parser<'_> {
                 }
                 Some(b'{') => {
                     self.i += 1;
-                    let d = self.dict_body()?;
-                    a.fields.extend(d);
+                    self.dict_body_into(&mut a.fields)?;
                 }
                 Some(b'[') if a.padding.is_none() && a.fields.is_empty() => {
                     self.i += 1;
@@ -290,16 +292,23 @@ impl Parser<'_> {
     /// After '{': `k = v, ...}`.
     fn dict_body(&mut self) -> Result<Vec<(String, Value)>> {
         let mut d = Vec::new();
+        self.dict_body_into(&mut d)?;
+        Ok(d)
+    }
+
+    /// [`Self::dict_body`] appending to `d` (no intermediate vector).
+    fn dict_body_into(&mut self, d: &mut Vec<(String, Value)>) -> Result<()> {
         if self.eat(b'}') {
-            return Ok(d);
+            return Ok(());
         }
+        d.reserve(8);
         loop {
             let k = self.key()?;
             self.expect(b'=')?;
             let v = self.value()?;
             d.push((k, v));
             if self.eat(b'}') {
-                return Ok(d);
+                return Ok(());
             }
             self.expect(b',')?;
         }
@@ -334,6 +343,7 @@ impl Parser<'_> {
                 self.i += 1;
                 let mut items = Vec::new();
                 if !self.eat(b']') {
+                    items.reserve(4);
                     loop {
                         items.push(self.value()?);
                         if self.eat(b']') {

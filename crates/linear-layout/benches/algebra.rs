@@ -6,9 +6,13 @@
 //! Run: `cargo bench -p linear-layout --bench algebra -- --warm-up-time 1
 //! --measurement-time 2`.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use linear_layout::{DimName, LinearLayout};
 use serde_json::Value;
+// `std::hint::black_box`, not criterion's: without its `real_blackbox`
+// feature criterion's is a volatile read of the whole value, which for a
+// 144-byte `Result<Coords>` costs more than the call being measured.
+use std::hint::black_box;
 
 struct Sample {
     id: String,
@@ -90,7 +94,11 @@ fn floor<R>(name: &str, per_batch: u32, mut f: impl FnMut() -> R) {
         .map(|_| {
             let t = std::time::Instant::now();
             for _ in 0..per_batch {
-                black_box(f());
+                // The result stays materialised in memory (by reference), as
+                // a caller reading it has it; moving it into the black box
+                // would add copies of the whole value to the timing.
+                let r = f();
+                black_box(&r);
             }
             t.elapsed().as_nanos() as f64 / f64::from(per_batch)
         })
@@ -207,7 +215,8 @@ fn bench(c: &mut Criterion) {
                 (ins[2].0, x >> 10),
                 (ins[3].0, x >> 15),
             ];
-            black_box(la.apply(black_box(&input)).unwrap())
+            let out = la.apply(black_box(&input)).unwrap();
+            black_box(&out);
         })
     });
     let mut y = 0u64;
@@ -229,7 +238,8 @@ fn bench(c: &mut Criterion) {
                 (ins[2].0, z >> 10),
                 (ins[3].0, z >> 15),
             ];
-            black_box(ev.apply(black_box(&input)).unwrap())
+            let out = ev.apply(black_box(&input)).unwrap();
+            black_box(&out);
         })
     });
     g.bench_function("Evaluator::apply_values", |bn| {

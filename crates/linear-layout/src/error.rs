@@ -97,11 +97,18 @@ pub type Result<T, E = LayoutError> = std::result::Result<T, E>;
 /// `log2(value)` for a power of two, else [`LayoutError::NotPowerOfTwo`]
 /// (values above `i64::MAX` are reported as `i64::MAX`).
 pub(crate) fn check_pow2(what: impl Into<String>, value: u64) -> Result<u32> {
+    check_pow2_with(value, || what.into())
+}
+
+/// [`check_pow2`] with the description built only on error (hot paths build
+/// many layouts and must not format a message per dim).
+#[inline]
+pub(crate) fn check_pow2_with(value: u64, what: impl FnOnce() -> String) -> Result<u32> {
     if value.is_power_of_two() {
         Ok(value.trailing_zeros())
     } else {
         Err(LayoutError::NotPowerOfTwo {
-            what: what.into(),
+            what: what(),
             value: i64::try_from(value).unwrap_or(i64::MAX),
         })
     }

@@ -1,14 +1,17 @@
 //! The [`LinearLayout`] type: construction, invariants, queries, evaluation
 //! and printing. Algebra and shape operations live in sibling modules.
 
-use crate::error::{check_pow2, LayoutError, Result};
+use crate::coords::{Coords, COORDS_INLINE};
+use crate::error::{check_pow2, check_pow2_with, LayoutError, Result};
 use crate::gf2::{self, EchelonBasis};
 use crate::DimName;
 use smallvec::SmallVec;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
-/// Named coordinates: `(dim, value)` pairs in dim order.
-pub type Coords = SmallVec<[(DimName, u64); 4]>;
+/// A layout's packed columns, inline up to the usual size.
+pub(crate) type Bases = SmallVec<[u64; 16]>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct InDim {
@@ -50,9 +53,38 @@ pub(crate) struct OutDim {
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct LinearLayout {
-    pub(crate) ins: Vec<InDim>,
-    pub(crate) outs: Vec<OutDim>,
-    pub(crate) bases: Vec<u64>,
+    pub(crate) ins: SmallVec<[InDim; 4]>,
+    pub(crate) outs: SmallVec<[OutDim; 4]>,
+    pub(crate) bases: Bases,
+    /// Byte tables for [`LinearLayout::apply`], built on its first call.
+    pub(crate) eval: EvalCache,
+}
+
+/// Lazily built lookup tables of a layout's flat map: table `j` holds, for
+/// every byte `x`, the XOR of the columns of flat input bits `8j + k` for
+/// the set bits `k` of `x` (entries past the last chunk's `2^w` are 0 and
+/// never read). A pure cache of `bases`: ignored by equality and hashing,
+/// not copied by `clone` (rebuilt on demand), and never stale since a
+/// layout's fields are not mutated after construction.
+#[derive(Default)]
+pub(crate) struct EvalCache(OnceLock<Box<[[u64; 256]]>>);
+
+impl Clone for EvalCache {
+    fn clone(&self) -> Self {
+        EvalCache::default()
+    }
+}
+
+impl PartialEq for EvalCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for EvalCache {}
+
+impl Hash for EvalCache {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
 }
 
 impl Default for LinearLayout {
@@ -79,9 +111,10 @@ impl LinearLayout {
     /// It is the neutral element of the product.
     pub fn empty() -> Self {
         LinearLayout {
-            ins: Vec::new(),
-            outs: Vec::new(),
-            bases: Vec::new(),
+            ins: SmallVec::new(),
+            outs: SmallVec::new(),
+            bases: SmallVec::new(),
+            eval: EvalCache::default(),
         }
     }
 
@@ -119,7 +152,7 @@ impl LinearLayout {
             });
         }
         let mut shift = 0;
-        let outs: Vec<OutDim> = outs
+        let outs: SmallVec<[OutDim; 4]> = outs
             .into_iter()
             .map(|(name, log2)| {
                 let o = OutDim { name, log2, shift };
@@ -128,8 +161,8 @@ impl LinearLayout {
             })
             .collect();
         let mask = low_mask(out_bits);
-        let mut in_dims = Vec::with_capacity(ins.len());
-        let mut bases = Vec::with_capacity(in_bits);
+        let mut in_dims = SmallVec::with_capacity(ins.len());
+        let mut bases = SmallVec::with_capacity(in_bits);
         for (name, b) in ins {
             in_dims.push(InDim {
                 name,
@@ -149,6 +182,7 @@ impl LinearLayout {
             ins: in_dims,
             outs,
             bases,
+            eval: EvalCache::default(),
         };
         if require_surjective && !l.is_surjective() {
             return Err(LayoutError::NotSurjective {
@@ -157,6 +191,36 @@ impl LinearLayout {
             });
         }
         Ok(l)
+    }
+
+    /// A layout with one in dim (its columns `cols`) and one out dim of
+    /// `out_log2` bits; the caller guarantees the `from_packed` invariants
+    /// (at most 63 columns, each below `2^out_log2`, `out_log2 ≤ 63`).
+    fn one_dim(
+        in_dim: DimName,
+        out_dim: DimName,
+        out_log2: u32,
+        cols: impl Iterator<Item = u64>,
+    ) -> Self {
+        let bases: Bases = cols.collect();
+        let mut ins = SmallVec::new();
+        ins.push(InDim {
+            name: in_dim,
+            start: 0,
+            log2: bases.len() as u32,
+        });
+        let mut outs = SmallVec::new();
+        outs.push(OutDim {
+            name: out_dim,
+            log2: out_log2,
+            shift: 0,
+        });
+        LinearLayout {
+            ins,
+            outs,
+            bases,
+            eval: EvalCache::default(),
+        }
     }
 
     /// Builds a layout from bases with explicit out dims `(name, size)`.
@@ -180,7 +244,10 @@ impl LinearLayout {
     ) -> Result<Self> {
         let mut outs = Vec::with_capacity(out_dims.len());
         for &(name, size) in &out_dims {
-            outs.push((name, check_pow2(format!("size of out dim '{name}'"), size)?));
+            outs.push((
+                name,
+                check_pow2_with(size, || format!("size of out dim '{name}'"))?,
+            ));
         }
         let packed = pack_bases(&bases, &outs)?;
         Self::from_packed(packed, outs, require_surjective)
@@ -247,8 +314,14 @@ impl LinearLayout {
                 bits: n + s,
             });
         }
-        let bases = (0..n).map(|i| 1u64 << (i + s)).collect();
-        Self::from_packed(vec![(in_dim, bases)], vec![(out_dim, n + s)], false)
+        // One in dim and one out dim, each column a single bit below
+        // `n + s ≤ 63`: valid by construction (what `from_packed` checks).
+        Ok(Self::one_dim(
+            in_dim,
+            out_dim,
+            n + s,
+            (0..n).map(|i| 1u64 << (i + s)),
+        ))
     }
 
     /// Panicking form of [`Self::try_strided_1d`], for sizes known valid.
@@ -284,11 +357,8 @@ impl LinearLayout {
         }
         let n = check_pow2("zeros_1d size", size)?;
         let o = check_pow2("zeros_1d out size", out_size)?;
-        Self::from_packed(
-            vec![(in_dim, vec![0; n as usize])],
-            vec![(out_dim, o)],
-            false,
-        )
+        // `n, o ≤ 63` (powers of two in a u64): valid by construction.
+        Ok(Self::one_dim(in_dim, out_dim, o, (0..n).map(|_| 0)))
     }
 
     /// Panicking form of [`Self::try_zeros_1d`].
@@ -616,7 +686,34 @@ impl LinearLayout {
     /// Applies the layout to named inputs, which must name exactly the input
     /// dims (any order). Bits at or above a dim's size are ignored. Returns
     /// `(out dim, value)` in out-dim order.
+    ///
+    /// The inputs are concatenated into the flat index (first in dim in the
+    /// low bits, as [`Self::apply_flat`]), which is evaluated with one table
+    /// load per 8 flat bits; the tables (`2 KiB` per 8 input bits) are built
+    /// on the first call and cached in the layout.
+    #[inline]
     pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
+        let flat = self.flat_index(ins)?;
+        Ok(self.unpack_named(self.apply_flat_tables(flat)))
+    }
+
+    /// The flat input index of named inputs (exactly the in dims, any
+    /// order): dim `d`'s value, masked to its size, at bits `d.start..`.
+    #[inline]
+    fn flat_index(&self, ins: &[(DimName, u64)]) -> Result<u64> {
+        // Fast path: the inputs named in the layout's own order.
+        if ins.len() == self.ins.len() && ins.iter().zip(&self.ins).all(|(x, d)| x.0 == d.name) {
+            let mut flat = 0u64;
+            for (&(_, v), d) in ins.iter().zip(&self.ins) {
+                flat |= in_bits(d, v);
+            }
+            return Ok(flat);
+        }
+        self.flat_index_any_order(ins)
+    }
+
+    #[cold]
+    fn flat_index_any_order(&self, ins: &[(DimName, u64)]) -> Result<u64> {
         if ins.len() != self.ins.len() {
             return Err(LayoutError::DimMismatch {
                 what: "apply needs exactly the input dims",
@@ -624,14 +721,7 @@ impl LinearLayout {
                 found: ins.iter().map(|x| x.0).collect(),
             });
         }
-        let mut packed = 0u64;
-        // Fast path: the inputs named in the layout's own order.
-        if ins.iter().zip(&self.ins).all(|(x, d)| x.0 == d.name) {
-            for (&(_, v), d) in ins.iter().zip(&self.ins) {
-                packed ^= self.apply_dim(d, v);
-            }
-            return Ok(self.unpack_named(packed));
-        }
+        let mut flat = 0u64;
         let mut seen = 0u64;
         for &(name, v) in ins {
             let Some(i) = self.ins.iter().position(|x| x.name == name) else {
@@ -647,9 +737,39 @@ impl LinearLayout {
                 });
             }
             seen |= 1 << i;
-            packed ^= self.apply_dim(&self.ins[i], v);
+            flat |= in_bits(&self.ins[i], v);
         }
-        Ok(self.unpack_named(packed))
+        Ok(flat)
+    }
+
+    /// The cached byte tables of the flat map (see [`EvalCache`]).
+    #[inline]
+    fn eval_tables(&self) -> &[[u64; 256]] {
+        self.eval.0.get_or_init(|| {
+            let mut tables = vec![[0u64; 256]; self.bases.len().div_ceil(8)];
+            for (t, cols) in tables.iter_mut().zip(self.bases.chunks(8)) {
+                // Doubling: T[2^k + x] = T[x] ^ column k.
+                for (k, &c) in cols.iter().enumerate() {
+                    let half = 1usize << k;
+                    for x in 0..half {
+                        t[half + x] = t[x] ^ c;
+                    }
+                }
+            }
+            tables.into_boxed_slice()
+        })
+    }
+
+    /// [`Self::apply_flat`] through the cached byte tables.
+    #[inline]
+    fn apply_flat_tables(&self, flat: u64) -> u64 {
+        let mut acc = 0;
+        let mut f = flat;
+        for t in self.eval_tables() {
+            acc ^= t[(f & 0xff) as usize];
+            f >>= 8;
+        }
+        acc
     }
 
     /// `(out dim, value)` pairs of a packed output.
@@ -776,19 +896,33 @@ impl LinearLayout {
     }
 }
 
-/// `(out dim, value)` pairs of a packed output, built without per-push
-/// capacity checks when there are at most 4 out dims.
+/// Input dim `d`'s value `v` masked to the dim's size and moved to its
+/// position `d.start..d.start + d.log2` in the flat index. (`d.start` may be
+/// 64 only for a size-1 dim, whose masked value is 0.)
+#[inline]
+fn in_bits(d: &InDim, v: u64) -> u64 {
+    (v & low_mask(d.log2)).wrapping_shl(d.start)
+}
+
+/// `(out dim, value)` pairs of a packed output: inline (no allocation) for
+/// at most [`COORDS_INLINE`] out dims.
 #[inline]
 fn unpack_named(outs: &[OutDim], packed: u64) -> Coords {
-    let value = |o: &OutDim| (o.name, (packed >> o.shift) & low_mask(o.log2));
-    if outs.is_empty() || outs.len() > 4 {
-        return outs.iter().map(value).collect();
+    if outs.len() > COORDS_INLINE {
+        return outs.iter().map(|o| out_value(o, packed)).collect();
     }
-    let mut buf = [(outs[0].name, 0u64); 4];
+    let mut buf = [(DimName::REGISTER, 0u64); COORDS_INLINE];
     for (b, o) in buf.iter_mut().zip(outs) {
-        *b = value(o);
+        *b = out_value(o, packed);
     }
-    Coords::from_buf_and_len(buf, outs.len())
+    Coords::from_inline(buf, outs.len())
+}
+
+/// Out dim `o`'s value in a packed output. (`o.shift` may be 64 only for a
+/// size-1 dim, whose mask is 0.)
+#[inline]
+fn out_value(o: &OutDim, packed: u64) -> (DimName, u64) {
+    (o.name, packed.wrapping_shr(o.shift) & low_mask(o.log2))
 }
 
 /// `2^n - 1`, valid for `n` up to 64.
@@ -981,7 +1115,7 @@ impl Evaluator {
         Evaluator {
             dims,
             tables,
-            outs: l.outs.clone(),
+            outs: l.outs.to_vec(),
         }
     }
 

@@ -71,6 +71,7 @@
 #![warn(missing_docs)]
 
 pub mod column_action;
+mod coords;
 mod dim;
 mod divide;
 mod error;
@@ -83,9 +84,10 @@ mod solve;
 pub mod utils;
 
 pub use column_action::ColumnAction;
+pub use coords::{Coords, CoordsIntoIter, COORDS_INLINE};
 pub use dim::DimName;
 pub use divide::{divide_left, divide_right};
 pub use error::{LayoutError, Result};
-pub use layout::{Coords, Evaluator, LinearLayout};
+pub use layout::{Evaluator, LinearLayout};
 pub use product::{product_dim_order, supremum};
 pub use solve::factor_through;

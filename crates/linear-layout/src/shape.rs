@@ -2,26 +2,42 @@
 //! concatenate and restrict dims. None of them changes what a basis means;
 //! they re-index inputs or outputs.
 
-use crate::error::{check_pow2, LayoutError, Result};
-use crate::layout::low_mask;
+use crate::error::{check_pow2_with, LayoutError, Result};
+use crate::layout::{low_mask, EvalCache, OutDim};
 use crate::{DimName, LinearLayout};
+use smallvec::SmallVec;
 
-fn check_permutation(what: &'static str, have: &[DimName], new: &[DimName]) -> Result<Vec<usize>> {
-    let idx: Option<Vec<usize>> = new
+/// Whether `idx` (entries `< idx.len()`) holds no index twice: one bit per
+/// index up to 64 dims, sorting beyond.
+fn is_permutation(idx: &[usize]) -> bool {
+    if idx.len() <= 64 {
+        let mut seen = 0u64;
+        idx.iter().all(|&i| {
+            let fresh = seen >> i & 1 == 0;
+            seen |= 1 << i;
+            fresh
+        })
+    } else {
+        let mut s = idx.to_vec();
+        s.sort_unstable();
+        s.dedup();
+        s.len() == idx.len()
+    }
+}
+
+/// Indices into `have` of the names of `new`, when `new` is a permutation
+/// of `have`; otherwise the `what` mismatch error.
+fn check_permutation(
+    what: &'static str,
+    have: &[DimName],
+    new: &[DimName],
+) -> Result<SmallVec<[usize; 8]>> {
+    let idx: Option<SmallVec<[usize; 8]>> = new
         .iter()
         .map(|n| have.iter().position(|h| h == n))
         .collect();
     match idx {
-        Some(idx)
-            if new.len() == have.len() && {
-                let mut s = idx.clone();
-                s.sort();
-                s.dedup();
-                s.len() == have.len()
-            } =>
-        {
-            Ok(idx)
-        }
+        Some(idx) if new.len() == have.len() && is_permutation(&idx) => Ok(idx),
         _ => Err(LayoutError::DimMismatch {
             what,
             expected: have.to_vec(),
@@ -33,7 +49,7 @@ fn check_permutation(what: &'static str, have: &[DimName], new: &[DimName]) -> R
 impl LinearLayout {
     /// Reorders the input dims (`new_order` is a permutation of them).
     pub fn transpose_ins(&self, new_order: &[DimName]) -> Result<LinearLayout> {
-        let have: Vec<DimName> = self.in_dim_names().collect();
+        let have: SmallVec<[DimName; 8]> = self.in_dim_names().collect();
         check_permutation(
             "transpose_ins needs a permutation of the in dims",
             &have,
@@ -52,40 +68,48 @@ impl LinearLayout {
 
     /// Reorders the output dims (and every basis's components with them).
     pub fn transpose_outs(&self, new_order: &[DimName]) -> Result<LinearLayout> {
-        let have: Vec<DimName> = self.out_dim_names().collect();
+        let have: SmallVec<[DimName; 8]> = self.out_dim_names().collect();
         let idx = check_permutation(
             "transpose_outs needs a permutation of the out dims",
             &have,
             new_order,
         )?;
-        let outs: Vec<(DimName, u32)> = idx
+        if idx.iter().enumerate().all(|(k, &i)| k == i) {
+            return Ok(self.clone());
+        }
+        // The same out dims in the new order, packed from bit 0 up; every
+        // column keeps its components (a permutation of valid out dims
+        // stays valid, so the result is built without re-validation).
+        let mut outs: SmallVec<[OutDim; 4]> = SmallVec::with_capacity(idx.len());
+        let mut shift = 0;
+        for &i in &idx {
+            outs.push(OutDim {
+                name: self.outs[i].name,
+                log2: self.outs[i].log2,
+                shift,
+            });
+            shift += self.outs[i].log2;
+        }
+        let moves: SmallVec<[(u32, u64, u32); 4]> = idx
             .iter()
-            .map(|&i| (self.outs[i].name, self.outs[i].log2))
+            .zip(&outs)
+            .map(|(&i, o)| (self.outs[i].shift, low_mask(o.log2), o.shift))
             .collect();
-        let repack = |c: u64| {
-            let mut r = 0;
-            let mut shift = 0;
-            for &i in &idx {
-                let o = self.outs[i];
-                r |= ((c >> o.shift) & low_mask(o.log2)) << shift;
-                shift += o.log2;
-            }
-            r
-        };
-        let ins = self
-            .ins
+        let bases = self
+            .bases
             .iter()
-            .map(|d| {
-                (
-                    d.name,
-                    self.packed_bases(d.name)
-                        .iter()
-                        .map(|&c| repack(c))
-                        .collect(),
-                )
+            .map(|&c| {
+                moves.iter().fold(0u64, |r, &(src, mask, dst)| {
+                    r | (c.wrapping_shr(src) & mask).wrapping_shl(dst)
+                })
             })
             .collect();
-        LinearLayout::from_packed(ins, outs, false)
+        Ok(LinearLayout {
+            ins: self.ins.clone(),
+            outs,
+            bases,
+            eval: EvalCache::default(),
+        })
     }
 
     /// Re-splits the input bits (all bases in in-dim order) over new input
@@ -94,7 +118,7 @@ impl LinearLayout {
     pub fn reshape_ins(&self, new_ins: &[(DimName, u64)]) -> Result<LinearLayout> {
         let mut logs = Vec::with_capacity(new_ins.len());
         for &(n, s) in new_ins {
-            logs.push(check_pow2(format!("size of in dim '{n}'"), s)?);
+            logs.push(check_pow2_with(s, || format!("size of in dim '{n}'"))?);
         }
         let total: u32 = logs.iter().sum();
         if total != self.total_in_dim_size_log2() {
@@ -125,7 +149,7 @@ impl LinearLayout {
     pub fn reshape_outs(&self, new_outs: &[(DimName, u64)]) -> Result<LinearLayout> {
         let mut outs = Vec::with_capacity(new_outs.len());
         for &(n, s) in new_outs {
-            outs.push((n, check_pow2(format!("size of out dim '{n}'"), s)?));
+            outs.push((n, check_pow2_with(s, || format!("size of out dim '{n}'"))?));
         }
         let total: u32 = outs.iter().map(|o| o.1).sum();
         if total != self.total_out_dim_size_log2() {
@@ -148,7 +172,7 @@ impl LinearLayout {
         match self.ins.first() {
             None => Ok(self.clone()),
             Some(d) => LinearLayout::from_packed(
-                vec![(d.name, self.bases.clone())],
+                vec![(d.name, self.bases.to_vec())],
                 self.outs.iter().map(|o| (o.name, o.log2)).collect(),
                 false,
             ),
@@ -198,7 +222,7 @@ impl LinearLayout {
     /// Resizes input dim `d`: smaller drops the highest bases, larger appends
     /// zero bases.
     pub fn resize_in_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
-        let n = check_pow2(format!("new size of in dim '{d}'"), new_size)? as usize;
+        let n = check_pow2_with(new_size, || format!("new size of in dim '{d}'"))? as usize;
         if !self.has_in_dim(d) {
             return Err(LayoutError::MissingDim {
                 which: "input",
@@ -226,7 +250,7 @@ impl LinearLayout {
     /// Shrinks output dim `d` to `new_size` (≤ current): components that do
     /// not fit are set to 0 whole (not masked).
     pub fn resize_out_dim(&self, d: DimName, new_size: u64) -> Result<LinearLayout> {
-        let n = check_pow2(format!("new size of out dim '{d}'"), new_size)?;
+        let n = check_pow2_with(new_size, || format!("new size of out dim '{d}'"))?;
         let Some(o) = self.out_dim(d).copied() else {
             return Err(LayoutError::MissingDim {
                 which: "output",

@@ -2,7 +2,7 @@
 
 use crate::error::{LayoutError, Result};
 use crate::gf2::{bits, EchelonBasis};
-use crate::layout::{InDim, OutDim};
+use crate::layout::{EvalCache, InDim, OutDim};
 use crate::{DimName, LinearLayout};
 
 /// Moves the bits of a packed column of `from` into the out-dim packing of
@@ -101,6 +101,7 @@ impl LinearLayout {
             ins: self.ins.clone(),
             outs: outer.outs.clone(),
             bases,
+            eval: EvalCache::default(),
         })
     }
 
@@ -182,7 +183,8 @@ impl LinearLayout {
                     shift: d.start,
                 })
                 .collect(),
-            bases,
+            bases: bases.into(),
+            eval: EvalCache::default(),
         })
     }
 
@@ -260,6 +262,7 @@ impl LinearLayout {
             bases: (0..self.total_out_dim_size_log2())
                 .map(|p| 1u64 << p)
                 .collect(),
+            eval: EvalCache::default(),
         };
         identity.invert_and_compose(self)
     }

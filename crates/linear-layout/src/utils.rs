@@ -1,8 +1,10 @@
 //! Free functions of Triton's LayoutUtils that fit layouts to shapes and
 //! extract structure (masks, strides, repetitions, vectorisation).
 
-use crate::error::{check_pow2, LayoutError, Result};
+use crate::error::{check_pow2_with, LayoutError, Result};
+use crate::layout::low_mask;
 use crate::{divide_left, ColumnAction, DimName, LinearLayout};
+use smallvec::SmallVec;
 
 /// Shrinks the codomain to at most `shape` (out dim → size, any order):
 /// each out size becomes `min(actual, desired)` and every component that
@@ -13,38 +15,55 @@ pub fn ensure_layout_not_larger_than(
     shape: &[(DimName, u64)],
     broadcast_registers: bool,
 ) -> Result<LinearLayout> {
-    let mut bases = layout.all_bases();
-    let mut outs = layout.out_dims();
+    // The final log2 size of every out dim (entries applied in order, with
+    // their errors in order; a later entry for the same dim may shrink it
+    // further).
+    let mut log2s: SmallVec<[u32; 8]> = layout.outs.iter().map(|o| o.log2).collect();
     for &(d, want) in shape {
-        check_pow2(format!("desired size of '{d}'"), want)?;
+        let w = check_pow2_with(want, || format!("desired size of '{d}'"))?;
         let Some(k) = layout.out_dim_index(d) else {
             return Err(LayoutError::MissingDim {
                 which: "output",
                 name: d,
             });
         };
-        if outs[k].1 <= want {
-            continue;
-        }
-        outs[k].1 = want;
-        for (in_dim, bs) in &mut bases {
-            let mut keep = Vec::with_capacity(bs.len());
-            for b in bs.iter() {
-                let was_nonzero = b.iter().any(|&c| c != 0);
-                let mut nb = b.clone();
-                if nb[k] >= want {
-                    nb[k] = 0;
-                }
-                let now_zero = nb.iter().all(|&c| c == 0);
-                if !broadcast_registers && *in_dim == DimName::REGISTER && was_nonzero && now_zero {
-                    continue;
-                }
-                keep.push(nb);
-            }
-            *bs = keep;
-        }
+        log2s[k] = log2s[k].min(w);
     }
-    LinearLayout::new(bases, outs, false)
+    // A component at or above its dim's final size becomes 0 (applying the
+    // entries one by one zeroes exactly the components ≥ the smallest size
+    // applied). A register basis that was non-zero and became zero is
+    // dropped unless `broadcast_registers`.
+    let outs: Vec<(DimName, u32)> = layout
+        .outs
+        .iter()
+        .zip(&log2s)
+        .map(|(o, &l)| (o.name, l))
+        .collect();
+    let ins = layout
+        .ins
+        .iter()
+        .map(|d| {
+            let cols = layout
+                .packed_bases(d.name)
+                .iter()
+                .filter_map(|&c| {
+                    let mut r = 0u64;
+                    let mut shift = 0u32;
+                    for (o, &l) in layout.outs.iter().zip(&log2s) {
+                        let v = (c >> o.shift) & low_mask(o.log2);
+                        let v = if v >> l != 0 { 0 } else { v };
+                        r |= v.wrapping_shl(shift);
+                        shift += l;
+                    }
+                    let dropped =
+                        !broadcast_registers && d.name == DimName::REGISTER && c != 0 && r == 0;
+                    (!dropped).then_some(r)
+                })
+                .collect();
+            (d.name, cols)
+        })
+        .collect();
+    LinearLayout::from_packed(ins, outs, false)
 }
 
 /// Grows the codomain to at least `shape`: for each out dim (in the layout's
@@ -70,7 +89,7 @@ pub fn ensure_layout_not_smaller_than(
         let Some(&(_, want)) = shape.iter().find(|s| s.0 == o) else {
             continue;
         };
-        check_pow2(format!("desired size of '{o}'"), want)?;
+        check_pow2_with(want, || format!("desired size of '{o}'"))?;
         if size < want {
             l = l.try_mul(&LinearLayout::try_identity_1d(want / size, k_dim, o)?)?;
         }
