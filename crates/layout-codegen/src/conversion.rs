@@ -101,30 +101,12 @@ fn identity_on_in_dims(l: &LinearLayout) -> linear_layout::Result<LinearLayout> 
     LinearLayout::new(bases, dims, false)
 }
 
-/// `a.invert_and_compose(b)` (`b(C(x)) = a(x)`), falling back to a solve
-/// without Triton's identity-dim shortcut when that shortcut fails: the
-/// shortcut maps an in dim with equal bases on both sides to itself and
-/// solves the other dims without it, which fails when they need it (Triton
-/// asserts there). The fallback renames `b`'s in dims so that none match,
-/// solves, and renames the result's out dims back.
+/// `a.invert_and_compose(b)` (`b(C(x)) = a(x)`). Kept as a named entry
+/// point: the algebra itself now handles the case Triton asserts on (its
+/// identity-dim shortcut taking columns the other dims need) by releasing
+/// identity dims from the fastest up.
 pub fn invert_and_compose_robust(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
-    match a.invert_and_compose(b) {
-        Ok(c) => Ok(c),
-        Err(linear_layout::LayoutError::NotCovered) => {
-            let names: Vec<DimName> = b.in_dim_names().collect();
-            let tmp = |d: DimName| DimName::new(&format!("{d}__outer"));
-            let mut b2 = b.clone();
-            for &d in &names {
-                b2 = b2.rename_in_dim(d, tmp(d))?;
-            }
-            let mut c = a.invert_and_compose(&b2)?;
-            for &d in &names {
-                c = c.rename_out_dim(tmp(d), d)?;
-            }
-            Ok(c)
-        }
-        Err(e) => Err(e.into()),
-    }
+    Ok(a.invert_and_compose(b)?)
 }
 
 /// Triton's `minimalCvtLayout(src, dst)`: `comp = dst.invert_and_compose(src)`,

@@ -398,47 +398,13 @@ pub fn warp_local_conversion(
     Ok(c)
 }
 
-/// `dst.invert_and_compose(src)`; when that fails because Triton's
-/// identity-dim heuristic keeps a dim that other dims also need (possible
-/// only for non-distributed layouts: Triton's own code carries a FIXME for
-/// it), falls back to solving every destination basis against all source
-/// bases (pivot columns, free variables 0).
+/// `dst.invert_and_compose(src)`: destination hardware → the source
+/// hardware holding the same element (the algebra already handles the case
+/// where Triton's identity-dim shortcut would fail).
 pub fn conversion_map(src: &LinearLayout, dst: &LinearLayout) -> Result<LinearLayout, LayoutError> {
-    match dst.invert_and_compose(src) {
-        Err(LayoutError::NotCovered) if src.out_dims() == dst.out_dims() => {
-            let cols = src.columns();
-            // Flat position of src in dim `d`'s bit 0.
-            let start = |d: DimName| -> usize {
-                src.in_dim_names()
-                    .take_while(|&x| x != d)
-                    .map(|x| src.in_dim_size_log2(x) as usize)
-                    .sum()
-            };
-            let mut ins = Vec::new();
-            for (d, _) in dst.in_dims() {
-                let same = src.has_in_dim(d) && src.packed_bases(d) == dst.packed_bases(d);
-                let v: Vec<u64> = if same {
-                    // Identity dims stay identities (Triton's heuristic).
-                    (0..dst.in_dim_size_log2(d) as usize)
-                        .map(|k| 1u64 << (start(d) + k))
-                        .collect()
-                } else {
-                    dst.packed_bases(d)
-                        .iter()
-                        .map(|&b| gf2::solve(cols, b).ok_or(LayoutError::NotCovered))
-                        .collect::<Result<_, _>>()?
-                };
-                ins.push((d, v));
-            }
-            let outs = src
-                .in_dims()
-                .iter()
-                .map(|&(d, size)| (d, size.trailing_zeros()))
-                .collect();
-            LinearLayout::from_packed(ins, outs, false)
-        }
-        other => other,
-    }
+    // The algebra releases Triton's identity-dim shortcut when it would
+    // leave the rest unsolvable, so no local fallback is needed.
+    dst.invert_and_compose(src)
 }
 
 /// Triton's minimal conversion layout (`minimalCvtLayout`): starting from
