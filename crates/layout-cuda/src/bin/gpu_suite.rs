@@ -242,6 +242,7 @@ fn main() {
             dst: dst.clone(),
             smem: smem.clone(),
             force_shared: name.ends_with("_smem"),
+            use_matrix_ops: false,
         };
         let (code, fwd, bwd) = match emit_benchmark(&case) {
             Ok(x) => x,
