@@ -183,6 +183,8 @@ pub fn search_swizzle(
     if let Some((l, _)) = crate::swizzle_search::construct_swizzle(src, dst, bits, num_warps) {
         cands.push(l);
     }
+    cands.extend(matrix_constructions(src, dst));
+    cands.extend(matrix_constructions(dst, src));
     let mut best: Option<(LinearLayout, u64)> = None;
     for l in cands {
         if let Some(sc) = score(src, dst, &l, bits, num_warps) {
@@ -192,6 +194,97 @@ pub fn search_swizzle(
         }
     }
     best
+}
+
+/// Shared layouts built for a matrix access of `side` (tensor coordinates,
+/// packed; `order[i]` is the coordinate at offset `2^i`): offset bits 0..2
+/// (one 16-byte row) are the tile's in-row coordinates (non-trans: a
+/// register basis `e` and lane bases 0, 1; `.trans`: lane bases 2, 3, 4),
+/// offset bits 3..5 (the 16-byte chunk of a 128-byte bank line) the row
+/// selectors `sel` (non-trans: lane bases 2, 3, 4; `.trans`: register basis
+/// 0 and lane bases 0, 1), so the 8 rows of each matrix fill the 8 chunks.
+/// The next bits are the other side's lane bases `x_k`, each as `x_k` or
+/// `x_k ⊕ sel_j`: then `x_k` lies at offset `2^k ⊕ 2^(3+j)`, i.e. in chunk
+/// `j`, which spreads the other side's phase over the banks too. Then the
+/// rest. Candidates only: [`score`] decides.
+fn matrix_constructions(side: &LinearLayout, other: &LinearLayout) -> Vec<LinearLayout> {
+    let (r, l) = (DimName::REGISTER, DimName::LANE);
+    let regs = side.packed_bases(r).to_vec();
+    let lanes = side.packed_bases(l).to_vec();
+    if lanes.len() != 5 || regs.is_empty() {
+        return Vec::new();
+    }
+    let mut heads: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
+    for &e in regs.iter().take(3) {
+        heads.push((
+            vec![e, lanes[0], lanes[1]],
+            vec![lanes[2], lanes[3], lanes[4]],
+        ));
+    }
+    heads.push((
+        vec![lanes[2], lanes[3], lanes[4]],
+        vec![regs[0], lanes[0], lanes[1]],
+    ));
+    let mut rest: Vec<u64> = other.packed_bases(r).to_vec();
+    rest.extend(&regs);
+    rest.extend(&lanes);
+    rest.extend(side.packed_bases(DimName::WARP));
+    let mut out = Vec::new();
+    for (low, sel) in &heads {
+        let mut span = linear_layout::gf2::EchelonBasis::new();
+        for &v in low.iter().chain(sel) {
+            span.insert(v);
+        }
+        // The other side's lanes outside span(low, sel): at most 3 get a
+        // choice of chunk.
+        let xs: Vec<u64> = other
+            .packed_bases(l)
+            .iter()
+            .copied()
+            .filter(|&x| x != 0 && !span.contains(x))
+            .take(3)
+            .collect();
+        let choices = 4usize.pow(xs.len() as u32);
+        for c in 0..choices {
+            let mut order = low.clone();
+            order.extend(sel);
+            for (k, &x) in xs.iter().enumerate() {
+                let j = (c >> (2 * k)) & 3;
+                order.push(if j == 3 { x } else { x ^ sel[j] });
+            }
+            order.extend(other.packed_bases(l));
+            order.extend(&rest);
+            if let Some(lay) = layout_from_order(&order, side) {
+                out.push(lay);
+            }
+        }
+    }
+    out
+}
+
+/// The shared layout `offset → dims` whose offset bit `i` (from the lowest)
+/// is the `i`-th vector of `order` independent of the earlier ones,
+/// completed by unit vectors; `None` unless it is a bijection.
+fn layout_from_order(order: &[u64], like: &LinearLayout) -> Option<LinearLayout> {
+    let n = like.total_out_dim_size_log2();
+    let mut basis = linear_layout::gf2::EchelonBasis::new();
+    let mut cols = Vec::new();
+    for v in order.iter().copied().chain((0..n).map(|i| 1u64 << i)) {
+        if cols.len() == n as usize {
+            break;
+        }
+        if v != 0 && !basis.contains(v) {
+            basis.insert(v);
+            cols.push(v);
+        }
+    }
+    let outs = like
+        .out_dims()
+        .into_iter()
+        .map(|(d, s)| (d, s.trailing_zeros()))
+        .collect();
+    let l = LinearLayout::from_packed(vec![(DimName::OFFSET, cols)], outs, true).ok()?;
+    l.is_invertible().then_some(l)
 }
 
 /// The `__device__` wrappers (CUDA only; a CPU stand-in header supplies its
