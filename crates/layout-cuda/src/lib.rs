@@ -26,6 +26,7 @@ use std::fmt::Write;
 
 mod access;
 pub mod gather;
+pub mod matrix_ops;
 pub mod swizzle_search;
 pub use access::{wavefronts, AccessMap};
 
@@ -69,6 +70,10 @@ pub struct ConversionCase {
     /// Go through shared memory even where a warp-shuffle plan exists (to
     /// compare the two, the paper's Figure 5).
     pub force_shared: bool,
+    /// Use `stmatrix`/`ldmatrix` (16-bit elements) for the shared-memory
+    /// store/load wherever `layout_codegen::tiling` divides the map by the
+    /// matrix tile (see [`matrix_ops`]); other sides keep vector accesses.
+    pub use_matrix_ops: bool,
 }
 
 /// The plan class of a conversion as emitted.
@@ -176,9 +181,23 @@ fn emit_convert(
     let st = smem_map(from, &case.smem)?;
     let ld = smem_map(to, &case.smem)?;
     let free = free_masks(from);
-    st.emit_store(out, "smem", "a", case.bits, free)?;
+    let (st_mx, ld_mx) = if case.use_matrix_ops {
+        (
+            matrix_ops::plan_for(from, &case.smem, case.bits),
+            matrix_ops::plan_for(to, &case.smem, case.bits),
+        )
+    } else {
+        (None, None)
+    };
+    match &st_mx {
+        Some(p) => matrix_ops::emit_store(out, p, "smem", "a")?,
+        None => st.emit_store(out, "smem", "a", case.bits, free)?,
+    }
     writeln!(out, "  __syncthreads();").unwrap();
-    ld.emit_load(out, "smem", "b", case.bits)?;
+    match &ld_mx {
+        Some(p) => matrix_ops::emit_load(out, p, "smem", "b")?,
+        None => ld.emit_load(out, "smem", "b", case.bits)?,
+    }
     writeln!(out, "  __syncthreads();\n}}").unwrap();
     Ok(Path::SharedMemory)
 }
@@ -349,6 +368,9 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     )
     .unwrap();
     s.push_str("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <algorithm>\n#include <cuda_runtime.h>\n\n");
+    if case.use_matrix_ops {
+        s.push_str(&matrix_ops::wrappers());
+    }
     let fwd = emit_convert(&mut s, "cvt_fwd", case, &case.src, &case.dst)?;
     let bwd = emit_convert(&mut s, "cvt_bwd", case, &case.dst, &case.src)?;
     let g = global_map(&case.src, &case.shape)?;

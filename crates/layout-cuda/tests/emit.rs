@@ -193,6 +193,7 @@ fn emitted_source_snapshot() {
         dst,
         smem: row_major(shape),
         force_shared: false,
+        use_matrix_ops: false,
     };
     let (code, fwd, bwd) = emit_benchmark(&case).unwrap();
     assert_eq!((fwd, bwd), (Path::SharedMemory, Path::SharedMemory));

@@ -167,132 +167,200 @@ fn main() {
         .unwrap_or_else(|| "bench/gpu/generated".into());
     std::fs::create_dir_all(&dir).expect("output dir");
     let mut meta = Vec::new();
-    for (name, shape, bits, nw, src_t, dst_t) in cases() {
-        let src = Encoding::parse(src_t).and_then(|e| e.to_linear_layout(&shape));
-        let src = match src {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("skip {name}: {e}");
-                continue;
-            }
-        };
-        let swaps = match dst_t {
-            "SWAP1" => 1,
-            "SWAP2" => 2,
-            _ => 0,
-        };
-        let dst = if swaps > 0 {
-            // Swap register basis k with lane basis k for k < swaps.
-            let mut bases = src.all_bases();
-            for k in 0..swaps {
-                let r = bases[0].1[k].clone();
-                bases[0].1[k] = bases[1].1[k].clone();
-                bases[1].1[k] = r;
-            }
-            LinearLayout::new(bases, src.out_dims(), true).expect("swapped")
-        } else if dst_t == "REGPERM" {
-            // Same thread owns the same elements; registers in another order.
-            let regs = src.bases(DimName::REGISTER);
-            let mut rev = regs.clone();
-            rev.reverse();
-            let mut bases = src.all_bases();
-            bases[0].1 = rev;
-            LinearLayout::new(bases, src.out_dims(), true).expect("permuted")
-        } else {
-            match Encoding::parse(dst_t).and_then(|e| e.to_linear_layout(&shape)) {
-                Ok(l) => l,
-                Err(e) => {
-                    eprintln!("skip {name}: {e}");
-                    continue;
-                }
-            }
-        };
-        // The shared layout: the best XOR swizzle by predicted wavefronts
-        // (see layout_cuda::swizzle_search); the optimal swizzle of
-        // layout-codegen is reported beside it.
-        let searched =
-            layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64);
-        let built = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, nw as u64);
-        eprintln!(
-            "  {name}: XOR family {:?}, paper construction {:?}",
-            searched.as_ref().map(|x| x.1),
-            built.as_ref().map(|x| x.1)
-        );
-        let (smem, score) = match (searched, built) {
-            (Some(a), Some(b)) => {
-                if b.1 <= a.1 {
-                    b
-                } else {
-                    a
-                }
-            }
-            (a, b) => a.or(b).unwrap_or_else(|| (row_major_smem(&shape), 0)),
-        };
-        if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
-            let theirs =
-                layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
-            eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
-        }
-        let case = ConversionCase {
-            name: name.into(),
-            shape: shape.to_vec(),
-            bits,
-            num_warps: nw,
-            src: src.clone(),
-            dst: dst.clone(),
-            smem: smem.clone(),
-            force_shared: name.ends_with("_smem"),
-        };
-        let (code, fwd, bwd) = match emit_benchmark(&case) {
-            Ok(x) => x,
-            Err(e) => {
-                eprintln!("skip {name}: {e}");
-                continue;
-            }
-        };
-        std::fs::write(format!("{dir}/{name}.cu"), code).expect("write");
-        // Predicted wavefronts per CTA per conversion direction.
-        let predict = |from: &LinearLayout, to: &LinearLayout| -> serde_json::Value {
-            let st = smem_map(from, &smem).expect("map");
-            let ld = smem_map(to, &smem).expect("map");
-            let (fr, fl, fw) = free_masks(from);
-            let (sw, si) = wavefronts(&st, bits, nw as u64, fr, |l, w| l & fl == 0 && w & fw == 0);
-            let (lw, li) = wavefronts(&ld, bits, nw as u64, 0, |_, _| true);
-            json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
-                   "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits)})
-        };
-        let path = |p: Path| match p {
-            Path::Registers => "registers",
-            Path::WarpShuffle => "shuffle",
-            Path::SharedMemory => "shared",
-        };
-        let (fp, bp) = (
-            if fwd == Path::SharedMemory {
-                predict(&src, &dst)
-            } else {
-                json!(null)
-            },
-            if bwd == Path::SharedMemory {
-                predict(&dst, &src)
-            } else {
-                json!(null)
-            },
-        );
-        meta.push(json!({
-            "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
-            "src_attr": src_t, "dst_attr": dst_t,
-            "src": src.bases_json(), "dst": dst.bases_json(),
-            "path_fwd": path(fwd), "path_bwd": path(bwd),
-            "predicted_fwd": fp, "predicted_bwd": bp,
-        }));
-        eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
+    for spec in cases() {
+        conversion_case(&dir, spec, false, &mut meta);
     }
     gather_cases(&dir, &mut meta);
+    // The stmatrix/ldmatrix variants ("_mx"), after everything else so that
+    // the files and entries above stay as they were.
+    for spec in cases().into_iter().filter(|s| MX_CASES.contains(&s.0)) {
+        conversion_case(&dir, spec, true, &mut meta);
+    }
     std::fs::write(
         format!("{dir}/cases.json"),
         serde_json::to_string_pretty(&meta).expect("json"),
     )
     .expect("write");
+}
+
+/// The 16-bit cases that also get a `_mx` variant (`use_matrix_ops`, the
+/// shared layout chosen by `layout_cuda::matrix_ops::search_swizzle`).
+const MX_CASES: [&str; 6] = [
+    "blocked_T_64x64_f16",
+    "blocked_T_128x256_f16_w8",
+    "blocked_to_mma2_128x128_f16",
+    "blocked_to_wgmma_128x128_f16",
+    "wgmma_to_blocked_128x128_f16",
+    "mma2_to_dotB_64x64_f16",
+];
+
+/// Emits one conversion case (`mx`: its `_mx` variant through
+/// stmatrix/ldmatrix where the tiling applies) and appends its entry.
+fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_json::Value>) {
+    let (name, shape, bits, nw, src_t, dst_t) = spec;
+    let full_name = if mx {
+        format!("{name}_mx")
+    } else {
+        name.to_string()
+    };
+    let name = full_name.as_str();
+    let src = Encoding::parse(src_t).and_then(|e| e.to_linear_layout(&shape));
+    let src = match src {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("skip {name}: {e}");
+            return;
+        }
+    };
+    let swaps = match dst_t {
+        "SWAP1" => 1,
+        "SWAP2" => 2,
+        _ => 0,
+    };
+    let dst = if swaps > 0 {
+        // Swap register basis k with lane basis k for k < swaps.
+        let mut bases = src.all_bases();
+        for k in 0..swaps {
+            let r = bases[0].1[k].clone();
+            bases[0].1[k] = bases[1].1[k].clone();
+            bases[1].1[k] = r;
+        }
+        LinearLayout::new(bases, src.out_dims(), true).expect("swapped")
+    } else if dst_t == "REGPERM" {
+        // Same thread owns the same elements; registers in another order.
+        let regs = src.bases(DimName::REGISTER);
+        let mut rev = regs.clone();
+        rev.reverse();
+        let mut bases = src.all_bases();
+        bases[0].1 = rev;
+        LinearLayout::new(bases, src.out_dims(), true).expect("permuted")
+    } else {
+        match Encoding::parse(dst_t).and_then(|e| e.to_linear_layout(&shape)) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("skip {name}: {e}");
+                return;
+            }
+        }
+    };
+    if mx {
+        // The matrix variant: the shared layout that the matrix-path score
+        // (stmatrix/ldmatrix phases of 8 rows × 16 B) prefers.
+        let Some((smem, score)) =
+            layout_cuda::matrix_ops::search_swizzle(&src, &dst, &shape, bits, nw as u64)
+        else {
+            eprintln!("skip {name}: the matrix tile divides neither the store nor the load map");
+            return;
+        };
+        eprintln!("  {name}: matrix-path swizzle {score} wavefronts");
+        emit_and_record(dir, name, spec, &src, &dst, smem, true, meta);
+        return;
+    }
+    // The shared layout: the best XOR swizzle by predicted wavefronts
+    // (see layout_cuda::swizzle_search); the optimal swizzle of
+    // layout-codegen is reported beside it.
+    let searched = layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64);
+    let built = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, nw as u64);
+    eprintln!(
+        "  {name}: XOR family {:?}, paper construction {:?}",
+        searched.as_ref().map(|x| x.1),
+        built.as_ref().map(|x| x.1)
+    );
+    let (smem, score) = match (searched, built) {
+        (Some(a), Some(b)) => {
+            if b.1 <= a.1 {
+                b
+            } else {
+                a
+            }
+        }
+        (a, b) => a.or(b).unwrap_or_else(|| (row_major_smem(&shape), 0)),
+    };
+    if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
+        let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
+        eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
+    }
+    emit_and_record(dir, name, spec, &src, &dst, smem, false, meta);
+}
+
+/// Emits the program of one conversion case through `smem` and appends
+/// its `cases.json` entry (`mx`: stmatrix/ldmatrix where the tiling applies).
+#[allow(clippy::too_many_arguments)]
+fn emit_and_record(
+    dir: &str,
+    name: &str,
+    spec: CaseSpec,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: LinearLayout,
+    mx: bool,
+    meta: &mut Vec<serde_json::Value>,
+) {
+    let (_, shape, bits, nw, src_t, dst_t) = spec;
+    let case = ConversionCase {
+        name: name.into(),
+        shape: shape.to_vec(),
+        bits,
+        num_warps: nw,
+        src: src.clone(),
+        dst: dst.clone(),
+        smem: smem.clone(),
+        force_shared: name.ends_with("_smem") || mx,
+        use_matrix_ops: mx,
+    };
+    let (code, fwd, bwd) = match emit_benchmark(&case) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("skip {name}: {e}");
+            return;
+        }
+    };
+    std::fs::write(format!("{dir}/{name}.cu"), code).expect("write");
+    // Predicted wavefronts per CTA per conversion direction.
+    let predict = |from: &LinearLayout, to: &LinearLayout| -> serde_json::Value {
+        if mx {
+            let side = |l: &LinearLayout, store: bool| {
+                layout_cuda::matrix_ops::side_wavefronts(l, &smem, bits, nw as u64, store, true)
+                    .expect("map")
+            };
+            let (sw, si, sn) = side(from, true);
+            let (lw, li, ln) = side(to, false);
+            return json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
+                          "st_instr": sn, "ld_instr": ln});
+        }
+        let st = smem_map(from, &smem).expect("map");
+        let ld = smem_map(to, &smem).expect("map");
+        let (fr, fl, fw) = free_masks(from);
+        let (sw, si) = wavefronts(&st, bits, nw as u64, fr, |l, w| l & fl == 0 && w & fw == 0);
+        let (lw, li) = wavefronts(&ld, bits, nw as u64, 0, |_, _| true);
+        json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
+               "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits)})
+    };
+    let path = |p: Path| match p {
+        Path::Registers => "registers",
+        Path::WarpShuffle => "shuffle",
+        Path::SharedMemory => "shared",
+    };
+    let (fp, bp) = (
+        if fwd == Path::SharedMemory {
+            predict(src, dst)
+        } else {
+            json!(null)
+        },
+        if bwd == Path::SharedMemory {
+            predict(dst, src)
+        } else {
+            json!(null)
+        },
+    );
+    meta.push(json!({
+        "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
+        "src_attr": src_t, "dst_attr": dst_t,
+        "src": src.bases_json(), "dst": dst.bases_json(),
+        "path_fwd": path(fwd), "path_bwd": path(bwd),
+        "predicted_fwd": fp, "predicted_bwd": bp,
+    }));
+    eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
 }
 
 /// The gather cases (the paper's Figure 6): every entry of
