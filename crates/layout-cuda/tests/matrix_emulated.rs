@@ -341,3 +341,60 @@ fn matrix_wavefronts_count_conflicting_rows() {
     assert_eq!(matrix_ops::matrix_wavefronts(&plan, 4), (64, 64));
     assert_eq!(score, 64 + 64);
 }
+
+#[test]
+fn a_wrong_ldmatrix_half_fails_the_programs_own_check() {
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    // Mutation on the load side: the first ldmatrix operand's low element
+    // takes the high half instead.
+    let c = cases().remove(1);
+    let (code, _, _) = emit_benchmark(&c).unwrap();
+    let bad = code.replacen("(w0_ & 0xffffu)", "(w0_ >> 16)", 1);
+    assert_ne!(bad, code);
+    let (success, out) = run_case("mx_mutated_ld", &bad);
+    assert!(!success, "{out}");
+    assert!(out.contains("\"ok\": false"), "{out}");
+}
+
+#[test]
+#[ignore = "the suite's _mx configurations (128 × 128, 8 warps): a few minutes in debug"]
+fn suite_sized_matrix_programs_run_correctly_on_the_cpu() {
+    assert!(have_gxx(), "needs g++");
+    const BLK_ROW8: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>";
+    const BLK_COL8: &str = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>";
+    let specs: [(&str, [u64; 2], u32, &str, &str); 5] = [
+        ("sx_blocked_T_128x256_w8", [128, 256], 8, BLK_ROW8, BLK_COL8),
+        ("sx_blocked_to_mma2_128x128", [128, 128], 4, BLK_ROW, MMA2),
+        ("sx_blocked_to_wgmma_128x128", [128, 128], 4, BLK_ROW, WGMMA),
+        ("sx_wgmma_to_blocked_128x128", [128, 128], 4, WGMMA, BLK_ROW),
+        ("sx_mma2_to_blocked_128x128", [128, 128], 4, MMA2, BLK_ROW),
+    ];
+    for (name, shape, nw, s, d) in specs {
+        let src = Encoding::parse(s)
+            .unwrap()
+            .to_linear_layout(&shape)
+            .unwrap();
+        let dst = Encoding::parse(d)
+            .unwrap()
+            .to_linear_layout(&shape)
+            .unwrap();
+        let (smem, _) = matrix_ops::search_swizzle(&src, &dst, &shape, 16, nw as u64).unwrap();
+        let c = ConversionCase {
+            name: name.into(),
+            shape: shape.to_vec(),
+            bits: 16,
+            num_warps: nw,
+            src,
+            dst,
+            smem,
+            force_shared: true,
+            use_matrix_ops: true,
+        };
+        let (code, _, _) = emit_benchmark(&c).unwrap();
+        assert!(code.contains("matrix_x4"), "{name}");
+        check(name, &code);
+    }
+}
