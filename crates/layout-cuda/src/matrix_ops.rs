@@ -16,6 +16,11 @@
 //! Wavefronts: each 8-row matrix is one phase of 8 × 16 B; a phase costs
 //! the largest number of distinct 4-byte words any bank holds among its 8
 //! rows (ideal 1 per matrix).
+//!
+//! Checked on an H200 (sm_90a) for `blocked_T_64x64_f16_mx` (stmatrix and
+//! ldmatrix `.trans`) and `mma2_to_dotB_64x64_f16_mx` (both, with and
+//! without `.trans`): the programs' own element checks pass and `ncu`'s
+//! shared load/store wavefronts equal the prediction (128/128, 192/192).
 
 use crate::{free_masks, smem_map, wavefronts, EmitError};
 use layout_codegen::tiling::{check_tiling, matrix_plan, TileInstruction, TilingPlan};

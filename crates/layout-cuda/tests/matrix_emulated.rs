@@ -283,3 +283,118 @@ fn a_wrong_register_order_fails_the_programs_own_check() {
     assert!(out.contains("# mismatch at"), "{out}");
     assert!(out.contains("\"ok\": false"), "{out}");
 }
+
+#[test]
+fn the_cases_cover_both_instructions_with_and_without_trans() {
+    let mut seen = std::collections::BTreeSet::new();
+    for c in cases() {
+        let (code, _, _) = emit_benchmark(&c).unwrap();
+        for op in [
+            "stmatrix_x4(",
+            "stmatrix_x4_trans(",
+            "ldmatrix_x4(",
+            "ldmatrix_x4_trans(",
+        ] {
+            if code.contains(&format!("  {op}")) || code.contains(&format!("; {op}")) {
+                seen.insert(op);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 4, "{seen:?}");
+}
+
+/// Row-major 64 × 64 f16 shared tile (a row is 128 B): the `.trans` load of
+/// the column-blocked layout (destination) reads, per matrix, 8 rows of one 8-column
+/// block from 8 different tile rows, all starting at the same bank (row
+/// stride 128 B ≡ 0 mod 128 B), so each matrix costs 8 wavefronts; the
+/// searched layout must reach 1 per matrix. 64 × 64 / (4 warps · 32 lanes)
+/// = 32 elements per thread = 4 x4 instructions = 16 matrices per warp, 64
+/// for 4 warps.
+#[test]
+fn matrix_wavefronts_count_conflicting_rows() {
+    use linear_layout::{DimName, LinearLayout};
+    let shape = [64u64, 64];
+    let src = Encoding::parse(BLK_ROW)
+        .unwrap()
+        .to_linear_layout(&shape)
+        .unwrap();
+    let dst = Encoding::parse(BLK_COL)
+        .unwrap()
+        .to_linear_layout(&shape)
+        .unwrap();
+    let id = LinearLayout::identity_1d;
+    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
+    let row_major = (id(64, o, d1) * id(64, o, d0))
+        .transpose_outs(&[d0, d1])
+        .unwrap();
+    let plan = matrix_ops::plan_for(&dst, &row_major, 16).expect("ldmatrix.trans tiles dst");
+    assert_eq!(
+        matrix_ops::instruction_name(&plan, false),
+        "ldmatrix.x4.trans"
+    );
+    assert_eq!(matrix_ops::matrix_wavefronts(&plan, 4), (8 * 64, 64));
+    let (smem, score) = matrix_ops::search_swizzle(&src, &dst, &shape, 16, 4).unwrap();
+    // The searched layout puts the matrix on the source side (stmatrix
+    // .trans, 64 matrices) and 8-byte vectors on the other (2 phases of 16
+    // lanes × 8 accesses per thread × 4 warps = 64), both conflict-free.
+    let plan = matrix_ops::plan_for(&src, &smem, 16).expect("stmatrix tiles src");
+    assert_eq!(matrix_ops::matrix_wavefronts(&plan, 4), (64, 64));
+    assert_eq!(score, 64 + 64);
+}
+
+#[test]
+fn a_wrong_ldmatrix_half_fails_the_programs_own_check() {
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    // Mutation on the load side: the first ldmatrix operand's low element
+    // takes the high half instead.
+    let c = cases().remove(1);
+    let (code, _, _) = emit_benchmark(&c).unwrap();
+    let bad = code.replacen("(w0_ & 0xffffu)", "(w0_ >> 16)", 1);
+    assert_ne!(bad, code);
+    let (success, out) = run_case("mx_mutated_ld", &bad);
+    assert!(!success, "{out}");
+    assert!(out.contains("\"ok\": false"), "{out}");
+}
+
+#[test]
+#[ignore = "the suite's _mx configurations (128 × 128, 8 warps): a few minutes in debug"]
+fn suite_sized_matrix_programs_run_correctly_on_the_cpu() {
+    assert!(have_gxx(), "needs g++");
+    const BLK_ROW8: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>";
+    const BLK_COL8: &str = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>";
+    let specs: [(&str, [u64; 2], u32, &str, &str); 5] = [
+        ("sx_blocked_T_128x256_w8", [128, 256], 8, BLK_ROW8, BLK_COL8),
+        ("sx_blocked_to_mma2_128x128", [128, 128], 4, BLK_ROW, MMA2),
+        ("sx_blocked_to_wgmma_128x128", [128, 128], 4, BLK_ROW, WGMMA),
+        ("sx_wgmma_to_blocked_128x128", [128, 128], 4, WGMMA, BLK_ROW),
+        ("sx_mma2_to_blocked_128x128", [128, 128], 4, MMA2, BLK_ROW),
+    ];
+    for (name, shape, nw, s, d) in specs {
+        let src = Encoding::parse(s)
+            .unwrap()
+            .to_linear_layout(&shape)
+            .unwrap();
+        let dst = Encoding::parse(d)
+            .unwrap()
+            .to_linear_layout(&shape)
+            .unwrap();
+        let (smem, _) = matrix_ops::search_swizzle(&src, &dst, &shape, 16, nw as u64).unwrap();
+        let c = ConversionCase {
+            name: name.into(),
+            shape: shape.to_vec(),
+            bits: 16,
+            num_warps: nw,
+            src,
+            dst,
+            smem,
+            force_shared: true,
+            use_matrix_ops: true,
+        };
+        let (code, _, _) = emit_benchmark(&c).unwrap();
+        assert!(code.contains("matrix_x4"), "{name}");
+        check(name, &code);
+    }
+}
