@@ -259,37 +259,12 @@ fn matrix_constructions(side: &LinearLayout, other: &LinearLayout) -> Vec<Linear
             }
             order.extend(other.packed_bases(l));
             order.extend(&rest);
-            if let Some(lay) = layout_from_order(&order, side) {
+            if let Some(lay) = crate::swizzle_search::layout_from_order(&order, side) {
                 out.push(lay);
             }
         }
     }
     out
-}
-
-/// The shared layout `offset → dims` whose offset bit `i` (from the lowest)
-/// is the `i`-th vector of `order` independent of the earlier ones,
-/// completed by unit vectors; `None` unless it is a bijection.
-fn layout_from_order(order: &[u64], like: &LinearLayout) -> Option<LinearLayout> {
-    let n = like.total_out_dim_size_log2();
-    let mut basis = linear_layout::gf2::EchelonBasis::new();
-    let mut cols = Vec::new();
-    for v in order.iter().copied().chain((0..n).map(|i| 1u64 << i)) {
-        if cols.len() == n as usize {
-            break;
-        }
-        if v != 0 && !basis.contains(v) {
-            basis.insert(v);
-            cols.push(v);
-        }
-    }
-    let outs = like
-        .out_dims()
-        .into_iter()
-        .map(|(d, s)| (d, s.trailing_zeros()))
-        .collect();
-    let l = LinearLayout::from_packed(vec![(DimName::OFFSET, cols)], outs, true).ok()?;
-    l.is_invertible().then_some(l)
 }
 
 /// The `__device__` wrappers (CUDA only; a CPU stand-in header supplies its

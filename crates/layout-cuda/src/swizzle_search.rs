@@ -113,14 +113,11 @@ fn nonzero(layout: &LinearLayout, d: DimName) -> Vec<u64> {
 /// Builds the shared layout whose offset bits map, from the lowest, to
 /// `order` (packed tensor coordinates), skipping dependent vectors and
 /// completing with unit vectors. `None` if the result is not a bijection.
-fn layout_from_order(order: &[u64], like: &LinearLayout) -> Option<LinearLayout> {
+pub(crate) fn layout_from_order(order: &[u64], like: &LinearLayout) -> Option<LinearLayout> {
     let n = like.total_out_dim_size_log2();
     let mut basis = linear_layout::gf2::EchelonBasis::new();
     let mut cols = Vec::new();
-    for &v in order
-        .iter()
-        .chain((0..n).map(|i| 1u64 << i).collect::<Vec<_>>().iter())
-    {
+    for v in order.iter().copied().chain((0..n).map(|i| 1u64 << i)) {
         if cols.len() == n as usize {
             break;
         }

@@ -255,3 +255,32 @@ pub(crate) fn inferred_sizes(bases: &[(DimName, Vec<Vec<u64>>)], rank: usize) ->
     }
     sizes
 }
+
+/// A layout stored with its out sizes (shared_linear, padded): `shape` must
+/// have its rank and equal its out sizes (Triton: "Mismatch in expected
+/// shape for dimension d"); returns a copy.
+pub(crate) fn stored_layout(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> {
+    crate::encoding::check_shape(shape)?;
+    let rank = layout.num_out_dims();
+    if shape.len() != rank {
+        return Err(crate::error::HwError::InvalidShape {
+            shape: shape.to_vec(),
+            message: format!(
+                "rank {} does not match the layout's rank {rank}",
+                shape.len()
+            ),
+        });
+    }
+    for (d, &s) in shape.iter().enumerate() {
+        let got = layout.out_dim_size(DimName::dim(d));
+        if got != s {
+            return Err(crate::error::HwError::InvalidShape {
+                shape: shape.to_vec(),
+                message: format!(
+                    "Mismatch in expected shape for dimension {d}. Expected: {s}, got: {got}"
+                ),
+            });
+        }
+    }
+    Ok(layout.clone())
+}

@@ -338,29 +338,7 @@ impl SharedLinear {
     /// The stored layout; `shape` must equal its out sizes (Triton: "Mismatch
     /// in expected shape for dimension d").
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
-        check_shape(shape)?;
-        if shape.len() != self.rank() {
-            return Err(HwError::InvalidShape {
-                shape: shape.to_vec(),
-                message: format!(
-                    "rank {} does not match the layout's rank {}",
-                    shape.len(),
-                    self.rank()
-                ),
-            });
-        }
-        for (d, &s) in shape.iter().enumerate() {
-            let got = self.layout.out_dim_size(DimName::dim(d));
-            if got != s {
-                return Err(HwError::InvalidShape {
-                    shape: shape.to_vec(),
-                    message: format!(
-                        "Mismatch in expected shape for dimension {d}. Expected: {s}, got: {got}"
-                    ),
-                });
-            }
-        }
-        Ok(self.layout.clone())
+        stored_layout(&self.layout, shape)
     }
 
     /// Triton's printed form (`block` omitted when empty).
