@@ -90,6 +90,34 @@ if ratios:
     g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"\nGeometric-mean speed-up of ours over Triton (Triton time / ours): {g:.3f} over {len(ratios)} cases")
 
+# Ours as the planner chooses before any timing (`chosen` in cases.json:
+# between the vector path and its stmatrix/ldmatrix twin `_mx`, fewest
+# predicted wavefronts, then fewest shared-memory instructions), against
+# Triton on the same layouts. Forced variants (`_smem`, `_full`) are
+# comparisons, not choices, and are left out.
+bases = [n for n in cases if not n.endswith(("_mx", "_smem", "_full"))]
+if bases:
+    print("\n| case | planner's choice | its path | ours µs/cvt | Triton µs/cvt | Triton / ours | faster variant measured |")
+    print("|---|---|---|---|---|---|---|")
+    chosen_ratios = []
+    for b in bases:
+        variants = [v for v in (b, b + "_mx") if v in cases]
+        pick = next((v for v in variants if cases[v].get("chosen", True)), b)
+        ou = ours.get(pick, {}).get("per_cvt_us")
+        tu = triton.get(b, {}).get("per_cvt_us")
+        ratio = (tu / ou) if (ou and tu and ou > 0.05 and tu > 0.05) else None
+        if ratio:
+            chosen_ratios.append(ratio)
+        timed = [(ours[v]["per_cvt_us"], v) for v in variants if ours.get(v, {}).get("per_cvt_us")]
+        fastest = min(timed)[1] if timed else "—"
+        fmt = lambda x: "—" if x is None else f"{x:.3f}"
+        c = cases[pick]
+        print(f"| {b} | {pick} | {c['path_fwd']}/{c['path_bwd']} | {fmt(ou)} | {fmt(tu)} | {fmt(ratio)} | {fastest} |")
+    if chosen_ratios:
+        g = math.exp(sum(math.log(r) for r in chosen_ratios) / len(chosen_ratios))
+        slower = sum(1 for r in chosen_ratios if r < 0.95)
+        print(f"\nPlanner's choice: geometric-mean speed-up over Triton {g:.3f} over {len(chosen_ratios)} cases; slower than Triton beyond noise (ratio < 0.95) on {slower}")
+
 # The paper's Figure 5: the same conversion by warp shuffles vs through
 # shared memory (both ours).
 pairs = [(n, n + "_smem") for n in cases if n + "_smem" in cases]

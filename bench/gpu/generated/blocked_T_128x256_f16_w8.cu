@@ -9,689 +9,401 @@
 
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 16u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 4096u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 8192u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 16384u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 66u;
-  o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 132u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 72u;
+  o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 144u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[8] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 528u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1056u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[10] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1584u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[12] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2576u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3104u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[14] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3632u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4096u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[24] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4624u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 5152u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[26] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 5680u]) = (uint32_t)((uint32_t)a[19] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 6144u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[28] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6672u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7200u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[30] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7728u]) = (uint32_t)((uint32_t)a[23] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 264u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[40] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 792u]) = (uint32_t)((uint32_t)a[33] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1320u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[42] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1848u]) = (uint32_t)((uint32_t)a[35] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2312u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[44] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2840u]) = (uint32_t)((uint32_t)a[37] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3368u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[46] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3896u]) = (uint32_t)((uint32_t)a[39] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4360u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[56] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4888u]) = (uint32_t)((uint32_t)a[49] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 5416u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[58] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 5944u]) = (uint32_t)((uint32_t)a[51] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6408u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[60] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 6936u]) = (uint32_t)((uint32_t)a[53] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7464u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[62] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 7992u]) = (uint32_t)((uint32_t)a[55] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[72] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8720u]) = (uint32_t)((uint32_t)a[65] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9248u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[74] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9776u]) = (uint32_t)((uint32_t)a[67] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10240u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[76] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10768u]) = (uint32_t)((uint32_t)a[69] | ((uint32_t)a[77] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11296u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[78] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11824u]) = (uint32_t)((uint32_t)a[71] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 12288u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[88] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12816u]) = (uint32_t)((uint32_t)a[81] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 13344u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[90] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 13872u]) = (uint32_t)((uint32_t)a[83] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 14336u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[92] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 14864u]) = (uint32_t)((uint32_t)a[85] | ((uint32_t)a[93] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 15392u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[94] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 15920u]) = (uint32_t)((uint32_t)a[87] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8456u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[104] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8984u]) = (uint32_t)((uint32_t)a[97] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9512u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[106] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10040u]) = (uint32_t)((uint32_t)a[99] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10504u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[108] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11032u]) = (uint32_t)((uint32_t)a[101] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11560u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[110] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12088u]) = (uint32_t)((uint32_t)a[103] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12552u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[120] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 13080u]) = (uint32_t)((uint32_t)a[113] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 13608u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[122] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 14136u]) = (uint32_t)((uint32_t)a[115] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 14600u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[124] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 15128u]) = (uint32_t)((uint32_t)a[117] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 15656u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[126] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16184u]) = (uint32_t)((uint32_t)a[119] | ((uint32_t)a[127] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[8] << 16), (uint32_t)a[16] | ((uint32_t)a[24] << 16), (uint32_t)a[64] | ((uint32_t)a[72] << 16), (uint32_t)a[80] | ((uint32_t)a[88] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 512u]) = make_uint4((uint32_t)a[1] | ((uint32_t)a[9] << 16), (uint32_t)a[17] | ((uint32_t)a[25] << 16), (uint32_t)a[65] | ((uint32_t)a[73] << 16), (uint32_t)a[81] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 1024u]) = make_uint4((uint32_t)a[2] | ((uint32_t)a[10] << 16), (uint32_t)a[18] | ((uint32_t)a[26] << 16), (uint32_t)a[66] | ((uint32_t)a[74] << 16), (uint32_t)a[82] | ((uint32_t)a[90] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 1536u]) = make_uint4((uint32_t)a[3] | ((uint32_t)a[11] << 16), (uint32_t)a[19] | ((uint32_t)a[27] << 16), (uint32_t)a[67] | ((uint32_t)a[75] << 16), (uint32_t)a[83] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2048u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[12] << 16), (uint32_t)a[20] | ((uint32_t)a[28] << 16), (uint32_t)a[68] | ((uint32_t)a[76] << 16), (uint32_t)a[84] | ((uint32_t)a[92] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2560u]) = make_uint4((uint32_t)a[5] | ((uint32_t)a[13] << 16), (uint32_t)a[21] | ((uint32_t)a[29] << 16), (uint32_t)a[69] | ((uint32_t)a[77] << 16), (uint32_t)a[85] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 3072u]) = make_uint4((uint32_t)a[6] | ((uint32_t)a[14] << 16), (uint32_t)a[22] | ((uint32_t)a[30] << 16), (uint32_t)a[70] | ((uint32_t)a[78] << 16), (uint32_t)a[86] | ((uint32_t)a[94] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 3584u]) = make_uint4((uint32_t)a[7] | ((uint32_t)a[15] << 16), (uint32_t)a[23] | ((uint32_t)a[31] << 16), (uint32_t)a[71] | ((uint32_t)a[79] << 16), (uint32_t)a[87] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 256u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[40] << 16), (uint32_t)a[48] | ((uint32_t)a[56] << 16), (uint32_t)a[96] | ((uint32_t)a[104] << 16), (uint32_t)a[112] | ((uint32_t)a[120] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 768u]) = make_uint4((uint32_t)a[33] | ((uint32_t)a[41] << 16), (uint32_t)a[49] | ((uint32_t)a[57] << 16), (uint32_t)a[97] | ((uint32_t)a[105] << 16), (uint32_t)a[113] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 1280u]) = make_uint4((uint32_t)a[34] | ((uint32_t)a[42] << 16), (uint32_t)a[50] | ((uint32_t)a[58] << 16), (uint32_t)a[98] | ((uint32_t)a[106] << 16), (uint32_t)a[114] | ((uint32_t)a[122] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 1792u]) = make_uint4((uint32_t)a[35] | ((uint32_t)a[43] << 16), (uint32_t)a[51] | ((uint32_t)a[59] << 16), (uint32_t)a[99] | ((uint32_t)a[107] << 16), (uint32_t)a[115] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 2304u]) = make_uint4((uint32_t)a[36] | ((uint32_t)a[44] << 16), (uint32_t)a[52] | ((uint32_t)a[60] << 16), (uint32_t)a[100] | ((uint32_t)a[108] << 16), (uint32_t)a[116] | ((uint32_t)a[124] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 2816u]) = make_uint4((uint32_t)a[37] | ((uint32_t)a[45] << 16), (uint32_t)a[53] | ((uint32_t)a[61] << 16), (uint32_t)a[101] | ((uint32_t)a[109] << 16), (uint32_t)a[117] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 3328u]) = make_uint4((uint32_t)a[38] | ((uint32_t)a[46] << 16), (uint32_t)a[54] | ((uint32_t)a[62] << 16), (uint32_t)a[102] | ((uint32_t)a[110] << 16), (uint32_t)a[118] | ((uint32_t)a[126] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 3840u]) = make_uint4((uint32_t)a[39] | ((uint32_t)a[47] << 16), (uint32_t)a[55] | ((uint32_t)a[63] << 16), (uint32_t)a[103] | ((uint32_t)a[111] << 16), (uint32_t)a[119] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 66u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 132u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 264u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 528u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 1056u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 72u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 144u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 288u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 16u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[32] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[32] = (t_.x >> 16) & 65535u;
+    b[64] = (t_.y >> 0) & 65535u;
+    b[96] = (t_.y >> 16) & 65535u;
+    b[8] = (t_.z >> 0) & 65535u;
+    b[40] = (t_.z >> 16) & 65535u;
+    b[72] = (t_.w >> 0) & 65535u;
+    b[104] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16u]);
-    b[1] = ((uint32_t)t_ >> 0) & 65535u;
-    b[33] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 4096u]);
+    b[1] = (t_.x >> 0) & 65535u;
+    b[33] = (t_.x >> 16) & 65535u;
+    b[65] = (t_.y >> 0) & 65535u;
+    b[97] = (t_.y >> 16) & 65535u;
+    b[9] = (t_.z >> 0) & 65535u;
+    b[41] = (t_.z >> 16) & 65535u;
+    b[73] = (t_.w >> 0) & 65535u;
+    b[105] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 32u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[34] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 8192u]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[34] = (t_.x >> 16) & 65535u;
+    b[66] = (t_.y >> 0) & 65535u;
+    b[98] = (t_.y >> 16) & 65535u;
+    b[10] = (t_.z >> 0) & 65535u;
+    b[42] = (t_.z >> 16) & 65535u;
+    b[74] = (t_.w >> 0) & 65535u;
+    b[106] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 48u]);
-    b[3] = ((uint32_t)t_ >> 0) & 65535u;
-    b[35] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 12288u]);
+    b[3] = (t_.x >> 0) & 65535u;
+    b[35] = (t_.x >> 16) & 65535u;
+    b[67] = (t_.y >> 0) & 65535u;
+    b[99] = (t_.y >> 16) & 65535u;
+    b[11] = (t_.z >> 0) & 65535u;
+    b[43] = (t_.z >> 16) & 65535u;
+    b[75] = (t_.w >> 0) & 65535u;
+    b[107] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 16384u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[36] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 16384u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[36] = (t_.x >> 16) & 65535u;
+    b[68] = (t_.y >> 0) & 65535u;
+    b[100] = (t_.y >> 16) & 65535u;
+    b[12] = (t_.z >> 0) & 65535u;
+    b[44] = (t_.z >> 16) & 65535u;
+    b[76] = (t_.w >> 0) & 65535u;
+    b[108] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16400u]);
-    b[5] = ((uint32_t)t_ >> 0) & 65535u;
-    b[37] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 20480u]);
+    b[5] = (t_.x >> 0) & 65535u;
+    b[37] = (t_.x >> 16) & 65535u;
+    b[69] = (t_.y >> 0) & 65535u;
+    b[101] = (t_.y >> 16) & 65535u;
+    b[13] = (t_.z >> 0) & 65535u;
+    b[45] = (t_.z >> 16) & 65535u;
+    b[77] = (t_.w >> 0) & 65535u;
+    b[109] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16416u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[38] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 24576u]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[38] = (t_.x >> 16) & 65535u;
+    b[70] = (t_.y >> 0) & 65535u;
+    b[102] = (t_.y >> 16) & 65535u;
+    b[14] = (t_.z >> 0) & 65535u;
+    b[46] = (t_.z >> 16) & 65535u;
+    b[78] = (t_.w >> 0) & 65535u;
+    b[110] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16432u]);
-    b[7] = ((uint32_t)t_ >> 0) & 65535u;
-    b[39] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 28672u]);
+    b[7] = (t_.x >> 0) & 65535u;
+    b[39] = (t_.x >> 16) & 65535u;
+    b[71] = (t_.y >> 0) & 65535u;
+    b[103] = (t_.y >> 16) & 65535u;
+    b[15] = (t_.z >> 0) & 65535u;
+    b[47] = (t_.z >> 16) & 65535u;
+    b[79] = (t_.w >> 0) & 65535u;
+    b[111] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[40] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u)]);
+    b[16] = (t_.x >> 0) & 65535u;
+    b[48] = (t_.x >> 16) & 65535u;
+    b[80] = (t_.y >> 0) & 65535u;
+    b[112] = (t_.y >> 16) & 65535u;
+    b[24] = (t_.z >> 0) & 65535u;
+    b[56] = (t_.z >> 16) & 65535u;
+    b[88] = (t_.w >> 0) & 65535u;
+    b[120] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8208u]);
-    b[9] = ((uint32_t)t_ >> 0) & 65535u;
-    b[41] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 4096u]);
+    b[17] = (t_.x >> 0) & 65535u;
+    b[49] = (t_.x >> 16) & 65535u;
+    b[81] = (t_.y >> 0) & 65535u;
+    b[113] = (t_.y >> 16) & 65535u;
+    b[25] = (t_.z >> 0) & 65535u;
+    b[57] = (t_.z >> 16) & 65535u;
+    b[89] = (t_.w >> 0) & 65535u;
+    b[121] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8224u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[42] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 8192u]);
+    b[18] = (t_.x >> 0) & 65535u;
+    b[50] = (t_.x >> 16) & 65535u;
+    b[82] = (t_.y >> 0) & 65535u;
+    b[114] = (t_.y >> 16) & 65535u;
+    b[26] = (t_.z >> 0) & 65535u;
+    b[58] = (t_.z >> 16) & 65535u;
+    b[90] = (t_.w >> 0) & 65535u;
+    b[122] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8240u]);
-    b[11] = ((uint32_t)t_ >> 0) & 65535u;
-    b[43] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 12288u]);
+    b[19] = (t_.x >> 0) & 65535u;
+    b[51] = (t_.x >> 16) & 65535u;
+    b[83] = (t_.y >> 0) & 65535u;
+    b[115] = (t_.y >> 16) & 65535u;
+    b[27] = (t_.z >> 0) & 65535u;
+    b[59] = (t_.z >> 16) & 65535u;
+    b[91] = (t_.w >> 0) & 65535u;
+    b[123] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 24576u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[44] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 16384u]);
+    b[20] = (t_.x >> 0) & 65535u;
+    b[52] = (t_.x >> 16) & 65535u;
+    b[84] = (t_.y >> 0) & 65535u;
+    b[116] = (t_.y >> 16) & 65535u;
+    b[28] = (t_.z >> 0) & 65535u;
+    b[60] = (t_.z >> 16) & 65535u;
+    b[92] = (t_.w >> 0) & 65535u;
+    b[124] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24592u]);
-    b[13] = ((uint32_t)t_ >> 0) & 65535u;
-    b[45] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 20480u]);
+    b[21] = (t_.x >> 0) & 65535u;
+    b[53] = (t_.x >> 16) & 65535u;
+    b[85] = (t_.y >> 0) & 65535u;
+    b[117] = (t_.y >> 16) & 65535u;
+    b[29] = (t_.z >> 0) & 65535u;
+    b[61] = (t_.z >> 16) & 65535u;
+    b[93] = (t_.w >> 0) & 65535u;
+    b[125] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24608u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[46] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 24576u]);
+    b[22] = (t_.x >> 0) & 65535u;
+    b[54] = (t_.x >> 16) & 65535u;
+    b[86] = (t_.y >> 0) & 65535u;
+    b[118] = (t_.y >> 16) & 65535u;
+    b[30] = (t_.z >> 0) & 65535u;
+    b[62] = (t_.z >> 16) & 65535u;
+    b[94] = (t_.w >> 0) & 65535u;
+    b[126] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24624u]);
-    b[15] = ((uint32_t)t_ >> 0) & 65535u;
-    b[47] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[48] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24u]);
-    b[17] = ((uint32_t)t_ >> 0) & 65535u;
-    b[49] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 40u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[50] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 56u]);
-    b[19] = ((uint32_t)t_ >> 0) & 65535u;
-    b[51] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16392u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[52] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16408u]);
-    b[21] = ((uint32_t)t_ >> 0) & 65535u;
-    b[53] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16424u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[54] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16440u]);
-    b[23] = ((uint32_t)t_ >> 0) & 65535u;
-    b[55] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8200u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[56] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8216u]);
-    b[25] = ((uint32_t)t_ >> 0) & 65535u;
-    b[57] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8232u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[58] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8248u]);
-    b[27] = ((uint32_t)t_ >> 0) & 65535u;
-    b[59] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24584u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[60] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24600u]);
-    b[29] = ((uint32_t)t_ >> 0) & 65535u;
-    b[61] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24616u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[62] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24632u]);
-    b[31] = ((uint32_t)t_ >> 0) & 65535u;
-    b[63] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4096u]);
-    b[64] = ((uint32_t)t_ >> 0) & 65535u;
-    b[96] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4112u]);
-    b[65] = ((uint32_t)t_ >> 0) & 65535u;
-    b[97] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4128u]);
-    b[66] = ((uint32_t)t_ >> 0) & 65535u;
-    b[98] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4144u]);
-    b[67] = ((uint32_t)t_ >> 0) & 65535u;
-    b[99] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 20480u]);
-    b[68] = ((uint32_t)t_ >> 0) & 65535u;
-    b[100] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20496u]);
-    b[69] = ((uint32_t)t_ >> 0) & 65535u;
-    b[101] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20512u]);
-    b[70] = ((uint32_t)t_ >> 0) & 65535u;
-    b[102] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20528u]);
-    b[71] = ((uint32_t)t_ >> 0) & 65535u;
-    b[103] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 12288u]);
-    b[72] = ((uint32_t)t_ >> 0) & 65535u;
-    b[104] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12304u]);
-    b[73] = ((uint32_t)t_ >> 0) & 65535u;
-    b[105] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12320u]);
-    b[74] = ((uint32_t)t_ >> 0) & 65535u;
-    b[106] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12336u]);
-    b[75] = ((uint32_t)t_ >> 0) & 65535u;
-    b[107] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 28672u]);
-    b[76] = ((uint32_t)t_ >> 0) & 65535u;
-    b[108] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28688u]);
-    b[77] = ((uint32_t)t_ >> 0) & 65535u;
-    b[109] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28704u]);
-    b[78] = ((uint32_t)t_ >> 0) & 65535u;
-    b[110] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28720u]);
-    b[79] = ((uint32_t)t_ >> 0) & 65535u;
-    b[111] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4104u]);
-    b[80] = ((uint32_t)t_ >> 0) & 65535u;
-    b[112] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4120u]);
-    b[81] = ((uint32_t)t_ >> 0) & 65535u;
-    b[113] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4136u]);
-    b[82] = ((uint32_t)t_ >> 0) & 65535u;
-    b[114] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4152u]);
-    b[83] = ((uint32_t)t_ >> 0) & 65535u;
-    b[115] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20488u]);
-    b[84] = ((uint32_t)t_ >> 0) & 65535u;
-    b[116] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20504u]);
-    b[85] = ((uint32_t)t_ >> 0) & 65535u;
-    b[117] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20520u]);
-    b[86] = ((uint32_t)t_ >> 0) & 65535u;
-    b[118] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 20536u]);
-    b[87] = ((uint32_t)t_ >> 0) & 65535u;
-    b[119] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12296u]);
-    b[88] = ((uint32_t)t_ >> 0) & 65535u;
-    b[120] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12312u]);
-    b[89] = ((uint32_t)t_ >> 0) & 65535u;
-    b[121] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12328u]);
-    b[90] = ((uint32_t)t_ >> 0) & 65535u;
-    b[122] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12344u]);
-    b[91] = ((uint32_t)t_ >> 0) & 65535u;
-    b[123] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28680u]);
-    b[92] = ((uint32_t)t_ >> 0) & 65535u;
-    b[124] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28696u]);
-    b[93] = ((uint32_t)t_ >> 0) & 65535u;
-    b[125] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28712u]);
-    b[94] = ((uint32_t)t_ >> 0) & 65535u;
-    b[126] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 28728u]);
-    b[95] = ((uint32_t)t_ >> 0) & 65535u;
-    b[127] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 28672u]);
+    b[23] = (t_.x >> 0) & 65535u;
+    b[55] = (t_.x >> 16) & 65535u;
+    b[87] = (t_.y >> 0) & 65535u;
+    b[119] = (t_.y >> 16) & 65535u;
+    b[31] = (t_.z >> 0) & 65535u;
+    b[63] = (t_.z >> 16) & 65535u;
+    b[95] = (t_.w >> 0) & 65535u;
+    b[127] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 66u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 132u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 264u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 528u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 1056u;
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 72u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 144u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 288u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 16u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[32] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 32u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[34] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 48u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 16384u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[36] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16400u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16416u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[38] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16432u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[40] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8208u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8224u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[42] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8240u]) = (uint32_t)((uint32_t)a[11] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 24576u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[44] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24592u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24608u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[46] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24624u]) = (uint32_t)((uint32_t)a[15] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[48] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 40u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[50] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 56u]) = (uint32_t)((uint32_t)a[19] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16392u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[52] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16408u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16424u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[54] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16440u]) = (uint32_t)((uint32_t)a[23] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8200u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[56] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8216u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8232u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[58] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8248u]) = (uint32_t)((uint32_t)a[27] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24584u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[60] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24600u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24616u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[62] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24632u]) = (uint32_t)((uint32_t)a[31] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 4096u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[96] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4112u]) = (uint32_t)((uint32_t)a[65] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4128u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[98] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4144u]) = (uint32_t)((uint32_t)a[67] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 20480u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[100] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20496u]) = (uint32_t)((uint32_t)a[69] | ((uint32_t)a[101] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20512u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[102] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20528u]) = (uint32_t)((uint32_t)a[71] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 12288u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[104] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12304u]) = (uint32_t)((uint32_t)a[73] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12320u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[106] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12336u]) = (uint32_t)((uint32_t)a[75] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 28672u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[108] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28688u]) = (uint32_t)((uint32_t)a[77] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28704u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[110] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28720u]) = (uint32_t)((uint32_t)a[79] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4104u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[112] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4120u]) = (uint32_t)((uint32_t)a[81] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4136u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[114] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4152u]) = (uint32_t)((uint32_t)a[83] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20488u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[116] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20504u]) = (uint32_t)((uint32_t)a[85] | ((uint32_t)a[117] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20520u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[118] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 20536u]) = (uint32_t)((uint32_t)a[87] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12296u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[120] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12312u]) = (uint32_t)((uint32_t)a[89] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12328u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[122] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12344u]) = (uint32_t)((uint32_t)a[91] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28680u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[124] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28696u]) = (uint32_t)((uint32_t)a[93] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28712u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[126] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 28728u]) = (uint32_t)((uint32_t)a[95] | ((uint32_t)a[127] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[32] << 16), (uint32_t)a[64] | ((uint32_t)a[96] << 16), (uint32_t)a[8] | ((uint32_t)a[40] << 16), (uint32_t)a[72] | ((uint32_t)a[104] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 4096u]) = make_uint4((uint32_t)a[1] | ((uint32_t)a[33] << 16), (uint32_t)a[65] | ((uint32_t)a[97] << 16), (uint32_t)a[9] | ((uint32_t)a[41] << 16), (uint32_t)a[73] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 8192u]) = make_uint4((uint32_t)a[2] | ((uint32_t)a[34] << 16), (uint32_t)a[66] | ((uint32_t)a[98] << 16), (uint32_t)a[10] | ((uint32_t)a[42] << 16), (uint32_t)a[74] | ((uint32_t)a[106] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 12288u]) = make_uint4((uint32_t)a[3] | ((uint32_t)a[35] << 16), (uint32_t)a[67] | ((uint32_t)a[99] << 16), (uint32_t)a[11] | ((uint32_t)a[43] << 16), (uint32_t)a[75] | ((uint32_t)a[107] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 16384u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[36] << 16), (uint32_t)a[68] | ((uint32_t)a[100] << 16), (uint32_t)a[12] | ((uint32_t)a[44] << 16), (uint32_t)a[76] | ((uint32_t)a[108] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 20480u]) = make_uint4((uint32_t)a[5] | ((uint32_t)a[37] << 16), (uint32_t)a[69] | ((uint32_t)a[101] << 16), (uint32_t)a[13] | ((uint32_t)a[45] << 16), (uint32_t)a[77] | ((uint32_t)a[109] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 24576u]) = make_uint4((uint32_t)a[6] | ((uint32_t)a[38] << 16), (uint32_t)a[70] | ((uint32_t)a[102] << 16), (uint32_t)a[14] | ((uint32_t)a[46] << 16), (uint32_t)a[78] | ((uint32_t)a[110] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 28672u]) = make_uint4((uint32_t)a[7] | ((uint32_t)a[39] << 16), (uint32_t)a[71] | ((uint32_t)a[103] << 16), (uint32_t)a[15] | ((uint32_t)a[47] << 16), (uint32_t)a[79] | ((uint32_t)a[111] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u)]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[48] << 16), (uint32_t)a[80] | ((uint32_t)a[112] << 16), (uint32_t)a[24] | ((uint32_t)a[56] << 16), (uint32_t)a[88] | ((uint32_t)a[120] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 4096u]) = make_uint4((uint32_t)a[17] | ((uint32_t)a[49] << 16), (uint32_t)a[81] | ((uint32_t)a[113] << 16), (uint32_t)a[25] | ((uint32_t)a[57] << 16), (uint32_t)a[89] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 8192u]) = make_uint4((uint32_t)a[18] | ((uint32_t)a[50] << 16), (uint32_t)a[82] | ((uint32_t)a[114] << 16), (uint32_t)a[26] | ((uint32_t)a[58] << 16), (uint32_t)a[90] | ((uint32_t)a[122] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 12288u]) = make_uint4((uint32_t)a[19] | ((uint32_t)a[51] << 16), (uint32_t)a[83] | ((uint32_t)a[115] << 16), (uint32_t)a[27] | ((uint32_t)a[59] << 16), (uint32_t)a[91] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 16384u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[52] << 16), (uint32_t)a[84] | ((uint32_t)a[116] << 16), (uint32_t)a[28] | ((uint32_t)a[60] << 16), (uint32_t)a[92] | ((uint32_t)a[124] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 20480u]) = make_uint4((uint32_t)a[21] | ((uint32_t)a[53] << 16), (uint32_t)a[85] | ((uint32_t)a[117] << 16), (uint32_t)a[29] | ((uint32_t)a[61] << 16), (uint32_t)a[93] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 24576u]) = make_uint4((uint32_t)a[22] | ((uint32_t)a[54] << 16), (uint32_t)a[86] | ((uint32_t)a[118] << 16), (uint32_t)a[30] | ((uint32_t)a[62] << 16), (uint32_t)a[94] | ((uint32_t)a[126] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 28672u]) = make_uint4((uint32_t)a[23] | ((uint32_t)a[55] << 16), (uint32_t)a[87] | ((uint32_t)a[119] << 16), (uint32_t)a[31] | ((uint32_t)a[63] << 16), (uint32_t)a[95] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 16u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 4096u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 8192u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 16384u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 66u;
-  o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 132u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 72u;
+  o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 144u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[8] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[8] = (t_.x >> 16) & 65535u;
+    b[16] = (t_.y >> 0) & 65535u;
+    b[24] = (t_.y >> 16) & 65535u;
+    b[64] = (t_.z >> 0) & 65535u;
+    b[72] = (t_.z >> 16) & 65535u;
+    b[80] = (t_.w >> 0) & 65535u;
+    b[88] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 528u]);
-    b[1] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 512u]);
+    b[1] = (t_.x >> 0) & 65535u;
+    b[9] = (t_.x >> 16) & 65535u;
+    b[17] = (t_.y >> 0) & 65535u;
+    b[25] = (t_.y >> 16) & 65535u;
+    b[65] = (t_.z >> 0) & 65535u;
+    b[73] = (t_.z >> 16) & 65535u;
+    b[81] = (t_.w >> 0) & 65535u;
+    b[89] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1056u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[10] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 1024u]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[10] = (t_.x >> 16) & 65535u;
+    b[18] = (t_.y >> 0) & 65535u;
+    b[26] = (t_.y >> 16) & 65535u;
+    b[66] = (t_.z >> 0) & 65535u;
+    b[74] = (t_.z >> 16) & 65535u;
+    b[82] = (t_.w >> 0) & 65535u;
+    b[90] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1584u]);
-    b[3] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 1536u]);
+    b[3] = (t_.x >> 0) & 65535u;
+    b[11] = (t_.x >> 16) & 65535u;
+    b[19] = (t_.y >> 0) & 65535u;
+    b[27] = (t_.y >> 16) & 65535u;
+    b[67] = (t_.z >> 0) & 65535u;
+    b[75] = (t_.z >> 16) & 65535u;
+    b[83] = (t_.w >> 0) & 65535u;
+    b[91] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[12] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2048u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[12] = (t_.x >> 16) & 65535u;
+    b[20] = (t_.y >> 0) & 65535u;
+    b[28] = (t_.y >> 16) & 65535u;
+    b[68] = (t_.z >> 0) & 65535u;
+    b[76] = (t_.z >> 16) & 65535u;
+    b[84] = (t_.w >> 0) & 65535u;
+    b[92] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2576u]);
-    b[5] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2560u]);
+    b[5] = (t_.x >> 0) & 65535u;
+    b[13] = (t_.x >> 16) & 65535u;
+    b[21] = (t_.y >> 0) & 65535u;
+    b[29] = (t_.y >> 16) & 65535u;
+    b[69] = (t_.z >> 0) & 65535u;
+    b[77] = (t_.z >> 16) & 65535u;
+    b[85] = (t_.w >> 0) & 65535u;
+    b[93] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3104u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[14] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 3072u]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[14] = (t_.x >> 16) & 65535u;
+    b[22] = (t_.y >> 0) & 65535u;
+    b[30] = (t_.y >> 16) & 65535u;
+    b[70] = (t_.z >> 0) & 65535u;
+    b[78] = (t_.z >> 16) & 65535u;
+    b[86] = (t_.w >> 0) & 65535u;
+    b[94] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3632u]);
-    b[7] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 3584u]);
+    b[7] = (t_.x >> 0) & 65535u;
+    b[15] = (t_.x >> 16) & 65535u;
+    b[23] = (t_.y >> 0) & 65535u;
+    b[31] = (t_.y >> 16) & 65535u;
+    b[71] = (t_.z >> 0) & 65535u;
+    b[79] = (t_.z >> 16) & 65535u;
+    b[87] = (t_.w >> 0) & 65535u;
+    b[95] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 4096u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[24] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 256u]);
+    b[32] = (t_.x >> 0) & 65535u;
+    b[40] = (t_.x >> 16) & 65535u;
+    b[48] = (t_.y >> 0) & 65535u;
+    b[56] = (t_.y >> 16) & 65535u;
+    b[96] = (t_.z >> 0) & 65535u;
+    b[104] = (t_.z >> 16) & 65535u;
+    b[112] = (t_.w >> 0) & 65535u;
+    b[120] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4624u]);
-    b[17] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 768u]);
+    b[33] = (t_.x >> 0) & 65535u;
+    b[41] = (t_.x >> 16) & 65535u;
+    b[49] = (t_.y >> 0) & 65535u;
+    b[57] = (t_.y >> 16) & 65535u;
+    b[97] = (t_.z >> 0) & 65535u;
+    b[105] = (t_.z >> 16) & 65535u;
+    b[113] = (t_.w >> 0) & 65535u;
+    b[121] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 5152u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[26] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 1280u]);
+    b[34] = (t_.x >> 0) & 65535u;
+    b[42] = (t_.x >> 16) & 65535u;
+    b[50] = (t_.y >> 0) & 65535u;
+    b[58] = (t_.y >> 16) & 65535u;
+    b[98] = (t_.z >> 0) & 65535u;
+    b[106] = (t_.z >> 16) & 65535u;
+    b[114] = (t_.w >> 0) & 65535u;
+    b[122] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 5680u]);
-    b[19] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 1792u]);
+    b[35] = (t_.x >> 0) & 65535u;
+    b[43] = (t_.x >> 16) & 65535u;
+    b[51] = (t_.y >> 0) & 65535u;
+    b[59] = (t_.y >> 16) & 65535u;
+    b[99] = (t_.z >> 0) & 65535u;
+    b[107] = (t_.z >> 16) & 65535u;
+    b[115] = (t_.w >> 0) & 65535u;
+    b[123] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 6144u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[28] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 2304u]);
+    b[36] = (t_.x >> 0) & 65535u;
+    b[44] = (t_.x >> 16) & 65535u;
+    b[52] = (t_.y >> 0) & 65535u;
+    b[60] = (t_.y >> 16) & 65535u;
+    b[100] = (t_.z >> 0) & 65535u;
+    b[108] = (t_.z >> 16) & 65535u;
+    b[116] = (t_.w >> 0) & 65535u;
+    b[124] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6672u]);
-    b[21] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 2816u]);
+    b[37] = (t_.x >> 0) & 65535u;
+    b[45] = (t_.x >> 16) & 65535u;
+    b[53] = (t_.y >> 0) & 65535u;
+    b[61] = (t_.y >> 16) & 65535u;
+    b[101] = (t_.z >> 0) & 65535u;
+    b[109] = (t_.z >> 16) & 65535u;
+    b[117] = (t_.w >> 0) & 65535u;
+    b[125] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 7200u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[30] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 3328u]);
+    b[38] = (t_.x >> 0) & 65535u;
+    b[46] = (t_.x >> 16) & 65535u;
+    b[54] = (t_.y >> 0) & 65535u;
+    b[62] = (t_.y >> 16) & 65535u;
+    b[102] = (t_.z >> 0) & 65535u;
+    b[110] = (t_.z >> 16) & 65535u;
+    b[118] = (t_.w >> 0) & 65535u;
+    b[126] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 7728u]);
-    b[23] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 264u]);
-    b[32] = ((uint32_t)t_ >> 0) & 65535u;
-    b[40] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 792u]);
-    b[33] = ((uint32_t)t_ >> 0) & 65535u;
-    b[41] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1320u]);
-    b[34] = ((uint32_t)t_ >> 0) & 65535u;
-    b[42] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1848u]);
-    b[35] = ((uint32_t)t_ >> 0) & 65535u;
-    b[43] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2312u]);
-    b[36] = ((uint32_t)t_ >> 0) & 65535u;
-    b[44] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2840u]);
-    b[37] = ((uint32_t)t_ >> 0) & 65535u;
-    b[45] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3368u]);
-    b[38] = ((uint32_t)t_ >> 0) & 65535u;
-    b[46] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3896u]);
-    b[39] = ((uint32_t)t_ >> 0) & 65535u;
-    b[47] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4360u]);
-    b[48] = ((uint32_t)t_ >> 0) & 65535u;
-    b[56] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4888u]);
-    b[49] = ((uint32_t)t_ >> 0) & 65535u;
-    b[57] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 5416u]);
-    b[50] = ((uint32_t)t_ >> 0) & 65535u;
-    b[58] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 5944u]);
-    b[51] = ((uint32_t)t_ >> 0) & 65535u;
-    b[59] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6408u]);
-    b[52] = ((uint32_t)t_ >> 0) & 65535u;
-    b[60] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 6936u]);
-    b[53] = ((uint32_t)t_ >> 0) & 65535u;
-    b[61] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 7464u]);
-    b[54] = ((uint32_t)t_ >> 0) & 65535u;
-    b[62] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 7992u]);
-    b[55] = ((uint32_t)t_ >> 0) & 65535u;
-    b[63] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
-    b[64] = ((uint32_t)t_ >> 0) & 65535u;
-    b[72] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8720u]);
-    b[65] = ((uint32_t)t_ >> 0) & 65535u;
-    b[73] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9248u]);
-    b[66] = ((uint32_t)t_ >> 0) & 65535u;
-    b[74] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9776u]);
-    b[67] = ((uint32_t)t_ >> 0) & 65535u;
-    b[75] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10240u]);
-    b[68] = ((uint32_t)t_ >> 0) & 65535u;
-    b[76] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10768u]);
-    b[69] = ((uint32_t)t_ >> 0) & 65535u;
-    b[77] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11296u]);
-    b[70] = ((uint32_t)t_ >> 0) & 65535u;
-    b[78] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11824u]);
-    b[71] = ((uint32_t)t_ >> 0) & 65535u;
-    b[79] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 12288u]);
-    b[80] = ((uint32_t)t_ >> 0) & 65535u;
-    b[88] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12816u]);
-    b[81] = ((uint32_t)t_ >> 0) & 65535u;
-    b[89] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 13344u]);
-    b[82] = ((uint32_t)t_ >> 0) & 65535u;
-    b[90] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 13872u]);
-    b[83] = ((uint32_t)t_ >> 0) & 65535u;
-    b[91] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 14336u]);
-    b[84] = ((uint32_t)t_ >> 0) & 65535u;
-    b[92] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 14864u]);
-    b[85] = ((uint32_t)t_ >> 0) & 65535u;
-    b[93] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 15392u]);
-    b[86] = ((uint32_t)t_ >> 0) & 65535u;
-    b[94] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 15920u]);
-    b[87] = ((uint32_t)t_ >> 0) & 65535u;
-    b[95] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8456u]);
-    b[96] = ((uint32_t)t_ >> 0) & 65535u;
-    b[104] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8984u]);
-    b[97] = ((uint32_t)t_ >> 0) & 65535u;
-    b[105] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9512u]);
-    b[98] = ((uint32_t)t_ >> 0) & 65535u;
-    b[106] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10040u]);
-    b[99] = ((uint32_t)t_ >> 0) & 65535u;
-    b[107] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10504u]);
-    b[100] = ((uint32_t)t_ >> 0) & 65535u;
-    b[108] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11032u]);
-    b[101] = ((uint32_t)t_ >> 0) & 65535u;
-    b[109] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11560u]);
-    b[102] = ((uint32_t)t_ >> 0) & 65535u;
-    b[110] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12088u]);
-    b[103] = ((uint32_t)t_ >> 0) & 65535u;
-    b[111] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12552u]);
-    b[112] = ((uint32_t)t_ >> 0) & 65535u;
-    b[120] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 13080u]);
-    b[113] = ((uint32_t)t_ >> 0) & 65535u;
-    b[121] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 13608u]);
-    b[114] = ((uint32_t)t_ >> 0) & 65535u;
-    b[122] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 14136u]);
-    b[115] = ((uint32_t)t_ >> 0) & 65535u;
-    b[123] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 14600u]);
-    b[116] = ((uint32_t)t_ >> 0) & 65535u;
-    b[124] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 15128u]);
-    b[117] = ((uint32_t)t_ >> 0) & 65535u;
-    b[125] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 15656u]);
-    b[118] = ((uint32_t)t_ >> 0) & 65535u;
-    b[126] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16184u]);
-    b[119] = ((uint32_t)t_ >> 0) & 65535u;
-    b[127] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 3840u]);
+    b[39] = (t_.x >> 0) & 65535u;
+    b[47] = (t_.x >> 16) & 65535u;
+    b[55] = (t_.y >> 0) & 65535u;
+    b[63] = (t_.y >> 16) & 65535u;
+    b[103] = (t_.z >> 0) & 65535u;
+    b[111] = (t_.z >> 16) & 65535u;
+    b[119] = (t_.w >> 0) & 65535u;
+    b[127] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }

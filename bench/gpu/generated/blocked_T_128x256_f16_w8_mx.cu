@@ -61,18 +61,18 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 4096u]), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 8192u]), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 12288u]), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 264u]), (uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 4360u]), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 8456u]), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 12552u]), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 256u]), (uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 4352u]), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 8448u]), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 12544u]), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 2048u]), (uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 6144u]), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 10240u]), (uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 14336u]), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 2312u]), (uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 6408u]), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 10504u]), (uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 14600u]), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 2304u]), (uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 6400u]), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 10496u]), (uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 8u) + 14592u]), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 96u;
@@ -308,25 +308,25 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[28] = (uint16_t)(w2_ & 0xffffu); b[29] = (uint16_t)(w2_ >> 16);
     b[30] = (uint16_t)(w3_ & 0xffffu); b[31] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 264u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 256u]), w0_, w1_, w2_, w3_);
     b[32] = (uint16_t)(w0_ & 0xffffu); b[33] = (uint16_t)(w0_ >> 16);
     b[34] = (uint16_t)(w1_ & 0xffffu); b[35] = (uint16_t)(w1_ >> 16);
     b[36] = (uint16_t)(w2_ & 0xffffu); b[37] = (uint16_t)(w2_ >> 16);
     b[38] = (uint16_t)(w3_ & 0xffffu); b[39] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 4360u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 4352u]), w0_, w1_, w2_, w3_);
     b[40] = (uint16_t)(w0_ & 0xffffu); b[41] = (uint16_t)(w0_ >> 16);
     b[42] = (uint16_t)(w1_ & 0xffffu); b[43] = (uint16_t)(w1_ >> 16);
     b[44] = (uint16_t)(w2_ & 0xffffu); b[45] = (uint16_t)(w2_ >> 16);
     b[46] = (uint16_t)(w3_ & 0xffffu); b[47] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 8456u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 8448u]), w0_, w1_, w2_, w3_);
     b[48] = (uint16_t)(w0_ & 0xffffu); b[49] = (uint16_t)(w0_ >> 16);
     b[50] = (uint16_t)(w1_ & 0xffffu); b[51] = (uint16_t)(w1_ >> 16);
     b[52] = (uint16_t)(w2_ & 0xffffu); b[53] = (uint16_t)(w2_ >> 16);
     b[54] = (uint16_t)(w3_ & 0xffffu); b[55] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 12552u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 12544u]), w0_, w1_, w2_, w3_);
     b[56] = (uint16_t)(w0_ & 0xffffu); b[57] = (uint16_t)(w0_ >> 16);
     b[58] = (uint16_t)(w1_ & 0xffffu); b[59] = (uint16_t)(w1_ >> 16);
     b[60] = (uint16_t)(w2_ & 0xffffu); b[61] = (uint16_t)(w2_ >> 16);
@@ -356,25 +356,25 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[92] = (uint16_t)(w2_ & 0xffffu); b[93] = (uint16_t)(w2_ >> 16);
     b[94] = (uint16_t)(w3_ & 0xffffu); b[95] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 2312u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 2304u]), w0_, w1_, w2_, w3_);
     b[96] = (uint16_t)(w0_ & 0xffffu); b[97] = (uint16_t)(w0_ >> 16);
     b[98] = (uint16_t)(w1_ & 0xffffu); b[99] = (uint16_t)(w1_ >> 16);
     b[100] = (uint16_t)(w2_ & 0xffffu); b[101] = (uint16_t)(w2_ >> 16);
     b[102] = (uint16_t)(w3_ & 0xffffu); b[103] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 6408u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 6400u]), w0_, w1_, w2_, w3_);
     b[104] = (uint16_t)(w0_ & 0xffffu); b[105] = (uint16_t)(w0_ >> 16);
     b[106] = (uint16_t)(w1_ & 0xffffu); b[107] = (uint16_t)(w1_ >> 16);
     b[108] = (uint16_t)(w2_ & 0xffffu); b[109] = (uint16_t)(w2_ >> 16);
     b[110] = (uint16_t)(w3_ & 0xffffu); b[111] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 10504u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 10496u]), w0_, w1_, w2_, w3_);
     b[112] = (uint16_t)(w0_ & 0xffffu); b[113] = (uint16_t)(w0_ >> 16);
     b[114] = (uint16_t)(w1_ & 0xffffu); b[115] = (uint16_t)(w1_ >> 16);
     b[116] = (uint16_t)(w2_ & 0xffffu); b[117] = (uint16_t)(w2_ >> 16);
     b[118] = (uint16_t)(w3_ & 0xffffu); b[119] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 14600u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 8u) + 14592u]), w0_, w1_, w2_, w3_);
     b[120] = (uint16_t)(w0_ & 0xffffu); b[121] = (uint16_t)(w0_ >> 16);
     b[122] = (uint16_t)(w1_ & 0xffffu); b[123] = (uint16_t)(w1_ >> 16);
     b[124] = (uint16_t)(w2_ & 0xffffu); b[125] = (uint16_t)(w2_ >> 16);

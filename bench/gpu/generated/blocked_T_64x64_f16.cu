@@ -9,205 +9,157 @@
 
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 16u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 34u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 68u;
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 16u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 68u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 136u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[8] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 136u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 272u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[10] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 408u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[12] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 648u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 784u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[14] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 920u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[24] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1160u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1296u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[26] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1432u]) = (uint32_t)((uint32_t)a[19] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[28] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1672u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1808u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[30] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1944u]) = (uint32_t)((uint32_t)a[23] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint2*>(&smem[o_smem_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[8] << 16), (uint32_t)a[16] | ((uint32_t)a[24] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 16u) + 256u]) = make_uint2((uint32_t)a[1] | ((uint32_t)a[9] << 16), (uint32_t)a[17] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 32u) + 512u]) = make_uint2((uint32_t)a[2] | ((uint32_t)a[10] << 16), (uint32_t)a[18] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 48u) + 768u]) = make_uint2((uint32_t)a[3] | ((uint32_t)a[11] << 16), (uint32_t)a[19] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint2*>(&smem[o_smem_st + 1024u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[12] << 16), (uint32_t)a[20] | ((uint32_t)a[28] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 16u) + 1280u]) = make_uint2((uint32_t)a[5] | ((uint32_t)a[13] << 16), (uint32_t)a[21] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 32u) + 1536u]) = make_uint2((uint32_t)a[6] | ((uint32_t)a[14] << 16), (uint32_t)a[22] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 48u) + 1792u]) = make_uint2((uint32_t)a[7] | ((uint32_t)a[15] << 16), (uint32_t)a[23] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 34u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 68u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 136u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 272u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 68u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 136u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 272u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 544u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[16] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[16] = (t_.x >> 16) & 65535u;
+    b[8] = (t_.y >> 0) & 65535u;
+    b[24] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8u]);
-    b[1] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 16u)]);
+    b[1] = (t_.x >> 0) & 65535u;
+    b[17] = (t_.x >> 16) & 65535u;
+    b[9] = (t_.y >> 0) & 65535u;
+    b[25] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[18] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 32u)]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[18] = (t_.x >> 16) & 65535u;
+    b[10] = (t_.y >> 0) & 65535u;
+    b[26] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24u]);
-    b[3] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 48u)]);
+    b[3] = (t_.x >> 0) & 65535u;
+    b[19] = (t_.x >> 16) & 65535u;
+    b[11] = (t_.y >> 0) & 65535u;
+    b[27] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[20] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld + 2048u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[20] = (t_.x >> 16) & 65535u;
+    b[12] = (t_.y >> 0) & 65535u;
+    b[28] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2056u]);
-    b[5] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 16u) + 2048u]);
+    b[5] = (t_.x >> 0) & 65535u;
+    b[21] = (t_.x >> 16) & 65535u;
+    b[13] = (t_.y >> 0) & 65535u;
+    b[29] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2064u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[22] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 32u) + 2048u]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[22] = (t_.x >> 16) & 65535u;
+    b[14] = (t_.y >> 0) & 65535u;
+    b[30] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2072u]);
-    b[7] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[24] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1032u]);
-    b[9] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1040u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[26] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1048u]);
-    b[11] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[28] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3080u]);
-    b[13] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3088u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[30] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3096u]);
-    b[15] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 48u) + 2048u]);
+    b[7] = (t_.x >> 0) & 65535u;
+    b[23] = (t_.x >> 16) & 65535u;
+    b[15] = (t_.y >> 0) & 65535u;
+    b[31] = (t_.y >> 16) & 65535u;
   }
   __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 34u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 68u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 136u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 272u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 68u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 136u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 272u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 544u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[16] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[18] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24u]) = (uint32_t)((uint32_t)a[3] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[20] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2064u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[22] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2072u]) = (uint32_t)((uint32_t)a[7] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[24] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1032u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1040u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[26] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1048u]) = (uint32_t)((uint32_t)a[11] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[28] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3080u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3088u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[30] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3096u]) = (uint32_t)((uint32_t)a[15] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint2*>(&smem[o_smem_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[16] << 16), (uint32_t)a[8] | ((uint32_t)a[24] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 16u)]) = make_uint2((uint32_t)a[1] | ((uint32_t)a[17] << 16), (uint32_t)a[9] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 32u)]) = make_uint2((uint32_t)a[2] | ((uint32_t)a[18] << 16), (uint32_t)a[10] | ((uint32_t)a[26] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 48u)]) = make_uint2((uint32_t)a[3] | ((uint32_t)a[19] << 16), (uint32_t)a[11] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint2*>(&smem[o_smem_st + 2048u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[20] << 16), (uint32_t)a[12] | ((uint32_t)a[28] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 16u) + 2048u]) = make_uint2((uint32_t)a[5] | ((uint32_t)a[21] << 16), (uint32_t)a[13] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 32u) + 2048u]) = make_uint2((uint32_t)a[6] | ((uint32_t)a[22] << 16), (uint32_t)a[14] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o_smem_st ^ 48u) + 2048u]) = make_uint2((uint32_t)a[7] | ((uint32_t)a[23] << 16), (uint32_t)a[15] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 16u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 34u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 68u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 16u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 68u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 136u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[8] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[8] = (t_.x >> 16) & 65535u;
+    b[16] = (t_.y >> 0) & 65535u;
+    b[24] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 136u]);
-    b[1] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 16u) + 256u]);
+    b[1] = (t_.x >> 0) & 65535u;
+    b[9] = (t_.x >> 16) & 65535u;
+    b[17] = (t_.y >> 0) & 65535u;
+    b[25] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 272u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[10] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 32u) + 512u]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[10] = (t_.x >> 16) & 65535u;
+    b[18] = (t_.y >> 0) & 65535u;
+    b[26] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 408u]);
-    b[3] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 48u) + 768u]);
+    b[3] = (t_.x >> 0) & 65535u;
+    b[11] = (t_.x >> 16) & 65535u;
+    b[19] = (t_.y >> 0) & 65535u;
+    b[27] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[12] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_smem_ld + 1024u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[12] = (t_.x >> 16) & 65535u;
+    b[20] = (t_.y >> 0) & 65535u;
+    b[28] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 648u]);
-    b[5] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 16u) + 1280u]);
+    b[5] = (t_.x >> 0) & 65535u;
+    b[13] = (t_.x >> 16) & 65535u;
+    b[21] = (t_.y >> 0) & 65535u;
+    b[29] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 784u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[14] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 32u) + 1536u]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[14] = (t_.x >> 16) & 65535u;
+    b[22] = (t_.y >> 0) & 65535u;
+    b[30] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 920u]);
-    b[7] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[24] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1160u]);
-    b[17] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1296u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[26] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1432u]);
-    b[19] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[28] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1672u]);
-    b[21] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1808u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[30] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1944u]);
-    b[23] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_smem_ld ^ 48u) + 1792u]);
+    b[7] = (t_.x >> 0) & 65535u;
+    b[15] = (t_.x >> 16) & 65535u;
+    b[23] = (t_.y >> 0) & 65535u;
+    b[31] = (t_.y >> 16) & 65535u;
   }
   __syncthreads();
 }

@@ -11,101 +11,65 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[3
   unsigned o_smem_st = 0u;
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 96u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 224u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 352u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 480u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 608u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 736u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 864u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 992u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 64u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 192u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 96u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[1] = (t_.x >> 16) & 65535u;
+    b[2] = (t_.y >> 0) & 65535u;
+    b[3] = (t_.y >> 16) & 65535u;
+    b[4] = (t_.z >> 0) & 65535u;
+    b[5] = (t_.z >> 16) & 65535u;
+    b[6] = (t_.w >> 0) & 65535u;
+    b[7] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2048u]);
+    b[8] = (t_.x >> 0) & 65535u;
+    b[9] = (t_.x >> 16) & 65535u;
+    b[10] = (t_.y >> 0) & 65535u;
+    b[11] = (t_.y >> 16) & 65535u;
+    b[12] = (t_.z >> 0) & 65535u;
+    b[13] = (t_.z >> 16) & 65535u;
+    b[14] = (t_.w >> 0) & 65535u;
+    b[15] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 128u]);
+    b[16] = (t_.x >> 0) & 65535u;
+    b[17] = (t_.x >> 16) & 65535u;
+    b[18] = (t_.y >> 0) & 65535u;
+    b[19] = (t_.y >> 16) & 65535u;
+    b[20] = (t_.z >> 0) & 65535u;
+    b[21] = (t_.z >> 16) & 65535u;
+    b[22] = (t_.w >> 0) & 65535u;
+    b[23] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2176u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2432u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2688u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2944u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2176u]);
+    b[24] = (t_.x >> 0) & 65535u;
+    b[25] = (t_.x >> 16) & 65535u;
+    b[26] = (t_.y >> 0) & 65535u;
+    b[27] = (t_.y >> 16) & 65535u;
+    b[28] = (t_.z >> 0) & 65535u;
+    b[29] = (t_.z >> 16) & 65535u;
+    b[30] = (t_.w >> 0) & 65535u;
+    b[31] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }
@@ -114,100 +78,64 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[3
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 96u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2176u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2432u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2688u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2944u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2048u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2176u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 256u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[1] = (t_.x >> 16) & 65535u;
+    b[2] = (t_.y >> 0) & 65535u;
+    b[3] = (t_.y >> 16) & 65535u;
+    b[8] = (t_.z >> 0) & 65535u;
+    b[9] = (t_.z >> 16) & 65535u;
+    b[10] = (t_.w >> 0) & 65535u;
+    b[11] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 64u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[5] = (t_.x >> 16) & 65535u;
+    b[6] = (t_.y >> 0) & 65535u;
+    b[7] = (t_.y >> 16) & 65535u;
+    b[12] = (t_.z >> 0) & 65535u;
+    b[13] = (t_.z >> 16) & 65535u;
+    b[14] = (t_.w >> 0) & 65535u;
+    b[15] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 96u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 128u]);
+    b[16] = (t_.x >> 0) & 65535u;
+    b[17] = (t_.x >> 16) & 65535u;
+    b[18] = (t_.y >> 0) & 65535u;
+    b[19] = (t_.y >> 16) & 65535u;
+    b[24] = (t_.z >> 0) & 65535u;
+    b[25] = (t_.z >> 16) & 65535u;
+    b[26] = (t_.w >> 0) & 65535u;
+    b[27] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 224u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 352u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 480u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 608u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 736u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 864u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 992u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 192u]);
+    b[20] = (t_.x >> 0) & 65535u;
+    b[21] = (t_.x >> 16) & 65535u;
+    b[22] = (t_.y >> 0) & 65535u;
+    b[23] = (t_.y >> 16) & 65535u;
+    b[28] = (t_.z >> 0) & 65535u;
+    b[29] = (t_.z >> 16) & 65535u;
+    b[30] = (t_.w >> 0) & 65535u;
+    b[31] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }

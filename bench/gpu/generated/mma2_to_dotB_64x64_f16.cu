@@ -9,285 +9,177 @@
 
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[64], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 18u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 36u;
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 72u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 144u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 72u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 200u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 328u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 456u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 584u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 712u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 840u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 968u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[2] << 16), (uint32_t)a[4] | ((uint32_t)a[6] << 16), (uint32_t)a[8] | ((uint32_t)a[10] << 16), (uint32_t)a[12] | ((uint32_t)a[14] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 256u]) = make_uint4((uint32_t)a[1] | ((uint32_t)a[3] << 16), (uint32_t)a[5] | ((uint32_t)a[7] << 16), (uint32_t)a[9] | ((uint32_t)a[11] << 16), (uint32_t)a[13] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 512u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[18] << 16), (uint32_t)a[20] | ((uint32_t)a[22] << 16), (uint32_t)a[24] | ((uint32_t)a[26] << 16), (uint32_t)a[28] | ((uint32_t)a[30] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 768u]) = make_uint4((uint32_t)a[17] | ((uint32_t)a[19] << 16), (uint32_t)a[21] | ((uint32_t)a[23] << 16), (uint32_t)a[25] | ((uint32_t)a[27] << 16), (uint32_t)a[29] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 18u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 36u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 72u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 72u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 144u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 288u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 16u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[2] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[2] = (t_.x >> 16) & 65535u;
+    b[16] = (t_.y >> 0) & 65535u;
+    b[18] = (t_.y >> 16) & 65535u;
+    b[32] = (t_.z >> 0) & 65535u;
+    b[34] = (t_.z >> 16) & 65535u;
+    b[48] = (t_.w >> 0) & 65535u;
+    b[50] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8u]);
-    b[1] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u)]);
+    b[1] = (t_.x >> 0) & 65535u;
+    b[3] = (t_.x >> 16) & 65535u;
+    b[17] = (t_.y >> 0) & 65535u;
+    b[19] = (t_.y >> 16) & 65535u;
+    b[33] = (t_.z >> 0) & 65535u;
+    b[35] = (t_.z >> 16) & 65535u;
+    b[49] = (t_.w >> 0) & 65535u;
+    b[51] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[6] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2048u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[6] = (t_.x >> 16) & 65535u;
+    b[20] = (t_.y >> 0) & 65535u;
+    b[22] = (t_.y >> 16) & 65535u;
+    b[36] = (t_.z >> 0) & 65535u;
+    b[38] = (t_.z >> 16) & 65535u;
+    b[52] = (t_.w >> 0) & 65535u;
+    b[54] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2056u]);
-    b[5] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 2048u]);
+    b[5] = (t_.x >> 0) & 65535u;
+    b[7] = (t_.x >> 16) & 65535u;
+    b[21] = (t_.y >> 0) & 65535u;
+    b[23] = (t_.y >> 16) & 65535u;
+    b[37] = (t_.z >> 0) & 65535u;
+    b[39] = (t_.z >> 16) & 65535u;
+    b[53] = (t_.w >> 0) & 65535u;
+    b[55] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[10] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 512u]);
+    b[8] = (t_.x >> 0) & 65535u;
+    b[10] = (t_.x >> 16) & 65535u;
+    b[24] = (t_.y >> 0) & 65535u;
+    b[26] = (t_.y >> 16) & 65535u;
+    b[40] = (t_.z >> 0) & 65535u;
+    b[42] = (t_.z >> 16) & 65535u;
+    b[56] = (t_.w >> 0) & 65535u;
+    b[58] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 520u]);
-    b[9] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 512u]);
+    b[9] = (t_.x >> 0) & 65535u;
+    b[11] = (t_.x >> 16) & 65535u;
+    b[25] = (t_.y >> 0) & 65535u;
+    b[27] = (t_.y >> 16) & 65535u;
+    b[41] = (t_.z >> 0) & 65535u;
+    b[43] = (t_.z >> 16) & 65535u;
+    b[57] = (t_.w >> 0) & 65535u;
+    b[59] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[14] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2560u]);
+    b[12] = (t_.x >> 0) & 65535u;
+    b[14] = (t_.x >> 16) & 65535u;
+    b[28] = (t_.y >> 0) & 65535u;
+    b[30] = (t_.y >> 16) & 65535u;
+    b[44] = (t_.z >> 0) & 65535u;
+    b[46] = (t_.z >> 16) & 65535u;
+    b[60] = (t_.w >> 0) & 65535u;
+    b[62] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2568u]);
-    b[13] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[18] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 136u]);
-    b[17] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2176u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[22] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2184u]);
-    b[21] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[26] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 648u]);
-    b[25] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2688u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[30] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2696u]);
-    b[29] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
-    b[32] = ((uint32_t)t_ >> 0) & 65535u;
-    b[34] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 264u]);
-    b[33] = ((uint32_t)t_ >> 0) & 65535u;
-    b[35] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
-    b[36] = ((uint32_t)t_ >> 0) & 65535u;
-    b[38] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2312u]);
-    b[37] = ((uint32_t)t_ >> 0) & 65535u;
-    b[39] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
-    b[40] = ((uint32_t)t_ >> 0) & 65535u;
-    b[42] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 776u]);
-    b[41] = ((uint32_t)t_ >> 0) & 65535u;
-    b[43] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
-    b[44] = ((uint32_t)t_ >> 0) & 65535u;
-    b[46] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2824u]);
-    b[45] = ((uint32_t)t_ >> 0) & 65535u;
-    b[47] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
-    b[48] = ((uint32_t)t_ >> 0) & 65535u;
-    b[50] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 392u]);
-    b[49] = ((uint32_t)t_ >> 0) & 65535u;
-    b[51] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2432u]);
-    b[52] = ((uint32_t)t_ >> 0) & 65535u;
-    b[54] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2440u]);
-    b[53] = ((uint32_t)t_ >> 0) & 65535u;
-    b[55] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
-    b[56] = ((uint32_t)t_ >> 0) & 65535u;
-    b[58] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 904u]);
-    b[57] = ((uint32_t)t_ >> 0) & 65535u;
-    b[59] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2944u]);
-    b[60] = ((uint32_t)t_ >> 0) & 65535u;
-    b[62] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2952u]);
-    b[61] = ((uint32_t)t_ >> 0) & 65535u;
-    b[63] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 2560u]);
+    b[13] = (t_.x >> 0) & 65535u;
+    b[15] = (t_.x >> 16) & 65535u;
+    b[29] = (t_.y >> 0) & 65535u;
+    b[31] = (t_.y >> 16) & 65535u;
+    b[45] = (t_.z >> 0) & 65535u;
+    b[47] = (t_.z >> 16) & 65535u;
+    b[61] = (t_.w >> 0) & 65535u;
+    b[63] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 18u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 36u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 72u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
+  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 72u;
+  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 144u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 288u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 16u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_smem_st));
   if ((lane & 0u) == 0u && (warp & 2u) == 0u) {
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[2] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[1] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[6] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[5] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[10] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 520u]) = (uint32_t)((uint32_t)a[9] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[14] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2568u]) = (uint32_t)((uint32_t)a[13] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[18] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 136u]) = (uint32_t)((uint32_t)a[17] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2176u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[22] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2184u]) = (uint32_t)((uint32_t)a[21] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[26] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 648u]) = (uint32_t)((uint32_t)a[25] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2688u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[30] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2696u]) = (uint32_t)((uint32_t)a[29] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[34] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 264u]) = (uint32_t)((uint32_t)a[33] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[38] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2312u]) = (uint32_t)((uint32_t)a[37] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[42] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 776u]) = (uint32_t)((uint32_t)a[41] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[46] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2824u]) = (uint32_t)((uint32_t)a[45] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[50] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 392u]) = (uint32_t)((uint32_t)a[49] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2432u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[54] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2440u]) = (uint32_t)((uint32_t)a[53] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[58] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 904u]) = (uint32_t)((uint32_t)a[57] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2944u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[62] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2952u]) = (uint32_t)((uint32_t)a[61] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[2] << 16), (uint32_t)a[16] | ((uint32_t)a[18] << 16), (uint32_t)a[32] | ((uint32_t)a[34] << 16), (uint32_t)a[48] | ((uint32_t)a[50] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u)]) = make_uint4((uint32_t)a[1] | ((uint32_t)a[3] << 16), (uint32_t)a[17] | ((uint32_t)a[19] << 16), (uint32_t)a[33] | ((uint32_t)a[35] << 16), (uint32_t)a[49] | ((uint32_t)a[51] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2048u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[6] << 16), (uint32_t)a[20] | ((uint32_t)a[22] << 16), (uint32_t)a[36] | ((uint32_t)a[38] << 16), (uint32_t)a[52] | ((uint32_t)a[54] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 2048u]) = make_uint4((uint32_t)a[5] | ((uint32_t)a[7] << 16), (uint32_t)a[21] | ((uint32_t)a[23] << 16), (uint32_t)a[37] | ((uint32_t)a[39] << 16), (uint32_t)a[53] | ((uint32_t)a[55] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 512u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[10] << 16), (uint32_t)a[24] | ((uint32_t)a[26] << 16), (uint32_t)a[40] | ((uint32_t)a[42] << 16), (uint32_t)a[56] | ((uint32_t)a[58] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 512u]) = make_uint4((uint32_t)a[9] | ((uint32_t)a[11] << 16), (uint32_t)a[25] | ((uint32_t)a[27] << 16), (uint32_t)a[41] | ((uint32_t)a[43] << 16), (uint32_t)a[57] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2560u]) = make_uint4((uint32_t)a[12] | ((uint32_t)a[14] << 16), (uint32_t)a[28] | ((uint32_t)a[30] << 16), (uint32_t)a[44] | ((uint32_t)a[46] << 16), (uint32_t)a[60] | ((uint32_t)a[62] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 2560u]) = make_uint4((uint32_t)a[13] | ((uint32_t)a[15] << 16), (uint32_t)a[29] | ((uint32_t)a[31] << 16), (uint32_t)a[45] | ((uint32_t)a[47] << 16), (uint32_t)a[61] | ((uint32_t)a[63] << 16));
   }
   __syncthreads();
   unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 18u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 36u;
+  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 72u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 144u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[2] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[2] = (t_.x >> 16) & 65535u;
+    b[4] = (t_.y >> 0) & 65535u;
+    b[6] = (t_.y >> 16) & 65535u;
+    b[8] = (t_.z >> 0) & 65535u;
+    b[10] = (t_.z >> 16) & 65535u;
+    b[12] = (t_.w >> 0) & 65535u;
+    b[14] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 72u]);
-    b[1] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 256u]);
+    b[1] = (t_.x >> 0) & 65535u;
+    b[3] = (t_.x >> 16) & 65535u;
+    b[5] = (t_.y >> 0) & 65535u;
+    b[7] = (t_.y >> 16) & 65535u;
+    b[9] = (t_.z >> 0) & 65535u;
+    b[11] = (t_.z >> 16) & 65535u;
+    b[13] = (t_.w >> 0) & 65535u;
+    b[15] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[6] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 512u]);
+    b[16] = (t_.x >> 0) & 65535u;
+    b[18] = (t_.x >> 16) & 65535u;
+    b[20] = (t_.y >> 0) & 65535u;
+    b[22] = (t_.y >> 16) & 65535u;
+    b[24] = (t_.z >> 0) & 65535u;
+    b[26] = (t_.z >> 16) & 65535u;
+    b[28] = (t_.w >> 0) & 65535u;
+    b[30] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 200u]);
-    b[5] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[10] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 328u]);
-    b[9] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[14] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 456u]);
-    b[13] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[18] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 584u]);
-    b[17] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[22] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 712u]);
-    b[21] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[26] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 840u]);
-    b[25] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[30] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 968u]);
-    b[29] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 768u]);
+    b[17] = (t_.x >> 0) & 65535u;
+    b[19] = (t_.x >> 16) & 65535u;
+    b[21] = (t_.y >> 0) & 65535u;
+    b[23] = (t_.y >> 16) & 65535u;
+    b[25] = (t_.z >> 0) & 65535u;
+    b[27] = (t_.z >> 16) & 65535u;
+    b[29] = (t_.w >> 0) & 65535u;
+    b[31] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }

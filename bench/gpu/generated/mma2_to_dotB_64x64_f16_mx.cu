@@ -57,9 +57,9 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
   m_smem_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(m_smem_st));
   stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 0u]), (uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 32u]), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 32u)]), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
   stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 2048u]), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 2080u]), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 32u) + 2048u]), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
   __syncthreads();
   unsigned m_smem_ld = 0u;
   m_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 72u;
@@ -81,37 +81,37 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[6
     b[12] = (uint16_t)(w2_ & 0xffffu); b[13] = (uint16_t)(w2_ >> 16);
     b[14] = (uint16_t)(w3_ & 0xffffu); b[15] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 16u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 16u)]), w0_, w1_, w2_, w3_);
     b[16] = (uint16_t)(w0_ & 0xffffu); b[17] = (uint16_t)(w0_ >> 16);
     b[18] = (uint16_t)(w1_ & 0xffffu); b[19] = (uint16_t)(w1_ >> 16);
     b[20] = (uint16_t)(w2_ & 0xffffu); b[21] = (uint16_t)(w2_ >> 16);
     b[22] = (uint16_t)(w3_ & 0xffffu); b[23] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 2064u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 16u) + 2048u]), w0_, w1_, w2_, w3_);
     b[24] = (uint16_t)(w0_ & 0xffffu); b[25] = (uint16_t)(w0_ >> 16);
     b[26] = (uint16_t)(w1_ & 0xffffu); b[27] = (uint16_t)(w1_ >> 16);
     b[28] = (uint16_t)(w2_ & 0xffffu); b[29] = (uint16_t)(w2_ >> 16);
     b[30] = (uint16_t)(w3_ & 0xffffu); b[31] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 32u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 32u)]), w0_, w1_, w2_, w3_);
     b[32] = (uint16_t)(w0_ & 0xffffu); b[33] = (uint16_t)(w0_ >> 16);
     b[34] = (uint16_t)(w1_ & 0xffffu); b[35] = (uint16_t)(w1_ >> 16);
     b[36] = (uint16_t)(w2_ & 0xffffu); b[37] = (uint16_t)(w2_ >> 16);
     b[38] = (uint16_t)(w3_ & 0xffffu); b[39] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 2080u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 32u) + 2048u]), w0_, w1_, w2_, w3_);
     b[40] = (uint16_t)(w0_ & 0xffffu); b[41] = (uint16_t)(w0_ >> 16);
     b[42] = (uint16_t)(w1_ & 0xffffu); b[43] = (uint16_t)(w1_ >> 16);
     b[44] = (uint16_t)(w2_ & 0xffffu); b[45] = (uint16_t)(w2_ >> 16);
     b[46] = (uint16_t)(w3_ & 0xffffu); b[47] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 48u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 48u)]), w0_, w1_, w2_, w3_);
     b[48] = (uint16_t)(w0_ & 0xffffu); b[49] = (uint16_t)(w0_ >> 16);
     b[50] = (uint16_t)(w1_ & 0xffffu); b[51] = (uint16_t)(w1_ >> 16);
     b[52] = (uint16_t)(w2_ & 0xffffu); b[53] = (uint16_t)(w2_ >> 16);
     b[54] = (uint16_t)(w3_ & 0xffffu); b[55] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 2096u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 48u) + 2048u]), w0_, w1_, w2_, w3_);
     b[56] = (uint16_t)(w0_ & 0xffffu); b[57] = (uint16_t)(w0_ >> 16);
     b[58] = (uint16_t)(w1_ & 0xffffu); b[59] = (uint16_t)(w1_ >> 16);
     b[60] = (uint16_t)(w2_ & 0xffffu); b[61] = (uint16_t)(w2_ >> 16);
@@ -130,12 +130,12 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
   asm volatile("" : "+r"(m_smem_st));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 0u]), (uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
   stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st + 2048u]), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 16u]), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 2064u]), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 32u]), (uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 2080u]), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 48u]), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[m_smem_st ^ 2096u]), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 16u)]), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 16u) + 2048u]), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 32u)]), (uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 32u) + 2048u]), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 48u)]), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_st ^ 48u) + 2048u]), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
   __syncthreads();
   unsigned m_smem_ld = 0u;
   m_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 72u;
@@ -152,7 +152,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[4] = (uint16_t)(w2_ & 0xffffu); b[5] = (uint16_t)(w2_ >> 16);
     b[6] = (uint16_t)(w3_ & 0xffffu); b[7] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 32u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 32u)]), w0_, w1_, w2_, w3_);
     b[8] = (uint16_t)(w0_ & 0xffffu); b[9] = (uint16_t)(w0_ >> 16);
     b[10] = (uint16_t)(w1_ & 0xffffu); b[11] = (uint16_t)(w1_ >> 16);
     b[12] = (uint16_t)(w2_ & 0xffffu); b[13] = (uint16_t)(w2_ >> 16);
@@ -164,7 +164,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[3
     b[20] = (uint16_t)(w2_ & 0xffffu); b[21] = (uint16_t)(w2_ >> 16);
     b[22] = (uint16_t)(w3_ & 0xffffu); b[23] = (uint16_t)(w3_ >> 16);
   }
-  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[m_smem_ld ^ 2080u]), w0_, w1_, w2_, w3_);
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[(m_smem_ld ^ 32u) + 2048u]), w0_, w1_, w2_, w3_);
     b[24] = (uint16_t)(w0_ & 0xffffu); b[25] = (uint16_t)(w0_ >> 16);
     b[26] = (uint16_t)(w1_ & 0xffffu); b[27] = (uint16_t)(w1_ >> 16);
     b[28] = (uint16_t)(w2_ & 0xffffu); b[29] = (uint16_t)(w2_ >> 16);

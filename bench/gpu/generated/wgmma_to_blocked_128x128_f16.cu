@@ -11,341 +11,197 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   unsigned o_smem_st = 0u;
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 32u;
   o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 128u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 96u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 224u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 384u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 352u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 480u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 640u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 608u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 736u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 896u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 864u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 992u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1152u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1120u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1248u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1280u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1408u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1376u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1504u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1664u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1632u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1760u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1792u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1920u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1888u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2016u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2176u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2144u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2272u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2432u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2400u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2528u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2688u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2656u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2784u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2944u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2912u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3040u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3200u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3168u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3296u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3328u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3456u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3424u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3552u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3712u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3680u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3808u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3840u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3968u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3936u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4064u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 128u]) = make_uint4((uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 64u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 192u]) = make_uint4((uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 256u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 384u]) = make_uint4((uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 320u]) = make_uint4((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 448u]) = make_uint4((uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 512u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 640u]) = make_uint4((uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 576u]) = make_uint4((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 704u]) = make_uint4((uint32_t)a[70] | ((uint32_t)a[71] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 768u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 896u]) = make_uint4((uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 832u]) = make_uint4((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 960u]) = make_uint4((uint32_t)a[102] | ((uint32_t)a[103] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 16u;
   o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 96u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 128u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[1] = (t_.x >> 16) & 65535u;
+    b[4] = (t_.y >> 0) & 65535u;
+    b[5] = (t_.y >> 16) & 65535u;
+    b[8] = (t_.z >> 0) & 65535u;
+    b[9] = (t_.z >> 16) & 65535u;
+    b[12] = (t_.w >> 0) & 65535u;
+    b[13] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 32u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u)]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[3] = (t_.x >> 16) & 65535u;
+    b[6] = (t_.y >> 0) & 65535u;
+    b[7] = (t_.y >> 16) & 65535u;
+    b[10] = (t_.z >> 0) & 65535u;
+    b[11] = (t_.z >> 16) & 65535u;
+    b[14] = (t_.w >> 0) & 65535u;
+    b[15] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 256u]);
+    b[16] = (t_.x >> 0) & 65535u;
+    b[17] = (t_.x >> 16) & 65535u;
+    b[20] = (t_.y >> 0) & 65535u;
+    b[21] = (t_.y >> 16) & 65535u;
+    b[24] = (t_.z >> 0) & 65535u;
+    b[25] = (t_.z >> 16) & 65535u;
+    b[28] = (t_.w >> 0) & 65535u;
+    b[29] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 288u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 256u]);
+    b[18] = (t_.x >> 0) & 65535u;
+    b[19] = (t_.x >> 16) & 65535u;
+    b[22] = (t_.y >> 0) & 65535u;
+    b[23] = (t_.y >> 16) & 65535u;
+    b[26] = (t_.z >> 0) & 65535u;
+    b[27] = (t_.z >> 16) & 65535u;
+    b[30] = (t_.w >> 0) & 65535u;
+    b[31] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 8192u]);
+    b[32] = (t_.x >> 0) & 65535u;
+    b[33] = (t_.x >> 16) & 65535u;
+    b[36] = (t_.y >> 0) & 65535u;
+    b[37] = (t_.y >> 16) & 65535u;
+    b[40] = (t_.z >> 0) & 65535u;
+    b[41] = (t_.z >> 16) & 65535u;
+    b[44] = (t_.w >> 0) & 65535u;
+    b[45] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 544u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 8192u]);
+    b[34] = (t_.x >> 0) & 65535u;
+    b[35] = (t_.x >> 16) & 65535u;
+    b[38] = (t_.y >> 0) & 65535u;
+    b[39] = (t_.y >> 16) & 65535u;
+    b[42] = (t_.z >> 0) & 65535u;
+    b[43] = (t_.z >> 16) & 65535u;
+    b[46] = (t_.w >> 0) & 65535u;
+    b[47] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 8448u]);
+    b[48] = (t_.x >> 0) & 65535u;
+    b[49] = (t_.x >> 16) & 65535u;
+    b[52] = (t_.y >> 0) & 65535u;
+    b[53] = (t_.y >> 16) & 65535u;
+    b[56] = (t_.z >> 0) & 65535u;
+    b[57] = (t_.z >> 16) & 65535u;
+    b[60] = (t_.w >> 0) & 65535u;
+    b[61] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 800u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 8448u]);
+    b[50] = (t_.x >> 0) & 65535u;
+    b[51] = (t_.x >> 16) & 65535u;
+    b[54] = (t_.y >> 0) & 65535u;
+    b[55] = (t_.y >> 16) & 65535u;
+    b[58] = (t_.z >> 0) & 65535u;
+    b[59] = (t_.z >> 16) & 65535u;
+    b[62] = (t_.w >> 0) & 65535u;
+    b[63] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 512u]);
+    b[64] = (t_.x >> 0) & 65535u;
+    b[65] = (t_.x >> 16) & 65535u;
+    b[68] = (t_.y >> 0) & 65535u;
+    b[69] = (t_.y >> 16) & 65535u;
+    b[72] = (t_.z >> 0) & 65535u;
+    b[73] = (t_.z >> 16) & 65535u;
+    b[76] = (t_.w >> 0) & 65535u;
+    b[77] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1056u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 512u]);
+    b[66] = (t_.x >> 0) & 65535u;
+    b[67] = (t_.x >> 16) & 65535u;
+    b[70] = (t_.y >> 0) & 65535u;
+    b[71] = (t_.y >> 16) & 65535u;
+    b[74] = (t_.z >> 0) & 65535u;
+    b[75] = (t_.z >> 16) & 65535u;
+    b[78] = (t_.w >> 0) & 65535u;
+    b[79] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1280u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 768u]);
+    b[80] = (t_.x >> 0) & 65535u;
+    b[81] = (t_.x >> 16) & 65535u;
+    b[84] = (t_.y >> 0) & 65535u;
+    b[85] = (t_.y >> 16) & 65535u;
+    b[88] = (t_.z >> 0) & 65535u;
+    b[89] = (t_.z >> 16) & 65535u;
+    b[92] = (t_.w >> 0) & 65535u;
+    b[93] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1312u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 768u]);
+    b[82] = (t_.x >> 0) & 65535u;
+    b[83] = (t_.x >> 16) & 65535u;
+    b[86] = (t_.y >> 0) & 65535u;
+    b[87] = (t_.y >> 16) & 65535u;
+    b[90] = (t_.z >> 0) & 65535u;
+    b[91] = (t_.z >> 16) & 65535u;
+    b[94] = (t_.w >> 0) & 65535u;
+    b[95] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 8704u]);
+    b[96] = (t_.x >> 0) & 65535u;
+    b[97] = (t_.x >> 16) & 65535u;
+    b[100] = (t_.y >> 0) & 65535u;
+    b[101] = (t_.y >> 16) & 65535u;
+    b[104] = (t_.z >> 0) & 65535u;
+    b[105] = (t_.z >> 16) & 65535u;
+    b[108] = (t_.w >> 0) & 65535u;
+    b[109] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1568u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 8704u]);
+    b[98] = (t_.x >> 0) & 65535u;
+    b[99] = (t_.x >> 16) & 65535u;
+    b[102] = (t_.y >> 0) & 65535u;
+    b[103] = (t_.y >> 16) & 65535u;
+    b[106] = (t_.z >> 0) & 65535u;
+    b[107] = (t_.z >> 16) & 65535u;
+    b[110] = (t_.w >> 0) & 65535u;
+    b[111] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1792u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 8960u]);
+    b[112] = (t_.x >> 0) & 65535u;
+    b[113] = (t_.x >> 16) & 65535u;
+    b[116] = (t_.y >> 0) & 65535u;
+    b[117] = (t_.y >> 16) & 65535u;
+    b[120] = (t_.z >> 0) & 65535u;
+    b[121] = (t_.z >> 16) & 65535u;
+    b[124] = (t_.w >> 0) & 65535u;
+    b[125] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1824u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
-    b[32] = ((uint32_t)t_ >> 0) & 65535u;
-    b[33] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8224u]);
-    b[34] = ((uint32_t)t_ >> 0) & 65535u;
-    b[35] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8448u]);
-    b[36] = ((uint32_t)t_ >> 0) & 65535u;
-    b[37] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8480u]);
-    b[38] = ((uint32_t)t_ >> 0) & 65535u;
-    b[39] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8704u]);
-    b[40] = ((uint32_t)t_ >> 0) & 65535u;
-    b[41] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8736u]);
-    b[42] = ((uint32_t)t_ >> 0) & 65535u;
-    b[43] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8960u]);
-    b[44] = ((uint32_t)t_ >> 0) & 65535u;
-    b[45] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8992u]);
-    b[46] = ((uint32_t)t_ >> 0) & 65535u;
-    b[47] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9216u]);
-    b[48] = ((uint32_t)t_ >> 0) & 65535u;
-    b[49] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9248u]);
-    b[50] = ((uint32_t)t_ >> 0) & 65535u;
-    b[51] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9472u]);
-    b[52] = ((uint32_t)t_ >> 0) & 65535u;
-    b[53] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9504u]);
-    b[54] = ((uint32_t)t_ >> 0) & 65535u;
-    b[55] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9728u]);
-    b[56] = ((uint32_t)t_ >> 0) & 65535u;
-    b[57] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9760u]);
-    b[58] = ((uint32_t)t_ >> 0) & 65535u;
-    b[59] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9984u]);
-    b[60] = ((uint32_t)t_ >> 0) & 65535u;
-    b[61] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10016u]);
-    b[62] = ((uint32_t)t_ >> 0) & 65535u;
-    b[63] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[64] = ((uint32_t)t_ >> 0) & 65535u;
-    b[65] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2080u]);
-    b[66] = ((uint32_t)t_ >> 0) & 65535u;
-    b[67] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
-    b[68] = ((uint32_t)t_ >> 0) & 65535u;
-    b[69] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2336u]);
-    b[70] = ((uint32_t)t_ >> 0) & 65535u;
-    b[71] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
-    b[72] = ((uint32_t)t_ >> 0) & 65535u;
-    b[73] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2592u]);
-    b[74] = ((uint32_t)t_ >> 0) & 65535u;
-    b[75] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
-    b[76] = ((uint32_t)t_ >> 0) & 65535u;
-    b[77] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2848u]);
-    b[78] = ((uint32_t)t_ >> 0) & 65535u;
-    b[79] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
-    b[80] = ((uint32_t)t_ >> 0) & 65535u;
-    b[81] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3104u]);
-    b[82] = ((uint32_t)t_ >> 0) & 65535u;
-    b[83] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3328u]);
-    b[84] = ((uint32_t)t_ >> 0) & 65535u;
-    b[85] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3360u]);
-    b[86] = ((uint32_t)t_ >> 0) & 65535u;
-    b[87] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
-    b[88] = ((uint32_t)t_ >> 0) & 65535u;
-    b[89] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3616u]);
-    b[90] = ((uint32_t)t_ >> 0) & 65535u;
-    b[91] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3840u]);
-    b[92] = ((uint32_t)t_ >> 0) & 65535u;
-    b[93] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3872u]);
-    b[94] = ((uint32_t)t_ >> 0) & 65535u;
-    b[95] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10240u]);
-    b[96] = ((uint32_t)t_ >> 0) & 65535u;
-    b[97] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10272u]);
-    b[98] = ((uint32_t)t_ >> 0) & 65535u;
-    b[99] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10496u]);
-    b[100] = ((uint32_t)t_ >> 0) & 65535u;
-    b[101] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10528u]);
-    b[102] = ((uint32_t)t_ >> 0) & 65535u;
-    b[103] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10752u]);
-    b[104] = ((uint32_t)t_ >> 0) & 65535u;
-    b[105] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10784u]);
-    b[106] = ((uint32_t)t_ >> 0) & 65535u;
-    b[107] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11008u]);
-    b[108] = ((uint32_t)t_ >> 0) & 65535u;
-    b[109] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11040u]);
-    b[110] = ((uint32_t)t_ >> 0) & 65535u;
-    b[111] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11264u]);
-    b[112] = ((uint32_t)t_ >> 0) & 65535u;
-    b[113] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11296u]);
-    b[114] = ((uint32_t)t_ >> 0) & 65535u;
-    b[115] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11520u]);
-    b[116] = ((uint32_t)t_ >> 0) & 65535u;
-    b[117] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11552u]);
-    b[118] = ((uint32_t)t_ >> 0) & 65535u;
-    b[119] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11776u]);
-    b[120] = ((uint32_t)t_ >> 0) & 65535u;
-    b[121] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11808u]);
-    b[122] = ((uint32_t)t_ >> 0) & 65535u;
-    b[123] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 12032u]);
-    b[124] = ((uint32_t)t_ >> 0) & 65535u;
-    b[125] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 12064u]);
-    b[126] = ((uint32_t)t_ >> 0) & 65535u;
-    b[127] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 8960u]);
+    b[114] = (t_.x >> 0) & 65535u;
+    b[115] = (t_.x >> 16) & 65535u;
+    b[118] = (t_.y >> 0) & 65535u;
+    b[119] = (t_.y >> 16) & 65535u;
+    b[122] = (t_.z >> 0) & 65535u;
+    b[123] = (t_.z >> 16) & 65535u;
+    b[126] = (t_.w >> 0) & 65535u;
+    b[127] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }
@@ -353,341 +209,197 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   unsigned o_smem_st = 0u;
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 16u;
   o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 96u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 128u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 32u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 256u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 288u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 544u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 768u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 800u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1056u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1280u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1312u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1568u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1792u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1824u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8224u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8448u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8480u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8704u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8736u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8960u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8992u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9216u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9248u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9472u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9504u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9728u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9760u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9984u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10016u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2080u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2304u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2336u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2592u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2816u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2848u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3104u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3328u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3360u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3616u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3840u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3872u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10240u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10272u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10496u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10528u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10752u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10784u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11008u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11040u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11264u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11296u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11520u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11552u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11776u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11808u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 12032u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 12064u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u)]) = make_uint4((uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 256u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 256u]) = make_uint4((uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 8192u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 8192u]) = make_uint4((uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 8448u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 8448u]) = make_uint4((uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 512u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 512u]) = make_uint4((uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 768u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 768u]) = make_uint4((uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 8704u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 8704u]) = make_uint4((uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 8960u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 8960u]) = make_uint4((uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 32u;
   o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[1] = (t_.x >> 16) & 65535u;
+    b[8] = (t_.y >> 0) & 65535u;
+    b[9] = (t_.y >> 16) & 65535u;
+    b[16] = (t_.z >> 0) & 65535u;
+    b[17] = (t_.z >> 16) & 65535u;
+    b[24] = (t_.w >> 0) & 65535u;
+    b[25] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 128u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 128u]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[3] = (t_.x >> 16) & 65535u;
+    b[10] = (t_.y >> 0) & 65535u;
+    b[11] = (t_.y >> 16) & 65535u;
+    b[18] = (t_.z >> 0) & 65535u;
+    b[19] = (t_.z >> 16) & 65535u;
+    b[26] = (t_.w >> 0) & 65535u;
+    b[27] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 96u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 64u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[5] = (t_.x >> 16) & 65535u;
+    b[12] = (t_.y >> 0) & 65535u;
+    b[13] = (t_.y >> 16) & 65535u;
+    b[20] = (t_.z >> 0) & 65535u;
+    b[21] = (t_.z >> 16) & 65535u;
+    b[28] = (t_.w >> 0) & 65535u;
+    b[29] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 224u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 192u]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[7] = (t_.x >> 16) & 65535u;
+    b[14] = (t_.y >> 0) & 65535u;
+    b[15] = (t_.y >> 16) & 65535u;
+    b[22] = (t_.z >> 0) & 65535u;
+    b[23] = (t_.z >> 16) & 65535u;
+    b[30] = (t_.w >> 0) & 65535u;
+    b[31] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 256u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 256u]);
+    b[32] = (t_.x >> 0) & 65535u;
+    b[33] = (t_.x >> 16) & 65535u;
+    b[40] = (t_.y >> 0) & 65535u;
+    b[41] = (t_.y >> 16) & 65535u;
+    b[48] = (t_.z >> 0) & 65535u;
+    b[49] = (t_.z >> 16) & 65535u;
+    b[56] = (t_.w >> 0) & 65535u;
+    b[57] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 384u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 384u]);
+    b[34] = (t_.x >> 0) & 65535u;
+    b[35] = (t_.x >> 16) & 65535u;
+    b[42] = (t_.y >> 0) & 65535u;
+    b[43] = (t_.y >> 16) & 65535u;
+    b[50] = (t_.z >> 0) & 65535u;
+    b[51] = (t_.z >> 16) & 65535u;
+    b[58] = (t_.w >> 0) & 65535u;
+    b[59] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 352u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 320u]);
+    b[36] = (t_.x >> 0) & 65535u;
+    b[37] = (t_.x >> 16) & 65535u;
+    b[44] = (t_.y >> 0) & 65535u;
+    b[45] = (t_.y >> 16) & 65535u;
+    b[52] = (t_.z >> 0) & 65535u;
+    b[53] = (t_.z >> 16) & 65535u;
+    b[60] = (t_.w >> 0) & 65535u;
+    b[61] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 480u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 448u]);
+    b[38] = (t_.x >> 0) & 65535u;
+    b[39] = (t_.x >> 16) & 65535u;
+    b[46] = (t_.y >> 0) & 65535u;
+    b[47] = (t_.y >> 16) & 65535u;
+    b[54] = (t_.z >> 0) & 65535u;
+    b[55] = (t_.z >> 16) & 65535u;
+    b[62] = (t_.w >> 0) & 65535u;
+    b[63] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 512u]);
+    b[64] = (t_.x >> 0) & 65535u;
+    b[65] = (t_.x >> 16) & 65535u;
+    b[72] = (t_.y >> 0) & 65535u;
+    b[73] = (t_.y >> 16) & 65535u;
+    b[80] = (t_.z >> 0) & 65535u;
+    b[81] = (t_.z >> 16) & 65535u;
+    b[88] = (t_.w >> 0) & 65535u;
+    b[89] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 640u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 640u]);
+    b[66] = (t_.x >> 0) & 65535u;
+    b[67] = (t_.x >> 16) & 65535u;
+    b[74] = (t_.y >> 0) & 65535u;
+    b[75] = (t_.y >> 16) & 65535u;
+    b[82] = (t_.z >> 0) & 65535u;
+    b[83] = (t_.z >> 16) & 65535u;
+    b[90] = (t_.w >> 0) & 65535u;
+    b[91] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 608u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 576u]);
+    b[68] = (t_.x >> 0) & 65535u;
+    b[69] = (t_.x >> 16) & 65535u;
+    b[76] = (t_.y >> 0) & 65535u;
+    b[77] = (t_.y >> 16) & 65535u;
+    b[84] = (t_.z >> 0) & 65535u;
+    b[85] = (t_.z >> 16) & 65535u;
+    b[92] = (t_.w >> 0) & 65535u;
+    b[93] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 736u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 704u]);
+    b[70] = (t_.x >> 0) & 65535u;
+    b[71] = (t_.x >> 16) & 65535u;
+    b[78] = (t_.y >> 0) & 65535u;
+    b[79] = (t_.y >> 16) & 65535u;
+    b[86] = (t_.z >> 0) & 65535u;
+    b[87] = (t_.z >> 16) & 65535u;
+    b[94] = (t_.w >> 0) & 65535u;
+    b[95] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 768u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 768u]);
+    b[96] = (t_.x >> 0) & 65535u;
+    b[97] = (t_.x >> 16) & 65535u;
+    b[104] = (t_.y >> 0) & 65535u;
+    b[105] = (t_.y >> 16) & 65535u;
+    b[112] = (t_.z >> 0) & 65535u;
+    b[113] = (t_.z >> 16) & 65535u;
+    b[120] = (t_.w >> 0) & 65535u;
+    b[121] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 896u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 896u]);
+    b[98] = (t_.x >> 0) & 65535u;
+    b[99] = (t_.x >> 16) & 65535u;
+    b[106] = (t_.y >> 0) & 65535u;
+    b[107] = (t_.y >> 16) & 65535u;
+    b[114] = (t_.z >> 0) & 65535u;
+    b[115] = (t_.z >> 16) & 65535u;
+    b[122] = (t_.w >> 0) & 65535u;
+    b[123] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 864u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 832u]);
+    b[100] = (t_.x >> 0) & 65535u;
+    b[101] = (t_.x >> 16) & 65535u;
+    b[108] = (t_.y >> 0) & 65535u;
+    b[109] = (t_.y >> 16) & 65535u;
+    b[116] = (t_.z >> 0) & 65535u;
+    b[117] = (t_.z >> 16) & 65535u;
+    b[124] = (t_.w >> 0) & 65535u;
+    b[125] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 992u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
-    b[32] = ((uint32_t)t_ >> 0) & 65535u;
-    b[33] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1152u]);
-    b[34] = ((uint32_t)t_ >> 0) & 65535u;
-    b[35] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1120u]);
-    b[36] = ((uint32_t)t_ >> 0) & 65535u;
-    b[37] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1248u]);
-    b[38] = ((uint32_t)t_ >> 0) & 65535u;
-    b[39] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1280u]);
-    b[40] = ((uint32_t)t_ >> 0) & 65535u;
-    b[41] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1408u]);
-    b[42] = ((uint32_t)t_ >> 0) & 65535u;
-    b[43] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1376u]);
-    b[44] = ((uint32_t)t_ >> 0) & 65535u;
-    b[45] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1504u]);
-    b[46] = ((uint32_t)t_ >> 0) & 65535u;
-    b[47] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
-    b[48] = ((uint32_t)t_ >> 0) & 65535u;
-    b[49] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1664u]);
-    b[50] = ((uint32_t)t_ >> 0) & 65535u;
-    b[51] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1632u]);
-    b[52] = ((uint32_t)t_ >> 0) & 65535u;
-    b[53] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1760u]);
-    b[54] = ((uint32_t)t_ >> 0) & 65535u;
-    b[55] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1792u]);
-    b[56] = ((uint32_t)t_ >> 0) & 65535u;
-    b[57] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1920u]);
-    b[58] = ((uint32_t)t_ >> 0) & 65535u;
-    b[59] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1888u]);
-    b[60] = ((uint32_t)t_ >> 0) & 65535u;
-    b[61] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2016u]);
-    b[62] = ((uint32_t)t_ >> 0) & 65535u;
-    b[63] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[64] = ((uint32_t)t_ >> 0) & 65535u;
-    b[65] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2176u]);
-    b[66] = ((uint32_t)t_ >> 0) & 65535u;
-    b[67] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2144u]);
-    b[68] = ((uint32_t)t_ >> 0) & 65535u;
-    b[69] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2272u]);
-    b[70] = ((uint32_t)t_ >> 0) & 65535u;
-    b[71] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2304u]);
-    b[72] = ((uint32_t)t_ >> 0) & 65535u;
-    b[73] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2432u]);
-    b[74] = ((uint32_t)t_ >> 0) & 65535u;
-    b[75] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2400u]);
-    b[76] = ((uint32_t)t_ >> 0) & 65535u;
-    b[77] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2528u]);
-    b[78] = ((uint32_t)t_ >> 0) & 65535u;
-    b[79] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
-    b[80] = ((uint32_t)t_ >> 0) & 65535u;
-    b[81] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2688u]);
-    b[82] = ((uint32_t)t_ >> 0) & 65535u;
-    b[83] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2656u]);
-    b[84] = ((uint32_t)t_ >> 0) & 65535u;
-    b[85] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2784u]);
-    b[86] = ((uint32_t)t_ >> 0) & 65535u;
-    b[87] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2816u]);
-    b[88] = ((uint32_t)t_ >> 0) & 65535u;
-    b[89] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2944u]);
-    b[90] = ((uint32_t)t_ >> 0) & 65535u;
-    b[91] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2912u]);
-    b[92] = ((uint32_t)t_ >> 0) & 65535u;
-    b[93] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3040u]);
-    b[94] = ((uint32_t)t_ >> 0) & 65535u;
-    b[95] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
-    b[96] = ((uint32_t)t_ >> 0) & 65535u;
-    b[97] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3200u]);
-    b[98] = ((uint32_t)t_ >> 0) & 65535u;
-    b[99] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3168u]);
-    b[100] = ((uint32_t)t_ >> 0) & 65535u;
-    b[101] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3296u]);
-    b[102] = ((uint32_t)t_ >> 0) & 65535u;
-    b[103] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3328u]);
-    b[104] = ((uint32_t)t_ >> 0) & 65535u;
-    b[105] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3456u]);
-    b[106] = ((uint32_t)t_ >> 0) & 65535u;
-    b[107] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3424u]);
-    b[108] = ((uint32_t)t_ >> 0) & 65535u;
-    b[109] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3552u]);
-    b[110] = ((uint32_t)t_ >> 0) & 65535u;
-    b[111] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
-    b[112] = ((uint32_t)t_ >> 0) & 65535u;
-    b[113] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3712u]);
-    b[114] = ((uint32_t)t_ >> 0) & 65535u;
-    b[115] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3680u]);
-    b[116] = ((uint32_t)t_ >> 0) & 65535u;
-    b[117] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3808u]);
-    b[118] = ((uint32_t)t_ >> 0) & 65535u;
-    b[119] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3840u]);
-    b[120] = ((uint32_t)t_ >> 0) & 65535u;
-    b[121] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3968u]);
-    b[122] = ((uint32_t)t_ >> 0) & 65535u;
-    b[123] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3936u]);
-    b[124] = ((uint32_t)t_ >> 0) & 65535u;
-    b[125] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4064u]);
-    b[126] = ((uint32_t)t_ >> 0) & 65535u;
-    b[127] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 960u]);
+    b[102] = (t_.x >> 0) & 65535u;
+    b[103] = (t_.x >> 16) & 65535u;
+    b[110] = (t_.y >> 0) & 65535u;
+    b[111] = (t_.y >> 16) & 65535u;
+    b[118] = (t_.z >> 0) & 65535u;
+    b[119] = (t_.z >> 16) & 65535u;
+    b[126] = (t_.w >> 0) & 65535u;
+    b[127] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }

@@ -11,343 +11,199 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   unsigned o_smem_st = 0u;
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
   o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 16384u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 512u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 72u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 584u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 144u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 656u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 216u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 728u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 288u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 800u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 360u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 872u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 432u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 944u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 504u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1016u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1536u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1096u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1608u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1168u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1680u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1240u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1752u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1312u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1824u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1384u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1896u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1456u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1968u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1528u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2040u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2560u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2120u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2632u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2192u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2704u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2264u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2776u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2336u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2848u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2408u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2920u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2480u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2992u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2552u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3064u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3584u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3144u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3656u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3216u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3728u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3288u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3800u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3360u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3872u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3432u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3944u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3504u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4016u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3576u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 4088u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[96] | ((uint32_t)a[97] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 512u]) = make_uint4((uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 8u) + 64u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 8u) + 576u]) = make_uint4((uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 16u) + 128u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 16u) + 640u]) = make_uint4((uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 24u) + 192u]) = make_uint4((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 24u) + 704u]) = make_uint4((uint32_t)a[14] | ((uint32_t)a[15] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 256u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[112] | ((uint32_t)a[113] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 768u]) = make_uint4((uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 40u) + 320u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 40u) + 832u]) = make_uint4((uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 48u) + 384u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 48u) + 896u]) = make_uint4((uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 56u) + 448u]) = make_uint4((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 56u) + 960u]) = make_uint4((uint32_t)a[30] | ((uint32_t)a[31] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 72u;
   o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 144u;
   o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 288u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
+  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
   o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[1] = (t_.x >> 16) & 65535u;
+    b[8] = (t_.y >> 0) & 65535u;
+    b[9] = (t_.y >> 16) & 65535u;
+    b[16] = (t_.z >> 0) & 65535u;
+    b[17] = (t_.z >> 16) & 65535u;
+    b[24] = (t_.w >> 0) & 65535u;
+    b[25] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 8u)]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[3] = (t_.x >> 16) & 65535u;
+    b[10] = (t_.y >> 0) & 65535u;
+    b[11] = (t_.y >> 16) & 65535u;
+    b[18] = (t_.z >> 0) & 65535u;
+    b[19] = (t_.z >> 16) & 65535u;
+    b[26] = (t_.w >> 0) & 65535u;
+    b[27] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 16u)]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[5] = (t_.x >> 16) & 65535u;
+    b[12] = (t_.y >> 0) & 65535u;
+    b[13] = (t_.y >> 16) & 65535u;
+    b[20] = (t_.z >> 0) & 65535u;
+    b[21] = (t_.z >> 16) & 65535u;
+    b[28] = (t_.w >> 0) & 65535u;
+    b[29] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 24u)]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[7] = (t_.x >> 16) & 65535u;
+    b[14] = (t_.y >> 0) & 65535u;
+    b[15] = (t_.y >> 16) & 65535u;
+    b[22] = (t_.z >> 0) & 65535u;
+    b[23] = (t_.z >> 16) & 65535u;
+    b[30] = (t_.w >> 0) & 65535u;
+    b[31] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 8192u]);
+    b[32] = (t_.x >> 0) & 65535u;
+    b[33] = (t_.x >> 16) & 65535u;
+    b[40] = (t_.y >> 0) & 65535u;
+    b[41] = (t_.y >> 16) & 65535u;
+    b[48] = (t_.z >> 0) & 65535u;
+    b[49] = (t_.z >> 16) & 65535u;
+    b[56] = (t_.w >> 0) & 65535u;
+    b[57] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1032u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 8u) + 8192u]);
+    b[34] = (t_.x >> 0) & 65535u;
+    b[35] = (t_.x >> 16) & 65535u;
+    b[42] = (t_.y >> 0) & 65535u;
+    b[43] = (t_.y >> 16) & 65535u;
+    b[50] = (t_.z >> 0) & 65535u;
+    b[51] = (t_.z >> 16) & 65535u;
+    b[58] = (t_.w >> 0) & 65535u;
+    b[59] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1040u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 16u) + 8192u]);
+    b[36] = (t_.x >> 0) & 65535u;
+    b[37] = (t_.x >> 16) & 65535u;
+    b[44] = (t_.y >> 0) & 65535u;
+    b[45] = (t_.y >> 16) & 65535u;
+    b[52] = (t_.z >> 0) & 65535u;
+    b[53] = (t_.z >> 16) & 65535u;
+    b[60] = (t_.w >> 0) & 65535u;
+    b[61] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1048u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 24u) + 8192u]);
+    b[38] = (t_.x >> 0) & 65535u;
+    b[39] = (t_.x >> 16) & 65535u;
+    b[46] = (t_.y >> 0) & 65535u;
+    b[47] = (t_.y >> 16) & 65535u;
+    b[54] = (t_.z >> 0) & 65535u;
+    b[55] = (t_.z >> 16) & 65535u;
+    b[62] = (t_.w >> 0) & 65535u;
+    b[63] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 16384u]);
+    b[64] = (t_.x >> 0) & 65535u;
+    b[65] = (t_.x >> 16) & 65535u;
+    b[72] = (t_.y >> 0) & 65535u;
+    b[73] = (t_.y >> 16) & 65535u;
+    b[80] = (t_.z >> 0) & 65535u;
+    b[81] = (t_.z >> 16) & 65535u;
+    b[88] = (t_.w >> 0) & 65535u;
+    b[89] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2056u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 8u) + 16384u]);
+    b[66] = (t_.x >> 0) & 65535u;
+    b[67] = (t_.x >> 16) & 65535u;
+    b[74] = (t_.y >> 0) & 65535u;
+    b[75] = (t_.y >> 16) & 65535u;
+    b[82] = (t_.z >> 0) & 65535u;
+    b[83] = (t_.z >> 16) & 65535u;
+    b[90] = (t_.w >> 0) & 65535u;
+    b[91] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2064u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 16u) + 16384u]);
+    b[68] = (t_.x >> 0) & 65535u;
+    b[69] = (t_.x >> 16) & 65535u;
+    b[76] = (t_.y >> 0) & 65535u;
+    b[77] = (t_.y >> 16) & 65535u;
+    b[84] = (t_.z >> 0) & 65535u;
+    b[85] = (t_.z >> 16) & 65535u;
+    b[92] = (t_.w >> 0) & 65535u;
+    b[93] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2072u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 24u) + 16384u]);
+    b[70] = (t_.x >> 0) & 65535u;
+    b[71] = (t_.x >> 16) & 65535u;
+    b[78] = (t_.y >> 0) & 65535u;
+    b[79] = (t_.y >> 16) & 65535u;
+    b[86] = (t_.z >> 0) & 65535u;
+    b[87] = (t_.z >> 16) & 65535u;
+    b[94] = (t_.w >> 0) & 65535u;
+    b[95] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 24576u]);
+    b[96] = (t_.x >> 0) & 65535u;
+    b[97] = (t_.x >> 16) & 65535u;
+    b[104] = (t_.y >> 0) & 65535u;
+    b[105] = (t_.y >> 16) & 65535u;
+    b[112] = (t_.z >> 0) & 65535u;
+    b[113] = (t_.z >> 16) & 65535u;
+    b[120] = (t_.w >> 0) & 65535u;
+    b[121] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3080u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 8u) + 24576u]);
+    b[98] = (t_.x >> 0) & 65535u;
+    b[99] = (t_.x >> 16) & 65535u;
+    b[106] = (t_.y >> 0) & 65535u;
+    b[107] = (t_.y >> 16) & 65535u;
+    b[114] = (t_.z >> 0) & 65535u;
+    b[115] = (t_.z >> 16) & 65535u;
+    b[122] = (t_.w >> 0) & 65535u;
+    b[123] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3088u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 16u) + 24576u]);
+    b[100] = (t_.x >> 0) & 65535u;
+    b[101] = (t_.x >> 16) & 65535u;
+    b[108] = (t_.y >> 0) & 65535u;
+    b[109] = (t_.y >> 16) & 65535u;
+    b[116] = (t_.z >> 0) & 65535u;
+    b[117] = (t_.z >> 16) & 65535u;
+    b[124] = (t_.w >> 0) & 65535u;
+    b[125] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3096u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 8192u]);
-    b[32] = ((uint32_t)t_ >> 0) & 65535u;
-    b[33] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8200u]);
-    b[34] = ((uint32_t)t_ >> 0) & 65535u;
-    b[35] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8208u]);
-    b[36] = ((uint32_t)t_ >> 0) & 65535u;
-    b[37] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 8216u]);
-    b[38] = ((uint32_t)t_ >> 0) & 65535u;
-    b[39] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 9216u]);
-    b[40] = ((uint32_t)t_ >> 0) & 65535u;
-    b[41] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9224u]);
-    b[42] = ((uint32_t)t_ >> 0) & 65535u;
-    b[43] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9232u]);
-    b[44] = ((uint32_t)t_ >> 0) & 65535u;
-    b[45] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 9240u]);
-    b[46] = ((uint32_t)t_ >> 0) & 65535u;
-    b[47] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 10240u]);
-    b[48] = ((uint32_t)t_ >> 0) & 65535u;
-    b[49] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10248u]);
-    b[50] = ((uint32_t)t_ >> 0) & 65535u;
-    b[51] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10256u]);
-    b[52] = ((uint32_t)t_ >> 0) & 65535u;
-    b[53] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 10264u]);
-    b[54] = ((uint32_t)t_ >> 0) & 65535u;
-    b[55] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 11264u]);
-    b[56] = ((uint32_t)t_ >> 0) & 65535u;
-    b[57] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11272u]);
-    b[58] = ((uint32_t)t_ >> 0) & 65535u;
-    b[59] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11280u]);
-    b[60] = ((uint32_t)t_ >> 0) & 65535u;
-    b[61] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 11288u]);
-    b[62] = ((uint32_t)t_ >> 0) & 65535u;
-    b[63] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 16384u]);
-    b[64] = ((uint32_t)t_ >> 0) & 65535u;
-    b[65] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16392u]);
-    b[66] = ((uint32_t)t_ >> 0) & 65535u;
-    b[67] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16400u]);
-    b[68] = ((uint32_t)t_ >> 0) & 65535u;
-    b[69] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 16408u]);
-    b[70] = ((uint32_t)t_ >> 0) & 65535u;
-    b[71] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 17408u]);
-    b[72] = ((uint32_t)t_ >> 0) & 65535u;
-    b[73] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 17416u]);
-    b[74] = ((uint32_t)t_ >> 0) & 65535u;
-    b[75] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 17424u]);
-    b[76] = ((uint32_t)t_ >> 0) & 65535u;
-    b[77] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 17432u]);
-    b[78] = ((uint32_t)t_ >> 0) & 65535u;
-    b[79] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 18432u]);
-    b[80] = ((uint32_t)t_ >> 0) & 65535u;
-    b[81] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 18440u]);
-    b[82] = ((uint32_t)t_ >> 0) & 65535u;
-    b[83] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 18448u]);
-    b[84] = ((uint32_t)t_ >> 0) & 65535u;
-    b[85] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 18456u]);
-    b[86] = ((uint32_t)t_ >> 0) & 65535u;
-    b[87] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 19456u]);
-    b[88] = ((uint32_t)t_ >> 0) & 65535u;
-    b[89] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 19464u]);
-    b[90] = ((uint32_t)t_ >> 0) & 65535u;
-    b[91] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 19472u]);
-    b[92] = ((uint32_t)t_ >> 0) & 65535u;
-    b[93] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 19480u]);
-    b[94] = ((uint32_t)t_ >> 0) & 65535u;
-    b[95] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 24576u]);
-    b[96] = ((uint32_t)t_ >> 0) & 65535u;
-    b[97] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24584u]);
-    b[98] = ((uint32_t)t_ >> 0) & 65535u;
-    b[99] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24592u]);
-    b[100] = ((uint32_t)t_ >> 0) & 65535u;
-    b[101] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 24600u]);
-    b[102] = ((uint32_t)t_ >> 0) & 65535u;
-    b[103] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 25600u]);
-    b[104] = ((uint32_t)t_ >> 0) & 65535u;
-    b[105] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 25608u]);
-    b[106] = ((uint32_t)t_ >> 0) & 65535u;
-    b[107] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 25616u]);
-    b[108] = ((uint32_t)t_ >> 0) & 65535u;
-    b[109] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 25624u]);
-    b[110] = ((uint32_t)t_ >> 0) & 65535u;
-    b[111] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 26624u]);
-    b[112] = ((uint32_t)t_ >> 0) & 65535u;
-    b[113] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 26632u]);
-    b[114] = ((uint32_t)t_ >> 0) & 65535u;
-    b[115] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 26640u]);
-    b[116] = ((uint32_t)t_ >> 0) & 65535u;
-    b[117] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 26648u]);
-    b[118] = ((uint32_t)t_ >> 0) & 65535u;
-    b[119] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 27648u]);
-    b[120] = ((uint32_t)t_ >> 0) & 65535u;
-    b[121] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 27656u]);
-    b[122] = ((uint32_t)t_ >> 0) & 65535u;
-    b[123] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 27664u]);
-    b[124] = ((uint32_t)t_ >> 0) & 65535u;
-    b[125] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 27672u]);
-    b[126] = ((uint32_t)t_ >> 0) & 65535u;
-    b[127] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 24u) + 24576u]);
+    b[102] = (t_.x >> 0) & 65535u;
+    b[103] = (t_.x >> 16) & 65535u;
+    b[110] = (t_.y >> 0) & 65535u;
+    b[111] = (t_.y >> 16) & 65535u;
+    b[118] = (t_.z >> 0) & 65535u;
+    b[119] = (t_.z >> 16) & 65535u;
+    b[126] = (t_.w >> 0) & 65535u;
+    b[127] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }
@@ -356,342 +212,198 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 72u;
   o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 144u;
   o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 288u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 2u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 4u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
+  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
   o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
   o_smem_st ^= (0u - ((warp >> 2) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 1024u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1032u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1040u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 1048u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 2048u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2056u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2064u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 2072u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 3072u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3080u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3088u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 3096u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 8192u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8200u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8208u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 8216u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 9216u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9224u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9232u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 9240u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 10240u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10248u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10256u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 10264u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 11264u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11272u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11280u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 11288u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 16384u]) = (uint32_t)((uint32_t)a[64] | ((uint32_t)a[65] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16392u]) = (uint32_t)((uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16400u]) = (uint32_t)((uint32_t)a[68] | ((uint32_t)a[69] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 16408u]) = (uint32_t)((uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 17408u]) = (uint32_t)((uint32_t)a[72] | ((uint32_t)a[73] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 17416u]) = (uint32_t)((uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 17424u]) = (uint32_t)((uint32_t)a[76] | ((uint32_t)a[77] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 17432u]) = (uint32_t)((uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 18432u]) = (uint32_t)((uint32_t)a[80] | ((uint32_t)a[81] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18440u]) = (uint32_t)((uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18448u]) = (uint32_t)((uint32_t)a[84] | ((uint32_t)a[85] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 18456u]) = (uint32_t)((uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 19456u]) = (uint32_t)((uint32_t)a[88] | ((uint32_t)a[89] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 19464u]) = (uint32_t)((uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 19472u]) = (uint32_t)((uint32_t)a[92] | ((uint32_t)a[93] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 19480u]) = (uint32_t)((uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 24576u]) = (uint32_t)((uint32_t)a[96] | ((uint32_t)a[97] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24584u]) = (uint32_t)((uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24592u]) = (uint32_t)((uint32_t)a[100] | ((uint32_t)a[101] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 24600u]) = (uint32_t)((uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 25600u]) = (uint32_t)((uint32_t)a[104] | ((uint32_t)a[105] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 25608u]) = (uint32_t)((uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 25616u]) = (uint32_t)((uint32_t)a[108] | ((uint32_t)a[109] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 25624u]) = (uint32_t)((uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 26624u]) = (uint32_t)((uint32_t)a[112] | ((uint32_t)a[113] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 26632u]) = (uint32_t)((uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 26640u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 26648u]) = (uint32_t)((uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st + 27648u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 27656u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 27664u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o_smem_st ^ 27672u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 8u)]) = make_uint4((uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 16u)]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 24u)]) = make_uint4((uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 8192u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[56] | ((uint32_t)a[57] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 8u) + 8192u]) = make_uint4((uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 16u) + 8192u]) = make_uint4((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 24u) + 8192u]) = make_uint4((uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 16384u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 8u) + 16384u]) = make_uint4((uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 16u) + 16384u]) = make_uint4((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 24u) + 16384u]) = make_uint4((uint32_t)a[70] | ((uint32_t)a[71] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  *reinterpret_cast<uint4*>(&smem[o_smem_st + 24576u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 8u) + 24576u]) = make_uint4((uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 16u) + 24576u]) = make_uint4((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16));
+  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 24u) + 24576u]) = make_uint4((uint32_t)a[102] | ((uint32_t)a[103] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
   unsigned o_smem_ld = 0u;
   o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 32u;
+  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
   o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   o_smem_ld ^= (0u - ((warp >> 2) & 1u)) & 16384u;
   asm volatile("" : "+r"(o_smem_ld));
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[1] = (t_.x >> 16) & 65535u;
+    b[32] = (t_.y >> 0) & 65535u;
+    b[33] = (t_.y >> 16) & 65535u;
+    b[64] = (t_.z >> 0) & 65535u;
+    b[65] = (t_.z >> 16) & 65535u;
+    b[96] = (t_.w >> 0) & 65535u;
+    b[97] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 512u]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 512u]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[3] = (t_.x >> 16) & 65535u;
+    b[34] = (t_.y >> 0) & 65535u;
+    b[35] = (t_.y >> 16) & 65535u;
+    b[66] = (t_.z >> 0) & 65535u;
+    b[67] = (t_.z >> 16) & 65535u;
+    b[98] = (t_.w >> 0) & 65535u;
+    b[99] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 72u]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 8u) + 64u]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[5] = (t_.x >> 16) & 65535u;
+    b[36] = (t_.y >> 0) & 65535u;
+    b[37] = (t_.y >> 16) & 65535u;
+    b[68] = (t_.z >> 0) & 65535u;
+    b[69] = (t_.z >> 16) & 65535u;
+    b[100] = (t_.w >> 0) & 65535u;
+    b[101] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 584u]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 8u) + 576u]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[7] = (t_.x >> 16) & 65535u;
+    b[38] = (t_.y >> 0) & 65535u;
+    b[39] = (t_.y >> 16) & 65535u;
+    b[70] = (t_.z >> 0) & 65535u;
+    b[71] = (t_.z >> 16) & 65535u;
+    b[102] = (t_.w >> 0) & 65535u;
+    b[103] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 144u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 16u) + 128u]);
+    b[8] = (t_.x >> 0) & 65535u;
+    b[9] = (t_.x >> 16) & 65535u;
+    b[40] = (t_.y >> 0) & 65535u;
+    b[41] = (t_.y >> 16) & 65535u;
+    b[72] = (t_.z >> 0) & 65535u;
+    b[73] = (t_.z >> 16) & 65535u;
+    b[104] = (t_.w >> 0) & 65535u;
+    b[105] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 656u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 16u) + 640u]);
+    b[10] = (t_.x >> 0) & 65535u;
+    b[11] = (t_.x >> 16) & 65535u;
+    b[42] = (t_.y >> 0) & 65535u;
+    b[43] = (t_.y >> 16) & 65535u;
+    b[74] = (t_.z >> 0) & 65535u;
+    b[75] = (t_.z >> 16) & 65535u;
+    b[106] = (t_.w >> 0) & 65535u;
+    b[107] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 216u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 24u) + 192u]);
+    b[12] = (t_.x >> 0) & 65535u;
+    b[13] = (t_.x >> 16) & 65535u;
+    b[44] = (t_.y >> 0) & 65535u;
+    b[45] = (t_.y >> 16) & 65535u;
+    b[76] = (t_.z >> 0) & 65535u;
+    b[77] = (t_.z >> 16) & 65535u;
+    b[108] = (t_.w >> 0) & 65535u;
+    b[109] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 728u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 24u) + 704u]);
+    b[14] = (t_.x >> 0) & 65535u;
+    b[15] = (t_.x >> 16) & 65535u;
+    b[46] = (t_.y >> 0) & 65535u;
+    b[47] = (t_.y >> 16) & 65535u;
+    b[78] = (t_.z >> 0) & 65535u;
+    b[79] = (t_.z >> 16) & 65535u;
+    b[110] = (t_.w >> 0) & 65535u;
+    b[111] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 288u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 256u]);
+    b[16] = (t_.x >> 0) & 65535u;
+    b[17] = (t_.x >> 16) & 65535u;
+    b[48] = (t_.y >> 0) & 65535u;
+    b[49] = (t_.y >> 16) & 65535u;
+    b[80] = (t_.z >> 0) & 65535u;
+    b[81] = (t_.z >> 16) & 65535u;
+    b[112] = (t_.w >> 0) & 65535u;
+    b[113] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 800u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 768u]);
+    b[18] = (t_.x >> 0) & 65535u;
+    b[19] = (t_.x >> 16) & 65535u;
+    b[50] = (t_.y >> 0) & 65535u;
+    b[51] = (t_.y >> 16) & 65535u;
+    b[82] = (t_.z >> 0) & 65535u;
+    b[83] = (t_.z >> 16) & 65535u;
+    b[114] = (t_.w >> 0) & 65535u;
+    b[115] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 360u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 40u) + 320u]);
+    b[20] = (t_.x >> 0) & 65535u;
+    b[21] = (t_.x >> 16) & 65535u;
+    b[52] = (t_.y >> 0) & 65535u;
+    b[53] = (t_.y >> 16) & 65535u;
+    b[84] = (t_.z >> 0) & 65535u;
+    b[85] = (t_.z >> 16) & 65535u;
+    b[116] = (t_.w >> 0) & 65535u;
+    b[117] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 872u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 40u) + 832u]);
+    b[22] = (t_.x >> 0) & 65535u;
+    b[23] = (t_.x >> 16) & 65535u;
+    b[54] = (t_.y >> 0) & 65535u;
+    b[55] = (t_.y >> 16) & 65535u;
+    b[86] = (t_.z >> 0) & 65535u;
+    b[87] = (t_.z >> 16) & 65535u;
+    b[118] = (t_.w >> 0) & 65535u;
+    b[119] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 432u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 48u) + 384u]);
+    b[24] = (t_.x >> 0) & 65535u;
+    b[25] = (t_.x >> 16) & 65535u;
+    b[56] = (t_.y >> 0) & 65535u;
+    b[57] = (t_.y >> 16) & 65535u;
+    b[88] = (t_.z >> 0) & 65535u;
+    b[89] = (t_.z >> 16) & 65535u;
+    b[120] = (t_.w >> 0) & 65535u;
+    b[121] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 944u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 48u) + 896u]);
+    b[26] = (t_.x >> 0) & 65535u;
+    b[27] = (t_.x >> 16) & 65535u;
+    b[58] = (t_.y >> 0) & 65535u;
+    b[59] = (t_.y >> 16) & 65535u;
+    b[90] = (t_.z >> 0) & 65535u;
+    b[91] = (t_.z >> 16) & 65535u;
+    b[122] = (t_.w >> 0) & 65535u;
+    b[123] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 504u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 56u) + 448u]);
+    b[28] = (t_.x >> 0) & 65535u;
+    b[29] = (t_.x >> 16) & 65535u;
+    b[60] = (t_.y >> 0) & 65535u;
+    b[61] = (t_.y >> 16) & 65535u;
+    b[92] = (t_.z >> 0) & 65535u;
+    b[93] = (t_.z >> 16) & 65535u;
+    b[124] = (t_.w >> 0) & 65535u;
+    b[125] = (t_.w >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1016u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1024u]);
-    b[32] = ((uint32_t)t_ >> 0) & 65535u;
-    b[33] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 1536u]);
-    b[34] = ((uint32_t)t_ >> 0) & 65535u;
-    b[35] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1096u]);
-    b[36] = ((uint32_t)t_ >> 0) & 65535u;
-    b[37] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1608u]);
-    b[38] = ((uint32_t)t_ >> 0) & 65535u;
-    b[39] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1168u]);
-    b[40] = ((uint32_t)t_ >> 0) & 65535u;
-    b[41] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1680u]);
-    b[42] = ((uint32_t)t_ >> 0) & 65535u;
-    b[43] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1240u]);
-    b[44] = ((uint32_t)t_ >> 0) & 65535u;
-    b[45] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1752u]);
-    b[46] = ((uint32_t)t_ >> 0) & 65535u;
-    b[47] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1312u]);
-    b[48] = ((uint32_t)t_ >> 0) & 65535u;
-    b[49] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1824u]);
-    b[50] = ((uint32_t)t_ >> 0) & 65535u;
-    b[51] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1384u]);
-    b[52] = ((uint32_t)t_ >> 0) & 65535u;
-    b[53] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1896u]);
-    b[54] = ((uint32_t)t_ >> 0) & 65535u;
-    b[55] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1456u]);
-    b[56] = ((uint32_t)t_ >> 0) & 65535u;
-    b[57] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1968u]);
-    b[58] = ((uint32_t)t_ >> 0) & 65535u;
-    b[59] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 1528u]);
-    b[60] = ((uint32_t)t_ >> 0) & 65535u;
-    b[61] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2040u]);
-    b[62] = ((uint32_t)t_ >> 0) & 65535u;
-    b[63] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2048u]);
-    b[64] = ((uint32_t)t_ >> 0) & 65535u;
-    b[65] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 2560u]);
-    b[66] = ((uint32_t)t_ >> 0) & 65535u;
-    b[67] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2120u]);
-    b[68] = ((uint32_t)t_ >> 0) & 65535u;
-    b[69] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2632u]);
-    b[70] = ((uint32_t)t_ >> 0) & 65535u;
-    b[71] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2192u]);
-    b[72] = ((uint32_t)t_ >> 0) & 65535u;
-    b[73] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2704u]);
-    b[74] = ((uint32_t)t_ >> 0) & 65535u;
-    b[75] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2264u]);
-    b[76] = ((uint32_t)t_ >> 0) & 65535u;
-    b[77] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2776u]);
-    b[78] = ((uint32_t)t_ >> 0) & 65535u;
-    b[79] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2336u]);
-    b[80] = ((uint32_t)t_ >> 0) & 65535u;
-    b[81] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2848u]);
-    b[82] = ((uint32_t)t_ >> 0) & 65535u;
-    b[83] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2408u]);
-    b[84] = ((uint32_t)t_ >> 0) & 65535u;
-    b[85] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2920u]);
-    b[86] = ((uint32_t)t_ >> 0) & 65535u;
-    b[87] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2480u]);
-    b[88] = ((uint32_t)t_ >> 0) & 65535u;
-    b[89] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2992u]);
-    b[90] = ((uint32_t)t_ >> 0) & 65535u;
-    b[91] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 2552u]);
-    b[92] = ((uint32_t)t_ >> 0) & 65535u;
-    b[93] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3064u]);
-    b[94] = ((uint32_t)t_ >> 0) & 65535u;
-    b[95] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3072u]);
-    b[96] = ((uint32_t)t_ >> 0) & 65535u;
-    b[97] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld + 3584u]);
-    b[98] = ((uint32_t)t_ >> 0) & 65535u;
-    b[99] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3144u]);
-    b[100] = ((uint32_t)t_ >> 0) & 65535u;
-    b[101] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3656u]);
-    b[102] = ((uint32_t)t_ >> 0) & 65535u;
-    b[103] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3216u]);
-    b[104] = ((uint32_t)t_ >> 0) & 65535u;
-    b[105] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3728u]);
-    b[106] = ((uint32_t)t_ >> 0) & 65535u;
-    b[107] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3288u]);
-    b[108] = ((uint32_t)t_ >> 0) & 65535u;
-    b[109] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3800u]);
-    b[110] = ((uint32_t)t_ >> 0) & 65535u;
-    b[111] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3360u]);
-    b[112] = ((uint32_t)t_ >> 0) & 65535u;
-    b[113] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3872u]);
-    b[114] = ((uint32_t)t_ >> 0) & 65535u;
-    b[115] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3432u]);
-    b[116] = ((uint32_t)t_ >> 0) & 65535u;
-    b[117] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3944u]);
-    b[118] = ((uint32_t)t_ >> 0) & 65535u;
-    b[119] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3504u]);
-    b[120] = ((uint32_t)t_ >> 0) & 65535u;
-    b[121] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4016u]);
-    b[122] = ((uint32_t)t_ >> 0) & 65535u;
-    b[123] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 3576u]);
-    b[124] = ((uint32_t)t_ >> 0) & 65535u;
-    b[125] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o_smem_ld ^ 4088u]);
-    b[126] = ((uint32_t)t_ >> 0) & 65535u;
-    b[127] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 56u) + 960u]);
+    b[30] = (t_.x >> 0) & 65535u;
+    b[31] = (t_.x >> 16) & 65535u;
+    b[62] = (t_.y >> 0) & 65535u;
+    b[63] = (t_.y >> 16) & 65535u;
+    b[94] = (t_.z >> 0) & 65535u;
+    b[95] = (t_.z >> 16) & 65535u;
+    b[126] = (t_.w >> 0) & 65535u;
+    b[127] = (t_.w >> 16) & 65535u;
   }
   __syncthreads();
 }

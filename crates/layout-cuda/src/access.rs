@@ -121,15 +121,9 @@ impl AccessMap {
         self.lane.iter().chain(&self.warp).fold(0, |m, &b| m | b)
     }
 
-    /// `ptr[var ⊕ c]`, written `ptr[var + c]` when `c` shares no bit with
-    /// the thread part (then XOR is addition and `c` becomes an immediate
-    /// offset of the instruction).
+    /// `ptr[var ⊕ c]`, written as in [`xor_as_add`].
     fn address(&self, ptr: &str, var: &str, c: u64) -> String {
-        if c & self.thread_mask() == 0 {
-            format!("{ptr}[{var} + {c}u]")
-        } else {
-            format!("{ptr}[{var} ^ {c}u]")
-        }
+        format!("{ptr}[{}]", xor_as_add(var, c, self.thread_mask()))
     }
 
     fn reg_const(&self, r: u64) -> u64 {
@@ -185,6 +179,22 @@ impl AccessMap {
             out.push_str(&load_stmts(&addr, arr, &g, bits));
         }
         Ok(())
+    }
+}
+
+/// The index `var ⊕ c` where `var` (a thread's lane/warp part) can only set
+/// the bits of `mask`: written `(var ^ c_x) + c_a` with `c_x = c & mask`
+/// and `c_a = c & !mask`. Since `var ^ c_x` has no bit of `c_a`, the XOR
+/// of `c_a` is an addition, which the instruction takes as an immediate
+/// offset; only the distinct `c_x` values need registers (a handful,
+/// instead of one per access, which kept up to 128 addresses live and
+/// spilled the 128x128 f32 conversions).
+pub(crate) fn xor_as_add(var: &str, c: u64, mask: u64) -> String {
+    let (c_x, c_a) = (c & mask, c & !mask);
+    match (c_x, c_a) {
+        (0, a) => format!("{var} + {a}u"),
+        (x, 0) => format!("({var} ^ {x}u)"),
+        (x, a) => format!("({var} ^ {x}u) + {a}u"),
     }
 }
 

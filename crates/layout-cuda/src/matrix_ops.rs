@@ -140,6 +140,27 @@ pub fn side_wavefronts(
     Some((w, i, name))
 }
 
+/// Shared-memory instructions per thread of the store (`store`) or load of
+/// `layout` through `smem` as the matrix path emits it (the matrix plan
+/// where one exists and `use_matrix`, else one vector access per group;
+/// stores skip duplicate registers).
+pub fn side_instructions(
+    layout: &LinearLayout,
+    smem: &LinearLayout,
+    bits: u32,
+    store: bool,
+    use_matrix: bool,
+) -> Option<u64> {
+    if use_matrix {
+        if let Some(p) = plan_for(layout, smem, bits) {
+            return Some(p.instructions_per_thread);
+        }
+    }
+    let m = smem_map(layout, smem).ok()?;
+    let fr = if store { free_masks(layout).0 } else { 0 };
+    Some(m.groups(bits).iter().filter(|g| g[0] & fr == 0).count() as u64)
+}
+
 /// Score of a shared layout for the matrix path: predicted wavefronts of
 /// storing `src` and loading `dst` (the same two maps serve the backward
 /// direction), `None` unless at least one side uses a matrix instruction.
@@ -327,11 +348,7 @@ fn instr_const(plan: &TilingPlan, k: u64) -> u64 {
 }
 
 fn addr_expr(ptr: &str, var: &str, c: u64, mask: u64) -> String {
-    let idx = if c & mask == 0 {
-        format!("{var} + {c}u")
-    } else {
-        format!("{var} ^ {c}u")
-    };
+    let idx = crate::access::xor_as_add(var, c, mask);
     format!("(uint32_t)__cvta_generic_to_shared(&{ptr}[{idx}])")
 }
 

@@ -68,6 +68,22 @@ pub fn score(
     Some(sw + lw)
 }
 
+/// Shared-memory instructions per thread of storing `src` and loading
+/// `dst` through `smem` on the vector path (stores skip duplicates): the
+/// tie-breaker between layouts of equal wavefronts.
+pub fn instructions(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bits: u32,
+) -> Option<u64> {
+    let st = smem_map(src, smem).ok()?;
+    let ld = smem_map(dst, smem).ok()?;
+    let fr = free_masks(src).0;
+    let n_st = st.groups(bits).iter().filter(|g| g[0] & fr == 0).count();
+    Some((n_st + ld.groups(bits).len()) as u64)
+}
+
 /// The best swizzle of the family for `src → dst`: `(layout, score)`.
 pub fn search_swizzle(
     src: &LinearLayout,
@@ -141,7 +157,8 @@ pub(crate) fn layout_from_order(order: &[u64], like: &LinearLayout) -> Option<Li
 /// bank `i` too: distinct banks for the loads), then the rest. Vectors are
 /// the common register bases, optionally widened with registers of one side
 /// (that side gets wider accesses, the other narrower). Both role orders and
-/// every widening are scored; the best is returned.
+/// every widening are scored; the best (fewest predicted wavefronts, then
+/// fewest shared-memory instructions) is returned with its wavefronts.
 pub fn construct_swizzle(
     src: &LinearLayout,
     dst: &LinearLayout,
@@ -153,12 +170,17 @@ pub fn construct_swizzle(
     let (ls, ld) = (src.packed_bases(l).to_vec(), dst.packed_bases(l).to_vec());
     let common: Vec<u64> = rs.iter().copied().filter(|x| rd.contains(x)).collect();
     let max_vec = (128 / bits).trailing_zeros() as usize;
-    let mut best: Option<(LinearLayout, u64)> = None;
-    let consider = |order: Vec<u64>, best: &mut Option<(LinearLayout, u64)>| {
+    // (layout, wavefronts, instructions): fewest wavefronts, then fewest
+    // instructions (wider vectors on one side when the bound allows it).
+    let mut best: Option<(LinearLayout, u64, u64)> = None;
+    let consider = |order: Vec<u64>, best: &mut Option<(LinearLayout, u64, u64)>| {
         if let Some(lay) = layout_from_order(&order, src) {
-            if let Some(sc) = score(src, dst, &lay, bits, num_warps) {
-                if best.as_ref().is_none_or(|b| sc < b.1) {
-                    *best = Some((lay, sc));
+            if let (Some(sc), Some(ni)) = (
+                score(src, dst, &lay, bits, num_warps),
+                instructions(src, dst, &lay, bits),
+            ) {
+                if best.as_ref().is_none_or(|b| (sc, ni) < (b.1, b.2)) {
+                    *best = Some((lay, sc, ni));
                 }
             }
         }
@@ -206,5 +228,5 @@ pub fn construct_swizzle(
             }
         }
     }
-    best
+    best.map(|(lay, sc, _)| (lay, sc))
 }

@@ -52,6 +52,8 @@ inline uint32_t __shfl_sync(unsigned, uint32_t v, unsigned src) {
   g_ctx->warp[w]->arrive_and_wait();
   return r;
 }
+inline uint32_t __shfl_xor_sync(unsigned m, uint32_t v, unsigned x) { return __shfl_sync(m, v, (threadIdx.x & 31u) ^ x); }
+inline unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
 typedef int cudaError_t;
 typedef void* cudaEvent_t;
 enum { cudaSuccess = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaFuncAttributeMaxDynamicSharedMemorySize = 3 };
@@ -396,5 +398,82 @@ fn suite_sized_matrix_programs_run_correctly_on_the_cpu() {
         let (code, _, _) = emit_benchmark(&c).unwrap();
         assert!(code.contains("matrix_x4"), "{name}");
         check(name, &code);
+    }
+}
+
+/// Vector-path programs (ld/st.shared, the shared layout of the paper's
+/// construction): the swizzled addresses are emitted as `(o ^ c_x) + c_a`
+/// (`access::xor_as_add`); a wrong split would move elements to the wrong
+/// slots and the program's own check would fail.
+#[test]
+fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    let mut split_seen = false;
+    for (name, shape, bits, src, dst) in [
+        (
+            "vec_blocked_T_64x64_f32",
+            [64u64, 64u64],
+            32u32,
+            BLK_ROW,
+            BLK_COL,
+        ),
+        ("vec_blocked_T_64x64_f16", [64, 64], 16, BLK_ROW, BLK_COL),
+        ("vec_mma2_to_blocked_64x64_f32", [64, 64], 32, MMA2, BLK_ROW),
+    ] {
+        let src = Encoding::parse(src)
+            .unwrap()
+            .to_linear_layout(&shape)
+            .unwrap();
+        let dst = Encoding::parse(dst)
+            .unwrap()
+            .to_linear_layout(&shape)
+            .unwrap();
+        let (smem, _) = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, 4)
+            .expect("a constructed swizzle");
+        let c = ConversionCase {
+            name: name.into(),
+            shape: shape.to_vec(),
+            bits,
+            num_warps: 4,
+            src,
+            dst,
+            smem,
+            force_shared: true,
+            use_matrix_ops: false,
+        };
+        let (code, fwd, _) = emit_benchmark(&c).unwrap();
+        assert_eq!(fwd, Path::SharedMemory);
+        split_seen |= code.contains("_st ^ ") && code.contains("u) + ");
+        check(name, &code);
+    }
+    assert!(
+        split_seen,
+        "no case exercised an address with both a XOR and an added part"
+    );
+}
+
+/// Every committed conversion program of the GPU suite
+/// (`bench/gpu/generated/*.cu`, gather programs aside) run on the CPU: the
+/// programs' own host check must pass. Run before a GPU run, after
+/// regenerating the suite.
+#[test]
+#[ignore = "compiles every generated conversion program (several minutes)"]
+fn generated_suite_programs_run_correctly_on_the_cpu() {
+    assert!(have_gxx(), "needs g++");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/gpu/generated");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".cu") && !n.starts_with("gather_"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 16, "{names:?}");
+    for n in names {
+        let code = std::fs::read_to_string(format!("{dir}/{n}")).unwrap();
+        check(n.trim_end_matches(".cu"), &code);
     }
 }

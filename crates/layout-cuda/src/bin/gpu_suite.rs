@@ -176,6 +176,7 @@ fn main() {
     for spec in cases().into_iter().filter(|s| MX_CASES.contains(&s.0)) {
         conversion_case(&dir, spec, true, &mut meta);
     }
+    choose_variants(&mut meta);
     std::fs::write(
         format!("{dir}/cases.json"),
         serde_json::to_string_pretty(&meta).expect("json"),
@@ -325,16 +326,24 @@ fn emit_and_record(
             };
             let (sw, si, sn) = side(from, true);
             let (lw, li, ln) = side(to, false);
+            let count = |l: &LinearLayout, store: bool| {
+                layout_cuda::matrix_ops::side_instructions(l, &smem, bits, store, true)
+                    .expect("map")
+            };
             return json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
-                          "st_instr": sn, "ld_instr": ln});
+                          "st_op": sn, "ld_op": ln,
+                          "st_instr": count(from, true), "ld_instr": count(to, false)});
         }
         let st = smem_map(from, &smem).expect("map");
         let ld = smem_map(to, &smem).expect("map");
         let (fr, fl, fw) = free_masks(from);
         let (sw, si) = wavefronts(&st, bits, nw as u64, fr, |l, w| l & fl == 0 && w & fw == 0);
         let (lw, li) = wavefronts(&ld, bits, nw as u64, 0, |_, _| true);
+        let st_instr = st.groups(bits).iter().filter(|g| g[0] & fr == 0).count();
+        let ld_instr = ld.groups(bits).len();
         json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
-               "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits)})
+               "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits),
+               "st_instr": st_instr, "ld_instr": ld_instr})
     };
     let path = |p: Path| match p {
         Path::Registers => "registers",
@@ -398,5 +407,53 @@ fn gather_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
                 case.name, em.shuffles, em.selects, em.smem_bytes
             );
         }
+    }
+}
+
+/// Predicted cost of one emitted variant: (shared-memory wavefronts per
+/// CTA, shared-memory instructions per thread), both directions.
+fn predicted_cost(entry: &serde_json::Value) -> (u64, u64) {
+    let mut cost = (0, 0);
+    for k in ["predicted_fwd", "predicted_bwd"] {
+        let p = &entry[k];
+        if p.is_object() {
+            let n = |f: &str| p[f].as_u64().unwrap_or(0);
+            cost.0 += n("st_wavefronts") + n("ld_wavefronts");
+            cost.1 += n("st_instr") + n("ld_instr");
+        }
+    }
+    cost
+}
+
+/// The planner's choice between the vector path and the stmatrix/ldmatrix
+/// path (`_mx`) of a conversion, made from predictions only (before any
+/// timing): fewer wavefronts first (the shared-memory pipe is the
+/// bottleneck), then fewer shared-memory instructions (each one occupies an
+/// issue slot and the MIO queue). Marks every conversion entry with
+/// `"chosen": true|false`; entries without a twin are chosen.
+fn choose_variants(meta: &mut [serde_json::Value]) {
+    let costs: std::collections::HashMap<String, (u64, u64)> = meta
+        .iter()
+        .filter(|e| e.get("kind").is_none())
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap_or("").to_string(),
+                predicted_cost(e),
+            )
+        })
+        .collect();
+    for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
+        let name = e["name"].as_str().unwrap_or("").to_string();
+        let chosen = match name.strip_suffix("_mx") {
+            Some(base) => costs.get(base).is_none_or(|v| costs[&name] < *v),
+            None => costs
+                .get(&format!("{name}_mx"))
+                .is_none_or(|m| costs[&name] <= *m),
+        };
+        e["chosen"] = json!(chosen);
+        eprintln!(
+            "  {name}: predicted (wavefronts, instructions) {:?}, chosen {chosen}",
+            costs[&name]
+        );
     }
 }
