@@ -8,7 +8,7 @@ use crate::bank_conflicts::{
 use crate::conversion::{classify, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address, Round, SharedMemoryPlan};
-use crate::simulator::access_wavefronts;
+use crate::simulator::matrix_wavefronts;
 use crate::swizzle::{optimal_swizzling, SwizzleResult};
 use crate::tiling::{check_tiling, matrix_plan, MatrixInstruction, TileInstruction, TilingPlan};
 use linear_layout::{gf2, DimName, LinearLayout};
@@ -299,13 +299,14 @@ fn matrix_conflicts(plan: &TilingPlan, bitwidth: u32, nwarps: u64) -> u64 {
     let mut worst = 0;
     for w in 0..nwarps {
         for k in 0..plan.instructions_per_thread {
-            for i in 0..count {
-                let rows: Vec<u64> = (0..8)
-                    .map(|j| plan.address(k, 8 * i + j, w) * bytes)
-                    .collect();
-                let wf = access_wavefronts(&rows, 16).into_iter().max().unwrap_or(1);
-                worst = worst.max(wf - 1);
-            }
+            let rows: Vec<u64> = (0..8 * count)
+                .map(|t| plan.address(k, t, w) * bytes)
+                .collect();
+            let wf = matrix_wavefronts(&rows, count)
+                .into_iter()
+                .max()
+                .unwrap_or(1);
+            worst = worst.max(wf - 1);
         }
     }
     worst
