@@ -516,8 +516,8 @@ fn stmatrix_mutations_are_wrong_elements() {
     ));
 }
 
-/// 1-D tensors of 16-bit elements holding `n` 8×8 matrices (element `64 m
-/// + 8 row + col`): `frag` is the ldmatrix fragment (thread `t`, register
+/// 1-D tensors of 16-bit elements holding `n` 8×8 matrices (element
+/// `64 m + 8 row + col`): `frag` is the ldmatrix fragment (thread `t`, register
 /// `2 i + e` = matrix `i`, row `t / 4`, column `2 (t mod 4) + e`: register
 /// bases `[1, 64, 128]`, lane bases `2, 4, 8, 16, 32`), `trans` the `.trans`
 /// fragment (row `2 (t mod 4) + e`, column `t / 4`: register base 8, lane
