@@ -105,9 +105,20 @@ pub struct Round {
 /// A conversion through a swizzled shared-memory buffer.
 #[derive(Clone, Debug, Serialize)]
 pub struct SharedMemoryPlan {
-    /// The swizzled layout (offset → tensor, `linear` JSON form; for a
+    /// The swizzled layout of the *whole* CTA tile, in `linear` JSON form:
+    /// `offset → tensor` with one offset per element of the tile (for a
     /// multi-CTA conversion, offset → CTA-local coordinates, see
-    /// [`cta_local`]).
+    /// [`cta_local`]). It is the layout of the scratch buffer only when the
+    /// plan has one round and moves no base: every round reuses one buffer
+    /// of `scratch_elems` elements, and when the plan has `2^k > 1` rounds,
+    /// `k` of the offset bases of `shared` (register bases of both sides)
+    /// select the round instead: in round `r`, buffer offset `o` holds the
+    /// element `shared(o')`, where `o'` has the bits of `o`, in order, at the
+    /// other bit positions and the bits of `r` at those `k` positions. (With
+    /// one round such bases, if any, sit above the others in the buffer:
+    /// buffer offset bits are always a bit permutation of `shared`'s.)
+    /// Plans from [`plan_shared_matrix`] with a given layout use it as the
+    /// buffer unchanged.
     pub shared: serde_json::Value,
     /// The swizzled layout itself.
     #[serde(skip)]
