@@ -28,7 +28,11 @@
 //! Every plan gives, per instruction `k`, the registers each thread passes
 //! and the (affine) address each lane supplies; [`check_tiling`] executes
 //! the instruction semantics above and compares with `cvt` for every
-//! register of every lane and warp.
+//! register of every lane and warp. Matrix plans also enter shared-memory
+//! conversion plans ([`crate::plan::plan_shared_matrix`], one
+//! [`crate::plan::Access`] with a [`MatrixInstruction`] per instruction
+//! `k`), which [`crate::simulator`] executes element by element with its
+//! own model of the instruction and whose wavefronts it counts.
 
 use crate::shuffle::hw_apply;
 use linear_layout::{divide_left, utils, ColumnAction, DimName, LayoutError, LinearLayout};
