@@ -178,15 +178,24 @@ fn phase_wavefronts(starts: &[u64], bytes: u64, banks: u64) -> u64 {
 /// banks): `starts[l]` is lane `l`'s byte address, each lane moves `bytes`
 /// bytes. Returns per-phase wavefronts.
 pub fn access_wavefronts(starts: &[u64], bytes: u64) -> Vec<u64> {
-    access_wavefronts_with(&SimulatorConfig::NVIDIA, starts, bytes)
+    phases_of(32, starts, bytes)
 }
 
 /// [`access_wavefronts`] under `config` (module doc: 32 banks, phases of
 /// `max(1, 32·bytes/128)`; 64 banks, phases of `max(1, lanes·bytes/256)`,
-/// consecutive lanes).
-pub fn access_wavefronts_with(config: &SimulatorConfig, starts: &[u64], bytes: u64) -> Vec<u64> {
+/// consecutive lanes). A bank count other than 32 or 64 is an error.
+pub fn access_wavefronts_with(
+    config: &SimulatorConfig,
+    starts: &[u64],
+    bytes: u64,
+) -> Result<Vec<u64>> {
+    config.check()?;
+    Ok(phases_of(config.banks, starts, bytes))
+}
+
+fn phases_of(banks: u64, starts: &[u64], bytes: u64) -> Vec<u64> {
     let nlanes = starts.len() as u64;
-    let phases = if config.banks == 64 {
+    let phases = if banks == 64 {
         (nlanes * bytes) / 256
     } else {
         (32 * bytes) / 128
@@ -195,16 +204,18 @@ pub fn access_wavefronts_with(config: &SimulatorConfig, starts: &[u64], bytes: u
     let per = (nlanes / phases).max(1) as usize;
     starts
         .chunks(per)
-        .map(|lanes| phase_wavefronts(lanes, bytes, config.banks))
+        .map(|lanes| phase_wavefronts(lanes, bytes, banks))
         .collect()
 }
 
 /// Wavefronts of one warp-wide `ldmatrix`/`stmatrix` (32 banks): `rows[l]`
 /// is the byte address of the 16-byte row lane `l` supplies; one phase per
-/// matrix (rows `8i .. 8i + 8`). Returns per-matrix wavefronts.
+/// matrix (rows `8i .. 8i + 8`, the rows given). Returns per-matrix
+/// wavefronts.
 pub fn matrix_wavefronts(rows: &[u64], count: u64) -> Vec<u64> {
-    (0..count as usize)
-        .map(|i| phase_wavefronts(&rows[8 * i..8 * i + 8], 16, 32))
+    rows.chunks(8)
+        .take(count as usize)
+        .map(|m| phase_wavefronts(m, 16, 32))
         .collect()
 }
 
@@ -246,7 +257,7 @@ fn transfers(
             starts.push(off * bytes);
             moves.extend((0..v).map(|j| (l, j as usize, off + j)));
         }
-        return Ok((moves, access_wavefronts_with(config, &starts, v * bytes)));
+        return Ok((moves, phases_of(config.banks, &starts, v * bytes)));
     };
     let bad = |why: String| Err(CodegenError::Invalid(format!("{what}: {why}")));
     if config.banks != 32 {

@@ -23,23 +23,47 @@ fn thirty_two_bit_accesses() {
     // 64 banks: max(1, 64·4/256) = 1 phase; 64 words in 64 distinct banks: 1.
     // 32 banks: max(1, 32·4/128) = 1 phase of all 64 lanes; banks w mod 32
     // hold 2 words each: 2.
-    assert_eq!(access_wavefronts_with(&AMD, &starts(64, 4), 4), vec![1]);
-    assert_eq!(access_wavefronts_with(&NV, &starts(64, 4), 4), vec![2]);
+    assert_eq!(
+        access_wavefronts_with(&AMD, &starts(64, 4), 4).unwrap(),
+        vec![1]
+    );
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(64, 4), 4).unwrap(),
+        vec![2]
+    );
     // 64 lanes, stride 2 words (words 0, 2, .., 126).
     // 64 banks: banks 2l mod 64 = the 32 even banks, 2 words each: 2.
     // 32 banks: banks 2l mod 32 = 16 even banks, 4 words each: 4.
-    assert_eq!(access_wavefronts_with(&AMD, &starts(64, 8), 4), vec![2]);
-    assert_eq!(access_wavefronts_with(&NV, &starts(64, 8), 4), vec![4]);
+    assert_eq!(
+        access_wavefronts_with(&AMD, &starts(64, 8), 4).unwrap(),
+        vec![2]
+    );
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(64, 8), 4).unwrap(),
+        vec![4]
+    );
     // 32 lanes, stride 32 words: 32 banks, all in bank 0: 32; 64 banks:
     // words 32 l are in banks 0 and 32 alternately, 16 words each: 16.
-    assert_eq!(access_wavefronts_with(&NV, &starts(32, 128), 4), vec![32]);
-    assert_eq!(access_wavefronts_with(&AMD, &starts(32, 128), 4), vec![16]);
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(32, 128), 4).unwrap(),
+        vec![32]
+    );
+    assert_eq!(
+        access_wavefronts_with(&AMD, &starts(32, 128), 4).unwrap(),
+        vec![16]
+    );
     // 32 lanes, stride 64 words: bank 0 in both models: 32.
-    assert_eq!(access_wavefronts_with(&NV, &starts(32, 256), 4), vec![32]);
-    assert_eq!(access_wavefronts_with(&AMD, &starts(32, 256), 4), vec![32]);
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(32, 256), 4).unwrap(),
+        vec![32]
+    );
+    assert_eq!(
+        access_wavefronts_with(&AMD, &starts(32, 256), 4).unwrap(),
+        vec![32]
+    );
     // All lanes read one word: a broadcast, 1 in both.
-    assert_eq!(access_wavefronts_with(&NV, &[12; 32], 4), vec![1]);
-    assert_eq!(access_wavefronts_with(&AMD, &[12; 64], 4), vec![1]);
+    assert_eq!(access_wavefronts_with(&NV, &[12; 32], 4).unwrap(), vec![1]);
+    assert_eq!(access_wavefronts_with(&AMD, &[12; 64], 4).unwrap(), vec![1]);
     // The NVIDIA default is the 32-bank model.
     assert_eq!(access_wavefronts(&starts(64, 8), 4), vec![4]);
 }
@@ -50,19 +74,37 @@ fn sixty_four_bit_accesses() {
     // 64 banks: max(1, 32·8/256) = 1 phase; 64 words, 64 banks: 1.
     // 32 banks: 32·8/128 = 2 phases of 16 lanes, each 32 consecutive words
     // in 32 banks: 1, 1.
-    assert_eq!(access_wavefronts_with(&AMD, &starts(32, 8), 8), vec![1]);
-    assert_eq!(access_wavefronts_with(&NV, &starts(32, 8), 8), vec![1, 1]);
+    assert_eq!(
+        access_wavefronts_with(&AMD, &starts(32, 8), 8).unwrap(),
+        vec![1]
+    );
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(32, 8), 8).unwrap(),
+        vec![1, 1]
+    );
     // 64 lanes × 8 B contiguous (words 0..127).
     // 64 banks: 64·8/256 = 2 phases of 32 lanes, each 64 consecutive words:
     // 1, 1. 32 banks: 2 phases of 32 lanes, each 64 words in 32 banks: 2, 2.
-    assert_eq!(access_wavefronts_with(&AMD, &starts(64, 8), 8), vec![1, 1]);
-    assert_eq!(access_wavefronts_with(&NV, &starts(64, 8), 8), vec![2, 2]);
+    assert_eq!(
+        access_wavefronts_with(&AMD, &starts(64, 8), 8).unwrap(),
+        vec![1, 1]
+    );
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(64, 8), 8).unwrap(),
+        vec![2, 2]
+    );
     // 32 lanes × 8 B at stride 16 B (words 4l, 4l+1).
     // 64 banks, one phase: banks (4l mod 64, 4l+1 mod 64): lanes l and l+16
     // share, 2 words per bank: 2. 32 banks, phases of lanes 0-15 and 16-31:
     // in a phase banks 4l mod 32 repeat for l and l+8: 2, 2.
-    assert_eq!(access_wavefronts_with(&AMD, &starts(32, 16), 8), vec![2]);
-    assert_eq!(access_wavefronts_with(&NV, &starts(32, 16), 8), vec![2, 2]);
+    assert_eq!(
+        access_wavefronts_with(&AMD, &starts(32, 16), 8).unwrap(),
+        vec![2]
+    );
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(32, 16), 8).unwrap(),
+        vec![2, 2]
+    );
 }
 
 #[test]
@@ -72,26 +114,35 @@ fn one_twenty_eight_bit_accesses() {
     // each. 32 banks: 32·16/128 = 4 phases of 64/4 = 16 lanes, 64 words
     // over 32 banks: 2 each.
     assert_eq!(
-        access_wavefronts_with(&AMD, &starts(64, 16), 16),
+        access_wavefronts_with(&AMD, &starts(64, 16), 16).unwrap(),
         vec![1; 4]
     );
-    assert_eq!(access_wavefronts_with(&NV, &starts(64, 16), 16), vec![2; 4]);
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(64, 16), 16).unwrap(),
+        vec![2; 4]
+    );
     // 32 lanes × 16 B contiguous: 64 banks, 2 phases of 16 lanes (64 words):
     // 1, 1; 32 banks, 4 phases of 8 lanes (32 words): 1 each.
     assert_eq!(
-        access_wavefronts_with(&AMD, &starts(32, 16), 16),
+        access_wavefronts_with(&AMD, &starts(32, 16), 16).unwrap(),
         vec![1; 2]
     );
-    assert_eq!(access_wavefronts_with(&NV, &starts(32, 16), 16), vec![1; 4]);
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(32, 16), 16).unwrap(),
+        vec![1; 4]
+    );
     // 32 lanes × 16 B at stride 32 B (words 8l..8l+3).
     // 64 banks: phase of lanes 0-15 covers words 8l+{0..3}, banks mod 64
     // repeat for l and l+8: 2, 2. 32 banks: phase of 8 lanes, banks 8l mod
     // 32 repeat for l and l+4: 2 each.
     assert_eq!(
-        access_wavefronts_with(&AMD, &starts(32, 32), 16),
+        access_wavefronts_with(&AMD, &starts(32, 32), 16).unwrap(),
         vec![2; 2]
     );
-    assert_eq!(access_wavefronts_with(&NV, &starts(32, 32), 16), vec![2; 4]);
+    assert_eq!(
+        access_wavefronts_with(&NV, &starts(32, 32), 16).unwrap(),
+        vec![2; 4]
+    );
 }
 
 fn layout(reg: &[u64], lane: &[u64]) -> LinearLayout {
