@@ -354,7 +354,11 @@ pub(crate) fn plan_shared(
 /// one round over the whole tile, single-CTA layouts only; e.g. the layout
 /// a code generator chose), else the optimal swizzle of
 /// [`plan_via_shared_memory`] with its rounds. The plan's `note` names the
-/// instructions of each side.
+/// instructions of each side; its `store_vec` / `load_vec` are the elements
+/// per thread per instruction (`count · 32 / bitwidth` for a matrix side),
+/// its `store_conflicts` / `load_conflicts` the worst phase's extra
+/// wavefronts (one phase per 8-row matrix on a matrix side), and with a
+/// given layout `lower_bound_log2` is 0 (not computed).
 pub fn plan_shared_matrix(
     src: &LinearLayout,
     dst: &LinearLayout,
