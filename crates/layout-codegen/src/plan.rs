@@ -16,8 +16,11 @@
 use crate::conversion::{classify, minimal_cvt_layout, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::shared_plan::plan_shared;
-pub use crate::shared_plan::{analytic_conflicts, cta_local, plan_via_shared_memory};
+pub use crate::shared_plan::{
+    analytic_conflicts, cta_local, plan_shared_matrix, plan_via_shared_memory,
+};
 use crate::shuffle_rounds::plan_shuffle;
+pub use crate::tiling::MatrixInstruction;
 use linear_layout::{gf2, DimName, LinearLayout};
 use serde::Serialize;
 
@@ -67,14 +70,27 @@ impl Address {
     }
 }
 
-/// One vector shared-memory instruction, the same for every thread: element
-/// `j` of the vector at `address` is register `registers[j]`.
+/// One shared-memory instruction, the same for every thread.
+///
+/// * Vector `ld/st.shared` (`matrix` is `None`): element `j` of the vector at
+///   `address` is register `registers[j]`.
+/// * `ldmatrix` / `stmatrix` (`matrix` is `Some`, see
+///   [`MatrixInstruction`] for the PTX semantics): `address.eval(l, w)` is
+///   the start of the 16-byte row that lane `l` supplies (row `l mod 8` of
+///   matrix `l / 8`; lanes `≥ 8·count` supply none), and with `R = 32 /
+///   bitwidth` elements per 32-bit operand, `registers[i·R + e]` is element
+///   `e` (low half first) of the thread's operand for matrix `i`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Access {
-    /// Registers, one per vector element, lowest address first.
+    /// Registers, one per vector element, lowest address first (matrix
+    /// instructions: see above).
     pub registers: Vec<u64>,
-    /// Where the vector starts (aligned to its length).
+    /// Where the vector starts (aligned to its length), or the row address
+    /// each lane supplies (16-byte aligned).
     pub address: Address,
+    /// `Some` for an `ldmatrix` / `stmatrix` instruction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<MatrixInstruction>,
 }
 
 /// One round: a barrier, every store, a barrier, every load.
@@ -89,9 +105,20 @@ pub struct Round {
 /// A conversion through a swizzled shared-memory buffer.
 #[derive(Clone, Debug, Serialize)]
 pub struct SharedMemoryPlan {
-    /// The swizzled layout (offset → tensor, `linear` JSON form; for a
+    /// The swizzled layout of the *whole* CTA tile, in `linear` JSON form:
+    /// `offset → tensor` with one offset per element of the tile (for a
     /// multi-CTA conversion, offset → CTA-local coordinates, see
-    /// [`cta_local`]).
+    /// [`cta_local`]). It is the layout of the scratch buffer only when the
+    /// plan has one round and moves no base: every round reuses one buffer
+    /// of `scratch_elems` elements, and when the plan has `2^k > 1` rounds,
+    /// `k` of the offset bases of `shared` (register bases of both sides)
+    /// select the round instead: in round `r`, buffer offset `o` holds the
+    /// element `shared(o')`, where `o'` has the bits of `o`, in order, at the
+    /// other bit positions and the bits of `r` at those `k` positions. (With
+    /// one round such bases, if any, sit above the others in the buffer:
+    /// buffer offset bits are always a bit permutation of `shared`'s.)
+    /// Plans from [`plan_shared_matrix`] with a given layout use it as the
+    /// buffer unchanged.
     pub shared: serde_json::Value,
     /// The swizzled layout itself.
     #[serde(skip)]

@@ -8,7 +8,9 @@ use crate::bank_conflicts::{
 use crate::conversion::{classify, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address, Round, SharedMemoryPlan};
+use crate::simulator::matrix_wavefronts;
 use crate::swizzle::{optimal_swizzling, SwizzleResult};
+use crate::tiling::{check_tiling, matrix_plan, MatrixInstruction, TileInstruction, TilingPlan};
 use linear_layout::{gf2, DimName, LinearLayout};
 
 /// Plans a conversion through shared memory whatever its class (for
@@ -134,6 +136,7 @@ fn accesses(
                 lane: map.lane.iter().map(|c| c & off_mask).collect(),
                 warp: map.warp.iter().map(|c| c & off_mask).collect(),
             },
+            matrix: None,
         });
     }
     per_round
@@ -203,6 +206,135 @@ pub fn cta_local(src: &LinearLayout, dst: &LinearLayout) -> Result<(LinearLayout
     Ok((local(src, "source")?, local(dst, "destination")?))
 }
 
+/// The map of one side as the `(register, lane, warp) → offset` layout that
+/// [`crate::tiling`] divides (offset bits above `off_bits` are the round).
+fn side_cvt(map: &SideMap, total_bits: u32) -> Result<LinearLayout> {
+    let b = |xs: &[u64]| xs.iter().map(|&x| vec![x]).collect::<Vec<_>>();
+    Ok(LinearLayout::new(
+        vec![
+            (DimName::REGISTER, b(&map.reg)),
+            (DimName::LANE, b(&map.lane)),
+            (DimName::WARP, b(&map.warp)),
+        ],
+        vec![(DimName::OFFSET, 1u64 << total_bits)],
+        false,
+    )?)
+}
+
+/// The `ldmatrix`/`stmatrix` tiling of one side, if one applies: the plan
+/// with more elements per instruction among `.x4` (or smaller) without and
+/// with `.trans` (non-trans first on ties), that passes
+/// [`check_tiling`] and whose row addresses stay inside one round.
+fn side_matrix_plan(
+    map: &SideMap,
+    bitwidth: u32,
+    off_bits: u32,
+    total_bits: u32,
+) -> Option<TilingPlan> {
+    let cvt = side_cvt(map, total_bits).ok()?;
+    let off_mask = (1u64 << off_bits) - 1;
+    let mut best: Option<TilingPlan> = None;
+    for trans in [false, true] {
+        let Ok(p) = matrix_plan(&cvt, bitwidth, trans, 4) else {
+            continue;
+        };
+        let in_round = p
+            .lane_bases
+            .iter()
+            .chain(&p.warp_bases)
+            .all(|&c| c & !off_mask == 0);
+        if in_round
+            && check_tiling(&p, &cvt).is_ok()
+            && best
+                .as_ref()
+                .is_none_or(|b| p.elements_per_instruction > b.elements_per_instruction)
+        {
+            best = Some(p);
+        }
+    }
+    best
+}
+
+/// The accesses of a matrix tiling, grouped per round: instruction `k`
+/// passes permuted registers `(k·count + i)·R + e` (operand `i`, element
+/// `e`), mapped back to the registers of `full`.
+fn matrix_accesses(
+    full: &LinearLayout,
+    plan: &TilingPlan,
+    off_bits: u32,
+    nrounds: usize,
+) -> Vec<Vec<Access>> {
+    let TileInstruction::Matrix { count, trans } = plan.instruction else {
+        unreachable!("a matrix plan")
+    };
+    let r = (32 / plan.bitwidth) as u64;
+    let off_mask = (1u64 << off_bits) - 1;
+    let mut per_round: Vec<Vec<Access>> = vec![Vec::new(); nrounds];
+    for k in 0..plan.instructions_per_thread {
+        let registers = (0..count * r)
+            .map(|p| expand_register(full, plan.original_register(k * count * r + p)))
+            .collect();
+        let c = plan.address(k, 0, 0);
+        per_round[(c >> off_bits) as usize].push(Access {
+            registers,
+            address: Address {
+                constant: c & off_mask,
+                lane: plan.lane_bases.clone(),
+                warp: plan.warp_bases.clone(),
+            },
+            matrix: Some(MatrixInstruction { count, trans }),
+        });
+    }
+    per_round
+}
+
+/// Extra wavefronts of the worst 8-row matrix phase of a matrix tiling
+/// (one phase per matrix; see [`crate::simulator`]), over every warp and
+/// instruction.
+fn matrix_conflicts(plan: &TilingPlan, bitwidth: u32, nwarps: u64) -> u64 {
+    let TileInstruction::Matrix { count, .. } = plan.instruction else {
+        return 0;
+    };
+    let bytes = bitwidth as u64 / 8;
+    let mut worst = 0;
+    for w in 0..nwarps {
+        for k in 0..plan.instructions_per_thread {
+            let rows: Vec<u64> = (0..8 * count)
+                .map(|t| plan.address(k, t, w) * bytes)
+                .collect();
+            let wf = matrix_wavefronts(&rows, count)
+                .into_iter()
+                .max()
+                .unwrap_or(1);
+            worst = worst.max(wf - 1);
+        }
+    }
+    worst
+}
+
+fn instruction_name(m: &Option<TilingPlan>, vec: u64, bitwidth: u32, store: bool) -> String {
+    match m.as_ref().map(|p| p.instruction) {
+        Some(TileInstruction::Matrix { count, trans }) => format!(
+            "{}.x{count}{}",
+            if store { "stmatrix" } else { "ldmatrix" },
+            if trans { ".trans" } else { "" }
+        ),
+        _ => format!(
+            "{}.shared.v{vec}.b{bitwidth}",
+            if store { "st" } else { "ld" }
+        ),
+    }
+}
+
+/// Where the scratch layout of a plan comes from.
+struct Scratch {
+    /// `(offset[, reps]) → tensor`.
+    layout: LinearLayout,
+    /// The whole-tile swizzled layout reported in the plan.
+    shared: LinearLayout,
+    lower_bound_log2: u32,
+}
+
 pub(crate) fn plan_shared(
     src: &LinearLayout,
     dst: &LinearLayout,
@@ -210,41 +342,145 @@ pub(crate) fn plan_shared(
     note: Option<String>,
 ) -> Result<SharedMemoryPlan> {
     let (src, dst) = cta_local(src, dst)?;
-    let (src, dst) = (&src, &dst);
-    let sw: SwizzleResult = optimal_swizzling(src, dst, bitwidth)?;
+    build_plan(&src, &dst, bitwidth, note, None, false)
+}
+
+/// Plans a conversion through shared memory that stores and/or loads with
+/// `stmatrix` / `ldmatrix` (`.x4` or smaller, `.trans` or not) on each side
+/// whose `(register, lane, warp) → offset` map the instruction tile divides
+/// ([`crate::tiling::matrix_plan`], checked by
+/// [`crate::tiling::check_tiling`]), and with vector `st/ld.shared`
+/// otherwise. The scratch layout is `shared` when given (`offset → tensor`,
+/// one round over the whole tile, single-CTA layouts only; e.g. the layout
+/// a code generator chose), else the optimal swizzle of
+/// [`plan_via_shared_memory`] with its rounds. The plan's `note` names the
+/// instructions of each side; its `store_vec` / `load_vec` are the elements
+/// per thread per instruction (`count · 32 / bitwidth` for a matrix side),
+/// its `store_conflicts` / `load_conflicts` the worst phase's extra
+/// wavefronts (one phase per 8-row matrix on a matrix side), and with a
+/// given layout `lower_bound_log2` is 0 (not computed).
+pub fn plan_shared_matrix(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+    shared: Option<&LinearLayout>,
+) -> Result<SharedMemoryPlan> {
+    check_bitwidth(bitwidth)?;
+    if classify(src, dst)? == ConversionKind::CrossCta {
+        return Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs".into(),
+        ));
+    }
+    let given = match shared {
+        None => None,
+        Some(l) => {
+            let blocks = |x: &LinearLayout| {
+                x.has_in_dim(DimName::BLOCK) && x.in_dim_size(DimName::BLOCK) > 1
+            };
+            if blocks(src) || blocks(dst) {
+                return Err(CodegenError::Unsupported(
+                    "a given shared layout needs single-CTA layouts".into(),
+                ));
+            }
+            let ins: Vec<DimName> = l.in_dim_names().collect();
+            if ins != [DimName::OFFSET] || !l.is_invertible() {
+                return Err(CodegenError::Invalid(format!(
+                    "the shared layout must map 'offset' bijectively onto the tensor; it has \
+                     in dims {ins:?} and is {}invertible",
+                    if l.is_invertible() { "" } else { "not " }
+                )));
+            }
+            Some(Scratch {
+                layout: l.clone(),
+                shared: l.clone(),
+                lower_bound_log2: 0,
+            })
+        }
+    };
+    let (src, dst) = cta_local(src, dst)?;
+    build_plan(&src, &dst, bitwidth, None, given, true)
+}
+
+fn build_plan(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+    note: Option<String>,
+    given: Option<Scratch>,
+    use_matrix: bool,
+) -> Result<SharedMemoryPlan> {
     let s = remove_broadcast_registers(src)?;
     let t = remove_broadcast_registers(dst)?;
-    // Scratch layout for the rounds: (vector, bank, segment) -> offset, reps
-    // -> round. Collapse reps into the offset if any lane/warp touches them.
-    let outs = sw.shared.out_dims();
-    let split = &sw.shared_split;
-    let nreps = split.in_dim_size_log2(reps_dim());
-    let offset_bits = split.total_in_dim_size_log2() - nreps;
-    let build = |reps_bits: u32| -> Result<LinearLayout> {
-        Ok(split
-            .reshape_ins(&[
-                (DimName::OFFSET, 1u64 << (offset_bits + nreps - reps_bits)),
-                (reps_dim(), 1u64 << reps_bits),
-            ])?
-            .reshape_outs(&outs)?)
+    let (scratch, shared, lower_bound_log2, off_bits) = match given {
+        Some(g) => {
+            let bits = g.layout.in_dim_size_log2(DimName::OFFSET);
+            (g.layout, g.shared, g.lower_bound_log2, bits)
+        }
+        None => {
+            let sw: SwizzleResult = optimal_swizzling(src, dst, bitwidth)?;
+            // Scratch layout for the rounds: (vector, bank, segment) ->
+            // offset, reps -> round. Collapse reps into the offset if any
+            // lane/warp touches them.
+            let outs = sw.shared.out_dims();
+            let split = &sw.shared_split;
+            let nreps = split.in_dim_size_log2(reps_dim());
+            let offset_bits = split.total_in_dim_size_log2() - nreps;
+            let build = |reps_bits: u32| -> Result<LinearLayout> {
+                Ok(split
+                    .reshape_ins(&[
+                        (DimName::OFFSET, 1u64 << (offset_bits + nreps - reps_bits)),
+                        (reps_dim(), 1u64 << reps_bits),
+                    ])?
+                    .reshape_outs(&outs)?)
+            };
+            let mut scratch = build(nreps)?;
+            let mut off_bits = offset_bits;
+            let touches = |m: &SideMap, ob: u32| m.lane.iter().chain(&m.warp).any(|c| c >> ob != 0);
+            if nreps > 0
+                && (touches(&side_map(&s, &scratch)?, off_bits)
+                    || touches(&side_map(&t, &scratch)?, off_bits))
+            {
+                scratch = build(0)?;
+                off_bits = offset_bits + nreps;
+            }
+            (scratch, sw.shared.clone(), sw.lower_bound_log2, off_bits)
+        }
     };
-    let mut scratch = build(nreps)?;
-    let mut off_bits = offset_bits;
-    let mut ms = side_map(&s, &scratch)?;
-    let mut mt = side_map(&t, &scratch)?;
-    let touches = |m: &SideMap, ob: u32| m.lane.iter().chain(&m.warp).any(|c| c >> ob != 0);
-    if nreps > 0 && (touches(&ms, off_bits) || touches(&mt, off_bits)) {
-        scratch = build(0)?;
-        off_bits = offset_bits + nreps;
-        ms = side_map(&s, &scratch)?;
-        mt = side_map(&t, &scratch)?;
-    }
-    let nrounds = 1usize << (scratch.in_dim_size_log2(reps_dim()));
+    let ms = side_map(&s, &scratch)?;
+    let mt = side_map(&t, &scratch)?;
+    let round_bits = if scratch.has_in_dim(reps_dim()) {
+        scratch.in_dim_size_log2(reps_dim())
+    } else {
+        0
+    };
+    let nrounds = 1usize << round_bits;
+    let total_bits = off_bits + round_bits;
     let off_mask = (1u64 << off_bits) - 1;
+    let nwarps = |l: &LinearLayout| {
+        if l.has_in_dim(DimName::WARP) {
+            l.in_dim_size(DimName::WARP)
+        } else {
+            1
+        }
+    };
+    let mx = |m: &SideMap| {
+        if use_matrix {
+            side_matrix_plan(m, bitwidth, off_bits, total_bits)
+        } else {
+            None
+        }
+    };
+    let (mxs, mxt) = (mx(&ms), mx(&mt));
     let vs = vector_registers(&ms, bitwidth, off_mask);
     let vt = vector_registers(&mt, bitwidth, off_mask);
-    let stores = accesses(src, &ms, &vs, off_bits, nrounds);
-    let loads = accesses(dst, &mt, &vt, off_bits, nrounds);
+    let stores = match &mxs {
+        Some(p) => matrix_accesses(src, p, off_bits, nrounds),
+        None => accesses(src, &ms, &vs, off_bits, nrounds),
+    };
+    let loads = match &mxt {
+        Some(p) => matrix_accesses(dst, p, off_bits, nrounds),
+        None => accesses(dst, &mt, &vt, off_bits, nrounds),
+    };
     let rounds: Vec<Round> = stores
         .into_iter()
         .zip(loads)
@@ -259,13 +495,36 @@ pub(crate) fn plan_shared(
         .filter(|r| r & zero_mask != 0)
         .map(|r| (r, r & !zero_mask))
         .collect();
-    let store_vec = 1u64 << vs.len();
-    let load_vec = 1u64 << vt.len();
     let lane_off = |m: &SideMap| m.lane.iter().map(|c| c & off_mask).collect::<Vec<_>>();
+    let side = |m: &SideMap, p: &Option<TilingPlan>, v: &[usize], l: &LinearLayout| match p {
+        Some(p) => (
+            p.elements_per_instruction,
+            matrix_conflicts(p, bitwidth, nwarps(l)),
+        ),
+        None => {
+            let vec = 1u64 << v.len();
+            (vec, analytic_conflicts(&lane_off(m), vec, bitwidth))
+        }
+    };
+    let (store_vec, store_conflicts) = side(&ms, &mxs, &vs, src);
+    let (load_vec, load_conflicts) = side(&mt, &mxt, &vt, dst);
+    let note = if use_matrix {
+        let names = format!(
+            "stores by {}, loads by {}",
+            instruction_name(&mxs, store_vec, bitwidth, true),
+            instruction_name(&mxt, load_vec, bitwidth, false)
+        );
+        Some(match note {
+            Some(n) => format!("{n}; {names}"),
+            None => names,
+        })
+    } else {
+        note
+    };
     let bytes = (bitwidth as u64).max(8) / 8;
     Ok(SharedMemoryPlan {
-        shared: sw.shared.bases_json(),
-        shared_layout: sw.shared.clone(),
+        shared: shared.bases_json(),
+        shared_layout: shared,
         bitwidth,
         store_vec,
         load_vec,
@@ -274,9 +533,9 @@ pub(crate) fn plan_shared(
         barriers: 2 * rounds.len() as u64 - 1,
         rounds,
         copies,
-        store_conflicts: analytic_conflicts(&lane_off(&ms), store_vec, bitwidth),
-        load_conflicts: analytic_conflicts(&lane_off(&mt), load_vec, bitwidth),
-        lower_bound_log2: sw.lower_bound_log2,
+        store_conflicts,
+        load_conflicts,
+        lower_bound_log2,
         note,
     })
 }

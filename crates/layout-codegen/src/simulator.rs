@@ -6,16 +6,31 @@
 //! register holds a *tag*: the tensor coordinate the source layout places
 //! there (packed, dim0 in the low bits), so data is never confused with
 //! indices. Shared memory is an array of tagged slots, one per element of
-//! the plan's scratch buffer, behind 32 banks of 4 bytes: byte address `a`
-//! is in bank `(a / 4) mod 32`.
+//! the plan's scratch buffer, behind `B` banks of 4 bytes (`B` = 32, the
+//! NVIDIA default of [`simulate`], or 64 via [`simulate_with`] and
+//! [`SimulatorConfig`]): byte address `a` is in bank `(a / 4) mod B`.
 //!
 //! A plan runs round by round. In each round every thread executes every
-//! store (its vector of registers to `address(lane, warp)`), all threads
-//! meet at a barrier, then every thread executes every load into its
-//! destination registers; a barrier separates rounds. Afterwards the plan's
-//! broadcast copies run. A shuffle plan runs its shuffles in order: every
-//! lane of a warp offers its source register, each lane reads the offer of
-//! its source lane and keeps it when its select holds.
+//! store, all threads meet at a barrier, then every thread executes every
+//! load into its destination registers; a barrier separates rounds.
+//! Afterwards the plan's broadcast copies run. Two kinds of shared-memory
+//! instruction are executed (see [`crate::plan::Access`]):
+//! * vector `st/ld.shared` of `v` elements: the thread's registers
+//!   `registers[0..v]` go to / come from the `v` consecutive elements at
+//!   `address(lane, warp)`;
+//! * `stmatrix` / `ldmatrix` `.x1/.x2/.x4` and `.trans`
+//!   ([`crate::tiling::MatrixInstruction`], PTX `.m8n8.shared.b16`): lane
+//!   `8i + j` of the warp supplies the address of the 16-byte row `j` of
+//!   matrix `i` (only lanes `< 8·count`); thread `t`'s 32-bit operand `i`
+//!   (its registers `registers[i·R .. i·R + R]`, `R = 32 / bitwidth`
+//!   elements, low half first) is the word at bytes `4 (t mod 4) ..` of row
+//!   `t / 4` of matrix `i`, or with `.trans` (16-bit only) its half `e` is
+//!   the element in column `t / 4` of row `2 (t mod 4) + e`. Matrix
+//!   instructions need 32-lane warps and exist only in the 32-bank model.
+//!
+//! A shuffle plan runs its shuffles in order: every lane of a warp offers
+//! its source register, each lane reads the offer of its source lane and
+//! keeps it when its select holds.
 //!
 //! ## What a successful run proves
 //! 1. **Correctness, exhaustively**: after the plan, *every* destination
@@ -24,15 +39,32 @@
 //!    that does not (in block, warp, lane, register order) is reported as
 //!    [`CodegenError::WrongElement`].
 //! 2. **Memory safety of the plan**: every access is in bounds, aligned to
-//!    its own width, every load reads a slot stored in the same round
-//!    ([`CodegenError::Uninitialised`]), and no two stores of one round put
-//!    different elements in one slot ([`CodegenError::Race`]).
-//! 3. **Cost**: instructions per thread, barriers, and for every warp-wide
-//!    access the wavefronts under NVIDIA's rules: a `w`-byte-per-lane access
-//!    is split into `max(1, 32 w / 128)` phases of consecutive lanes; a phase
-//!    costs the largest number of distinct 4-byte words that any one bank
-//!    serves (equal words are broadcast). Conflicts are the wavefronts beyond
-//!    one per phase.
+//!    its own width (matrix rows: to 16 bytes), every load reads a slot
+//!    stored in the same round ([`CodegenError::Uninitialised`]), and no two
+//!    stores of one round put different elements in one slot
+//!    ([`CodegenError::Race`]).
+//! 3. **Cost**: instructions per thread (matrix instructions also counted
+//!    apart), barriers, and for every warp-wide access its wavefronts. A
+//!    *phase* is a set of lanes served together; it costs the largest
+//!    number of distinct 4-byte words that any one bank holds among the
+//!    bytes its lanes access (equal words are broadcast, so a phase costs at
+//!    least 1). Conflicts are the wavefronts beyond one per phase.
+//!    * 32 banks (NVIDIA's rule): a vector access of `w` bytes per lane is
+//!      split into `max(1, 32 w / 128)` phases of consecutive lanes (32-bit:
+//!      the whole warp; 64-bit: two half warps; 128-bit: four quarter
+//!      warps). A matrix instruction has one phase per 8×16-byte matrix (its
+//!      8 row addresses, 128 bytes), so a conflict-free `.x4` costs 4
+//!      wavefronts. This model agreed with `ncu`'s shared-memory wavefront
+//!      counters on an H200 for the GPU suite's `_mx` cases (tests
+//!      `sim_matrix.rs`).
+//!    * 64 banks (a *model* of AMD CDNA LDS, 64 banks × 4 bytes = 256 bytes
+//!      per cycle; not measured on hardware): the lanes of an access are
+//!      split into `max(1, lanes · w / 256)` phases of consecutive lanes,
+//!      each moving at most 256 bytes (wave64 lanes: 32-bit one phase of 64
+//!      lanes, 64-bit two phases of 32, 128-bit four phases of 16; a 32-lane
+//!      warp: 32- and 64-bit one phase, 128-bit two phases of 16). CDNA's
+//!      own lane grouping for `ds_read_b128` and its other special cases are
+//!      not modelled.
 //!
 //! It proves nothing about timing, about hardware other than this model, or
 //! about data exchange between CTAs (cross-CTA plans are refused before they
@@ -41,6 +73,7 @@
 use crate::bank_conflicts::hw_input_block;
 use crate::error::{CodegenError, Result};
 use crate::plan::{Access, ConversionPlan};
+use crate::tiling::MatrixInstruction;
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -56,6 +89,10 @@ pub struct SimulationReport {
     pub store_instructions: u64,
     /// Load instructions per thread.
     pub load_instructions: u64,
+    /// Of `store_instructions`, the `stmatrix` ones.
+    pub matrix_store_instructions: u64,
+    /// Of `load_instructions`, the `ldmatrix` ones.
+    pub matrix_load_instructions: u64,
     /// Register moves per thread (permutation and broadcast copies).
     pub register_moves: u64,
     /// Barriers.
@@ -90,38 +127,230 @@ fn size(l: &LinearLayout, d: DimName) -> u64 {
     }
 }
 
-/// Wavefronts of one warp-wide access: `starts[l]` is lane `l`'s byte
-/// address, each lane moves `bytes` bytes. Returns per-phase wavefronts.
+/// The shared-memory model of a simulation: the bank count (4-byte banks).
+/// See the module doc for the wavefront rules of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SimulatorConfig {
+    /// 32 (NVIDIA, the default) or 64 (a model of AMD CDNA LDS).
+    pub banks: u64,
+}
+
+impl Default for SimulatorConfig {
+    fn default() -> Self {
+        SimulatorConfig::NVIDIA
+    }
+}
+
+impl SimulatorConfig {
+    /// 32 banks of 4 bytes, NVIDIA's wavefront rules.
+    pub const NVIDIA: SimulatorConfig = SimulatorConfig { banks: 32 };
+    /// 64 banks of 4 bytes, phases of 256 bytes (a model of CDNA LDS).
+    pub const AMD_LDS: SimulatorConfig = SimulatorConfig { banks: 64 };
+
+    fn check(&self) -> Result<()> {
+        match self.banks {
+            32 | 64 => Ok(()),
+            b => Err(CodegenError::Invalid(format!(
+                "the simulator models 32 or 64 shared-memory banks, not {b}"
+            ))),
+        }
+    }
+}
+
+/// Wavefronts of one phase: the largest number of distinct 4-byte words
+/// one bank holds among `bytes` bytes from each of `starts`.
+fn phase_wavefronts(starts: &[u64], bytes: u64, banks: u64) -> u64 {
+    let mut per_bank: HashMap<u64, Vec<u64>> = HashMap::new();
+    for &s in starts {
+        let mut w = s / 4;
+        while w * 4 < s + bytes {
+            let e = per_bank.entry(w % banks).or_default();
+            if !e.contains(&w) {
+                e.push(w);
+            }
+            w += 1;
+        }
+    }
+    per_bank.values().map(|v| v.len() as u64).max().unwrap_or(1)
+}
+
+/// Wavefronts of one warp-wide vector access under NVIDIA's rules (32
+/// banks): `starts[l]` is lane `l`'s byte address, each lane moves `bytes`
+/// bytes. Returns per-phase wavefronts.
 pub fn access_wavefronts(starts: &[u64], bytes: u64) -> Vec<u64> {
+    phases_of(32, starts, bytes)
+}
+
+/// [`access_wavefronts`] under `config` (module doc: 32 banks, phases of
+/// `max(1, 32·bytes/128)`; 64 banks, phases of `max(1, lanes·bytes/256)`,
+/// consecutive lanes). A bank count other than 32 or 64 is an error.
+pub fn access_wavefronts_with(
+    config: &SimulatorConfig,
+    starts: &[u64],
+    bytes: u64,
+) -> Result<Vec<u64>> {
+    config.check()?;
+    Ok(phases_of(config.banks, starts, bytes))
+}
+
+fn phases_of(banks: u64, starts: &[u64], bytes: u64) -> Vec<u64> {
     let nlanes = starts.len() as u64;
-    let phases = ((32 * bytes) / 128).clamp(1, nlanes.max(1));
+    let phases = if banks == 64 {
+        (nlanes * bytes) / 256
+    } else {
+        (32 * bytes) / 128
+    }
+    .clamp(1, nlanes.max(1));
     let per = (nlanes / phases).max(1) as usize;
     starts
         .chunks(per)
-        .map(|lanes| {
-            let mut banks: HashMap<u64, Vec<u64>> = HashMap::new();
-            for &s in lanes {
-                let mut w = s / 4;
-                while w * 4 < s + bytes {
-                    let e = banks.entry(w % 32).or_default();
-                    if !e.contains(&w) {
-                        e.push(w);
-                    }
-                    w += 1;
-                }
-            }
-            banks.values().map(|v| v.len() as u64).max().unwrap_or(1)
-        })
+        .map(|lanes| phase_wavefronts(lanes, bytes, banks))
         .collect()
 }
 
+/// Wavefronts of one warp-wide `ldmatrix`/`stmatrix` (32 banks): `rows[l]`
+/// is the byte address of the 16-byte row lane `l` supplies; one phase per
+/// matrix (rows `8i .. 8i + 8`, the rows given). Returns per-matrix
+/// wavefronts.
+pub fn matrix_wavefronts(rows: &[u64], count: u64) -> Vec<u64> {
+    rows.chunks(8)
+        .take(count as usize)
+        .map(|m| phase_wavefronts(m, 16, 32))
+        .collect()
+}
+
+/// `(lane, index into the access's registers, scratch slot)`.
+type Move = (u64, usize, u64);
+
+/// The element moves of one warp-wide instruction for one warp: `(lane,
+/// index into registers, slot)`, with the wavefronts of its phases.
+fn transfers(
+    config: &SimulatorConfig,
+    what: &str,
+    a: &Access,
+    nlane: u64,
+    warp: u64,
+    bitwidth: u32,
+    scratch: u64,
+) -> Result<(Vec<Move>, Vec<u64>)> {
+    let bytes = (bitwidth as u64).max(8) / 8;
+    let mut moves = Vec::new();
+    let Some(MatrixInstruction { count, trans }) = a.matrix else {
+        let v = a.registers.len() as u64;
+        let mut starts = Vec::with_capacity(nlane as usize);
+        for l in 0..nlane {
+            let off = a.address.eval(l, warp);
+            if off + v > scratch {
+                return Err(CodegenError::OutOfBounds {
+                    what: what.into(),
+                    offset: off,
+                    size: scratch,
+                });
+            }
+            if !v.is_power_of_two() || off & (v - 1) != 0 {
+                return Err(CodegenError::Misaligned {
+                    what: what.into(),
+                    byte_address: off * bytes,
+                    bytes: v * bytes,
+                });
+            }
+            starts.push(off * bytes);
+            moves.extend((0..v).map(|j| (l, j as usize, off + j)));
+        }
+        return Ok((moves, phases_of(config.banks, &starts, v * bytes)));
+    };
+    let bad = |why: String| Err(CodegenError::Invalid(format!("{what}: {why}")));
+    if config.banks != 32 {
+        return bad(format!(
+            "ldmatrix/stmatrix are NVIDIA instructions; the {}-bank model has none",
+            config.banks
+        ));
+    }
+    if ![1, 2, 4].contains(&count) {
+        return bad(format!("matrix count {count}, expected 1, 2 or 4"));
+    }
+    let bw_ok = if trans {
+        bitwidth == 16
+    } else {
+        [8, 16, 32].contains(&bitwidth)
+    };
+    if !bw_ok {
+        return bad(format!(
+            "{bitwidth}-bit elements in a matrix instruction{}",
+            if trans {
+                " with .trans (16-bit only)"
+            } else {
+                " (8, 16 or 32 bits)"
+            }
+        ));
+    }
+    if nlane != 32 {
+        return bad(format!(
+            "matrix instructions need 32-lane warps, not {nlane}"
+        ));
+    }
+    let r = 32 / bitwidth as u64;
+    if a.registers.len() as u64 != count * r {
+        return bad(format!(
+            "x{count} of {bitwidth}-bit elements passes {} registers, not {}",
+            count * r,
+            a.registers.len()
+        ));
+    }
+    let row_elems = 16 / bytes;
+    let mut rows = Vec::with_capacity(8 * count as usize);
+    for t in 0..8 * count {
+        let off = a.address.eval(t, warp);
+        if off + row_elems > scratch {
+            return Err(CodegenError::OutOfBounds {
+                what: format!("{what} (row of lane {t})"),
+                offset: off,
+                size: scratch,
+            });
+        }
+        if !off.is_multiple_of(row_elems) {
+            return Err(CodegenError::Misaligned {
+                what: format!("{what} (row of lane {t})"),
+                byte_address: off * bytes,
+                bytes: 16,
+            });
+        }
+        rows.push(off);
+    }
+    for t in 0..32 {
+        for i in 0..count {
+            for e in 0..r {
+                let slot = if trans {
+                    rows[(8 * i + 2 * (t % 4) + e) as usize] + t / 4
+                } else {
+                    rows[(8 * i + t / 4) as usize] + (t % 4) * r + e
+                };
+                moves.push((t, (i * r + e) as usize, slot));
+            }
+        }
+    }
+    let starts: Vec<u64> = rows.iter().map(|o| o * bytes).collect();
+    Ok((moves, matrix_wavefronts(&starts, count)))
+}
+
 /// Runs `plan` converting `src` to `dst` and checks every destination
-/// register. See the module doc.
+/// register, with 32 banks (NVIDIA). See the module doc.
 pub fn simulate(
     plan: &ConversionPlan,
     src: &LinearLayout,
     dst: &LinearLayout,
 ) -> Result<SimulationReport> {
+    simulate_with(&SimulatorConfig::NVIDIA, plan, src, dst)
+}
+
+/// [`simulate`] with the shared-memory model `config` (32 or 64 banks).
+pub fn simulate_with(
+    config: &SimulatorConfig,
+    plan: &ConversionPlan,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+) -> Result<SimulationReport> {
+    config.check()?;
     let nlane = size(dst, DimName::LANE);
     let nwarp = size(dst, DimName::WARP);
     let nblock = size(dst, DimName::BLOCK);
@@ -248,28 +477,9 @@ pub fn simulate(
             }
         }
         ConversionPlan::SharedMemory(p) => {
-            let bytes = (p.bitwidth as u64).max(8) / 8;
             // One scratch buffer per CTA.
             let mut mems: Vec<Vec<Option<(u64, usize)>>> =
                 vec![vec![None; p.scratch_elems as usize]; nblock as usize];
-            let check_access = |what: &str, a: &Access, off: u64| -> Result<()> {
-                let v = a.registers.len() as u64;
-                if off + v > p.scratch_elems {
-                    return Err(CodegenError::OutOfBounds {
-                        what: what.into(),
-                        offset: off,
-                        size: p.scratch_elems,
-                    });
-                }
-                if !v.is_power_of_two() || off & (v - 1) != 0 {
-                    return Err(CodegenError::Misaligned {
-                        what: what.into(),
-                        byte_address: off * bytes,
-                        bytes: v * bytes,
-                    });
-                }
-                Ok(())
-            };
             let mut store_min = u64::MAX;
             let mut load_min = u64::MAX;
             for (ri, round) in p.rounds.iter().enumerate() {
@@ -281,28 +491,24 @@ pub fn simulate(
                     for w in 0..nwarp {
                         let (b, wl) = split(w);
                         let mem = &mut mems[b as usize];
-                        let mut starts = Vec::with_capacity(nlane as usize);
-                        for l in 0..nlane {
-                            let off = a.address.eval(l, wl);
-                            check_access(&what, a, off)?;
-                            starts.push(off * bytes);
-                            for (j, &r) in a.registers.iter().enumerate() {
-                                let val = src_regs[tid(w, l)][r as usize];
-                                let slot = &mut mem[(off + j as u64) as usize];
-                                match slot {
-                                    Some((old, rr)) if *rr == ri && *old != val => {
-                                        return Err(CodegenError::Race {
-                                            offset: off + j as u64,
-                                            first: src.unpack(*old).to_vec(),
-                                            second: src.unpack(val).to_vec(),
-                                            round: ri,
-                                        })
-                                    }
-                                    _ => *slot = Some((val, ri)),
+                        let (moves, wfs) =
+                            transfers(config, &what, a, nlane, wl, p.bitwidth, p.scratch_elems)?;
+                        for (l, j, off) in moves {
+                            let val = src_regs[tid(w, l)][a.registers[j] as usize];
+                            let slot = &mut mem[off as usize];
+                            match slot {
+                                Some((old, rr)) if *rr == ri && *old != val => {
+                                    return Err(CodegenError::Race {
+                                        offset: off,
+                                        first: src.unpack(*old).to_vec(),
+                                        second: src.unpack(val).to_vec(),
+                                        round: ri,
+                                    })
                                 }
+                                _ => *slot = Some((val, ri)),
                             }
                         }
-                        for wf in access_wavefronts(&starts, a.registers.len() as u64 * bytes) {
+                        for wf in wfs {
                             rep.store_wavefronts += wf;
                             rep.store_conflict_wavefronts += wf - 1;
                             rep.max_store_conflicts = rep.max_store_conflicts.max(wf - 1);
@@ -318,27 +524,22 @@ pub fn simulate(
                     for w in 0..nwarp {
                         let (b, wl) = split(w);
                         let mem = &mems[b as usize];
-                        let mut starts = Vec::with_capacity(nlane as usize);
-                        for l in 0..nlane {
-                            let off = a.address.eval(l, wl);
-                            check_access(&what, a, off)?;
-                            starts.push(off * bytes);
-                            for (j, &r) in a.registers.iter().enumerate() {
-                                let o = off + j as u64;
-                                match mem[o as usize] {
-                                    Some((val, rr)) if rr == ri => {
-                                        dst_regs[tid(w, l)][r as usize] = Some(val)
-                                    }
-                                    _ => {
-                                        return Err(CodegenError::Uninitialised {
-                                            round: ri,
-                                            offset: o,
-                                        })
-                                    }
+                        let (moves, wfs) =
+                            transfers(config, &what, a, nlane, wl, p.bitwidth, p.scratch_elems)?;
+                        for (l, j, off) in moves {
+                            match mem[off as usize] {
+                                Some((val, rr)) if rr == ri => {
+                                    dst_regs[tid(w, l)][a.registers[j] as usize] = Some(val)
+                                }
+                                _ => {
+                                    return Err(CodegenError::Uninitialised {
+                                        round: ri,
+                                        offset: off,
+                                    })
                                 }
                             }
                         }
-                        for wf in access_wavefronts(&starts, a.registers.len() as u64 * bytes) {
+                        for wf in wfs {
                             rep.load_wavefronts += wf;
                             rep.load_conflict_wavefronts += wf - 1;
                             rep.max_load_conflicts = rep.max_load_conflicts.max(wf - 1);
@@ -348,6 +549,10 @@ pub fn simulate(
                 }
                 rep.store_instructions += round.stores.len() as u64;
                 rep.load_instructions += round.loads.len() as u64;
+                rep.matrix_store_instructions +=
+                    round.stores.iter().filter(|a| a.matrix.is_some()).count() as u64;
+                rep.matrix_load_instructions +=
+                    round.loads.iter().filter(|a| a.matrix.is_some()).count() as u64;
             }
             for &(to, from) in &p.copies {
                 bad_reg("broadcast copy", to, ndst)?;

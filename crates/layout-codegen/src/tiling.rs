@@ -28,7 +28,11 @@
 //! Every plan gives, per instruction `k`, the registers each thread passes
 //! and the (affine) address each lane supplies; [`check_tiling`] executes
 //! the instruction semantics above and compares with `cvt` for every
-//! register of every lane and warp.
+//! register of every lane and warp. Matrix plans also enter shared-memory
+//! conversion plans ([`crate::plan::plan_shared_matrix`], one
+//! [`crate::plan::Access`] with a [`MatrixInstruction`] per instruction
+//! `k`), which [`crate::simulator`] executes element by element with its
+//! own model of the instruction and whose wavefronts it counts.
 
 use crate::shuffle::hw_apply;
 use linear_layout::{divide_left, utils, ColumnAction, DimName, LayoutError, LinearLayout};
@@ -41,6 +45,27 @@ pub enum TileInstruction {
     VectorShared { vec: u64 },
     /// `ldmatrix/stmatrix.x{count}` (`.trans` if `trans`).
     Matrix { count: u64, trans: bool },
+}
+
+/// The shape of a warp-wide `ldmatrix` / `stmatrix` instruction
+/// (PTX `.m8n8.x{count}[.trans].shared.b16`): `count` (1, 2 or 4) 8×8
+/// matrices of 16-bit elements, each 8 rows of 16 bytes. Lane `8i + j`
+/// supplies the (16-byte aligned) shared address of row `j` of matrix `i`
+/// (x1: lanes 0–7, x2: lanes 0–15; the other lanes' addresses are unused).
+/// Thread `t`'s 32-bit operand `i` holds, without `.trans`, bytes
+/// `4 (t mod 4) .. 4 (t mod 4) + 4` of row `t / 4` of matrix `i` (16-bit
+/// columns `2 (t mod 4)` and `2 (t mod 4) + 1`, the lower column in the low
+/// half); with `.trans` (16-bit elements only), its half `e` holds column
+/// `t / 4` of row `2 (t mod 4) + e`. `ldmatrix` moves shared → registers,
+/// `stmatrix` registers → shared. Without `.trans` the instruction moves
+/// whole 32-bit words, so 8- and 32-bit elements (4 and 1 per operand) are
+/// moved exactly as well.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatrixInstruction {
+    /// Matrices per instruction: 1, 2 or 4.
+    pub count: u64,
+    /// `.trans`.
+    pub trans: bool,
 }
 
 /// A tiling plan: plain data.
