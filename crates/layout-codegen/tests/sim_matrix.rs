@@ -211,7 +211,7 @@ fn ncu(name: &str) -> (u64, u64) {
     )
 }
 
-/// `(st_instr, ld_instr)` the suite recorded for one direction.
+/// `(st_op, ld_op)` (instruction names) the suite recorded for one direction.
 fn recorded_instructions(name: &str, dir: &str) -> (String, String) {
     let cases: serde_json::Value =
         serde_json::from_str(&repo_file("bench/gpu/generated/cases.json")).unwrap();
@@ -223,8 +223,8 @@ fn recorded_instructions(name: &str, dir: &str) -> (String, String) {
         .unwrap_or_else(|| panic!("{name} not in cases.json"));
     let p = &c[format!("predicted_{dir}")];
     (
-        p["st_instr"].as_str().unwrap().to_string(),
-        p["ld_instr"].as_str().unwrap().to_string(),
+        p["st_op"].as_str().unwrap().to_string(),
+        p["ld_op"].as_str().unwrap().to_string(),
     )
 }
 
@@ -315,8 +315,17 @@ fn matrix_side_of_cu(
             continue;
         };
         let after = &line[pos..];
-        let c = after.split(&format!("&smem[{var} ")).nth(1).unwrap();
-        let c = c[2..].split('u').next().unwrap();
+        // The index is `var + c`, `(var ^ c_x)` or `(var ^ c_x) + c_a`
+        // (c_x, c_a on disjoint bits): the constant is the XOR of the
+        // numbers in it.
+        let index = after.split("&smem[").nth(1).unwrap();
+        let index = &index[..index.find(']').unwrap()];
+        assert!(index.contains(var), "{index}");
+        let c: u64 = index
+            .split(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
+            .filter_map(|t| t.strip_suffix('u'))
+            .filter_map(|t| t.parse::<u64>().ok())
+            .fold(0, |a, x| a ^ x);
         let mut regs = Vec::new();
         if store {
             // "(uint32_t)a[0] | ((uint32_t)a[1] << 16)"
@@ -334,7 +343,7 @@ fn matrix_side_of_cu(
                 }
             }
         }
-        instrs.push((num(c), regs));
+        instrs.push((c, regs));
     }
     Some((lanes, warps, instrs))
 }
