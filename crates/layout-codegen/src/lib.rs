@@ -19,7 +19,8 @@
 //! - [`shuffle`]: warp-shuffle programs (Triton's transposition
 //!   decomposition with Ship/Swap, the paper's rounds, a general `shfl.idx`
 //!   fallback) with their own warp-model checker; [`gather`]: gather plans;
-//!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
+//!   [`partial`]: partial cross-warp plans (only what leaves its warp goes
+//!   through shared memory); [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
 //!   (the paper's Table 2); [`tiling`]: ld/st.shared and ldmatrix/stmatrix
 //!   tiling (Theorem 5.1).
 //!
@@ -53,6 +54,7 @@ pub mod conversion;
 pub mod dedup;
 pub mod error;
 pub mod gather;
+pub mod partial;
 pub mod plan;
 mod shared_plan;
 pub mod shuffle;

@@ -1,0 +1,219 @@
+//! Partial cross-warp plans (`layout_codegen::partial`): planned on real
+//! Triton layouts, proven by `simulate_partial`, and mutations that must fail.
+
+use hw_layouts::Encoding;
+use layout_codegen::partial::{plan_partial, simulate_partial, why_not_partial};
+use linear_layout::{DimName, LinearLayout};
+
+fn ll(attr: &str, shape: &[u64]) -> LinearLayout {
+    Encoding::parse(attr)
+        .and_then(|e| e.to_linear_layout(shape))
+        .expect("layout")
+}
+
+fn row_major(shape: &[u64]) -> LinearLayout {
+    let id = LinearLayout::identity_1d;
+    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
+    (id(shape[1], o, d1) * id(shape[0], o, d0))
+        .transpose_outs(&[d0, d1])
+        .unwrap()
+}
+
+fn blocked(spt: [u64; 2], tpw: [u64; 2], wpc: [u64; 2], order: [u64; 2]) -> String {
+    format!(
+        "#ttg.blocked<{{sizePerThread = [{}, {}], threadsPerWarp = [{}, {}], warpsPerCTA = [{}, {}], order = [{}, {}]}}>",
+        spt[0], spt[1], tpw[0], tpw[1], wpc[0], wpc[1], order[0], order[1]
+    )
+}
+
+const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+
+fn b22() -> String {
+    blocked([1, 4], [8, 4], [2, 2], [1, 0])
+}
+
+/// Elements `(i, j)` of a 128×128 tile where `warp_of_src == warp_of_dst`,
+/// counted from the hand-derived warp formulas of the blocked layouts.
+/// Blocked, order [1, 0], sizePerThread [1, 4], threadsPerWarp [8, 4]: a warp
+/// covers 8 rows × 16 columns; warpsPerCTA [a, b] places warp bits along
+/// dim 1 first (b warps, 16 columns each), then dim 0 (a warps, 8 rows each).
+fn hand_staying(src_wpc: [u64; 2], dst_wpc: [u64; 2]) -> u64 {
+    let warp = |wpc: [u64; 2], i: u64, j: u64| (j / 16) % wpc[1] + wpc[1] * ((i / 8) % wpc[0]);
+    let mut n = 0;
+    for i in 0..128 {
+        for j in 0..128 {
+            n += (warp(src_wpc, i, j) == warp(dst_wpc, i, j)) as u64;
+        }
+    }
+    n
+}
+
+#[test]
+fn hand_formula_matches_the_derivations() {
+    // [2,2] -> [4,1]: src warp c + 2a, dst a + 2b (a = bit 3 of i, b = bit 4
+    // of i, c = bit 4 of j): equal iff a = b = c, a quarter.
+    assert_eq!(hand_staying([2, 2], [4, 1]), 16384 / 4);
+    // [2,2] -> [1,4]: dst warp c + 2d (d = bit 5 of j): equal iff a = d, half.
+    assert_eq!(hand_staying([2, 2], [1, 4]), 16384 / 2);
+}
+
+#[test]
+fn blocked_2x2_to_4x1_keeps_a_quarter_by_register_moves() {
+    let shape = [128u64, 128];
+    let (s, d) = (
+        ll(&b22(), &shape),
+        ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &shape),
+    );
+    for bits in [16, 32] {
+        for (from, to) in [(&s, &d), (&d, &s)] {
+            let p = plan_partial(from, to, &row_major(&shape), bits).unwrap();
+            let r = simulate_partial(&p, from, to).unwrap();
+            assert_eq!(r.registers_checked, 16384);
+            assert_eq!(p.cost.staying_elements, hand_staying([2, 2], [4, 1]));
+            // Same lanes and threadsPerWarp: staying elements keep their lane.
+            assert_eq!(p.cost.shuffles, 0);
+            // One move per staying register per warp: 4096 elements / 32 lanes.
+            assert_eq!(p.cost.register_moves, 4096 / 32);
+            // Groups align with the staying coset: exactly the crossing
+            // elements go through shared memory.
+            assert_eq!(r.slots_loaded, 16384 - hand_staying([2, 2], [4, 1]));
+            assert!(p.cost.store_wavefronts * 4 == p.cost.full_store_wavefronts * 3);
+            assert!(p.cost.load_wavefronts * 4 == p.cost.full_load_wavefronts * 3);
+        }
+    }
+}
+
+#[test]
+fn blocked_2x2_to_1x4_keeps_half() {
+    let shape = [128u64, 128];
+    let (s, d) = (
+        ll(&b22(), &shape),
+        ll(&blocked([1, 4], [8, 4], [1, 4], [1, 0]), &shape),
+    );
+    let p = plan_partial(&s, &d, &row_major(&shape), 32).unwrap();
+    let r = simulate_partial(&p, &s, &d).unwrap();
+    assert_eq!(p.cost.staying_elements, hand_staying([2, 2], [1, 4]));
+    assert_eq!(r.slots_loaded, 8192);
+    assert_eq!(r.delivered_in_warp, 8192);
+    assert_eq!(2 * p.cost.store_wavefronts, p.cost.full_store_wavefronts);
+    // Two warp classes: warps 0 and 3 keep the rows with a = d... every warp
+    // keeps a coset; classes group warps with identical code.
+    let warps: usize = p.classes.iter().map(|k| k.warps.len()).sum();
+    assert_eq!(warps, 4);
+}
+
+#[test]
+fn lane_changing_staying_elements_use_shuffles() {
+    // dst order [0, 1]: lane bits run down the rows first, so a staying
+    // element changes lane (a shfl.idx per staying register).
+    let shape = [128u64, 128];
+    let (s, d) = (
+        ll(&b22(), &shape),
+        ll(&blocked([1, 4], [8, 4], [1, 4], [0, 1]), &shape),
+    );
+    for bits in [16, 32] {
+        for (from, to) in [(&s, &d), (&d, &s)] {
+            let p = plan_partial(from, to, &row_major(&shape), bits).unwrap();
+            let r = simulate_partial(&p, from, to).unwrap();
+            assert_eq!(r.registers_checked, 16384);
+            assert_eq!(p.cost.shuffles, 8192 / 32);
+            assert_eq!(p.cost.register_moves, 0);
+            assert_eq!(r.slots_loaded, 8192);
+        }
+    }
+}
+
+#[test]
+fn dropping_a_store_fails() {
+    let shape = [128u64, 128];
+    let (s, d) = (
+        ll(&b22(), &shape),
+        ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &shape),
+    );
+    let p = plan_partial(&s, &d, &row_major(&shape), 32).unwrap();
+    for k in 0..p.classes.len() {
+        let mut m = p.clone();
+        m.classes[k].stores.pop();
+        let e = simulate_partial(&m, &s, &d).unwrap_err();
+        assert!(e.to_string().contains("uninitialised"), "{e}");
+    }
+}
+
+#[test]
+fn a_wrong_warp_predicate_fails() {
+    // Run warp w's class with another class's code: its loads or its staying
+    // moves are wrong for w.
+    let shape = [128u64, 128];
+    let (s, d) = (
+        ll(&b22(), &shape),
+        ll(&blocked([1, 4], [8, 4], [1, 4], [1, 0]), &shape),
+    );
+    let p = plan_partial(&s, &d, &row_major(&shape), 16).unwrap();
+    assert!(p.classes.len() >= 2);
+    let mut m = p.clone();
+    let w = m.classes[0].warps.remove(0);
+    m.classes[1].warps.push(w);
+    assert!(simulate_partial(&m, &s, &d).is_err());
+    // And a warp with no class at all.
+    let mut m = p.clone();
+    m.classes[0].warps.remove(0);
+    assert!(simulate_partial(&m, &s, &d).is_err());
+}
+
+#[test]
+fn wrong_loads_or_moves_fail() {
+    let shape = [128u64, 128];
+    let (s, d) = (
+        ll(&b22(), &shape),
+        ll(&blocked([1, 4], [8, 4], [1, 4], [0, 1]), &shape),
+    );
+    let p = plan_partial(&s, &d, &row_major(&shape), 32).unwrap();
+    let mut m = p.clone();
+    m.classes[0].loads.pop();
+    assert!(matches!(
+        simulate_partial(&m, &s, &d),
+        Err(layout_codegen::CodegenError::WrongElement { .. })
+    ));
+    let mut m = p.clone();
+    m.classes[0].staying[0].src_lane.constant ^= 1;
+    assert!(matches!(
+        simulate_partial(&m, &s, &d),
+        Err(layout_codegen::CodegenError::WrongElement { .. })
+    ));
+    let mut m = p.clone();
+    m.classes[0].staying[0].src_register ^= 1;
+    assert!(simulate_partial(&m, &s, &d).is_err());
+}
+
+#[test]
+fn conversions_outside_the_class_are_refused_with_the_reason() {
+    let shape = [128u64, 128];
+    let b41 = ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &shape);
+    let mma = ll(MMA2, &shape);
+    let smem = row_major(&shape);
+    // mma v2 [2,2] -> blocked [4,1]: the source warp depends on a lane bit.
+    let e = plan_partial(&mma, &b41, &smem, 32).unwrap_err().to_string();
+    assert!(e.contains("C_wl"), "{e}");
+    // Identity: nothing crosses warps.
+    let e = plan_partial(&b41, &b41, &smem, 32).unwrap_err().to_string();
+    assert!(e.contains("no element crosses"), "{e}");
+    // Broadcast source (64x64 tile under a 128-row layout) is refused.
+    let small = ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &[16, 16]);
+    let e = plan_partial(&small, &small, &row_major(&[16, 16]), 32)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bijection"), "{e}");
+    assert!(plan_partial(&b41, &b41, &smem, 12).is_err());
+}
+
+#[test]
+fn plan_serialises() {
+    let shape = [128u64, 128];
+    let (s, d) = (
+        ll(&b22(), &shape),
+        ll(&blocked([1, 4], [8, 4], [1, 4], [0, 1]), &shape),
+    );
+    let p = plan_partial(&s, &d, &row_major(&shape), 32).unwrap();
+    let j = serde_json::to_value(&p).unwrap();
+    assert_eq!(j["classes"].as_array().unwrap().len(), p.classes.len());
+}
