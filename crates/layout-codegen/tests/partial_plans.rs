@@ -217,3 +217,17 @@ fn plan_serialises() {
     let j = serde_json::to_value(&p).unwrap();
     assert_eq!(j["classes"].as_array().unwrap().len(), p.classes.len());
 }
+
+#[test]
+fn why_not_partial_names_the_failed_condition() {
+    let shape = [128u64, 128];
+    let b41 = ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &shape);
+    let s = ll(&b22(), &shape);
+    assert_eq!(why_not_partial(&s, &b41).unwrap(), None);
+    assert_eq!(why_not_partial(&b41, &s).unwrap(), None);
+    // Column-major blocked destination: its lane bits run down the rows, and
+    // row bit 3 is a source warp bit, so the source warp depends on a lane.
+    let col = ll(&blocked([4, 1], [8, 4], [4, 1], [0, 1]), &shape);
+    let why = why_not_partial(&s, &col).unwrap().unwrap();
+    assert!(why.contains("C_wl"), "{why}");
+}
