@@ -11,13 +11,23 @@
 //! ```text
 //! if (warp in class 0) { stores of class 0 ; staying moves/shuffles of class 0 }
 //! else if ...
-//! __syncthreads();
+//! PARTIAL_SYNC();
 //! if (warp in class 0) { loads of class 0 } else if ...
-//! __syncthreads();
+//! PARTIAL_SYNC();
 //! ```
 //!
 //! The branches are warp-uniform (the warp id), so full-mask shuffles inside
 //! them are legal, and every register array is indexed by constants only.
+//! With `specialise_warps` the whole benchmark loop is instantiated once per
+//! warp (`switch (warp)` over `run_warp(..., W)` with `W` a literal): the
+//! class branches fold at compile time and the staying moves are pure
+//! register renamings (the backward plan returns each staying element to
+//! the register it came from, so the loop needs no moves at its back edge).
+//! The copies' barriers are then distinct instructions, so `PARTIAL_SYNC`
+//! is the non-aligned `barrier.sync 0` (`__syncthreads` is `.aligned`:
+//! every thread must execute the same instruction). Without it, the class
+//! branches are taken at run time and merging their different register
+//! assignments costs moves; `PARTIAL_SYNC` is `__syncthreads`.
 //! Addresses are those of the plan: `offset = base ⊕ c` with `base` the
 //! lane/warp part (computed once) and `c` the register constant, emitted as
 //! `(base ^ c_xor) + c_add` where `c_xor = c & (bits the lane/warp part can
@@ -330,7 +340,7 @@ fn emit_direction(
         }
         shuffles += emit_staying(out, &k.staying, &k.warps, bits) * k.warps.len() as u64;
     }
-    writeln!(out, "  }}\n  __syncthreads();").unwrap();
+    writeln!(out, "  }}\n  PARTIAL_SYNC();").unwrap();
     if let Some(a) = &ld_addr {
         emit_base(out, "o_ld", a);
     }
@@ -357,7 +367,7 @@ fn emit_direction(
             )?;
         }
     }
-    writeln!(out, "  }}\n  __syncthreads();\n}}\n").unwrap();
+    writeln!(out, "  }}\n  PARTIAL_SYNC();\n}}\n").unwrap();
     Ok(shuffles)
 }
 
@@ -365,7 +375,10 @@ fn emit_direction(
 /// [`plan_partial`] through `case.smem` (`force_shared` and
 /// `use_matrix_ops` are ignored). Errors when either direction is outside
 /// the class, for elements wider than 32 bits, or for non-2D tiles.
-pub fn emit_partial_benchmark(case: &ConversionCase) -> Result<PartialEmission, EmitError> {
+pub fn emit_partial_benchmark(
+    case: &ConversionCase,
+    specialise_warps: bool,
+) -> Result<PartialEmission, EmitError> {
     if case.shape.len() != 2 {
         return Err(EmitError("the benchmark kernel takes rank-2 tiles".into()));
     }
@@ -410,11 +423,47 @@ pub fn emit_partial_benchmark(case: &ConversionCase) -> Result<PartialEmission, 
     )
     .unwrap();
     s.push_str("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <algorithm>\n#include <cuda_runtime.h>\n\n");
+    if specialise_warps {
+        // Each warp runs its own copy of the loop, so its barriers are
+        // different instructions: the non-aligned `barrier.sync` (legal in
+        // warp-divergent code), not `__syncthreads` (`.aligned`).
+        s.push_str("#if defined(__CUDA_ARCH__)\n#define PARTIAL_SYNC() asm volatile(\"barrier.sync 0;\" ::: \"memory\")\n#else\n#define PARTIAL_SYNC() __syncthreads()\n#endif\n\n");
+    } else {
+        s.push_str("#define PARTIAL_SYNC() __syncthreads()\n\n");
+    }
     let sf = emit_direction(&mut s, "cvt_fwd", &fwd)?;
     let sb = emit_direction(&mut s, "cvt_bwd", &bwd)?;
     let g = global_map(&case.src, &case.shape)?;
     let free = free_masks(&case.src);
     let threads = 32 * case.num_warps;
+    let body = |s: &mut String, indent: &str| {
+        writeln!(s, "{indent}for (int it = 0; it < R; ++it) {{").unwrap();
+        writeln!(s, "{indent}  cvt_fwd(a, b, smem, lane, warp);").unwrap();
+        writeln!(
+            s,
+            "#pragma unroll\n{indent}  for (int i = 0; i < {nd}; ++i) b[i] += 1;"
+        )
+        .unwrap();
+        writeln!(s, "{indent}  cvt_bwd(b, a, smem, lane, warp);").unwrap();
+        writeln!(
+            s,
+            "#pragma unroll\n{indent}  for (int i = 0; i < {ns}; ++i) a[i] += 1;"
+        )
+        .unwrap();
+        writeln!(s, "{indent}}}").unwrap();
+    };
+    if specialise_warps {
+        // The benchmark loop with the warp id a compile-time constant: the
+        // warp-class branches fold away and the staying register moves
+        // become renamings (no phi merges between classes).
+        writeln!(
+            s,
+            "__device__ __forceinline__ void run_warp({t} (&a)[{ns}], {t}* smem, unsigned lane, const unsigned warp, int R) {{\n  {t} b[{nd}];"
+        )
+        .unwrap();
+        body(&mut s, "  ");
+        writeln!(s, "}}\n").unwrap();
+    }
     writeln!(
         s,
         "extern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
@@ -433,22 +482,23 @@ pub fn emit_partial_benchmark(case: &ConversionCase) -> Result<PartialEmission, 
     .unwrap();
     writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
     writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
-    writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
+    writeln!(s, "  {t} a[{ns}];").unwrap();
     g.emit_load(&mut s, "gin", "a", case.bits)?;
-    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-    writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;"
-    )
-    .unwrap();
-    writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;"
-    )
-    .unwrap();
-    writeln!(s, "  }}").unwrap();
+    if specialise_warps {
+        writeln!(s, "  switch (warp) {{").unwrap();
+        for w in 0..case.num_warps {
+            let label = if w + 1 == case.num_warps {
+                "default".to_string()
+            } else {
+                format!("case {w}u")
+            };
+            writeln!(s, "  {label}: run_warp(a, smem, lane, {w}u, R); break;").unwrap();
+        }
+        writeln!(s, "  }}").unwrap();
+    } else {
+        writeln!(s, "  {t} b[{nd}];").unwrap();
+        body(&mut s, "  ");
+    }
     g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     writeln!(s, "}}\n").unwrap();
     let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * case.bits as u64 / 8;

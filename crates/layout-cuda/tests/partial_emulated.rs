@@ -269,22 +269,29 @@ fn partial_programs_run_correctly_on_the_cpu() {
         eprintln!("g++ not found: skipping the emulated run");
         return;
     }
-    for c in cases() {
-        let em = emit_partial_benchmark(&c).unwrap();
-        assert!(em.code.contains("__syncthreads"), "{}", c.name);
-        check(&c.name, &em.code);
+    for (i, c) in cases().into_iter().enumerate() {
+        // Both forms: warp-specialised loops and run-time class branches.
+        for spec in [true, false] {
+            if i > 1 && !spec {
+                continue;
+            }
+            let em = emit_partial_benchmark(&c, spec).unwrap();
+            assert!(em.code.contains("PARTIAL_SYNC()"), "{}", c.name);
+            assert_eq!(em.code.contains("run_warp("), spec);
+            check(&c.name, &em.code);
+        }
     }
 }
 
 #[test]
 fn the_cases_cover_moves_and_packed_shuffles() {
     let cs = cases();
-    let em0 = emit_partial_benchmark(&cs[0]).unwrap();
+    let em0 = emit_partial_benchmark(&cs[0], true).unwrap();
     assert_eq!(em0.shuffles, (0, 0));
-    let em2 = emit_partial_benchmark(&cs[2]).unwrap();
+    let em2 = emit_partial_benchmark(&cs[2], true).unwrap();
     // f16: two staying elements per shfl.sync.
     assert_eq!(2 * em2.shuffles.0, em2.fwd.cost.shuffles);
-    let em3 = emit_partial_benchmark(&cs[3]).unwrap();
+    let em3 = emit_partial_benchmark(&cs[3], false).unwrap();
     assert_eq!(em3.shuffles.0, em3.fwd.cost.shuffles);
     assert!(em2.code.contains("__shfl_sync"));
 }
@@ -304,7 +311,7 @@ fn mutations_fail_the_programs_own_check() {
         return;
     }
     let cs = cases();
-    let moves = emit_partial_benchmark(&cs[0]).unwrap().code;
+    let moves = emit_partial_benchmark(&cs[0], true).unwrap().code;
     // A staying register move dropped.
     assert!(fails("mut_move", &drop_line(&moves, "    b[")));
     // A store dropped.
@@ -323,8 +330,30 @@ fn mutations_fail_the_programs_own_check() {
     );
     assert!(fails("mut_pred", &wrong));
     // A wrong shuffle source lane.
-    let shfl = emit_partial_benchmark(&cs[3]).unwrap().code;
+    let shfl = emit_partial_benchmark(&cs[3], false).unwrap().code;
     let wrong = shfl.replacen("sl_ ^ 0u)", "sl_ ^ 1u)", 1);
     assert_ne!(wrong, shfl);
     assert!(fails("mut_lane", &wrong));
+}
+
+/// The committed suite programs `bench/gpu/generated/partial_*.cu` (partial
+/// plans and their `_full` twins) run correctly on the CPU.
+#[test]
+fn generated_suite_programs_run_correctly_on_the_cpu() {
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/gpu/generated");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let file = p.file_name().unwrap().to_string_lossy().to_string();
+        if file.starts_with("partial_") && file.ends_with(".cu") {
+            let name = file.trim_end_matches(".cu");
+            check(name, &std::fs::read_to_string(&p).unwrap());
+            n += 1;
+        }
+    }
+    assert!(n >= 6, "only {n} partial programs in {}", dir.display());
 }

@@ -507,38 +507,50 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
             }
             (a, b) => a.or(b).map_or_else(|| row_major_smem(&shape), |x| x.0),
         };
-        let case = ConversionCase {
-            name: name.into(),
-            shape: shape.to_vec(),
-            bits,
-            num_warps: nw,
-            src: src.clone(),
-            dst: dst.clone(),
-            smem: smem.clone(),
-            force_shared: false,
-            use_matrix_ops: false,
+        // The warp-specialised program, and for one case also the form
+        // with run-time warp-class branches (`_branch`) to measure the
+        // specialisation.
+        let variants: &[(bool, &str)] = if name == "partial_b22_to_b14_128x128_f32" {
+            &[(true, ""), (false, "_branch")]
+        } else {
+            &[(true, "")]
         };
-        let em = match layout_cuda::partial::emit_partial_benchmark(&case) {
-            Ok(x) => x,
-            Err(e) => {
-                eprintln!("skip {name}: {e}");
-                continue;
-            }
-        };
-        std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
-        let (fp, bp) = (
-            partial_prediction(&em.fwd, em.shuffles.0),
-            partial_prediction(&em.bwd, em.shuffles.1),
-        );
-        eprintln!("wrote {name} (partial / partial): fwd {fp}, bwd {bp}");
-        meta.push(json!({
-            "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
-            "src_attr": src_t, "dst_attr": dst_t,
-            "src": src.bases_json(), "dst": dst.bases_json(),
-            "path_fwd": "partial", "path_bwd": "partial",
-            "predicted_fwd": fp, "predicted_bwd": bp,
-            "full_twin": format!("{name}_full"),
-        }));
+        for &(specialise, suffix) in variants {
+            let vname = format!("{name}{suffix}");
+            let name = vname.as_str();
+            let case = ConversionCase {
+                name: name.into(),
+                shape: shape.to_vec(),
+                bits,
+                num_warps: nw,
+                src: src.clone(),
+                dst: dst.clone(),
+                smem: smem.clone(),
+                force_shared: false,
+                use_matrix_ops: false,
+            };
+            let em = match layout_cuda::partial::emit_partial_benchmark(&case, specialise) {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("skip {name}: {e}");
+                    continue;
+                }
+            };
+            std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
+            let (fp, bp) = (
+                partial_prediction(&em.fwd, em.shuffles.0),
+                partial_prediction(&em.bwd, em.shuffles.1),
+            );
+            eprintln!("wrote {name} (partial / partial): fwd {fp}, bwd {bp}");
+            meta.push(json!({
+                "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
+                "src_attr": src_t, "dst_attr": dst_t,
+                "src": src.bases_json(), "dst": dst.bases_json(),
+                "path_fwd": "partial", "path_bwd": "partial",
+                "predicted_fwd": fp, "predicted_bwd": bp,
+                "full_twin": format!("{}_full", spec.0), "warp_specialised": specialise,
+            }));
+        }
         let full = format!("{name}_full");
         emit_and_record(dir, &full, spec, &src, &dst, smem, false, meta);
     }
