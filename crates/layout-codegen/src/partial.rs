@@ -110,8 +110,13 @@ pub struct PartialCost {
     pub store_instructions: u64,
     /// Load instructions summed over warps.
     pub load_instructions: u64,
-    /// `shfl.sync` instructions summed over warps.
+    /// `shfl.sync` instructions summed over warps, one per staying element
+    /// register that changes lane.
     pub shuffles: u64,
+    /// The same after packing `32 / bitwidth` narrow elements that read the
+    /// same source lane into one 32-bit `shfl.sync` (what the CUDA emitter
+    /// does).
+    pub packed_shuffles: u64,
     /// Register moves summed over warps.
     pub register_moves: u64,
 }
@@ -138,6 +143,28 @@ pub struct PartialCrossWarpPlan {
     pub classes: Vec<WarpClass>,
     /// Costs.
     pub cost: PartialCost,
+}
+
+impl PartialCost {
+    /// Predicted issue slots of the shared-memory pipe (MIO) for one CTA:
+    /// shared-memory wavefronts plus packed shuffles, counting one 32-lane
+    /// `shfl.sync` like one wavefront (both move at most 128 bytes per warp
+    /// through the same pipe; an assumption of this model that the GPU run
+    /// checks). Register moves cost nothing in the warp-specialised program
+    /// (renamings).
+    pub fn partial_units(&self) -> u64 {
+        self.store_wavefronts + self.load_wavefronts + self.packed_shuffles
+    }
+
+    /// The same for the full shared-memory plan through the same layout.
+    pub fn full_units(&self) -> u64 {
+        self.full_store_wavefronts + self.full_load_wavefronts
+    }
+
+    /// Whether the partial plan is predicted cheaper than the full one.
+    pub fn cheaper_than_full(&self) -> bool {
+        self.partial_units() < self.full_units()
+    }
 }
 
 impl PartialCrossWarpPlan {
@@ -529,13 +556,17 @@ fn cost_of(
         cost.load_wavefronts += k.loads.iter().map(|a| wf(a, w)).sum::<u64>();
         cost.store_instructions += k.stores.len() as u64;
         cost.load_instructions += k.loads.len() as u64;
+        let mut per_lane: HashMap<u64, u64> = HashMap::new();
         for m in &k.staying {
             if m.is_register_move(w, plan.num_lanes) {
                 cost.register_moves += 1
             } else {
-                cost.shuffles += 1
+                cost.shuffles += 1;
+                *per_lane.entry(m.src_lane.constant).or_default() += 1;
             }
         }
+        let per = (32 / plan.bitwidth.min(32)) as u64;
+        cost.packed_shuffles += per_lane.values().map(|n| n.div_ceil(per)).sum::<u64>();
         for g in st_groups {
             let a = Access {
                 registers: g.clone(),

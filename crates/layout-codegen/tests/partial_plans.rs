@@ -117,7 +117,11 @@ fn lane_changing_staying_elements_use_shuffles() {
             let r = simulate_partial(&p, from, to).unwrap();
             assert_eq!(r.registers_checked, 16384);
             assert_eq!(p.cost.shuffles, 8192 / 32);
+            // Every staying element reads the same lane permutation
+            // (constant 0): 32 / bits of them per 32-bit shuffle.
+            assert_eq!(p.cost.packed_shuffles, 8192 / 32 / (32 / bits) as u64);
             assert_eq!(p.cost.register_moves, 0);
+            assert!(p.cost.cheaper_than_full());
             assert_eq!(r.slots_loaded, 8192);
         }
     }

@@ -291,6 +291,8 @@ fn the_cases_cover_moves_and_packed_shuffles() {
     let em2 = emit_partial_benchmark(&cs[2], true).unwrap();
     // f16: two staying elements per shfl.sync.
     assert_eq!(2 * em2.shuffles.0, em2.fwd.cost.shuffles);
+    assert_eq!(em2.shuffles.0, em2.fwd.cost.packed_shuffles);
+    assert_eq!(em2.shuffles.1, em2.bwd.cost.packed_shuffles);
     let em3 = emit_partial_benchmark(&cs[3], false).unwrap();
     assert_eq!(em3.shuffles.0, em3.fwd.cost.shuffles);
     assert!(em2.code.contains("__shfl_sync"));

@@ -477,7 +477,8 @@ fn partial_prediction(
            "staying_elements": c.staying_elements, "elements": c.elements,
            "warp_classes": p.classes.len(),
            "full_st_wavefronts": c.full_store_wavefronts,
-           "full_ld_wavefronts": c.full_load_wavefronts})
+           "full_ld_wavefronts": c.full_load_wavefronts,
+           "partial_units": c.partial_units(), "full_units": c.full_units()})
 }
 
 fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
