@@ -52,10 +52,10 @@
 //! ## Limits
 //! - Staying sets differ between warps (for a bijection, `C_ww = I` would
 //!   make every element warp-local), so the work is unbalanced: e.g. blocked
-//!   warpsPerCTA [2,2] → [4,1] keeps half of the data of warps 0 and 3 and
+//!   `warpsPerCTA = [2, 2]` → `[4, 1]` keeps half of the data of warps 0 and 3 and
 //!   none of warps 1 and 2. Shared memory is a per-SM resource, so the
 //!   wavefront total is what the prediction counts.
-//! - Lane-dependent staying (`C_wl ≠ 0`, e.g. mma v2 [2,2] ↔ blocked) and
+//! - Lane-dependent staying (`C_wl ≠ 0`, e.g. mma v2 `[2, 2]` ↔ blocked) and
 //!   lane-dependent source registers (`C_rl ≠ 0`) are refused; they would
 //!   need per-lane predicated accesses or sender-side selects.
 //! - Broadcast (non-injective) layouts and multi-CTA layouts are refused.

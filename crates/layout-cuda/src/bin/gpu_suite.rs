@@ -415,8 +415,8 @@ const P_B41: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 
 const P_B14: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]}>";
 const P_B14_COLS: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>";
 
-/// The partial cases: a quarter stays by register moves ([2,2] → [4,1]),
-/// half stays by register moves ([2,2] → [1,4]), half stays by shuffles
+/// The partial cases: a quarter stays by register moves (`[2, 2]` → `[4, 1]`),
+/// half stays by register moves (`[2, 2]` → `[1, 4]`), half stays by shuffles
 /// (the destination's lanes run down the rows first).
 fn partial_specs() -> Vec<CaseSpec> {
     vec![
