@@ -235,3 +235,117 @@ fn why_not_partial_names_the_failed_condition() {
     let why = why_not_partial(&s, &col).unwrap().unwrap();
     assert!(why.contains("C_wl"), "{why}");
 }
+
+/// xorshift64* (deterministic, no dependency).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn rank(cols: &[u64]) -> usize {
+    linear_layout::gf2::rank(cols) as usize
+}
+
+/// A random invertible set of `n` columns over `n` bits.
+fn random_invertible(rng: &mut Rng, n: u32) -> Vec<u64> {
+    loop {
+        let cols: Vec<u64> = (0..n).map(|_| rng.next() & ((1 << n) - 1)).collect();
+        if rank(&cols) == n as usize {
+            return cols;
+        }
+    }
+}
+
+fn hw_layout(cols: &[u64], nr: usize, nl: usize, n: u32) -> LinearLayout {
+    let v = |s: &[u64]| s.iter().map(|&c| vec![c]).collect::<Vec<_>>();
+    LinearLayout::new(
+        vec![
+            (DimName::REGISTER, v(&cols[..nr])),
+            (DimName::LANE, v(&cols[nr..nr + nl])),
+            (DimName::WARP, v(&cols[nr + nl..])),
+            (DimName::BLOCK, vec![]),
+        ],
+        vec![(DimName::dim(0), 1 << n)],
+        true,
+    )
+    .unwrap()
+}
+
+#[test]
+fn random_in_class_conversions_are_proven_and_mutations_fail() {
+    // src: a random bijection (register 3 bits, lane 5, warp 2) onto a 1-D
+    // tensor of 1024 elements; dst = src ∘ C with C (hardware → hardware)
+    // random invertible under the class's constraints: lane inputs map only
+    // to lane outputs (C_wl = 0, C_rl = 0). The shared layout is a random
+    // bijection too. Every plan must pass the simulator; dropping any one
+    // store must make it fail.
+    let (nr, nl, nw) = (3usize, 5usize, 2usize);
+    let n = (nr + nl + nw) as u32;
+    let lane_bits = ((1u64 << nl) - 1) << nr;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut planned, mut refused) = (0, 0);
+    for case in 0..120 {
+        let s_cols = random_invertible(&mut rng, n);
+        let c_cols = loop {
+            let mut c: Vec<u64> = (0..n).map(|_| rng.next() & ((1 << n) - 1)).collect();
+            for col in c.iter_mut().skip(nr).take(nl) {
+                *col &= lane_bits;
+            }
+            if rank(&c) == n as usize {
+                break c;
+            }
+        };
+        // dst basis i = src(C(e_i)).
+        let apply = |cols: &[u64], x: u64| {
+            cols.iter()
+                .enumerate()
+                .filter(|(i, _)| x >> i & 1 == 1)
+                .fold(0, |a, (_, &c)| a ^ c)
+        };
+        let d_cols: Vec<u64> = c_cols.iter().map(|&x| apply(&s_cols, x)).collect();
+        let src = hw_layout(&s_cols, nr, nl, n);
+        let dst = hw_layout(&d_cols, nr, nl, n);
+        let smem_cols = if case % 2 == 0 {
+            (0..n).map(|i| 1u64 << i).collect()
+        } else {
+            random_invertible(&mut rng, n)
+        };
+        let smem = LinearLayout::new(
+            vec![(
+                DimName::OFFSET,
+                smem_cols.iter().map(|&c| vec![c]).collect(),
+            )],
+            vec![(DimName::dim(0), 1 << n)],
+            true,
+        )
+        .unwrap();
+        let bits = [16, 32][case % 2];
+        let p = match plan_partial(&src, &dst, &smem, bits) {
+            Ok(p) => p,
+            Err(e) => {
+                // Only "nothing crosses" can happen under these constraints.
+                assert!(e.to_string().contains("no element crosses"), "{e}");
+                refused += 1;
+                continue;
+            }
+        };
+        planned += 1;
+        let r = simulate_partial(&p, &src, &dst).unwrap();
+        assert_eq!(r.registers_checked, 1 << n);
+        assert!(p.cost.store_wavefronts <= p.cost.full_store_wavefronts);
+        assert!(p.cost.load_wavefronts <= p.cost.full_load_wavefronts);
+        for k in 0..p.classes.len() {
+            for i in 0..p.classes[k].stores.len() {
+                let mut m = p.clone();
+                m.classes[k].stores.remove(i);
+                assert!(simulate_partial(&m, &src, &dst).is_err(), "case {case}");
+            }
+        }
+    }
+    assert!(planned >= 100, "planned {planned}, refused {refused}");
+}
