@@ -19,8 +19,7 @@
 //! - [`shuffle`]: warp-shuffle programs (Triton's transposition
 //!   decomposition with Ship/Swap, the paper's rounds, a general `shfl.idx`
 //!   fallback) with their own warp-model checker; [`gather`]: gather plans;
-//!   [`partial`]: partial cross-warp plans (only what leaves its warp goes
-//!   through shared memory); [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
+//!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
 //!   (the paper's Table 2); [`tiling`]: ld/st.shared and ldmatrix/stmatrix
 //!   tiling (Theorem 5.1).
 //!
