@@ -53,6 +53,7 @@ pub mod conversion;
 pub mod dedup;
 pub mod error;
 pub mod gather;
+pub mod partial;
 pub mod plan;
 mod shared_plan;
 pub mod shuffle;

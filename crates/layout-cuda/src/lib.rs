@@ -27,6 +27,7 @@ use std::fmt::Write;
 mod access;
 pub mod gather;
 pub mod matrix_ops;
+pub mod partial;
 pub mod swizzle_search;
 pub use access::{wavefronts, AccessMap};
 

@@ -176,6 +176,9 @@ fn main() {
     for spec in cases().into_iter().filter(|s| MX_CASES.contains(&s.0)) {
         conversion_case(&dir, spec, true, &mut meta);
     }
+    // Partial cross-warp conversions and their full shared-memory twins,
+    // after everything else (see `partial_cases` at the end of this file).
+    partial_cases(&dir, &mut meta);
     choose_variants(&mut meta);
     std::fs::write(
         format!("{dir}/cases.json"),
@@ -455,5 +458,158 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             "  {name}: predicted (wavefronts, instructions) {:?}, chosen {chosen}",
             costs[&name]
         );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Partial cross-warp conversions (`layout_cuda::partial`): only the elements
+// that leave their warp go through shared memory. Each case `partial_X` has a
+// twin `partial_X_full` through the same shared layout by the full plan.
+// ---------------------------------------------------------------------------
+
+const P_B22: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
+const P_B41: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const P_B14: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]}>";
+const P_B14_COLS: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>";
+
+/// The partial cases: a quarter stays by register moves (`[2, 2]` → `[4, 1]`),
+/// half stays by register moves (`[2, 2]` → `[1, 4]`), half stays by shuffles
+/// (the destination's lanes run down the rows first).
+fn partial_specs() -> Vec<CaseSpec> {
+    vec![
+        (
+            "partial_b22_to_b41_128x128_f16",
+            [128, 128],
+            16,
+            4,
+            P_B22,
+            P_B41,
+        ),
+        (
+            "partial_b22_to_b14_128x128_f32",
+            [128, 128],
+            32,
+            4,
+            P_B22,
+            P_B14,
+        ),
+        (
+            "partial_b22_to_b14cols_128x128_f16",
+            [128, 128],
+            16,
+            4,
+            P_B22,
+            P_B14_COLS,
+        ),
+    ]
+}
+
+/// Predicted wavefronts of one direction of a partial plan (one CTA), in
+/// the `predicted_*` form of the conversion cases plus the partial plan's
+/// own counts and the full plan's wavefronts through the same layout.
+fn partial_prediction(
+    p: &layout_codegen::partial::PartialCrossWarpPlan,
+    shuffles: u64,
+) -> serde_json::Value {
+    let bytes = p.bitwidth as u64 / 8;
+    let phases = |n: usize| (32 * n as u64 * bytes / 128).max(1);
+    let (mut si, mut li) = (0, 0);
+    for w in 0..p.num_warps {
+        let k = &p.classes[p.class_of(w).expect("class")];
+        si += k
+            .stores
+            .iter()
+            .map(|a| phases(a.registers.len()))
+            .sum::<u64>();
+        li += k
+            .loads
+            .iter()
+            .map(|a| phases(a.registers.len()))
+            .sum::<u64>();
+    }
+    let c = &p.cost;
+    json!({"st_wavefronts": c.store_wavefronts, "st_ideal": si,
+           "ld_wavefronts": c.load_wavefronts, "ld_ideal": li,
+           "shuffles": shuffles, "register_moves": c.register_moves,
+           "staying_elements": c.staying_elements, "elements": c.elements,
+           "warp_classes": p.classes.len(),
+           "full_st_wavefronts": c.full_store_wavefronts,
+           "full_ld_wavefronts": c.full_load_wavefronts,
+           "partial_units": c.partial_units(), "full_units": c.full_units()})
+}
+
+fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
+    for spec in partial_specs() {
+        let (name, shape, bits, nw, src_t, dst_t) = spec;
+        let ll = |t: &str| Encoding::parse(t).and_then(|e| e.to_linear_layout(&shape));
+        let (src, dst) = match (ll(src_t), ll(dst_t)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("skip {name}: {e}");
+                continue;
+            }
+        };
+        // The shared layout the full conversion would use (as in
+        // `conversion_case`): the better of the XOR search and the paper's
+        // construction by predicted wavefronts.
+        let searched =
+            layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64);
+        let built = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, nw as u64);
+        let smem = match (searched, built) {
+            (Some(a), Some(b)) => {
+                if b.1 <= a.1 {
+                    b.0
+                } else {
+                    a.0
+                }
+            }
+            (a, b) => a.or(b).map_or_else(|| row_major_smem(&shape), |x| x.0),
+        };
+        // The warp-specialised program, and for one case also the form
+        // with run-time warp-class branches (`_branch`) to measure the
+        // specialisation.
+        let variants: &[(bool, &str)] = if name == "partial_b22_to_b14_128x128_f32" {
+            &[(true, ""), (false, "_branch")]
+        } else {
+            &[(true, "")]
+        };
+        for &(specialise, suffix) in variants {
+            let vname = format!("{name}{suffix}");
+            let name = vname.as_str();
+            let case = ConversionCase {
+                name: name.into(),
+                shape: shape.to_vec(),
+                bits,
+                num_warps: nw,
+                src: src.clone(),
+                dst: dst.clone(),
+                smem: smem.clone(),
+                force_shared: false,
+                use_matrix_ops: false,
+            };
+            let em = match layout_cuda::partial::emit_partial_benchmark(&case, specialise) {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("skip {name}: {e}");
+                    continue;
+                }
+            };
+            std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
+            let (fp, bp) = (
+                partial_prediction(&em.fwd, em.shuffles.0),
+                partial_prediction(&em.bwd, em.shuffles.1),
+            );
+            eprintln!("wrote {name} (partial / partial): fwd {fp}, bwd {bp}");
+            meta.push(json!({
+                "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
+                "src_attr": src_t, "dst_attr": dst_t,
+                "src": src.bases_json(), "dst": dst.bases_json(),
+                "path_fwd": "partial", "path_bwd": "partial",
+                "predicted_fwd": fp, "predicted_bwd": bp,
+                "full_twin": format!("{}_full", spec.0), "warp_specialised": specialise,
+            }));
+        }
+        let full = format!("{name}_full");
+        emit_and_record(dir, &full, spec, &src, &dst, smem, false, meta);
     }
 }

@@ -1,0 +1,757 @@
+//! # Partial cross-warp conversions
+//!
+//! A plan class neither the paper nor Triton has: when only *part* of the
+//! data of a conversion has to leave its warp, only that part goes through
+//! shared memory; the rest stays in the warp (register moves, or
+//! `shfl.sync.idx` when the lane changes).
+//!
+//! ## The math
+//! Both layouts are CTA-local bijections `(register, lane, warp) → tensor`
+//! (block dim of size 1, no broadcast). Let
+//! `C = src⁻¹ ∘ dst: (r, l, w) ↦ (r', l', w')` map a destination hardware
+//! index to the source hardware index holding the same element (GF(2)-linear,
+//! register bit `i` of the input is `r >> i & 1`). Write its warp output as
+//! `w' = C_wr(r) ⊕ C_wl(l) ⊕ C_ww(w)`. The element of destination `(r, l, w)`
+//! stays in its warp iff `w' = w`. The class requires
+//!
+//! 1. `C_wl = 0`: the source warp never depends on the destination lane, so
+//!    "stays" is warp-uniform: in warp `w` the staying destination registers
+//!    are the coset `{r : C_wr(r) = (C_ww ⊕ I)(w)}` of `ker C_wr` (empty
+//!    when `(C_ww ⊕ I)(w) ∉ im C_wr`);
+//! 2. `C_rl = 0`: the source register never depends on the destination lane,
+//!    so a staying destination register `r` of warp `w` is one warp-wide
+//!    `shfl.sync.idx` of the *static* source register
+//!    `r' = C_rr(r) ⊕ C_rw(w)` from the source lane
+//!    `l' = C_lr(r) ⊕ C_ll(l) ⊕ C_lw(w)` (affine in the reading lane), or a
+//!    plain register move when `l' = l` for every lane;
+//! 3. at least one element crosses warps and at least one stays (otherwise
+//!    the conversion is the shuffle class or the full shared-memory class).
+//!
+//! ## The plan
+//! Shared memory uses the caller's shared layout `smem: offset → tensor`
+//! (the one the full conversion would use), so every address is the full
+//! plan's address: `offset(r, l, w) = smem⁻¹(layout(r, l, w))`, XOR-linear.
+//! Accesses are vectorised exactly like the full plan (register bits mapping
+//! to offsets `1, 2, 4, …` that no other basis touches, ≤ 16 bytes).
+//! Per warp:
+//! - **loads**: every destination vector group with at least one register
+//!   whose element arrives from another warp (a group is loaded whole);
+//! - **stores**: every source vector group holding at least one element some
+//!   load reads (so loads never read unwritten slots);
+//! - **staying**: every other destination register, by a register move or a
+//!   shuffle as in condition 2 (these read only source registers, so they
+//!   run before the barrier, overlapping the stores).
+//!
+//! Warps with identical instruction lists form a [`WarpClass`]; a kernel
+//! branches once per class on the (warp-uniform) warp id and runs static,
+//! unrolled code, so register arrays are indexed by constants only.
+//!
+//! [`simulate_partial`] proves a plan by execution on tagged values for every
+//! thread of the CTA.
+//!
+//! ## Limits
+//! - Staying sets differ between warps (for a bijection, `C_ww = I` would
+//!   make every element warp-local), so the work is unbalanced: e.g. blocked
+//!   `warpsPerCTA = [2, 2]` → `[4, 1]` keeps half of the data of warps 0 and 3 and
+//!   none of warps 1 and 2. Shared memory is a per-SM resource, so the
+//!   wavefront total is what the prediction counts.
+//! - Lane-dependent staying (`C_wl ≠ 0`, e.g. mma v2 `[2, 2]` ↔ blocked) and
+//!   lane-dependent source registers (`C_rl ≠ 0`) are refused; they would
+//!   need per-lane predicated accesses or sender-side selects.
+//! - Broadcast (non-injective) layouts and multi-CTA layouts are refused.
+//! - The scratch buffer is the full conversion's (same addresses), though
+//!   only the crossing part of it is used.
+
+use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::plan::{Access, Address};
+use crate::simulator::access_wavefronts;
+use linear_layout::{DimName, LinearLayout};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// One in-warp move of a staying element: destination register
+/// `dst_register` of lane `l` takes source register `src_register` of lane
+/// `src_lane.eval(l, warp)`. When `src_lane` is the identity (no lane change
+/// for any lane) it is a register move, else one `shfl.sync.idx`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StayingMove {
+    /// Destination register written.
+    pub dst_register: u64,
+    /// Source register sent (static for the warp class).
+    pub src_register: u64,
+    /// Source lane, affine in the reading lane (and the warp id).
+    pub src_lane: Address,
+}
+
+impl StayingMove {
+    /// Whether every lane reads its own lane (a register move) in `warp`.
+    pub fn is_register_move(&self, warp: u64, lanes: u64) -> bool {
+        (0..lanes).all(|l| self.src_lane.eval(l, warp) == l)
+    }
+}
+
+/// The code run by a set of warps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WarpClass {
+    /// The warps running it.
+    pub warps: Vec<u64>,
+    /// `st.shared` of source registers (before the barrier).
+    pub stores: Vec<Access>,
+    /// In-warp moves and shuffles of staying elements (before the barrier).
+    pub staying: Vec<StayingMove>,
+    /// `ld.shared` into destination registers (after the barrier).
+    pub loads: Vec<Access>,
+}
+
+/// Costs of the partial plan and of the full shared-memory plan through the
+/// same shared layout (wavefronts summed over all warps of one CTA).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PartialCost {
+    /// Destination elements (of the CTA) that stay in their warp.
+    pub staying_elements: u64,
+    /// All destination elements of the CTA.
+    pub elements: u64,
+    /// Store wavefronts of the partial plan.
+    pub store_wavefronts: u64,
+    /// Load wavefronts of the partial plan.
+    pub load_wavefronts: u64,
+    /// Store wavefronts of the full plan.
+    pub full_store_wavefronts: u64,
+    /// Load wavefronts of the full plan.
+    pub full_load_wavefronts: u64,
+    /// Store instructions summed over warps (partial plan).
+    pub store_instructions: u64,
+    /// Load instructions summed over warps.
+    pub load_instructions: u64,
+    /// `shfl.sync` instructions summed over warps, one per staying element
+    /// register that changes lane.
+    pub shuffles: u64,
+    /// The same after packing `32 / bitwidth` narrow elements that read the
+    /// same source lane into one 32-bit `shfl.sync` (what the CUDA emitter
+    /// does).
+    pub packed_shuffles: u64,
+    /// Register moves summed over warps.
+    pub register_moves: u64,
+}
+
+/// A partial cross-warp conversion plan (see the module doc).
+#[derive(Clone, Debug, Serialize)]
+pub struct PartialCrossWarpPlan {
+    /// Element bit width.
+    pub bitwidth: u32,
+    /// Lanes per warp.
+    pub num_lanes: u64,
+    /// Warps per CTA.
+    pub num_warps: u64,
+    /// Source registers per thread.
+    pub src_registers: u64,
+    /// Destination registers per thread.
+    pub dst_registers: u64,
+    /// Scratch buffer size in elements (the shared layout's offsets).
+    pub scratch_elems: u64,
+    /// The shared layout (offset → tensor).
+    #[serde(skip)]
+    pub shared_layout: LinearLayout,
+    /// The warp classes (every warp in exactly one).
+    pub classes: Vec<WarpClass>,
+    /// Costs.
+    pub cost: PartialCost,
+}
+
+impl PartialCost {
+    /// Predicted issue slots of the shared-memory pipe (MIO) for one CTA:
+    /// shared-memory wavefronts plus packed shuffles, counting one 32-lane
+    /// `shfl.sync` like one wavefront (both move at most 128 bytes per warp
+    /// through the same pipe; an assumption of this model that the GPU run
+    /// checks). Register moves cost nothing in the warp-specialised program
+    /// (renamings).
+    pub fn partial_units(&self) -> u64 {
+        self.store_wavefronts + self.load_wavefronts + self.packed_shuffles
+    }
+
+    /// The same for the full shared-memory plan through the same layout.
+    pub fn full_units(&self) -> u64 {
+        self.full_store_wavefronts + self.full_load_wavefronts
+    }
+
+    /// Whether the partial plan is predicted cheaper than the full one.
+    pub fn cheaper_than_full(&self) -> bool {
+        self.partial_units() < self.full_units()
+    }
+}
+
+impl PartialCrossWarpPlan {
+    /// The class index of `warp`.
+    pub fn class_of(&self, warp: u64) -> Option<usize> {
+        self.classes.iter().position(|c| c.warps.contains(&warp))
+    }
+}
+
+/// A CTA-local bijective distributed layout read as tables.
+struct Hw {
+    /// log2 sizes of register, lane, warp.
+    nr: u32,
+    nl: u32,
+    nw: u32,
+    layout: LinearLayout,
+}
+
+impl Hw {
+    fn new(l: &LinearLayout, what: &str) -> Result<Hw> {
+        let names: Vec<DimName> = l.in_dim_names().collect();
+        let want = [
+            DimName::REGISTER,
+            DimName::LANE,
+            DimName::WARP,
+            DimName::BLOCK,
+        ];
+        let ok_names = names.len() >= 3
+            && names.len() <= 4
+            && names.iter().zip(want.iter()).all(|(a, b)| a == b);
+        if !ok_names {
+            return Err(CodegenError::Invalid(format!(
+                "{what} layout must have in dims register, lane, warp[, block]; it has {names:?}"
+            )));
+        }
+        if names.len() == 4 && l.in_dim_size(DimName::BLOCK) != 1 {
+            return Err(CodegenError::Unsupported(format!(
+                "{what} layout spans {} CTAs; partial cross-warp plans are CTA-local",
+                l.in_dim_size(DimName::BLOCK)
+            )));
+        }
+        if !l.is_injective() || !l.is_surjective() {
+            return Err(CodegenError::Unsupported(format!(
+                "{what} layout is not a bijection onto the tile (broadcast or partial \
+                 coverage); partial cross-warp plans need bijective layouts"
+            )));
+        }
+        Ok(Hw {
+            nr: l.in_dim_size_log2(DimName::REGISTER),
+            nl: l.in_dim_size_log2(DimName::LANE),
+            nw: l.in_dim_size_log2(DimName::WARP),
+            layout: l.clone(),
+        })
+    }
+
+    fn flat(&self, r: u64, l: u64, w: u64) -> u64 {
+        r | l << self.nr | w << (self.nr + self.nl)
+    }
+
+    /// Packed tensor coordinate (first out dim lowest) at `(r, l, w)`.
+    fn coord(&self, r: u64, l: u64, w: u64) -> u64 {
+        self.layout.apply_flat(self.flat(r, l, w))
+    }
+
+    fn split(&self, flat: u64) -> (u64, u64, u64) {
+        let m = |n: u32| (1u64 << n) - 1;
+        (
+            flat & m(self.nr),
+            flat >> self.nr & m(self.nl),
+            flat >> (self.nr + self.nl) & m(self.nw),
+        )
+    }
+
+    fn count(&self) -> u64 {
+        1 << (self.nr + self.nl + self.nw)
+    }
+}
+
+/// An XOR-linear offset map `(r, l, w) → element offset`: basis images.
+struct OffsetMap {
+    reg: Vec<u64>,
+    lane: Vec<u64>,
+    warp: Vec<u64>,
+}
+
+impl OffsetMap {
+    fn new(hw: &Hw, offset_of: &HashMap<u64, u64>) -> OffsetMap {
+        let at = |r, l, w| offset_of[&hw.coord(r, l, w)];
+        OffsetMap {
+            reg: (0..hw.nr).map(|i| at(1 << i, 0, 0)).collect(),
+            lane: (0..hw.nl).map(|i| at(0, 1 << i, 0)).collect(),
+            warp: (0..hw.nw).map(|i| at(0, 0, 1 << i)).collect(),
+        }
+    }
+
+    fn reg_offset(&self, r: u64) -> u64 {
+        xor_bits(&self.reg, r)
+    }
+
+    fn address(&self, r: u64) -> Address {
+        Address {
+            constant: self.reg_offset(r),
+            lane: self.lane.clone(),
+            warp: self.warp.clone(),
+        }
+    }
+
+    /// The vector groups (registers in offset order), widest vectors of at
+    /// most 16 bytes: register bits mapping to `1, 2, 4, …` while no other
+    /// basis touches those low offset bits.
+    fn groups(&self, bits: u32) -> Vec<Vec<u64>> {
+        let max = (128 / bits).max(1).trailing_zeros() as usize;
+        let mut chosen: Vec<usize> = Vec::new();
+        for j in 0..max {
+            match self.reg.iter().position(|&b| b == 1 << j) {
+                Some(i) => chosen.push(i),
+                None => break,
+            }
+        }
+        loop {
+            let low = (1u64 << chosen.len()) - 1;
+            let clean = self
+                .reg
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !chosen.contains(i))
+                .map(|(_, b)| b)
+                .chain(&self.lane)
+                .chain(&self.warp)
+                .all(|&b| b & low == 0);
+            if clean || chosen.is_empty() {
+                break;
+            }
+            chosen.pop();
+        }
+        let vmask: u64 = chosen.iter().fold(0, |m, &i| m | 1 << i);
+        (0..1u64 << self.reg.len())
+            .filter(|r| r & vmask == 0)
+            .map(|r| {
+                (0..1u64 << chosen.len())
+                    .map(|k| {
+                        chosen
+                            .iter()
+                            .enumerate()
+                            .fold(r, |acc, (j, &i)| acc | ((k >> j) & 1) << i)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn xor_bits(bases: &[u64], v: u64) -> u64 {
+    bases
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| v >> i & 1 == 1)
+        .fold(0, |a, (_, &b)| a ^ b)
+}
+
+/// `C = src⁻¹ ∘ dst` as a table: destination flat hardware index → source
+/// flat hardware index holding the same element (brute force over the
+/// bijection, so independent of the algebra's inversion).
+fn conversion_table(src: &Hw, dst: &Hw) -> Result<Vec<u64>> {
+    let mut where_src: HashMap<u64, u64> = HashMap::new();
+    for f in 0..src.count() {
+        where_src.insert(src.layout.apply_flat(f), f);
+    }
+    (0..dst.count())
+        .map(|f| {
+            let c = dst.layout.apply_flat(f);
+            where_src.get(&c).copied().ok_or_else(|| {
+                CodegenError::Invalid(format!(
+                    "element {c:#x} of the destination is held by no source thread"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Which of the class's conditions (module doc) fail, as a message; `None`
+/// when `src → dst` is a partial cross-warp conversion.
+pub fn why_not_partial(src: &LinearLayout, dst: &LinearLayout) -> Result<Option<String>> {
+    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
+    if (s.nl, s.nw) != (d.nl, d.nw) || s.count() != d.count() {
+        return Err(CodegenError::Invalid(
+            "source and destination differ in lanes, warps or elements".into(),
+        ));
+    }
+    let c = conversion_table(&s, &d)?;
+    Ok(check_class(&s, &d, &c))
+}
+
+fn check_class(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
+    for i in 0..d.nl {
+        let (r2, _, w2) = s.split(c[d.flat(0, 1 << i, 0) as usize]);
+        if w2 != 0 {
+            return Some(format!(
+                "the source warp depends on destination lane bit {i} (C_wl != 0): \
+                 staying is not warp-uniform"
+            ));
+        }
+        if r2 != 0 {
+            return Some(format!(
+                "the source register depends on destination lane bit {i} (C_rl != 0): \
+                 a staying shuffle would need lane-dependent source registers"
+            ));
+        }
+    }
+    let (mut stay, mut cross) = (false, false);
+    for f in 0..d.count() {
+        let (_, _, w) = d.split(f);
+        let (_, _, w2) = s.split(c[f as usize]);
+        if w == w2 {
+            stay = true
+        } else {
+            cross = true
+        }
+    }
+    if !cross {
+        return Some("no element crosses warps (register or shuffle class)".into());
+    }
+    if !stay {
+        return Some("every element crosses warps (full shared-memory class)".into());
+    }
+    None
+}
+
+/// Plans the conversion `src → dst` of `bitwidth`-bit elements as a partial
+/// cross-warp conversion through the shared layout `smem` (offset → tensor,
+/// a bijection onto the tile, the layout the full conversion would use).
+/// Errors name the failed condition of the class (module doc).
+pub fn plan_partial(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+) -> Result<PartialCrossWarpPlan> {
+    check_bitwidth(bitwidth)?;
+    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
+    if (s.nl, s.nw) != (d.nl, d.nw) || s.count() != d.count() {
+        return Err(CodegenError::Invalid(
+            "source and destination differ in lanes, warps or elements".into(),
+        ));
+    }
+    if src.out_dims() != dst.out_dims() || smem.out_dims() != src.out_dims() {
+        return Err(CodegenError::Invalid(format!(
+            "tensor dims differ: source {:?}, destination {:?}, shared {:?}",
+            src.out_dims(),
+            dst.out_dims(),
+            smem.out_dims()
+        )));
+    }
+    if smem.num_in_dims() != 1 || !smem.is_injective() || !smem.is_surjective() {
+        return Err(CodegenError::Invalid(
+            "the shared layout must be one offset dim, a bijection onto the tile".into(),
+        ));
+    }
+    let c = conversion_table(&s, &d)?;
+    if let Some(why) = check_class(&s, &d, &c) {
+        return Err(CodegenError::Unsupported(format!(
+            "not a partial cross-warp conversion: {why}"
+        )));
+    }
+    let nsmem = smem.total_in_dim_size();
+    let offset_of: HashMap<u64, u64> = (0..nsmem).map(|o| (smem.apply_flat(o), o)).collect();
+    let st = OffsetMap::new(&s, &offset_of);
+    let ld = OffsetMap::new(&d, &offset_of);
+    let (st_groups, ld_groups) = (st.groups(bitwidth), ld.groups(bitwidth));
+    let (nlanes, nwarps) = (1u64 << d.nl, 1u64 << d.nw);
+    let (nsr, ndr) = (1u64 << s.nr, 1u64 << d.nr);
+    // Lane part of C (C_ll), as the lane bases of the source-lane address.
+    let c_ll: Vec<u64> = (0..d.nl)
+        .map(|i| s.split(c[d.flat(0, 1 << i, 0) as usize]).1)
+        .collect();
+    let c_lw: Vec<u64> = (0..d.nw)
+        .map(|i| s.split(c[d.flat(0, 0, 1 << i) as usize]).1)
+        .collect();
+    // Per destination warp: loaded groups, staying moves; needed source regs.
+    let mut needed: Vec<Vec<bool>> = vec![vec![false; nsr as usize]; nwarps as usize];
+    let mut loads_of: Vec<Vec<Access>> = Vec::new();
+    let mut staying_of: Vec<Vec<StayingMove>> = Vec::new();
+    for w in 0..nwarps {
+        let src_of = |r: u64| s.split(c[d.flat(r, 0, w) as usize]);
+        let mut loaded = vec![false; ndr as usize];
+        let mut loads = Vec::new();
+        for g in &ld_groups {
+            if g.iter().any(|&r| src_of(r).2 != w) {
+                for &r in g {
+                    loaded[r as usize] = true;
+                    let (r2, _, w2) = src_of(r);
+                    needed[w2 as usize][r2 as usize] = true;
+                }
+                loads.push(Access {
+                    registers: g.clone(),
+                    address: ld.address(g[0]),
+                    matrix: None,
+                });
+            }
+        }
+        let mut staying = Vec::new();
+        for r in 0..ndr {
+            if !loaded[r as usize] {
+                let (r2, _, _) = src_of(r);
+                // l' = C_l(r, 0, 0) ⊕ C_ll(l) ⊕ C_lw(w).
+                let (_, l0, _) = s.split(c[d.flat(r, 0, 0) as usize]);
+                staying.push(StayingMove {
+                    dst_register: r,
+                    src_register: r2,
+                    src_lane: Address {
+                        constant: l0,
+                        lane: c_ll.clone(),
+                        warp: c_lw.clone(),
+                    },
+                });
+            }
+        }
+        loads_of.push(loads);
+        staying_of.push(staying);
+    }
+    let mut classes: Vec<WarpClass> = Vec::new();
+    for w in 0..nwarps {
+        let stores: Vec<Access> = st_groups
+            .iter()
+            .filter(|g| g.iter().any(|&r| needed[w as usize][r as usize]))
+            .map(|g| Access {
+                registers: g.clone(),
+                address: st.address(g[0]),
+                matrix: None,
+            })
+            .collect();
+        let (loads, staying) = (loads_of[w as usize].clone(), staying_of[w as usize].clone());
+        match classes
+            .iter_mut()
+            .find(|k| k.stores == stores && k.loads == loads && k.staying == staying)
+        {
+            Some(k) => k.warps.push(w),
+            None => classes.push(WarpClass {
+                warps: vec![w],
+                stores,
+                staying,
+                loads,
+            }),
+        }
+    }
+    let mut plan = PartialCrossWarpPlan {
+        bitwidth,
+        num_lanes: nlanes,
+        num_warps: nwarps,
+        src_registers: nsr,
+        dst_registers: ndr,
+        scratch_elems: nsmem,
+        shared_layout: smem.clone(),
+        classes,
+        cost: PartialCost::default(),
+    };
+    plan.cost = cost_of(&plan, &st, &ld, &st_groups, &ld_groups, &c, &s, &d);
+    Ok(plan)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cost_of(
+    plan: &PartialCrossWarpPlan,
+    st: &OffsetMap,
+    ld: &OffsetMap,
+    st_groups: &[Vec<u64>],
+    ld_groups: &[Vec<u64>],
+    c: &[u64],
+    s: &Hw,
+    d: &Hw,
+) -> PartialCost {
+    let bytes = plan.bitwidth as u64 / 8;
+    let wf = |acc: &Access, w: u64| -> u64 {
+        let starts: Vec<u64> = (0..plan.num_lanes)
+            .map(|l| acc.address.eval(l, w) * bytes)
+            .collect();
+        access_wavefronts(&starts, acc.registers.len() as u64 * bytes)
+            .iter()
+            .sum()
+    };
+    let mut cost = PartialCost {
+        elements: d.count(),
+        ..Default::default()
+    };
+    cost.staying_elements = (0..d.count())
+        .filter(|&f| d.split(f).2 == s.split(c[f as usize]).2)
+        .count() as u64;
+    for w in 0..plan.num_warps {
+        let k = &plan.classes[plan.class_of(w).expect("every warp has a class")];
+        cost.store_wavefronts += k.stores.iter().map(|a| wf(a, w)).sum::<u64>();
+        cost.load_wavefronts += k.loads.iter().map(|a| wf(a, w)).sum::<u64>();
+        cost.store_instructions += k.stores.len() as u64;
+        cost.load_instructions += k.loads.len() as u64;
+        let mut per_lane: HashMap<u64, u64> = HashMap::new();
+        for m in &k.staying {
+            if m.is_register_move(w, plan.num_lanes) {
+                cost.register_moves += 1
+            } else {
+                cost.shuffles += 1;
+                *per_lane.entry(m.src_lane.constant).or_default() += 1;
+            }
+        }
+        let per = (32 / plan.bitwidth.min(32)) as u64;
+        cost.packed_shuffles += per_lane.values().map(|n| n.div_ceil(per)).sum::<u64>();
+        for g in st_groups {
+            let a = Access {
+                registers: g.clone(),
+                address: st.address(g[0]),
+                matrix: None,
+            };
+            cost.full_store_wavefronts += wf(&a, w);
+        }
+        for g in ld_groups {
+            let a = Access {
+                registers: g.clone(),
+                address: ld.address(g[0]),
+                matrix: None,
+            };
+            cost.full_load_wavefronts += wf(&a, w);
+        }
+    }
+    cost
+}
+
+/// What [`simulate_partial`] checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PartialReport {
+    /// Destination registers checked (every register of every thread).
+    pub registers_checked: u64,
+    /// Shared-memory slots loaded (each checked to be stored first).
+    pub slots_loaded: u64,
+    /// Elements delivered in-warp (moves and shuffles).
+    pub delivered_in_warp: u64,
+}
+
+/// Executes `plan` on a modelled CTA and proves it: every source register of
+/// every thread holds its tag (the packed tensor coordinate `src` puts
+/// there); each warp runs its class's stores and staying moves/shuffles (a
+/// shuffle reads the *source* register of the source lane in the same warp),
+/// then, after the barrier, its loads. Fails on an unwritten slot
+/// ([`CodegenError::Uninitialised`]), two different elements stored to one
+/// slot ([`CodegenError::Race`]), an out-of-range access or register, a
+/// warp without a class, or a destination register not holding the element
+/// `dst` assigns to it ([`CodegenError::WrongElement`]).
+pub fn simulate_partial(
+    plan: &PartialCrossWarpPlan,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+) -> Result<PartialReport> {
+    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
+    let (nl, nw) = (plan.num_lanes, plan.num_warps);
+    if (1u64 << s.nl, 1u64 << s.nw) != (nl, nw) || (1u64 << s.nr) != plan.src_registers {
+        return Err(CodegenError::Invalid(
+            "plan and layouts differ in sizes".into(),
+        ));
+    }
+    let unpack = |v: u64| src.unpack(v).to_vec();
+    let tag = |r, l, w| s.coord(r, l, w);
+    let mut smem: Vec<Option<u64>> = vec![None; plan.scratch_elems as usize];
+    let mut out: Vec<Option<u64>> = vec![None; d.count() as usize];
+    let mut report = PartialReport::default();
+    let bad_reg = |what: &str, r: u64, n: u64| -> Result<()> {
+        if r >= n {
+            Err(CodegenError::BadRegister {
+                what: what.into(),
+                register: r,
+                count: n,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let classes: Vec<&WarpClass> = (0..nw)
+        .map(|w| {
+            plan.class_of(w)
+                .map(|k| &plan.classes[k])
+                .ok_or_else(|| CodegenError::Invalid(format!("warp {w} belongs to no warp class")))
+        })
+        .collect::<Result<_>>()?;
+    // Phase 1: stores and staying moves.
+    for w in 0..nw {
+        let k = classes[w as usize];
+        for l in 0..nl {
+            for a in &k.stores {
+                let base = a.address.eval(l, w);
+                check_aligned(base, a.registers.len() as u64, plan.bitwidth)?;
+                for (j, &r) in a.registers.iter().enumerate() {
+                    bad_reg("store", r, plan.src_registers)?;
+                    let o = base + j as u64;
+                    let slot = smem.get_mut(o as usize).ok_or(CodegenError::OutOfBounds {
+                        what: "store".into(),
+                        offset: o,
+                        size: plan.scratch_elems,
+                    })?;
+                    let v = tag(r, l, w);
+                    match *slot {
+                        Some(prev) if prev != v => {
+                            return Err(CodegenError::Race {
+                                offset: o,
+                                first: unpack(prev),
+                                second: unpack(v),
+                                round: 0,
+                            })
+                        }
+                        _ => *slot = Some(v),
+                    }
+                }
+            }
+            for m in &k.staying {
+                bad_reg("staying move", m.src_register, plan.src_registers)?;
+                bad_reg("staying move", m.dst_register, plan.dst_registers)?;
+                let from = m.src_lane.eval(l, w);
+                if from >= nl {
+                    return Err(CodegenError::Invalid(format!(
+                        "shuffle source lane {from} out of range"
+                    )));
+                }
+                out[d.flat(m.dst_register, l, w) as usize] = Some(tag(m.src_register, from, w));
+                report.delivered_in_warp += 1;
+            }
+        }
+    }
+    // Barrier; phase 2: loads.
+    for w in 0..nw {
+        let k = classes[w as usize];
+        for l in 0..nl {
+            for a in &k.loads {
+                let base = a.address.eval(l, w);
+                check_aligned(base, a.registers.len() as u64, plan.bitwidth)?;
+                for (j, &r) in a.registers.iter().enumerate() {
+                    bad_reg("load", r, plan.dst_registers)?;
+                    let o = base + j as u64;
+                    let v = smem
+                        .get(o as usize)
+                        .ok_or(CodegenError::OutOfBounds {
+                            what: "load".into(),
+                            offset: o,
+                            size: plan.scratch_elems,
+                        })?
+                        .ok_or(CodegenError::Uninitialised {
+                            round: 0,
+                            offset: o,
+                        })?;
+                    out[d.flat(r, l, w) as usize] = Some(v);
+                    report.slots_loaded += 1;
+                }
+            }
+        }
+    }
+    for f in 0..d.count() {
+        let (r, l, w) = d.split(f);
+        let want = d.coord(r, l, w);
+        if out[f as usize] != Some(want) {
+            return Err(CodegenError::WrongElement {
+                block: 0,
+                warp: w,
+                lane: l,
+                register: r,
+                expected: unpack(want),
+                found: out[f as usize].map(unpack),
+            });
+        }
+        report.registers_checked += 1;
+    }
+    Ok(report)
+}
+
+fn check_aligned(base: u64, len: u64, bits: u32) -> Result<()> {
+    if !base.is_multiple_of(len.max(1)) {
+        return Err(CodegenError::Misaligned {
+            what: "partial-plan vector access".into(),
+            byte_address: base * bits as u64 / 8,
+            bytes: len * bits as u64 / 8,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,570 @@
+//! CUDA for partial cross-warp conversions
+//! ([`layout_codegen::partial`]): only the elements that leave their warp go
+//! through shared memory; the others stay in the warp as register moves or
+//! `shfl.sync.idx`.
+//!
+//! The benchmark program has the shape of [`crate::emit_benchmark`]'s (same
+//! `main`, arguments `R tiles reps`, JSON line, check of every element), so
+//! the GPU runner and report handle it unchanged. Each direction
+//! (`cvt_fwd`: src → dst, `cvt_bwd`: dst → src) is
+//!
+//! ```text
+//! if (warp in class 0) { stores of class 0 ; staying moves/shuffles of class 0 }
+//! else if ...
+//! PARTIAL_SYNC();
+//! if (warp in class 0) { loads of class 0 } else if ...
+//! PARTIAL_SYNC();
+//! ```
+//!
+//! The branches are warp-uniform (the warp id), so full-mask shuffles inside
+//! them are legal, and every register array is indexed by constants only.
+//! With `specialise_warps` the whole benchmark loop is instantiated once per
+//! warp (`switch (warp)` over `run_warp(..., W)` with `W` a literal): the
+//! class branches fold at compile time and the staying moves are pure
+//! register renamings (the backward plan returns each staying element to
+//! the register it came from, so the loop needs no moves at its back edge).
+//! The copies' barriers are then distinct instructions, so `PARTIAL_SYNC`
+//! is the non-aligned `barrier.sync 0` (`__syncthreads` is `.aligned`:
+//! every thread must execute the same instruction). Without it, the class
+//! branches are taken at run time and merging their different register
+//! assignments costs moves; `PARTIAL_SYNC` is `__syncthreads`.
+//! Addresses are those of the plan: `offset = base ⊕ c` with `base` the
+//! lane/warp part (computed once) and `c` the register constant, emitted as
+//! `(base ^ c_xor) + c_add` where `c_xor = c & (bits the lane/warp part can
+//! set)` and `c_add = c - c_xor` (disjoint bits, so `+` is `⊕`, and `c_add`
+//! becomes the instruction's immediate). Staying shuffles of 8/16-bit
+//! elements that read the same source lane are packed `32 / bits` per
+//! `shfl.sync`.
+
+use crate::{free_masks, global_map, ConversionCase, EmitError};
+use layout_codegen::partial::{plan_partial, PartialCost, PartialCrossWarpPlan, StayingMove};
+use layout_codegen::plan::Address;
+use linear_layout::DimName;
+use std::fmt::Write;
+
+/// What [`emit_partial_benchmark`] produced.
+#[derive(Clone, Debug)]
+pub struct PartialEmission {
+    /// The `.cu` program.
+    pub code: String,
+    /// The forward (src → dst) plan.
+    pub fwd: PartialCrossWarpPlan,
+    /// The backward (dst → src) plan.
+    pub bwd: PartialCrossWarpPlan,
+    /// `shfl.sync` instructions per thread-warp summed over warps, forward
+    /// and backward, after packing.
+    pub shuffles: (u64, u64),
+}
+
+impl PartialEmission {
+    /// The two directions' costs.
+    pub fn costs(&self) -> (&PartialCost, &PartialCost) {
+        (&self.fwd.cost, &self.bwd.cost)
+    }
+}
+
+fn ctype(bits: u32) -> &'static str {
+    match bits {
+        8 => "uint8_t",
+        16 => "uint16_t",
+        _ => "uint32_t",
+    }
+}
+
+/// `⊕` over the set bits of `var` of the masked constants, as C.
+fn xor_expr(out: &mut String, var: &str, name: &str, bases: &[u64]) {
+    for (i, &b) in bases.iter().enumerate() {
+        if b != 0 {
+            writeln!(out, "  {var} ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
+        }
+    }
+}
+
+/// Declares `var` = the lane/warp part of `a` (its constant excluded), opaque
+/// to the optimiser (as the main emitter does, so per-register addresses are
+/// not hoisted out of the benchmark loop and kept live).
+fn emit_base(out: &mut String, var: &str, a: &Address) {
+    writeln!(out, "  unsigned {var} = 0u;").unwrap();
+    xor_expr(out, var, "lane", &a.lane);
+    xor_expr(out, var, "warp", &a.warp);
+    writeln!(out, "  asm volatile(\"\" : \"+r\"({var}));").unwrap();
+}
+
+fn thread_mask(a: &Address) -> u64 {
+    a.lane.iter().chain(&a.warp).fold(0, |m, &b| m | b)
+}
+
+/// `ptr[(var ^ c_xor) + c_add]` for the offset `var ⊕ c`.
+fn address(ptr: &str, var: &str, a: &Address) -> String {
+    let m = thread_mask(a);
+    let (cx, ca) = (a.constant & m, a.constant & !m);
+    if cx == 0 {
+        format!("{ptr}[{var} + {ca}u]")
+    } else {
+        format!("{ptr}[({var} ^ {cx}u) + {ca}u]")
+    }
+}
+
+fn vec_type(bytes: u64) -> Result<&'static str, EmitError> {
+    Ok(match bytes {
+        1 => "uint8_t",
+        2 => "uint16_t",
+        4 => "uint32_t",
+        8 => "uint2",
+        16 => "uint4",
+        b => return Err(EmitError(format!("no vector type of {b} bytes"))),
+    })
+}
+
+/// The 32-bit words of registers `regs` of `arr` (offset order, little
+/// endian), for `bits ≤ 32`.
+fn words(arr: &str, regs: &[u64], bits: u32) -> Vec<String> {
+    let epw = (32 / bits) as usize;
+    regs.chunks(epw)
+        .map(|ch| {
+            ch.iter()
+                .enumerate()
+                .map(|(k, r)| {
+                    if k == 0 {
+                        format!("(uint32_t){arr}[{r}]")
+                    } else {
+                        format!("((uint32_t){arr}[{r}] << {})", k as u32 * bits)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect()
+}
+
+fn emit_store(
+    out: &mut String,
+    addr: &str,
+    arr: &str,
+    regs: &[u64],
+    bits: u32,
+) -> Result<(), EmitError> {
+    let bytes = regs.len() as u64 * bits as u64 / 8;
+    if regs.len() == 1 {
+        writeln!(out, "    {addr} = {arr}[{}];", regs[0]).unwrap();
+        return Ok(());
+    }
+    let ty = vec_type(bytes)?;
+    let w = words(arr, regs, bits);
+    let val = match bytes {
+        2 | 4 => format!("({ty})({})", w[0]),
+        8 => format!("make_uint2({}, {})", w[0], w[1]),
+        _ => format!("make_uint4({}, {}, {}, {})", w[0], w[1], w[2], w[3]),
+    };
+    writeln!(out, "    *reinterpret_cast<{ty}*>(&{addr}) = {val};").unwrap();
+    Ok(())
+}
+
+fn emit_load(
+    out: &mut String,
+    addr: &str,
+    arr: &str,
+    regs: &[u64],
+    bits: u32,
+) -> Result<(), EmitError> {
+    let bytes = regs.len() as u64 * bits as u64 / 8;
+    if regs.len() == 1 {
+        writeln!(out, "    {arr}[{}] = {addr};", regs[0]).unwrap();
+        return Ok(());
+    }
+    let ty = vec_type(bytes)?;
+    writeln!(
+        out,
+        "    {{ const {ty} t_ = *reinterpret_cast<const {ty}*>(&{addr});"
+    )
+    .unwrap();
+    let epw = (32 / bits) as usize;
+    let mask = if bits == 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    };
+    for (k, r) in regs.iter().enumerate() {
+        let word = match bytes {
+            2 | 4 => "(uint32_t)t_".to_string(),
+            8 => ["t_.x", "t_.y"][k / epw].to_string(),
+            _ => ["t_.x", "t_.y", "t_.z", "t_.w"][k / epw].to_string(),
+        };
+        let sh = (k % epw) as u32 * bits;
+        writeln!(out, "      {arr}[{r}] = ({word} >> {sh}) & {mask}u;").unwrap();
+    }
+    writeln!(out, "    }}").unwrap();
+    Ok(())
+}
+
+/// Emits the staying moves of one class; returns the `shfl.sync` count.
+fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u32) -> u64 {
+    // Register moves: the source lane is the reading lane in every warp of
+    // the class.
+    let is_move = |m: &StayingMove| warps.iter().all(|&w| m.is_register_move(w, 32));
+    let mut shfl: Vec<&StayingMove> = Vec::new();
+    for m in moves {
+        if is_move(m) {
+            writeln!(out, "    b[{}] = a[{}];", m.dst_register, m.src_register).unwrap();
+        } else {
+            shfl.push(m);
+        }
+    }
+    if shfl.is_empty() {
+        return 0;
+    }
+    // The lane/warp part of the source lane is shared by all shuffles.
+    let a = &shfl[0].src_lane;
+    writeln!(out, "    unsigned sl_ = 0u;").unwrap();
+    for (name, bases) in [("lane", &a.lane), ("warp", &a.warp)] {
+        for (i, &b) in bases.iter().enumerate() {
+            if b != 0 {
+                writeln!(out, "    sl_ ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
+            }
+        }
+    }
+    // Pack 32 / bits shuffles reading the same source lane into one.
+    let per = (32 / bits) as usize;
+    let mut by_lane: Vec<(u64, Vec<&StayingMove>)> = Vec::new();
+    for m in shfl {
+        match by_lane.iter_mut().find(|(c, _)| *c == m.src_lane.constant) {
+            Some((_, v)) => v.push(m),
+            None => by_lane.push((m.src_lane.constant, vec![m])),
+        }
+    }
+    let mask = if bits == 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    };
+    let t = ctype(bits);
+    let mut n = 0;
+    for (c, ms) in by_lane {
+        for ch in ms.chunks(per) {
+            let regs: Vec<u64> = ch.iter().map(|m| m.src_register).collect();
+            let val = words("a", &regs, bits).remove(0);
+            writeln!(
+                out,
+                "    {{ const uint32_t v_ = __shfl_sync(0xffffffffu, {val}, sl_ ^ {c}u);"
+            )
+            .unwrap();
+            for (k, m) in ch.iter().enumerate() {
+                if bits == 32 {
+                    writeln!(out, "      b[{}] = v_;", m.dst_register).unwrap();
+                } else {
+                    writeln!(
+                        out,
+                        "      b[{}] = ({t})((v_ >> {}) & {mask}u);",
+                        m.dst_register,
+                        k as u32 * bits
+                    )
+                    .unwrap();
+                }
+            }
+            writeln!(out, "    }}").unwrap();
+            n += 1;
+        }
+    }
+    n
+}
+
+fn warp_cond(warps: &[u64]) -> String {
+    warps
+        .iter()
+        .map(|w| format!("warp == {w}u"))
+        .collect::<Vec<_>>()
+        .join(" || ")
+}
+
+/// Emits one direction as the device function `fname`; returns the number
+/// of `shfl.sync` instructions summed over warps.
+fn emit_direction(
+    out: &mut String,
+    fname: &str,
+    plan: &PartialCrossWarpPlan,
+) -> Result<u64, EmitError> {
+    let bits = plan.bitwidth;
+    let t = ctype(bits);
+    let (nf, nt) = (plan.src_registers, plan.dst_registers);
+    writeln!(
+        out,
+        "// Partial cross-warp conversion: {} of {} elements stay in their warp; {} warp classes.",
+        plan.cost.staying_elements,
+        plan.cost.elements,
+        plan.classes.len()
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {t}* smem, unsigned lane, unsigned warp) {{"
+    )
+    .unwrap();
+    let st_addr = plan
+        .classes
+        .iter()
+        .flat_map(|k| k.stores.first())
+        .next()
+        .map(|a| a.address.clone());
+    let ld_addr = plan
+        .classes
+        .iter()
+        .flat_map(|k| k.loads.first())
+        .next()
+        .map(|a| a.address.clone());
+    if let Some(a) = &st_addr {
+        emit_base(out, "o_st", a);
+    }
+    let mut shuffles = 0;
+    let n = plan.classes.len();
+    for (i, k) in plan.classes.iter().enumerate() {
+        let head = match (i, i + 1 == n) {
+            (0, true) => "  {".to_string(),
+            (0, false) => format!("  if ({}) {{", warp_cond(&k.warps)),
+            (_, true) => "  } else {".to_string(),
+            _ => format!("  }} else if ({}) {{", warp_cond(&k.warps)),
+        };
+        writeln!(out, "{head}").unwrap();
+        for s in &k.stores {
+            if Some(&s.address.lane) != st_addr.as_ref().map(|a| &a.lane)
+                || Some(&s.address.warp) != st_addr.as_ref().map(|a| &a.warp)
+            {
+                return Err(EmitError("store addresses differ in lane/warp part".into()));
+            }
+            emit_store(
+                out,
+                &address("smem", "o_st", &s.address),
+                "a",
+                &s.registers,
+                bits,
+            )?;
+        }
+        shuffles += emit_staying(out, &k.staying, &k.warps, bits) * k.warps.len() as u64;
+    }
+    writeln!(out, "  }}\n  PARTIAL_SYNC();").unwrap();
+    if let Some(a) = &ld_addr {
+        emit_base(out, "o_ld", a);
+    }
+    for (i, k) in plan.classes.iter().enumerate() {
+        let head = match (i, i + 1 == n) {
+            (0, true) => "  {".to_string(),
+            (0, false) => format!("  if ({}) {{", warp_cond(&k.warps)),
+            (_, true) => "  } else {".to_string(),
+            _ => format!("  }} else if ({}) {{", warp_cond(&k.warps)),
+        };
+        writeln!(out, "{head}").unwrap();
+        for l in &k.loads {
+            if Some(&l.address.lane) != ld_addr.as_ref().map(|a| &a.lane)
+                || Some(&l.address.warp) != ld_addr.as_ref().map(|a| &a.warp)
+            {
+                return Err(EmitError("load addresses differ in lane/warp part".into()));
+            }
+            emit_load(
+                out,
+                &address("smem", "o_ld", &l.address),
+                "b",
+                &l.registers,
+                bits,
+            )?;
+        }
+    }
+    writeln!(out, "  }}\n  PARTIAL_SYNC();\n}}\n").unwrap();
+    Ok(shuffles)
+}
+
+/// Emits the benchmark program of `case` with both directions planned by
+/// [`plan_partial`] through `case.smem` (`force_shared` and
+/// `use_matrix_ops` are ignored). Errors when either direction is outside
+/// the class, for elements wider than 32 bits, or for non-2D tiles.
+pub fn emit_partial_benchmark(
+    case: &ConversionCase,
+    specialise_warps: bool,
+) -> Result<PartialEmission, EmitError> {
+    if case.shape.len() != 2 {
+        return Err(EmitError("the benchmark kernel takes rank-2 tiles".into()));
+    }
+    if !matches!(case.bits, 8 | 16 | 32) {
+        return Err(EmitError(format!(
+            "partial cross-warp emission supports 8, 16 and 32-bit elements, not {}",
+            case.bits
+        )));
+    }
+    for l in [&case.src, &case.dst] {
+        if l.in_dim_size(DimName::LANE) != 32
+            || l.in_dim_size(DimName::WARP) != case.num_warps as u64
+        {
+            return Err(EmitError(format!(
+                "layout has {} lanes and {} warps; expected 32 and {}",
+                l.in_dim_size(DimName::LANE),
+                l.in_dim_size(DimName::WARP),
+                case.num_warps
+            )));
+        }
+    }
+    let e = |d: &str, x: layout_codegen::CodegenError| EmitError(format!("{d}: {x}"));
+    let fwd =
+        plan_partial(&case.src, &case.dst, &case.smem, case.bits).map_err(|x| e("src → dst", x))?;
+    let bwd =
+        plan_partial(&case.dst, &case.src, &case.smem, case.bits).map_err(|x| e("dst → src", x))?;
+    let t = ctype(case.bits);
+    let ns = case.src.in_dim_size(DimName::REGISTER);
+    let nd = case.dst.in_dim_size(DimName::REGISTER);
+    let tile: u64 = case.shape.iter().product();
+    let mut s = String::new();
+    writeln!(
+        s,
+        "// Generated by layout-cuda (partial cross-warp plan) for case '{}': do not edit.",
+        case.name
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "// shape {:?}, {}-bit elements, {} warps",
+        case.shape, case.bits, case.num_warps
+    )
+    .unwrap();
+    s.push_str("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <algorithm>\n#include <cuda_runtime.h>\n\n");
+    if specialise_warps {
+        // Each warp runs its own copy of the loop, so its barriers are
+        // different instructions: the non-aligned `barrier.sync` (legal in
+        // warp-divergent code), not `__syncthreads` (`.aligned`).
+        s.push_str("#if defined(__CUDA_ARCH__)\n#define PARTIAL_SYNC() asm volatile(\"barrier.sync 0;\" ::: \"memory\")\n#else\n#define PARTIAL_SYNC() __syncthreads()\n#endif\n\n");
+    } else {
+        s.push_str("#define PARTIAL_SYNC() __syncthreads()\n\n");
+    }
+    let sf = emit_direction(&mut s, "cvt_fwd", &fwd)?;
+    let sb = emit_direction(&mut s, "cvt_bwd", &bwd)?;
+    let g = global_map(&case.src, &case.shape)?;
+    let free = free_masks(&case.src);
+    let threads = 32 * case.num_warps;
+    let body = |s: &mut String, indent: &str| {
+        writeln!(s, "{indent}for (int it = 0; it < R; ++it) {{").unwrap();
+        writeln!(s, "{indent}  cvt_fwd(a, b, smem, lane, warp);").unwrap();
+        writeln!(
+            s,
+            "#pragma unroll\n{indent}  for (int i = 0; i < {nd}; ++i) b[i] += 1;"
+        )
+        .unwrap();
+        writeln!(s, "{indent}  cvt_bwd(b, a, smem, lane, warp);").unwrap();
+        writeln!(
+            s,
+            "#pragma unroll\n{indent}  for (int i = 0; i < {ns}; ++i) a[i] += 1;"
+        )
+        .unwrap();
+        writeln!(s, "{indent}}}").unwrap();
+    };
+    if specialise_warps {
+        // The benchmark loop with the warp id a compile-time constant: the
+        // warp-class branches fold away and the staying register moves
+        // become renamings (no phi merges between classes).
+        writeln!(
+            s,
+            "__device__ __forceinline__ void run_warp({t} (&a)[{ns}], {t}* smem, unsigned lane, const unsigned warp, int R) {{\n  {t} b[{nd}];"
+        )
+        .unwrap();
+        body(&mut s, "  ");
+        writeln!(s, "}}\n").unwrap();
+    }
+    writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "  extern __shared__ __align__(16) unsigned char smem_raw[];"
+    )
+    .unwrap();
+    writeln!(s, "  {t}* smem = reinterpret_cast<{t}*>(smem_raw);").unwrap();
+    writeln!(
+        s,
+        "  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;"
+    )
+    .unwrap();
+    writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
+    writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
+    writeln!(s, "  {t} a[{ns}];").unwrap();
+    g.emit_load(&mut s, "gin", "a", case.bits)?;
+    if specialise_warps {
+        writeln!(s, "  switch (warp) {{").unwrap();
+        for w in 0..case.num_warps {
+            let label = if w + 1 == case.num_warps {
+                "default".to_string()
+            } else {
+                format!("case {w}u")
+            };
+            writeln!(s, "  {label}: run_warp(a, smem, lane, {w}u, R); break;").unwrap();
+        }
+        writeln!(s, "  }}").unwrap();
+    } else {
+        writeln!(s, "  {t} b[{nd}];").unwrap();
+        body(&mut s, "  ");
+    }
+    g.emit_store(&mut s, "gout", "a", case.bits, free)?;
+    writeln!(s, "}}\n").unwrap();
+    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * case.bits as u64 / 8;
+    s.push_str(&host_main(&case.name, t, tile, bytes, threads));
+    Ok(PartialEmission {
+        code: s,
+        fwd,
+        bwd,
+        shuffles: (sf, sb),
+    })
+}
+
+/// The host program (the same as `crate::emit_benchmark`'s, copied so the
+/// JSON line and the element-by-element check are identical).
+fn host_main(name: &str, t: &str, tile: u64, smem_bytes: u64, threads: u32) -> String {
+    format!(
+        r##"
+#define CK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ printf("{{\"case\": \"{name}\", \"error\": \"%s at line %d\"}}\n", cudaGetErrorString(e_), __LINE__); exit(1); }} }} while (0)
+
+int main(int argc, char** argv) {{
+  int R = argc > 1 ? atoi(argv[1]) : 64;
+  int tiles = argc > 2 ? atoi(argv[2]) : 1056;
+  int reps = argc > 3 ? atoi(argv[3]) : 50;
+  size_t n = (size_t)tiles * {tile}u;
+  std::vector<{t}> h(n), o(n);
+  srand(12345);
+  for (size_t i = 0; i < n; ++i) {{ {t} v = ({t})(rand() ^ (rand() << 15)); h[i] = v ? v : 1; }}
+  {t} *din, *dout;
+  CK(cudaMalloc(&din, n * sizeof({t})));
+  CK(cudaMalloc(&dout, n * sizeof({t})));
+  CK(cudaMemcpy(din, h.data(), n * sizeof({t}), cudaMemcpyHostToDevice));
+  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, {smem_bytes}));
+  bool ok = true;
+  for (int rr : {{0, R}}) {{
+    CK(cudaMemset(dout, 0xA5, n * sizeof({t})));
+    bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rr);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(o.data(), dout, n * sizeof({t}), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i) {{
+      {t} want = ({t})(h[i] + ({t})(2 * rr));
+      if (o[i] != want) {{ if (ok) printf("# mismatch at %zu (R=%d): got %llu want %llu\n", i, rr, (unsigned long long)o[i], (unsigned long long)want); ok = false; }}
+    }}
+  }}
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+  float med[2];
+  int rs[2] = {{0, R}};
+  for (int k = 0; k < 2; ++k) {{
+    for (int w = 0; w < 5; ++w) bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rs[k]);
+    std::vector<float> ts;
+    for (int i = 0; i < reps; ++i) {{
+      CK(cudaEventRecord(e0));
+      bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rs[k]);
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);
+    }}
+    std::sort(ts.begin(), ts.end());
+    med[k] = ts[ts.size() / 2];
+  }}
+  CK(cudaGetLastError());
+  printf("{{\"case\": \"{name}\", \"ok\": %s, \"R\": %d, \"tiles\": %d, \"t0_ms\": %.5f, \"tR_ms\": %.5f, \"per_cvt_us\": %.5f}}\n",
+         ok ? "true" : "false", R, tiles, med[0], med[1], (med[1] - med[0]) * 1e3 / (2.0 * R));
+  return ok ? 0 : 3;
+}}
+"##
+    )
+}
