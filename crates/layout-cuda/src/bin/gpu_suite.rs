@@ -445,8 +445,25 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             )
         })
         .collect();
+    let mut partial_choice = std::collections::HashMap::new();
     for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
         let name = e["name"].as_str().unwrap_or("").to_string();
+        // A partial cross-warp plan against its full twin: taken only when
+        // it moves fewer wavefronts and its staying part is register moves
+        // (H200 run of 2026-11-21: with shfl.idx for the staying part the
+        // partial plan ran at 0.51x of its full twin; with moves only at
+        // 1.05-2.0x).
+        if let Some(full) = e["full_twin"].as_str() {
+            let shuffles = ["predicted_fwd", "predicted_bwd"]
+                .iter()
+                .map(|k| e[*k]["shuffles"].as_u64().unwrap_or(0))
+                .sum::<u64>();
+            let take = shuffles == 0 && costs.get(full).is_some_and(|f| costs[&name].0 < f.0);
+            partial_choice.insert(full.to_string(), !take);
+            e["chosen"] = json!(take);
+            eprintln!("  {name}: partial plan chosen {take} ({shuffles} shuffles)");
+            continue;
+        }
         let chosen = match name.strip_suffix("_mx") {
             Some(base) => costs.get(base).is_none_or(|v| costs[&name] < *v),
             None => costs
@@ -458,6 +475,12 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             "  {name}: predicted (wavefronts, instructions) {:?}, chosen {chosen}",
             costs[&name]
         );
+    }
+    // The full twins of partial cases (entries come after their partial).
+    for e in meta.iter_mut() {
+        if let Some(&c) = e["name"].as_str().and_then(|n| partial_choice.get(n)) {
+            e["chosen"] = json!(c);
+        }
     }
 }
 
