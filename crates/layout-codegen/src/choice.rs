@@ -173,15 +173,26 @@ pub fn plan_paper_swizzle(
     let (s, t) = cta_local(src, dst)?;
     let mut best: Option<(u64, SharedMemoryPlan)> = None;
     for shared in paper_swizzle_candidates(&s, &t, bitwidth)? {
-        let plan = plan_through_shared(src, dst, bitwidth, &shared)?;
+        let plan = plan_local(&s, &t, bitwidth, &shared)?;
         let wf = estimated_wavefronts(&plan, in_size(&t, DimName::LANE), bitwidth);
         if best.as_ref().is_none_or(|b| wf < b.0) {
             best = Some((wf, plan));
         }
     }
-    best.map(|b| b.1).ok_or_else(|| {
+    let mut plan = best.map(|b| b.1).ok_or_else(|| {
         CodegenError::Invalid("the paper's construction produced no shared layout".into())
-    })
+    })?;
+    plan.lower_bound_log2 = lower_bound(&s, &t, bitwidth);
+    Ok(plan)
+}
+
+/// The paper's lower bound of Triton's vector choice (see
+/// [`crate::swizzle::SwizzleResult::lower_bound_log2`]), 0 when Triton's
+/// swizzle does not apply.
+fn lower_bound(s: &LinearLayout, t: &LinearLayout, bitwidth: u32) -> u32 {
+    optimal_swizzling(s, t, bitwidth)
+        .map(|sw| sw.lower_bound_log2)
+        .unwrap_or(0)
 }
 
 /// Wavefronts of warp 0 of every access of `plan` (per warp, see the
@@ -215,7 +226,19 @@ pub fn plan_through_shared(
     shared: &LinearLayout,
 ) -> Result<SharedMemoryPlan> {
     check_bitwidth(bitwidth)?;
-    let (src, dst) = cta_local(src, dst)?;
+    let (s, t) = cta_local(src, dst)?;
+    let mut plan = plan_local(&s, &t, bitwidth, shared)?;
+    plan.lower_bound_log2 = lower_bound(&s, &t, bitwidth);
+    Ok(plan)
+}
+
+/// [`plan_through_shared`] for CTA-local layouts, `lower_bound_log2` left 0.
+fn plan_local(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+    shared: &LinearLayout,
+) -> Result<SharedMemoryPlan> {
     let off_bits = shared.in_dim_size_log2(DimName::OFFSET);
     let side = |full: &LinearLayout| -> Result<(Vec<Access>, u64, Vec<u64>)> {
         let reduced = remove_broadcast_registers(full)?;
@@ -292,8 +315,8 @@ pub fn plan_through_shared(
         }
         Ok((accesses, 1u64 << vec_regs.len(), lane))
     };
-    let (stores, store_vec, store_lanes) = side(&src)?;
-    let (loads, load_vec, load_lanes) = side(&dst)?;
+    let (stores, store_vec, store_lanes) = side(src)?;
+    let (loads, load_vec, load_lanes) = side(dst)?;
     let cols = dst.packed_bases(DimName::REGISTER);
     let zero_mask: u64 = (0..cols.len())
         .filter(|&i| cols[i] == 0)
@@ -303,9 +326,6 @@ pub fn plan_through_shared(
         .map(|r| (r, r & !zero_mask))
         .collect();
     let bytes = (bitwidth as u64).max(8) / 8;
-    let lower_bound_log2 = optimal_swizzling(&src, &dst, bitwidth)
-        .map(|sw| sw.lower_bound_log2)
-        .unwrap_or(0);
     Ok(SharedMemoryPlan {
         shared: shared.bases_json(),
         shared_layout: shared.clone(),
@@ -319,7 +339,7 @@ pub fn plan_through_shared(
         barriers: 1,
         store_conflicts: analytic_conflicts(&store_lanes, store_vec, bitwidth),
         load_conflicts: analytic_conflicts(&load_lanes, load_vec, bitwidth),
-        lower_bound_log2,
+        lower_bound_log2: 0,
         note: Some("shared layout from the paper's swizzle construction".into()),
     })
 }
