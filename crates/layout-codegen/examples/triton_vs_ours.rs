@@ -109,6 +109,7 @@ fn main() {
     files.sort();
     let (mut ts, mut os) = (Side::default(), Side::default());
     let (mut pairs, mut cheaper, mut skipped) = (0u64, 0u64, 0u64);
+    let mut moves: std::collections::BTreeMap<String, u64> = Default::default();
     for f in &files {
         for line in std::fs::read_to_string(f).expect("read").lines() {
             if line.trim().is_empty() {
@@ -137,7 +138,12 @@ fn main() {
                 .unwrap_or_else(|e| panic!("{}: our plan fails: {e}", r["id"]));
             assert!(o.cost <= t.cost, "{}: ours costs more", r["id"]);
             pairs += 1;
-            cheaper += (o.cost < t.cost) as u64;
+            if o.cost < t.cost {
+                cheaper += 1;
+                *moves
+                    .entry(format!("{} → {}", class(&t), class(&o)))
+                    .or_default() += 1;
+            }
             ts.add(&t);
             os.add(&o);
         }
@@ -158,4 +164,6 @@ fn main() {
     println!("| barriers | {} | {} |", ts.barriers, os.barriers);
     println!("| total cost | {:.1} | {:.1} |", ts.cost, os.cost);
     println!("| pairs where ours is cheaper | | {cheaper} |");
+    let moves: Vec<String> = moves.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    println!("| of which (Triton → ours) | | {} |", moves.join(", "));
 }
