@@ -195,20 +195,26 @@ fn lower_bound(s: &LinearLayout, t: &LinearLayout, bitwidth: u32) -> u32 {
         .unwrap_or(0)
 }
 
-/// Wavefronts of warp 0 of every access of `plan` (per warp, see the
-/// module doc).
+/// Wavefronts per warp of all accesses of `plan` (see the module doc): the
+/// accesses of one side share their lane and warp parts and differ by an
+/// aligned constant, which permutes words and banks alike, so each side
+/// costs its number of accesses times the wavefronts of its first one in
+/// warp 0.
 fn estimated_wavefronts(plan: &SharedMemoryPlan, nlanes: u64, bitwidth: u32) -> u64 {
     let bytes = (bitwidth as u64).max(8) / 8;
-    let one = |a: &Access| -> u64 {
+    let side = |accesses: &[Access]| -> u64 {
+        let Some(a) = accesses.first() else {
+            return 0;
+        };
         let starts: Vec<u64> = (0..nlanes).map(|l| a.address.eval(l, 0) * bytes).collect();
-        access_wavefronts(&starts, a.registers.len() as u64 * bytes)
+        let one: u64 = access_wavefronts(&starts, a.registers.len() as u64 * bytes)
             .iter()
-            .sum()
+            .sum();
+        one * accesses.len() as u64
     };
     plan.rounds
         .iter()
-        .flat_map(|r| r.stores.iter().chain(&r.loads))
-        .map(one)
+        .map(|r| side(&r.stores) + side(&r.loads))
         .sum()
 }
 
