@@ -13,6 +13,10 @@
 //! - [`swizzle`]: the optimal swizzled shared layout for a conversion (the
 //!   paper's §5.4 / §9.2, Triton's `optimalSwizzlingLdSt`), its conflicts and
 //!   the Lemma 9.5 lower bound, and an exhaustive search for small cases.
+//! - [`choice`]: our planner ([`plan::plan_conversion_best`]: the cheapest of
+//!   Triton's plan, a warp-shuffle plan and the paper's swizzle under a cost
+//!   model from the simulator), beside Triton's choice
+//!   ([`plan::plan_conversion_triton`]).
 //! - [`plan`]: conversion plans (no-op, register permutation, warp
 //!   shuffles, shared memory with vector stores/loads whose addresses are
 //!   XOR-linear in lane and warp); [`simulator`]: their proof by execution.
@@ -49,6 +53,7 @@
 //! ```
 
 pub mod bank_conflicts;
+pub mod choice;
 pub mod conversion;
 pub mod dedup;
 pub mod error;

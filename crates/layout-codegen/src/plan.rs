@@ -13,6 +13,7 @@
 //! `offset(lane, warp) = constant ⊕ ⨁_{i: bit i of lane} lane[i] ⊕
 //! ⨁_{i: bit i of warp} warp[i]`.
 
+pub use crate::choice::{plan_conversion_best, plan_cost, CostedPlan};
 use crate::conversion::{classify, minimal_cvt_layout, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::shared_plan::plan_shared;
@@ -216,13 +217,26 @@ impl ConversionPlan {
     }
 }
 
-/// Plans the conversion of `src` to `dst` (distributed layouts of the same
-/// tensor) for `bitwidth`-bit elements, by class: no-op, register
-/// permutation, warp shuffles (Triton's shuffle class), or shared memory.
+/// Plans the conversion of `src` to `dst` as Triton 3.9 does: the same as
+/// [`plan_conversion_triton`]. Our own, possibly cheaper choice is
+/// [`plan_conversion_best`].
+pub fn plan_conversion(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<ConversionPlan> {
+    plan_conversion_triton(src, dst, bitwidth)
+}
+
+/// Triton 3.9's choice for the conversion of `src` to `dst` (distributed
+/// layouts of the same tensor) with `bitwidth`-bit elements: its class
+/// ([`classify`]: no-op, register permutation, warp shuffles, shared
+/// memory) and, through shared memory, its swizzle
+/// ([`crate::swizzle::optimal_swizzling`]).
 /// Several CTAs are fine as long as no data crosses them (each CTA runs the
 /// same plan on its own elements); conversions that move data between CTAs
 /// are an explicit [`CodegenError::Unsupported`].
-pub fn plan_conversion(
+pub fn plan_conversion_triton(
     src: &LinearLayout,
     dst: &LinearLayout,
     bitwidth: u32,

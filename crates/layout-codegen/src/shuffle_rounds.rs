@@ -1,6 +1,29 @@
 //! Warp-shuffle rounds inside [`crate::plan::ConversionPlan`] (the plan the
 //! CTA simulator proves) for warp-local conversions (data moves between
 //! lanes of a warp only).
+//!
+//! ## Overlap with [`crate::shuffle`] (not unified yet)
+//! Two planners produce warp shuffles; what each holds:
+//!
+//! | here (`ConversionPlan::WarpShuffle`, [`crate::plan::Shuffle`]) | [`crate::shuffle`] (`WarpProgram`) |
+//! |---|---|
+//! | `shuffle_rounds`: the paper's coset rounds (§5.4), `R` shuffles, no broadcast | [`crate::shuffle::paper_shuffle_plan`]: the same rounds (same `I`, `E`, `F`, `G`, `K`, cosets), with explicit `selp` to build and place the lane-dependent registers |
+//! | `plan_shuffle`'s fallback: per destination register `r` and `b ∈ span(B)`, one `shfl.idx` kept where `B·l = b` | [`crate::shuffle::general_shuffle_plan`]: the same scheme (`M(l) = C_reg(0, l)`, one `shfl.idx` per value of `M`, then `selp`) |
+//! | — | [`crate::shuffle::triton_shuffle_plan`]: Triton's `P_mixed ∘ P_lane ∘ P_reg` decomposition, *Ship* and *Swap* (multi-stage: selects, shuffles, selects over intermediate values), `shfl.bfly`, packing of sub-32-bit elements |
+//! | checked by [`crate::simulator::simulate`] (whole CTA, all warps and blocks), selects counted by the model [`crate::plan::Shuffle::selects`] | checked by [`crate::shuffle::check_warp_program`] (per warp), selects counted as emitted `selp` instructions |
+//!
+//! Why they are not one planner yet: a [`crate::plan::Shuffle`] reads a
+//! source register and writes a destination register in one step, so it
+//! cannot express Ship/Swap's intermediate values or packed words; a
+//! translation `WarpProgram → Vec<Shuffle>` therefore exists only for the
+//! single-stage programs (paper rounds, general rounds), which is exactly
+//! the part duplicated here. The unification is: a
+//! `ConversionPlan::WarpProgram(WarpShufflePlan)` variant executed by the
+//! simulator through [`crate::shuffle::run_warp_program`] for every warp,
+//! after which this module reduces to `plan_shuffle = shuffle_plan` and
+//! its two schemes are deleted (their tests in tests/shuffle.rs and the
+//! simulator tests would then run on the `WarpProgram` form). That needs
+//! a simulator change (simulator.rs is owned elsewhere this round).
 
 use crate::conversion::conversion_layout;
 use crate::error::{CodegenError, Result};

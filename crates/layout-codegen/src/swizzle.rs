@@ -284,6 +284,15 @@ pub fn vector_basis(
         after_bank0(&reg_dst, &v, lane_src)
     };
     v.extend(extra);
+    // Triton never issues an access wider than 128 bits: its newer
+    // `getVecBasisLdSt` keeps only the intersection (truncated to
+    // log2(128 / bitwidth) bases) and the fill up to one 32-bit word, and
+    // its lowering (`largestVectorisation`) caps every `ld/st.shared` at
+    // 128 bits. The older `intersectAfterBank0` extension above can push
+    // `V` past 128 bits (e.g. 8-bit elements: 16 common registers, then 2
+    // more registers of one side that are lanes of the other), which no
+    // instruction can move at once; cap `V` at 128 bits as Triton does.
+    v.truncate(max_vec);
     v
 }
 
@@ -430,6 +439,128 @@ pub fn optimal_swizzling(
         lower_bound_log2,
         bitwidth,
     })
+}
+
+/// The shared layout whose offset bits map, from the lowest, to the
+/// independent vectors of `order` in turn (packed tensor coordinates,
+/// dependent and zero vectors skipped), completed with unit vectors from
+/// the lowest: `offset → tensor`, out dims `outs`.
+pub fn layout_from_order(order: &[u64], outs: &[(DimName, u64)]) -> Result<LinearLayout> {
+    let n: u32 = outs.iter().map(|o| o.1.trailing_zeros()).sum();
+    let mut cols: Vec<u64> = Vec::new();
+    for v in order.iter().copied().chain((0..n).map(|i| 1u64 << i)) {
+        if cols.len() == n as usize {
+            break;
+        }
+        if v != 0 && v >> n == 0 && !gf2::in_span(&cols, v) {
+            cols.push(v);
+        }
+    }
+    let outs_log2 = outs
+        .iter()
+        .map(|&(d, size)| (d, size.trailing_zeros()))
+        .collect();
+    Ok(LinearLayout::from_packed(
+        vec![(DimName::OFFSET, cols)],
+        outs_log2,
+        true,
+    )?)
+}
+
+/// The paper's construction of a swizzled shared layout (§5.4), as
+/// candidates to score (see [`crate::choice`]): the offset bits are, from
+/// the lowest,
+///
+/// 1. `V`: vector bases: the first `c` common register bases of the two
+///    sides (`c` up to the 128-bit cap), optionally widened with `e` more
+///    registers of one side only (that side's accesses get wider, the other
+///    side's narrower);
+/// 2. `I = span(A) ∩ span(B)`, where `A` and `B` are the first `k` lane bases
+///    of the two sides (the lanes of one phase; `k = 0..=5`): lanes of both
+///    phases that differ by `I` fall in distinct banks on both sides;
+/// 3. `A'`: `A` completed from `I` (distinct banks for the first side);
+/// 4. `A'_i ⊕ B'_i`: as the segment (row) bits. With offset bit `j` of the
+///    bank part carrying `a_j`, the vector `b_j = a_j ⊕ (a_j ⊕ b_j)` lands in
+///    bank `j` too, so the second side's phase also spreads over distinct
+///    banks;
+/// 5. then the remaining registers, lanes and warps of the source, and unit
+///    vectors ([`layout_from_order`]).
+///
+/// Both role orders (`A` from the source or from the destination) are
+/// produced. `src` and `dst` must be CTA-local (one CTA) and cover the same
+/// tensor; broadcast register bases are ignored. Duplicates are removed.
+/// Every candidate is a bijection `offset → tensor`, so any of them gives a
+/// correct plan; they differ in cost only.
+pub fn paper_swizzle_candidates(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<Vec<LinearLayout>> {
+    check_bitwidth(bitwidth)?;
+    let (s, t) = prepare(src, dst)?;
+    let (reg, lane) = (DimName::REGISTER, DimName::LANE);
+    let rs = s.packed_bases(reg).to_vec();
+    let rd = t.packed_bases(reg).to_vec();
+    let (ls, ld) = (s.packed_bases(lane).to_vec(), t.packed_bases(lane).to_vec());
+    let warps: Vec<u64> = if s.has_in_dim(DimName::WARP) {
+        s.packed_bases(DimName::WARP).to_vec()
+    } else {
+        vec![]
+    };
+    let outs = s.out_dims();
+    let common: Vec<u64> = rs.iter().copied().filter(|x| rd.contains(x)).collect();
+    let max_vec = (128 / bitwidth).trailing_zeros() as usize;
+    let mut seen: Vec<Vec<u64>> = Vec::new();
+    let mut out = Vec::new();
+    for take_common in 0..=common.len().min(max_vec) {
+        for (side, regs) in [(0, &rs), (1, &rd)] {
+            let extras: Vec<u64> = regs
+                .iter()
+                .copied()
+                .filter(|x| !common.contains(x))
+                .collect();
+            for take_extra in 0..=extras.len().min(max_vec - take_common) {
+                if take_extra == 0 && side == 1 {
+                    continue;
+                }
+                let mut vec: Vec<u64> = common[..take_common].to_vec();
+                vec.extend(&extras[..take_extra]);
+                for (first, second) in [(&ls, &ld), (&ld, &ls)] {
+                    for k in 0..=5usize {
+                        let a: Vec<u64> = first.iter().take(k).copied().collect();
+                        let b: Vec<u64> = second.iter().take(k).copied().collect();
+                        let inter = gf2::span_intersection(&a, &b);
+                        let extend = |from: &[u64]| -> Vec<u64> {
+                            let mut taken = inter.clone();
+                            let mut rest = Vec::new();
+                            for &x in from {
+                                if x != 0 && !gf2::in_span(&taken, x) {
+                                    taken.push(x);
+                                    rest.push(x);
+                                }
+                            }
+                            rest
+                        };
+                        let (a_rest, b_rest) = (extend(&a), extend(&b));
+                        let mut order = vec.clone();
+                        order.extend(&inter);
+                        order.extend(&a_rest);
+                        order.extend(a_rest.iter().zip(&b_rest).map(|(x, y)| x ^ y));
+                        order.extend(&rs);
+                        order.extend(&ls);
+                        order.extend(&warps);
+                        let layout = layout_from_order(&order, &outs)?;
+                        let cols = layout.packed_bases(DimName::OFFSET).to_vec();
+                        if !seen.contains(&cols) {
+                            seen.push(cols);
+                            out.push(layout);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The paper's conflict measure of a segment choice (Lemma 9.4),

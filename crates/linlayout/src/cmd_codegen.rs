@@ -7,8 +7,11 @@
 
 use crate::input::{parse_shape, read_layout_text};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
+use layout_codegen::choice::total_warps;
 use layout_codegen::conversion::{classify, conversion_layout};
-use layout_codegen::plan::{plan_conversion, Access, ConversionPlan};
+use layout_codegen::plan::{
+    plan_conversion, plan_conversion_best, plan_cost, Access, ConversionPlan,
+};
 use layout_codegen::simulator::simulate;
 use layout_codegen::swizzle::optimal_swizzling;
 use linear_layout::{DimName, LinearLayout};
@@ -23,9 +26,16 @@ pub struct ConvertArgs {
     /// Element type: f16, bf16, f32, i8, f8E4M3FN, f64, ... (sets the bit width).
     #[arg(long, default_value = "f32")]
     pub dtype: String,
-    /// Print JSON: {"kind", "conversion", "cost", "plan"}.
+    /// Print JSON: {"kind", "conversion", "cost", "plan", "best"} ("kind"
+    /// is Triton's class; "best" is our plan's kind, candidate and cost, with
+    /// Triton's cost beside it).
     #[arg(long)]
     pub json: bool,
+    /// Print our plan (the cheapest candidate under the simulator-based
+    /// cost model of layout_codegen::choice) instead of Triton's choice.
+    /// The printed class stays Triton's classification.
+    #[arg(long)]
+    pub best: bool,
     /// Write the conversion picture (source, the plan's shared buffer,
     /// destination, with one element's path) as SVG to this file.
     #[arg(long, value_name = "FILE")]
@@ -253,8 +263,19 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
     let dst = read_layout(&a.dst, &shape, "destination")?;
     let comp = conversion_layout(&src, &dst).map_err(|e| e.to_string())?;
     let kind = classify(&src, &dst).map_err(|e| e.to_string())?;
-    let plan = plan_conversion(&src, &dst, bw).map_err(|e| e.to_string())?;
-    let report = simulate(&plan, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
+    let triton = plan_conversion(&src, &dst, bw).map_err(|e| e.to_string())?;
+    let triton_report =
+        simulate(&triton, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
+    // Our plan (simulated inside), when asked for or for the JSON's "best".
+    let best = if a.best || a.json {
+        Some(plan_conversion_best(&src, &dst, bw).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let (plan, report) = match (&best, a.best) {
+        (Some(b), true) => (b.plan.clone(), b.report.clone()),
+        _ => (triton, triton_report.clone()),
+    };
     if (a.element.is_some() || a.rows.is_some() || a.cols.is_some())
         && a.svg.is_none()
         && a.html.is_none()
@@ -278,11 +299,27 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
             "conversion": conversion_json(&comp),
             "cost": cost,
             "plan": plan,
+            "best": best.as_ref().map(|b| json!({
+                "kind": b.plan.kind_name(),
+                "candidate": b.candidate,
+                "cost": b.cost,
+                "triton_cost": plan_cost(&triton_report, total_warps(&dst)),
+                "simulated": b.report,
+            })),
         });
         println!("{}", serde_json::to_string_pretty(&out).expect("json"));
         return Ok(());
     }
     println!("class: {}", kind.short_name());
+    if let Some(b) = best.as_ref().filter(|_| a.best) {
+        println!(
+            "ours: {} ({}), cost {:.2} cycles per warp; Triton's choice costs {:.2}",
+            b.plan.kind_name(),
+            b.candidate,
+            b.cost,
+            plan_cost(&triton_report, total_warps(&dst))
+        );
+    }
     match &plan {
         ConversionPlan::NoOp { registers } => {
             println!("plan: no-op ({registers} registers per thread already hold their elements)")

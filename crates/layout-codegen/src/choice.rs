@@ -1,0 +1,351 @@
+//! Our planner: the cheapest of several candidate plans under a cost model
+//! computed from the [`crate::simulator`]'s report, next to Triton's choice
+//! ([`crate::plan::plan_conversion_triton`]).
+//!
+//! ## Candidates
+//! 1. Triton 3.9's plan: its class ([`crate::conversion::classify`]) and,
+//!    through shared memory, its swizzle
+//!    ([`crate::swizzle::optimal_swizzling`]).
+//! 2. A warp-shuffle plan when Triton's rules send the conversion to shared
+//!    memory but the data only moves between lanes of a warp (Triton's
+//!    shuffle criterion also requires at most one register↔lane
+//!    transposition); kept only if the simulator proves it.
+//! 3. Through shared memory with the paper's construction
+//!    ([`crate::swizzle::paper_swizzle_candidates`]); the candidates are
+//!    ranked by their exact wavefronts (warp 0 of each access, times the
+//!    warps: XORing every lane's offset with one constant permutes words and
+//!    banks alike, so every warp and every access costs what its lane
+//!    pattern costs), and the best one is simulated.
+//!
+//! No-op and register-permutation conversions keep Triton's plan (nothing
+//! is cheaper than moving no data).
+//!
+//! ## Cost model (cycles per warp, issue-bound)
+//! `cost = (store_wavefronts + load_wavefronts) / warps + shuffles +
+//! selects / 4 + BARRIER_COST · barriers`, with `warps` the warps of all
+//! CTAs. Why: the shared-memory pipeline serves one wavefront per cycle,
+//! and a `shfl.sync` goes through the same crossbar once per warp; a select
+//! is one ALU instruction, and an SM issues four ALU instructions for every
+//! shared-memory cycle (four sub-partitions), hence `/4`; register moves are
+//! free (register allocation renames them). A barrier costs
+//! [`BARRIER_COST`] cycles: with every warp arriving together, `bar.sync`
+//! mostly adds latency that other warps' work hides; we count a few cycles
+//! so that, on a tie in data movement, the plan without a barrier wins.
+//! Ties go to Triton's plan. The model is a ranking, not a timing: it
+//! ignores latency, occupancy and the time of the instructions around.
+
+use crate::bank_conflicts::remove_broadcast_registers;
+use crate::conversion::{classify, ConversionKind};
+use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::plan::{
+    analytic_conflicts, cta_local, plan_conversion_triton, Access, Address, ConversionPlan, Round,
+    SharedMemoryPlan,
+};
+use crate::shuffle_rounds::plan_shuffle;
+use crate::simulator::{access_wavefronts, simulate, SimulationReport};
+use crate::swizzle::{optimal_swizzling, paper_swizzle_candidates};
+use linear_layout::{gf2, DimName, LinearLayout};
+use serde::Serialize;
+
+/// Cycles one barrier adds in the cost model (see the module doc).
+pub const BARRIER_COST: f64 = 4.0;
+
+/// A plan with its simulated report and its cost.
+#[derive(Clone, Debug, Serialize)]
+pub struct CostedPlan {
+    /// The plan.
+    pub plan: ConversionPlan,
+    /// The simulator's report (the plan is proved correct).
+    pub report: SimulationReport,
+    /// The model's cycles per warp ([`plan_cost`]).
+    pub cost: f64,
+    /// Which candidate: `"triton"`, `"shuffle"` or `"paper_swizzle"`.
+    pub candidate: &'static str,
+}
+
+/// The cost model of the module doc, from a simulator report; `warps` is
+/// the number of warps of all CTAs.
+pub fn plan_cost(report: &SimulationReport, warps: u64) -> f64 {
+    (report.store_wavefronts + report.load_wavefronts) as f64 / warps.max(1) as f64
+        + report.shuffles as f64
+        + report.selects as f64 / 4.0
+        + BARRIER_COST * report.barriers as f64
+}
+
+fn in_size(l: &LinearLayout, d: DimName) -> u64 {
+    if l.has_in_dim(d) {
+        l.in_dim_size(d)
+    } else {
+        1
+    }
+}
+
+/// Warps of all CTAs of `dst` (the divisor of [`plan_cost`]).
+pub fn total_warps(dst: &LinearLayout) -> u64 {
+    in_size(dst, DimName::WARP) * in_size(dst, DimName::BLOCK)
+}
+
+fn costed(
+    plan: ConversionPlan,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    candidate: &'static str,
+) -> Result<CostedPlan> {
+    let report = simulate(&plan, src, dst)?;
+    let cost = plan_cost(&report, total_warps(dst));
+    Ok(CostedPlan {
+        plan,
+        report,
+        cost,
+        candidate,
+    })
+}
+
+/// Triton's plan ([`plan_conversion_triton`]), simulated and costed.
+pub fn plan_conversion_triton_costed(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<CostedPlan> {
+    costed(
+        plan_conversion_triton(src, dst, bitwidth)?,
+        src,
+        dst,
+        "triton",
+    )
+}
+
+/// Our plan: the cheapest candidate of the module doc under [`plan_cost`],
+/// simulated (every returned plan is proved by the simulator). Never
+/// costlier than [`plan_conversion_triton_costed`], which is a candidate
+/// and wins ties.
+pub fn plan_conversion_best(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<CostedPlan> {
+    let mut best = plan_conversion_triton_costed(src, dst, bitwidth)?;
+    let kind = classify(src, dst)?;
+    if matches!(
+        kind,
+        ConversionKind::NoOp | ConversionKind::RegisterPermutation
+    ) {
+        return Ok(best);
+    }
+    let mut consider = |c: Result<CostedPlan>| {
+        if let Ok(c) = c {
+            if c.cost < best.cost {
+                best = c;
+            }
+        }
+    };
+    if kind == ConversionKind::SharedMemory {
+        // Warp-local but outside Triton's shuffle criterion: shuffles may
+        // still be cheaper. A conversion that crosses warps fails the
+        // planner or the simulator and is dropped.
+        consider(plan_shuffle(src, dst).and_then(|p| costed(p, src, dst, "shuffle")));
+    }
+    consider(plan_paper_swizzle(src, dst, bitwidth).and_then(|p| {
+        costed(
+            ConversionPlan::SharedMemory(Box::new(p)),
+            src,
+            dst,
+            "paper_swizzle",
+        )
+    }));
+    Ok(best)
+}
+
+/// The shared-memory plan through the best of the paper's swizzle
+/// candidates ([`paper_swizzle_candidates`]), ranked by exact wavefronts
+/// (see the module doc); the first of equal ones wins.
+pub fn plan_paper_swizzle(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<SharedMemoryPlan> {
+    check_bitwidth(bitwidth)?;
+    if classify(src, dst)? == ConversionKind::CrossCta {
+        return Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs".into(),
+        ));
+    }
+    let (s, t) = cta_local(src, dst)?;
+    let mut best: Option<(u64, SharedMemoryPlan)> = None;
+    for shared in paper_swizzle_candidates(&s, &t, bitwidth)? {
+        let plan = plan_local(&s, &t, bitwidth, &shared)?;
+        let wf = estimated_wavefronts(&plan, in_size(&t, DimName::LANE), bitwidth);
+        if best.as_ref().is_none_or(|b| wf < b.0) {
+            best = Some((wf, plan));
+        }
+    }
+    let mut plan = best.map(|b| b.1).ok_or_else(|| {
+        CodegenError::Invalid("the paper's construction produced no shared layout".into())
+    })?;
+    plan.lower_bound_log2 = lower_bound(&s, &t, bitwidth);
+    Ok(plan)
+}
+
+/// The paper's lower bound of Triton's vector choice (see
+/// [`crate::swizzle::SwizzleResult::lower_bound_log2`]), 0 when Triton's
+/// swizzle does not apply.
+fn lower_bound(s: &LinearLayout, t: &LinearLayout, bitwidth: u32) -> u32 {
+    optimal_swizzling(s, t, bitwidth)
+        .map(|sw| sw.lower_bound_log2)
+        .unwrap_or(0)
+}
+
+/// Wavefronts per warp of all accesses of `plan` (see the module doc): the
+/// accesses of one side share their lane and warp parts and differ by an
+/// aligned constant, which permutes words and banks alike, so each side
+/// costs its number of accesses times the wavefronts of its first one in
+/// warp 0.
+fn estimated_wavefronts(plan: &SharedMemoryPlan, nlanes: u64, bitwidth: u32) -> u64 {
+    let bytes = (bitwidth as u64).max(8) / 8;
+    let side = |accesses: &[Access]| -> u64 {
+        let Some(a) = accesses.first() else {
+            return 0;
+        };
+        let starts: Vec<u64> = (0..nlanes).map(|l| a.address.eval(l, 0) * bytes).collect();
+        let one: u64 = access_wavefronts(&starts, a.registers.len() as u64 * bytes)
+            .iter()
+            .sum();
+        one * accesses.len() as u64
+    };
+    plan.rounds
+        .iter()
+        .map(|r| side(&r.stores) + side(&r.loads))
+        .sum()
+}
+
+/// A one-round shared-memory plan through the given swizzled layout
+/// `shared` (`offset → tensor`, a bijection onto the CTA-local tensor of
+/// [`cta_local`]): every thread stores its (broadcast-free) source
+/// registers at `shared⁻¹(element)`, one barrier, every thread loads its
+/// destination registers, then broadcast copies. Each side's vector is the
+/// longest run of registers `r_0, r_1, …` with `r_i` at offset bit `i`
+/// (up to 128 bits) that no other register, lane or warp bit touches below.
+pub fn plan_through_shared(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+    shared: &LinearLayout,
+) -> Result<SharedMemoryPlan> {
+    check_bitwidth(bitwidth)?;
+    let (s, t) = cta_local(src, dst)?;
+    let mut plan = plan_local(&s, &t, bitwidth, shared)?;
+    plan.lower_bound_log2 = lower_bound(&s, &t, bitwidth);
+    Ok(plan)
+}
+
+/// [`plan_through_shared`] for CTA-local layouts, `lower_bound_log2` left 0.
+fn plan_local(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+    shared: &LinearLayout,
+) -> Result<SharedMemoryPlan> {
+    let off_bits = shared.in_dim_size_log2(DimName::OFFSET);
+    let side = |full: &LinearLayout| -> Result<(Vec<Access>, u64, Vec<u64>)> {
+        let reduced = remove_broadcast_registers(full)?;
+        let m = reduced.invert_and_compose(shared)?;
+        let get = |d: DimName| -> Vec<u64> {
+            if m.has_in_dim(d) {
+                m.packed_bases(d).to_vec()
+            } else {
+                vec![]
+            }
+        };
+        let (reg, lane, warp) = (
+            get(DimName::REGISTER),
+            get(DimName::LANE),
+            get(DimName::WARP),
+        );
+        // Vector registers.
+        let max = (128 / bitwidth).trailing_zeros() as usize;
+        let mut vec_regs: Vec<usize> = Vec::new();
+        for k in 0..max {
+            let want = 1u64 << k;
+            let Some(i) = (0..reg.len()).find(|&i| reg[i] == want) else {
+                break;
+            };
+            let low = (want << 1) - 1;
+            let clean = reg
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i && !vec_regs.contains(j))
+                .map(|x| *x.1)
+                .chain(lane.iter().copied())
+                .chain(warp.iter().copied())
+                .all(|c| c & low == 0);
+            if !clean {
+                break;
+            }
+            vec_regs.push(i);
+        }
+        // Full register index of index `k` of the broadcast-free layout.
+        let cols = full.packed_bases(DimName::REGISTER);
+        let nonzero: Vec<usize> = (0..cols.len()).filter(|&i| cols[i] != 0).collect();
+        let expand = |k: u64| -> u64 {
+            nonzero
+                .iter()
+                .enumerate()
+                .fold(0, |r, (j, &i)| r | ((k >> j) & 1) << i)
+        };
+        let others: Vec<usize> = (0..reg.len()).filter(|i| !vec_regs.contains(i)).collect();
+        let mut accesses = Vec::new();
+        for g in 0..(1u64 << others.len()) {
+            let base: u64 = others
+                .iter()
+                .enumerate()
+                .fold(0, |r, (j, &i)| r | ((g >> j) & 1) << i);
+            let registers: Vec<u64> = (0..(1u64 << vec_regs.len()))
+                .map(|j| {
+                    expand(
+                        vec_regs
+                            .iter()
+                            .enumerate()
+                            .fold(base, |r, (b, &i)| r | ((j >> b) & 1) << i),
+                    )
+                })
+                .collect();
+            let constant = gf2::bits(base).fold(0u64, |acc, i| acc ^ reg[i as usize]);
+            accesses.push(Access {
+                registers,
+                address: Address {
+                    constant,
+                    lane: lane.clone(),
+                    warp: warp.clone(),
+                },
+            });
+        }
+        Ok((accesses, 1u64 << vec_regs.len(), lane))
+    };
+    let (stores, store_vec, store_lanes) = side(src)?;
+    let (loads, load_vec, load_lanes) = side(dst)?;
+    let cols = dst.packed_bases(DimName::REGISTER);
+    let zero_mask: u64 = (0..cols.len())
+        .filter(|&i| cols[i] == 0)
+        .fold(0, |m, i| m | 1 << i);
+    let copies: Vec<(u64, u64)> = (0..dst.in_dim_size(DimName::REGISTER))
+        .filter(|r| r & zero_mask != 0)
+        .map(|r| (r, r & !zero_mask))
+        .collect();
+    let bytes = (bitwidth as u64).max(8) / 8;
+    Ok(SharedMemoryPlan {
+        shared: shared.bases_json(),
+        shared_layout: shared.clone(),
+        bitwidth,
+        store_vec,
+        load_vec,
+        scratch_elems: 1u64 << off_bits,
+        scratch_bytes: (1u64 << off_bits) * bytes,
+        rounds: vec![Round { stores, loads }],
+        copies,
+        barriers: 1,
+        store_conflicts: analytic_conflicts(&store_lanes, store_vec, bitwidth),
+        load_conflicts: analytic_conflicts(&load_lanes, load_vec, bitwidth),
+        lower_bound_log2: 0,
+        note: Some("shared layout from the paper's swizzle construction".into()),
+    })
+}
