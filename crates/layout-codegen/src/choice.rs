@@ -317,6 +317,7 @@ fn plan_local(
                     lane: lane.clone(),
                     warp: warp.clone(),
                 },
+                matrix: None,
             });
         }
         Ok((accesses, 1u64 << vec_regs.len(), lane))
