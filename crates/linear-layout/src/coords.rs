@@ -12,7 +12,8 @@ pub const COORDS_INLINE: usize = 4;
 /// Named coordinates: `(dim, value)` pairs in dim order, as returned by
 /// [`crate::LinearLayout::apply`]. Up to [`COORDS_INLINE`] pairs are stored
 /// inline in a fixed array (no allocation, no spill check on the hot path);
-/// more spill to a `Vec`. Dereferences to a slice, so `c[k]`, `c.iter()`,
+/// more spill to a boxed `Vec` (a single pointer, null when unused, so that
+/// an inline `Coords` is built with few stores). Dereferences to a slice, so `c[k]`, `c.iter()`,
 /// `c.len()`, `c.to_vec()` work as on `&[(DimName, u64)]`.
 ///
 /// ```
@@ -28,10 +29,11 @@ pub const COORDS_INLINE: usize = 4;
 #[derive(Clone)]
 pub struct Coords {
     /// Number of pairs. At most `COORDS_INLINE`: the pairs are `buf[..len]`;
-    /// above: they are `spill` (and `buf` is unused).
+    /// above: they are `spill` (and `buf` is unused). `spill` is `Some`
+    /// exactly when `len > COORDS_INLINE`.
     pub(crate) len: usize,
     pub(crate) buf: [(DimName, u64); COORDS_INLINE],
-    pub(crate) spill: Vec<(DimName, u64)>,
+    pub(crate) spill: Option<Box<Vec<(DimName, u64)>>>,
 }
 
 const FILLER: (DimName, u64) = (DimName::REGISTER, 0);
@@ -43,7 +45,7 @@ impl Coords {
         Coords {
             len: 0,
             buf: [FILLER; COORDS_INLINE],
-            spill: Vec::new(),
+            spill: None,
         }
     }
 
@@ -54,7 +56,17 @@ impl Coords {
         Coords {
             len: len.min(COORDS_INLINE),
             buf,
-            spill: Vec::new(),
+            spill: None,
+        }
+    }
+
+    /// Replaces the pairs by `v` when it has more than [`COORDS_INLINE`]
+    /// pairs (for at most that many, nothing changes).
+    #[inline]
+    pub(crate) fn set_spill(&mut self, v: Box<Vec<(DimName, u64)>>) {
+        if v.len() > COORDS_INLINE {
+            self.len = v.len();
+            self.spill = Some(v);
         }
     }
 
@@ -64,11 +76,13 @@ impl Coords {
         if self.len < COORDS_INLINE {
             self.buf[self.len] = x;
         } else {
-            if self.len == COORDS_INLINE {
-                self.spill.reserve(2 * COORDS_INLINE);
-                self.spill.extend_from_slice(&self.buf);
-            }
-            self.spill.push(x);
+            self.spill
+                .get_or_insert_with(|| {
+                    let mut v = Vec::with_capacity(2 * COORDS_INLINE);
+                    v.extend_from_slice(&self.buf);
+                    Box::new(v)
+                })
+                .push(x);
         }
         self.len += 1;
     }
@@ -76,29 +90,26 @@ impl Coords {
     /// The pairs as a slice.
     #[inline]
     pub fn as_slice(&self) -> &[(DimName, u64)] {
-        if self.len <= COORDS_INLINE {
-            &self.buf[..self.len]
-        } else {
-            &self.spill
+        match &self.spill {
+            None => &self.buf[..self.len.min(COORDS_INLINE)],
+            Some(v) => v,
         }
     }
 
     /// The pairs as a mutable slice.
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [(DimName, u64)] {
-        if self.len <= COORDS_INLINE {
-            &mut self.buf[..self.len]
-        } else {
-            &mut self.spill
+        match &mut self.spill {
+            None => &mut self.buf[..self.len.min(COORDS_INLINE)],
+            Some(v) => v,
         }
     }
 
     /// The pairs as a `Vec`.
     pub fn into_vec(self) -> Vec<(DimName, u64)> {
-        if self.len <= COORDS_INLINE {
-            self.buf[..self.len].to_vec()
-        } else {
-            self.spill
+        match self.spill {
+            None => self.buf[..self.len.min(COORDS_INLINE)].to_vec(),
+            Some(v) => *v,
         }
     }
 }
@@ -200,7 +211,7 @@ impl From<Vec<(DimName, u64)>> for Coords {
             Coords {
                 len: v.len(),
                 buf: [FILLER; COORDS_INLINE],
-                spill: v,
+                spill: Some(Box::new(v)),
             }
         }
     }

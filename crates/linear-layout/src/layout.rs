@@ -60,14 +60,140 @@ pub struct LinearLayout {
     pub(crate) eval: EvalCache,
 }
 
-/// Lazily built lookup tables of a layout's flat map: table `j` holds, for
-/// every byte `x`, the XOR of the columns of flat input bits `8j + k` for
-/// the set bits `k` of `x` (entries past the last chunk's `2^w` are 0 and
-/// never read). A pure cache of `bases`: ignored by equality and hashing,
-/// not copied by `clone` (rebuilt on demand), and never stale since a
-/// layout's fields are not mutated after construction.
+/// Lazily built evaluation data of a layout (see [`Eval`]). A pure cache of
+/// the layout's fields: ignored by equality and hashing, not copied by
+/// `clone` (rebuilt on demand), and never stale since a layout's fields are
+/// not mutated after construction.
 #[derive(Default)]
-pub(crate) struct EvalCache(OnceLock<Box<[[u64; 256]]>>);
+pub(crate) struct EvalCache(OnceLock<Box<Eval>>);
+
+/// How many in dims and out dims [`LinearLayout::apply`]'s inlined fast path
+/// handles (more go through the general path).
+const FAST_DIMS: usize = 4;
+
+/// Evaluation data of a layout's flat map `F` (flat input index, first in
+/// dim in the low bits → packed output, first out dim in the low bits).
+///
+/// * `tables[j][x]` = XOR of the columns of flat input bits `8j + k` for the
+///   set bits `k` of the byte `x`, so `F(f) = XOR_j tables[j][(f >> 8j) &
+///   0xff]` (entries past the last chunk's `2^w` are 0 and never read).
+/// * The fast path's dim descriptions, fixed-size so that it runs without
+///   loops over dims: in dim `k < n_in` has name `in_names[k]`, its value is
+///   masked with `in_masks[k]` (`2^log2 - 1`) and shifted left by
+///   `in_shifts[k]` into the flat index; out dim `k < n_out` is `(packed >>
+///   out_shifts[k]) & out_masks[k]`. Slots at or past `n_in` / `n_out` have
+///   mask 0 (and name `REGISTER`, shift 0). `n_in` is `usize::MAX` when the
+///   layout has more than [`FAST_DIMS`] in dims; out dims past the first
+///   [`FAST_DIMS`] are built by [`spill_named`].
+pub(crate) struct Eval {
+    n_in: usize,
+    n_out: usize,
+    in_names: [DimName; FAST_DIMS],
+    in_masks: [u64; FAST_DIMS],
+    in_shifts: [u32; FAST_DIMS],
+    out_names: [DimName; FAST_DIMS],
+    out_shifts: [u32; FAST_DIMS],
+    out_masks: [u64; FAST_DIMS],
+    tables: Box<[[u64; 256]]>,
+}
+
+impl Eval {
+    fn new(l: &LinearLayout) -> Self {
+        let mut tables = vec![[0u64; 256]; l.bases.len().div_ceil(8)];
+        for (t, cols) in tables.iter_mut().zip(l.bases.chunks(8)) {
+            // Doubling: T[2^k + x] = T[x] ^ column k.
+            for (k, &c) in cols.iter().enumerate() {
+                let half = 1usize << k;
+                for x in 0..half {
+                    t[half + x] = t[x] ^ c;
+                }
+            }
+        }
+        let mut e = Eval {
+            // More in dims than the fast path handles: no input matches.
+            n_in: if l.ins.len() <= FAST_DIMS {
+                l.ins.len()
+            } else {
+                usize::MAX
+            },
+            n_out: l.outs.len(),
+            in_names: [DimName::REGISTER; FAST_DIMS],
+            in_masks: [0; FAST_DIMS],
+            in_shifts: [0; FAST_DIMS],
+            out_names: [DimName::REGISTER; FAST_DIMS],
+            out_shifts: [0; FAST_DIMS],
+            out_masks: [0; FAST_DIMS],
+            tables: tables.into_boxed_slice(),
+        };
+        for (k, d) in l.ins.iter().take(FAST_DIMS).enumerate() {
+            e.in_names[k] = d.name;
+            // A size-1 dim (mask 0) may start at bit 64: keep its shift 0.
+            if d.log2 > 0 {
+                e.in_masks[k] = low_mask(d.log2);
+                e.in_shifts[k] = d.start;
+            }
+        }
+        for (k, o) in l.outs.iter().take(FAST_DIMS).enumerate() {
+            e.out_names[k] = o.name;
+            if o.log2 > 0 {
+                e.out_masks[k] = low_mask(o.log2);
+                e.out_shifts[k] = o.shift;
+            }
+        }
+        e
+    }
+
+    /// `F(flat)` through the byte tables.
+    #[inline]
+    fn flat(&self, flat: u64) -> u64 {
+        let mut acc = 0;
+        let mut f = flat;
+        for t in self.tables.iter() {
+            acc ^= t[(f & 0xff) as usize];
+            f >>= 8;
+        }
+        acc
+    }
+
+    /// The flat index of `N` inputs named exactly as the layout's `N` in
+    /// dims, in the same order (`None` when they are not, or the layout has
+    /// more than [`FAST_DIMS`] in dims).
+    #[inline]
+    fn flat_in_order<const N: usize>(&self, ins: &[(DimName, u64); N]) -> Option<u64> {
+        let mut same = self.n_in == N;
+        let mut flat = 0u64;
+        for k in 0..N {
+            same &= ins[k].0 == self.in_names[k];
+            flat |= (ins[k].1 & self.in_masks[k]) << self.in_shifts[k];
+        }
+        same.then_some(flat)
+    }
+
+    /// The named outputs of a packed output: the first [`FAST_DIMS`] out
+    /// dims from the fixed slots; more (rare) through the layout's dims.
+    #[inline]
+    fn coords(&self, l: &LinearLayout, packed: u64) -> Coords {
+        let buf = std::array::from_fn(|k| {
+            (
+                self.out_names[k],
+                (packed >> self.out_shifts[k]) & self.out_masks[k],
+            )
+        });
+        let mut c = Coords::from_inline(buf, self.n_out);
+        if self.n_out > FAST_DIMS {
+            c.set_spill(spill_named(&l.outs, packed));
+        }
+        c
+    }
+}
+
+/// All `(out dim, value)` pairs of a packed output, on the heap (for
+/// layouts with more than [`COORDS_INLINE`] out dims).
+#[cold]
+#[inline(never)]
+fn spill_named(outs: &[OutDim], packed: u64) -> Box<Vec<(DimName, u64)>> {
+    Box::new(outs.iter().map(|o| out_value(o, packed)).collect())
+}
 
 impl Clone for EvalCache {
     fn clone(&self) -> Self {
@@ -691,10 +817,34 @@ impl LinearLayout {
     /// low bits, as [`Self::apply_flat`]), which is evaluated with one table
     /// load per 8 flat bits; the tables (`2 KiB` per 8 input bits) are built
     /// on the first call and cached in the layout.
+    ///
+    /// Inputs named in the layout's own order, with at most 4 in dims and 4
+    /// out dims, take an inlined path without loops over dims (the result is
+    /// built in place in the caller); everything else, errors included, goes
+    /// through the general path, which computes the same map.
     #[inline]
     pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
-        let flat = self.flat_index(ins)?;
-        Ok(self.unpack_named(self.apply_flat_tables(flat)))
+        let e = self.eval();
+        let fast = match ins.len() {
+            1 => ins.try_into().ok().and_then(|a| e.flat_in_order::<1>(a)),
+            2 => ins.try_into().ok().and_then(|a| e.flat_in_order::<2>(a)),
+            3 => ins.try_into().ok().and_then(|a| e.flat_in_order::<3>(a)),
+            4 => ins.try_into().ok().and_then(|a| e.flat_in_order::<4>(a)),
+            _ => None,
+        };
+        // Only scalars merge here: the result is built once, below.
+        let flat = match fast {
+            Some(f) => f,
+            None => self.flat_index_general(ins)?,
+        };
+        Ok(e.coords(self, e.flat(flat)))
+    }
+
+    /// The flat index of any named inputs (any order, any number of dims);
+    /// errors when they are not exactly the in dims.
+    #[inline(never)]
+    fn flat_index_general(&self, ins: &[(DimName, u64)]) -> Result<u64> {
+        self.flat_index(ins)
     }
 
     /// The flat input index of named inputs (exactly the in dims, any
@@ -742,40 +892,10 @@ impl LinearLayout {
         Ok(flat)
     }
 
-    /// The cached byte tables of the flat map (see [`EvalCache`]).
+    /// The cached evaluation data (see [`Eval`]), built on the first call.
     #[inline]
-    fn eval_tables(&self) -> &[[u64; 256]] {
-        self.eval.0.get_or_init(|| {
-            let mut tables = vec![[0u64; 256]; self.bases.len().div_ceil(8)];
-            for (t, cols) in tables.iter_mut().zip(self.bases.chunks(8)) {
-                // Doubling: T[2^k + x] = T[x] ^ column k.
-                for (k, &c) in cols.iter().enumerate() {
-                    let half = 1usize << k;
-                    for x in 0..half {
-                        t[half + x] = t[x] ^ c;
-                    }
-                }
-            }
-            tables.into_boxed_slice()
-        })
-    }
-
-    /// [`Self::apply_flat`] through the cached byte tables.
-    #[inline]
-    fn apply_flat_tables(&self, flat: u64) -> u64 {
-        let mut acc = 0;
-        let mut f = flat;
-        for t in self.eval_tables() {
-            acc ^= t[(f & 0xff) as usize];
-            f >>= 8;
-        }
-        acc
-    }
-
-    /// `(out dim, value)` pairs of a packed output.
-    #[inline]
-    fn unpack_named(&self, packed: u64) -> Coords {
-        unpack_named(&self.outs, packed)
+    fn eval(&self) -> &Eval {
+        self.eval.0.get_or_init(|| Box::new(Eval::new(self)))
     }
 
     /// XOR of the columns of dim `d` selected by the low bits of `v`
