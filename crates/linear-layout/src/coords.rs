@@ -29,8 +29,8 @@ pub const COORDS_INLINE: usize = 4;
 #[derive(Clone)]
 pub struct Coords {
     /// Number of pairs. At most `COORDS_INLINE`: the pairs are `buf[..len]`;
-    /// above: they are `spill` (and `buf` is unused). `spill` is `Some`
-    /// exactly when `len > COORDS_INLINE`.
+    /// above, or whenever `spill` is `Some`: they are `spill` (and `buf` is
+    /// unused). `spill` is `Some` when `len > COORDS_INLINE`.
     pub(crate) len: usize,
     pub(crate) buf: [(DimName, u64); COORDS_INLINE],
     pub(crate) spill: Option<Box<Vec<(DimName, u64)>>>,
@@ -49,40 +49,37 @@ impl Coords {
         }
     }
 
-    /// The coordinates `buf[..len]` (`len ≤ COORDS_INLINE`; larger values
-    /// are clamped).
+    /// The coordinates `buf[..len]` (callers pass `len ≤ COORDS_INLINE`;
+    /// reads clamp it anyway).
     #[inline]
     pub(crate) fn from_inline(buf: [(DimName, u64); COORDS_INLINE], len: usize) -> Self {
         Coords {
-            len: len.min(COORDS_INLINE),
+            len,
             buf,
             spill: None,
         }
     }
 
-    /// Replaces the pairs by `v` when it has more than [`COORDS_INLINE`]
-    /// pairs (for at most that many, nothing changes).
+    /// Replaces the pairs by `v` (any length: with `spill` set, the pairs
+    /// are `spill`).
     #[inline]
     pub(crate) fn set_spill(&mut self, v: Box<Vec<(DimName, u64)>>) {
-        if v.len() > COORDS_INLINE {
-            self.len = v.len();
-            self.spill = Some(v);
-        }
+        self.len = v.len();
+        self.spill = Some(v);
     }
 
     /// Appends one pair (spilling to the heap past [`COORDS_INLINE`]).
     #[inline]
     pub fn push(&mut self, x: (DimName, u64)) {
-        if self.len < COORDS_INLINE {
-            self.buf[self.len] = x;
-        } else {
-            self.spill
-                .get_or_insert_with(|| {
-                    let mut v = Vec::with_capacity(2 * COORDS_INLINE);
-                    v.extend_from_slice(&self.buf);
-                    Box::new(v)
-                })
-                .push(x);
+        match &mut self.spill {
+            Some(v) => v.push(x),
+            None if self.len < COORDS_INLINE => self.buf[self.len] = x,
+            None => {
+                let mut v = Vec::with_capacity(2 * COORDS_INLINE);
+                v.extend_from_slice(&self.buf);
+                v.push(x);
+                self.spill = Some(Box::new(v));
+            }
         }
         self.len += 1;
     }

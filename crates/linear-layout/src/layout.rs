@@ -67,128 +67,151 @@ pub struct LinearLayout {
 #[derive(Default)]
 pub(crate) struct EvalCache(OnceLock<Box<Eval>>);
 
-/// How many in dims and out dims [`LinearLayout::apply`]'s inlined fast path
-/// handles (more go through the general path).
-const FAST_DIMS: usize = 4;
+/// Table sizes of [`LinearLayout::apply`]'s inlined fast path: in dim 0 up
+/// to `2^10` values, in dims 1 to 3 up to `2^8` (typical: register, lane,
+/// warp, block).
+const FAST_DIM0: usize = 1 << 10;
+const FAST_DIMS123: usize = 1 << 8;
 
-/// Evaluation data of a layout's flat map `F` (flat input index, first in
-/// dim in the low bits → packed output, first out dim in the low bits).
+/// Evaluation data of a layout for [`LinearLayout::apply`].
 ///
-/// * `tables[j][x]` = XOR of the columns of flat input bits `8j + k` for the
-///   set bits `k` of the byte `x`, so `F(f) = XOR_j tables[j][(f >> 8j) &
-///   0xff]` (entries past the last chunk's `2^w` are 0 and never read).
-/// * The fast path's dim descriptions, fixed-size so that it runs without
-///   loops over dims: in dim `k < n_in` has name `in_names[k]`, its value is
-///   masked with `in_masks[k]` (`2^log2 - 1`) and shifted left by
-///   `in_shifts[k]` into the flat index; out dim `k < n_out` is `(packed >>
-///   out_shifts[k]) & out_masks[k]`. Slots at or past `n_in` / `n_out` have
-///   mask 0 (and name `REGISTER`, shift 0). `n_in` is `usize::MAX` when the
-///   layout has more than [`FAST_DIMS`] in dims; out dims past the first
-///   [`FAST_DIMS`] are built by [`spill_named`].
+/// * Outputs are held in one `u64` in the *output format*: when the layout
+///   is `lanes` (at most 4 out dims, each of at most `2^16` values), out dim
+///   `k` in bits `16k..16k + 16` (*lanes*); otherwise the ordinary packed
+///   output (first out dim in the low bits). XOR acts on each lane
+///   separately (no carries), so the lane form of `F(x)` is the XOR of the
+///   lane forms of the columns selected by `x`, and reading out dim `k` is
+///   a constant shift and mask.
+/// * Fast path (`lanes` layouts with exactly 4 in dims, in dim 0 of at most
+///   `2^10` values and dims 1 to 3 of at most `2^8`): `dim0[v]` (resp.
+///   `dims123[k - 1][v]`) is the image of in dim `k` at value `v` (XOR of the
+///   dim's columns at the set bits of `v`), so the output of named inputs
+///   `v_0..v_3` in the layout's order is `XOR_k table_k[v_k & in_masks[k]]`.
+///   `in_names` are the 4 in dims' names when the layout qualifies, else
+///   [`DimName::UNUSED`] (which no input has, so nothing takes the path).
+/// * General path: `bytes[j][x]` = XOR of the columns of flat input bits
+///   `8j + k` for the set bits `k` of the byte `x` (flat index: in dims
+///   concatenated, first in the low bits), so `F(f) = XOR_j
+///   bytes[j][(f >> 8j) & 0xff]`.
 pub(crate) struct Eval {
-    n_in: usize,
+    in_names: [DimName; 4],
+    in_masks: [u64; 4],
+    out_names: [DimName; 4],
     n_out: usize,
-    in_names: [DimName; FAST_DIMS],
-    in_masks: [u64; FAST_DIMS],
-    in_shifts: [u32; FAST_DIMS],
-    out_names: [DimName; FAST_DIMS],
-    out_shifts: [u32; FAST_DIMS],
-    out_masks: [u64; FAST_DIMS],
-    tables: Box<[[u64; 256]]>,
+    lanes: bool,
+    dim0: [u64; FAST_DIM0],
+    dims123: [[u64; FAST_DIMS123]; 3],
+    bytes: Vec<[u64; 256]>,
 }
 
 impl Eval {
     fn new(l: &LinearLayout) -> Self {
-        let mut tables = vec![[0u64; 256]; l.bases.len().div_ceil(8)];
-        for (t, cols) in tables.iter_mut().zip(l.bases.chunks(8)) {
-            // Doubling: T[2^k + x] = T[x] ^ column k.
+        let lanes = l.outs.len() <= 4 && l.outs.iter().all(|o| o.log2 <= 16);
+        // A column in the output format.
+        let lane = |c: u64| -> u64 {
+            if !lanes {
+                return c;
+            }
+            l.outs.iter().enumerate().fold(0u64, |acc, (k, o)| {
+                let v = c.wrapping_shr(o.shift) & low_mask(o.log2);
+                acc | v << (16 * k)
+            })
+        };
+        // Doubling: T[2^k + x] = T[x] ^ column k.
+        let fill = |t: &mut [u64], cols: &[u64]| {
             for (k, &c) in cols.iter().enumerate() {
-                let half = 1usize << k;
+                let (c, half) = (lane(c), 1usize << k);
                 for x in 0..half {
                     t[half + x] = t[x] ^ c;
                 }
             }
+        };
+        let mut bytes = vec![[0u64; 256]; l.bases.len().div_ceil(8)];
+        for (t, cols) in bytes.iter_mut().zip(l.bases.chunks(8)) {
+            fill(t, cols);
         }
         let mut e = Eval {
-            // More in dims than the fast path handles: no input matches.
-            n_in: if l.ins.len() <= FAST_DIMS {
-                l.ins.len()
-            } else {
-                usize::MAX
-            },
-            n_out: l.outs.len(),
-            in_names: [DimName::REGISTER; FAST_DIMS],
-            in_masks: [0; FAST_DIMS],
-            in_shifts: [0; FAST_DIMS],
-            out_names: [DimName::REGISTER; FAST_DIMS],
-            out_shifts: [0; FAST_DIMS],
-            out_masks: [0; FAST_DIMS],
-            tables: tables.into_boxed_slice(),
+            in_names: [DimName::UNUSED; 4],
+            in_masks: [0; 4],
+            out_names: [DimName::REGISTER; 4],
+            n_out: l.outs.len().min(4),
+            lanes,
+            dim0: [0; FAST_DIM0],
+            dims123: [[0; FAST_DIMS123]; 3],
+            bytes,
         };
-        for (k, d) in l.ins.iter().take(FAST_DIMS).enumerate() {
-            e.in_names[k] = d.name;
-            // A size-1 dim (mask 0) may start at bit 64: keep its shift 0.
-            if d.log2 > 0 {
-                e.in_masks[k] = low_mask(d.log2);
-                e.in_shifts[k] = d.start;
-            }
-        }
-        for (k, o) in l.outs.iter().take(FAST_DIMS).enumerate() {
+        for (k, o) in l.outs.iter().take(4).enumerate() {
             e.out_names[k] = o.name;
-            if o.log2 > 0 {
-                e.out_masks[k] = low_mask(o.log2);
-                e.out_shifts[k] = o.shift;
+        }
+        let fits =
+            |k: usize, d: &InDim| 1usize << d.log2 <= if k == 0 { FAST_DIM0 } else { FAST_DIMS123 };
+        if lanes && l.ins.len() == 4 && l.ins.iter().enumerate().all(|(k, d)| fits(k, d)) {
+            for (k, d) in l.ins.iter().enumerate() {
+                let cols = &l.bases[d.start as usize..(d.start + d.log2) as usize];
+                match k {
+                    0 => fill(&mut e.dim0, cols),
+                    _ => fill(&mut e.dims123[k - 1], cols),
+                }
+                e.in_names[k] = d.name;
+                e.in_masks[k] = low_mask(d.log2);
             }
         }
         e
     }
 
-    /// `F(flat)` through the byte tables.
-    #[inline]
+    /// The output (output format) of a flat index, through the byte tables.
     fn flat(&self, flat: u64) -> u64 {
         let mut acc = 0;
         let mut f = flat;
-        for t in self.tables.iter() {
+        for t in &self.bytes {
             acc ^= t[(f & 0xff) as usize];
             f >>= 8;
         }
         acc
     }
 
-    /// The flat index of `N` inputs named exactly as the layout's `N` in
-    /// dims, in the same order (`None` when they are not, or the layout has
-    /// more than [`FAST_DIMS`] in dims).
+    /// The fast path: the output (output format) of 4 inputs named exactly
+    /// as the layout's in dims, in the same order; `None` otherwise (or when
+    /// the layout does not qualify).
     #[inline]
-    fn flat_in_order<const N: usize>(&self, ins: &[(DimName, u64); N]) -> Option<u64> {
-        let mut same = self.n_in == N;
-        let mut flat = 0u64;
-        for k in 0..N {
-            same &= ins[k].0 == self.in_names[k];
-            flat |= (ins[k].1 & self.in_masks[k]) << self.in_shifts[k];
+    fn in_order(&self, ins: &[(DimName, u64)]) -> Option<u64> {
+        let [a, b, c, d]: &[(DimName, u64); 4] = ins.try_into().ok()?;
+        let n = &self.in_names;
+        if (a.0 != n[0]) | (b.0 != n[1]) | (c.0 != n[2]) | (d.0 != n[3]) {
+            return None;
         }
-        same.then_some(flat)
+        let m = &self.in_masks;
+        // The masks keep each index below its table's size (the `&` with
+        // the size only spares the bounds checks).
+        let [t1, t2, t3] = &self.dims123;
+        Some(
+            self.dim0[(a.1 & m[0]) as usize & (FAST_DIM0 - 1)]
+                ^ t1[(b.1 & m[1]) as usize & (FAST_DIMS123 - 1)]
+                ^ t2[(c.1 & m[2]) as usize & (FAST_DIMS123 - 1)]
+                ^ t3[(d.1 & m[3]) as usize & (FAST_DIMS123 - 1)],
+        )
     }
 
-    /// The named outputs of a packed output: the first [`FAST_DIMS`] out
-    /// dims from the fixed slots; more (rare) through the layout's dims.
+    /// The named outputs of an output in the output format.
     #[inline]
-    fn coords(&self, l: &LinearLayout, packed: u64) -> Coords {
-        let buf = std::array::from_fn(|k| {
-            (
-                self.out_names[k],
-                (packed >> self.out_shifts[k]) & self.out_masks[k],
-            )
-        });
+    fn coords(&self, l: &LinearLayout, out: u64) -> Coords {
+        let values = [
+            out & 0xffff,
+            out >> 16 & 0xffff,
+            out >> 32 & 0xffff,
+            out >> 48,
+        ];
+        let buf = std::array::from_fn(|k| (self.out_names[k], values[k]));
         let mut c = Coords::from_inline(buf, self.n_out);
-        if self.n_out > FAST_DIMS {
-            c.set_spill(spill_named(&l.outs, packed));
+        if !self.lanes {
+            c.set_spill(spill_named(&l.outs, out));
         }
         c
     }
 }
 
 /// All `(out dim, value)` pairs of a packed output, on the heap (for
-/// layouts with more than [`COORDS_INLINE`] out dims).
+/// layouts whose outputs do not fit [`Eval`]'s lanes).
 #[cold]
 #[inline(never)]
 fn spill_named(outs: &[OutDim], packed: u64) -> Box<Vec<(DimName, u64)>> {
@@ -825,26 +848,21 @@ impl LinearLayout {
     #[inline]
     pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
         let e = self.eval();
-        let fast = match ins.len() {
-            1 => ins.try_into().ok().and_then(|a| e.flat_in_order::<1>(a)),
-            2 => ins.try_into().ok().and_then(|a| e.flat_in_order::<2>(a)),
-            3 => ins.try_into().ok().and_then(|a| e.flat_in_order::<3>(a)),
-            4 => ins.try_into().ok().and_then(|a| e.flat_in_order::<4>(a)),
-            _ => None,
+        // Only a scalar merges here: the result is built once, below.
+        let out = match e.in_order(ins) {
+            Some(out) => out,
+            None => self.output_general(ins)?,
         };
-        // Only scalars merge here: the result is built once, below.
-        let flat = match fast {
-            Some(f) => f,
-            None => self.flat_index_general(ins)?,
-        };
-        Ok(e.coords(self, e.flat(flat)))
+        Ok(e.coords(self, out))
     }
 
-    /// The flat index of any named inputs (any order, any number of dims);
-    /// errors when they are not exactly the in dims.
+    /// The output (in [`Eval`]'s output format) of any named inputs (any
+    /// order, any number of dims); errors when they are not exactly the in
+    /// dims.
     #[inline(never)]
-    fn flat_index_general(&self, ins: &[(DimName, u64)]) -> Result<u64> {
-        self.flat_index(ins)
+    fn output_general(&self, ins: &[(DimName, u64)]) -> Result<u64> {
+        let flat = self.flat_index(ins)?;
+        Ok(self.eval().flat(flat))
     }
 
     /// The flat input index of named inputs (exactly the in dims, any
