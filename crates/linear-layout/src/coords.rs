@@ -33,8 +33,14 @@ pub struct Coords {
     /// unused). `spill` is `Some` when `len > COORDS_INLINE`.
     pub(crate) len: usize,
     pub(crate) buf: [(DimName, u64); COORDS_INLINE],
-    pub(crate) spill: Option<Box<Vec<(DimName, u64)>>>,
+    pub(crate) spill: Spill,
 }
+
+/// The heap part of a [`Coords`]: a single pointer, null when unused, so
+/// that an inline `Coords` is built with one store for it (an empty `Vec`
+/// takes three) and its drop is one test.
+#[allow(clippy::box_collection)]
+pub(crate) type Spill = Option<Box<Vec<(DimName, u64)>>>;
 
 const FILLER: (DimName, u64) = (DimName::REGISTER, 0);
 
@@ -60,12 +66,16 @@ impl Coords {
         }
     }
 
-    /// Replaces the pairs by `v` (any length: with `spill` set, the pairs
-    /// are `spill`).
+    /// The pairs `spill` when it is `Some` (then `len` is its length), else
+    /// `buf[..len]` (callers pass `len ≤ COORDS_INLINE`; reads clamp it
+    /// anyway).
     #[inline]
-    pub(crate) fn set_spill(&mut self, v: Box<Vec<(DimName, u64)>>) {
-        self.len = v.len();
-        self.spill = Some(v);
+    pub(crate) fn from_parts(
+        buf: [(DimName, u64); COORDS_INLINE],
+        len: usize,
+        spill: Spill,
+    ) -> Self {
+        Coords { len, buf, spill }
     }
 
     /// Appends one pair (spilling to the heap past [`COORDS_INLINE`]).

@@ -1,7 +1,7 @@
 //! The [`LinearLayout`] type: construction, invariants, queries, evaluation
 //! and printing. Algebra and shape operations live in sibling modules.
 
-use crate::coords::{Coords, COORDS_INLINE};
+use crate::coords::{Coords, Spill, COORDS_INLINE};
 use crate::error::{check_pow2, check_pow2_with, LayoutError, Result};
 use crate::gf2::{self, EchelonBasis};
 use crate::DimName;
@@ -192,9 +192,11 @@ impl Eval {
         )
     }
 
-    /// The named outputs of an output in the output format.
+    /// The `len` named outputs of an output in the lane format (`lanes`
+    /// layouts), or `spill` when it is `Some` (the others: see
+    /// [`LinearLayout::apply`]).
     #[inline]
-    fn coords(&self, l: &LinearLayout, out: u64) -> Coords {
+    fn coords(&self, out: u64, len: usize, spill: Spill) -> Coords {
         let values = [
             out & 0xffff,
             out >> 16 & 0xffff,
@@ -202,20 +204,8 @@ impl Eval {
             out >> 48,
         ];
         let buf = std::array::from_fn(|k| (self.out_names[k], values[k]));
-        let mut c = Coords::from_inline(buf, self.n_out);
-        if !self.lanes {
-            c.set_spill(spill_named(&l.outs, out));
-        }
-        c
+        Coords::from_parts(buf, len, spill)
     }
-}
-
-/// All `(out dim, value)` pairs of a packed output, on the heap (for
-/// layouts whose outputs do not fit [`Eval`]'s lanes).
-#[cold]
-#[inline(never)]
-fn spill_named(outs: &[OutDim], packed: u64) -> Box<Vec<(DimName, u64)>> {
-    Box::new(outs.iter().map(|o| out_value(o, packed)).collect())
 }
 
 impl Clone for EvalCache {
@@ -637,17 +627,16 @@ impl LinearLayout {
     pub fn unpack(&self, packed: u64) -> SmallVec<[u64; 4]> {
         self.outs
             .iter()
-            .map(|o| (packed >> o.shift) & low_mask(o.log2))
+            .map(|o| packed.wrapping_shr(o.shift) & low_mask(o.log2))
             .collect()
     }
 
     /// Packs one value per out dim (out-dim order; bits above a dim's size
     /// are dropped) into the packed form.
     pub fn pack(&self, values: &[u64]) -> u64 {
-        self.outs
-            .iter()
-            .zip(values)
-            .fold(0, |acc, (o, &v)| acc | (v & low_mask(o.log2)) << o.shift)
+        self.outs.iter().zip(values).fold(0, |acc, (o, &v)| {
+            acc | (v & low_mask(o.log2)).wrapping_shl(o.shift)
+        })
     }
 
     /// The bases of input dim `d`, one component per out dim.
@@ -677,7 +666,7 @@ impl LinearLayout {
     /// when a dim is missing or `i` is out of range, like [`Self::basis`].
     pub fn basis_component(&self, d: DimName, i: usize, out: DimName) -> u64 {
         let o = self.out_dim(out).expect("out dim");
-        (self.packed_bases(d)[i] >> o.shift) & low_mask(o.log2)
+        self.packed_bases(d)[i].wrapping_shr(o.shift) & low_mask(o.log2)
     }
 
     // ----- rank and its consequences -----------------------------------
@@ -769,7 +758,7 @@ impl LinearLayout {
     pub fn out_mask(&self, outs: &[DimName]) -> u64 {
         outs.iter()
             .filter_map(|&o| self.out_dim(o))
-            .fold(0, |m, o| m | low_mask(o.log2) << o.shift)
+            .fold(0, |m, o| m | low_mask(o.log2).wrapping_shl(o.shift))
     }
 
     /// Whether the square sublayout on `dims` is the identity (Triton's
@@ -848,21 +837,33 @@ impl LinearLayout {
     #[inline]
     pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
         let e = self.eval();
-        // Only a scalar merges here: the result is built once, below.
-        let out = match e.in_order(ins) {
-            Some(out) => out,
+        // Only scalars merge here (no `Coords` is copied): the result is
+        // built once, below.
+        let (out, len, spill) = match e.in_order(ins) {
+            Some(out) => (out, e.n_out, None),
             None => self.output_general(ins)?,
         };
-        Ok(e.coords(self, out))
+        Ok(e.coords(out, len, spill))
     }
 
-    /// The output (in [`Eval`]'s output format) of any named inputs (any
-    /// order, any number of dims); errors when they are not exactly the in
-    /// dims.
+    /// The output of any named inputs (any order, any number of dims):
+    /// in [`Eval`]'s output format, the number of out dims, and for layouts
+    /// that are not `lanes` also all `(out dim, value)` pairs on the heap.
+    /// Errors when the inputs are not exactly the in dims.
     #[inline(never)]
-    fn output_general(&self, ins: &[(DimName, u64)]) -> Result<u64> {
+    fn output_general(&self, ins: &[(DimName, u64)]) -> Result<(u64, usize, Spill)> {
         let flat = self.flat_index(ins)?;
-        Ok(self.eval().flat(flat))
+        let e = self.eval();
+        let out = e.flat(flat);
+        let spill = (!e.lanes).then(|| {
+            Box::new(
+                self.outs
+                    .iter()
+                    .map(|o| out_value(o, out))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        Ok((out, self.outs.len(), spill))
     }
 
     /// The flat input index of named inputs (exactly the in dims, any
