@@ -84,9 +84,12 @@ const FAST_DIMS123: usize = 1 << 8;
 ///   a constant shift and mask.
 /// * Fast path (`lanes` layouts with exactly 4 in dims, in dim 0 of at most
 ///   `2^10` values and dims 1 to 3 of at most `2^8`): `dim0[v]` (resp.
-///   `dims123[k - 1][v]`) is the image of in dim `k` at value `v` (XOR of the
-///   dim's columns at the set bits of `v`), so the output of named inputs
-///   `v_0..v_3` in the layout's order is `XOR_k table_k[v_k & in_masks[k]]`.
+///   `dims123[k - 1][v]`) is the image of in dim `k` at value `v mod
+///   size_k` (XOR of the dim's columns at the set bits of `v` below the
+///   dim's size; the table repeats with period `size_k`), so the output of
+///   named inputs `v_0..v_3` in the layout's order is `XOR_k table_k[v_k mod
+///   table size]`: bits at or above a dim's size are ignored without
+///   a per-dim mask.
 ///   `in_names` are the 4 in dims' names when the layout qualifies, else
 ///   [`DimName::UNUSED`] (which no input has, so nothing takes the path).
 /// * General path: `bytes[j][x]` = XOR of the columns of flat input bits
@@ -95,7 +98,6 @@ const FAST_DIMS123: usize = 1 << 8;
 ///   bytes[j][(f >> 8j) & 0xff]`.
 pub(crate) struct Eval {
     in_names: [DimName; 4],
-    in_masks: [u64; 4],
     out_names: [DimName; 4],
     n_out: usize,
     lanes: bool,
@@ -132,7 +134,6 @@ impl Eval {
         }
         let mut e = Eval {
             in_names: [DimName::UNUSED; 4],
-            in_masks: [0; 4],
             out_names: [DimName::REGISTER; 4],
             n_out: l.outs.len().min(4),
             lanes,
@@ -148,12 +149,17 @@ impl Eval {
         if lanes && l.ins.len() == 4 && l.ins.iter().enumerate().all(|(k, d)| fits(k, d)) {
             for (k, d) in l.ins.iter().enumerate() {
                 let cols = &l.bases[d.start as usize..(d.start + d.log2) as usize];
-                match k {
-                    0 => fill(&mut e.dim0, cols),
-                    _ => fill(&mut e.dims123[k - 1], cols),
+                let t: &mut [u64] = match k {
+                    0 => &mut e.dim0,
+                    _ => &mut e.dims123[k - 1],
+                };
+                fill(t, cols);
+                // Repeat the first `2^log2` entries over the whole table.
+                let size = 1usize << d.log2;
+                for x in size..t.len() {
+                    t[x] = t[x & (size - 1)];
                 }
                 e.in_names[k] = d.name;
-                e.in_masks[k] = low_mask(d.log2);
             }
         }
         e
@@ -180,15 +186,14 @@ impl Eval {
         if (a.0 != n[0]) | (b.0 != n[1]) | (c.0 != n[2]) | (d.0 != n[3]) {
             return None;
         }
-        let m = &self.in_masks;
-        // The masks keep each index below its table's size (the `&` with
-        // the size only spares the bounds checks).
+        // The tables repeat with each dim's size: reducing modulo the
+        // table size drops exactly the bits to ignore.
         let [t1, t2, t3] = &self.dims123;
         Some(
-            self.dim0[(a.1 & m[0]) as usize & (FAST_DIM0 - 1)]
-                ^ t1[(b.1 & m[1]) as usize & (FAST_DIMS123 - 1)]
-                ^ t2[(c.1 & m[2]) as usize & (FAST_DIMS123 - 1)]
-                ^ t3[(d.1 & m[3]) as usize & (FAST_DIMS123 - 1)],
+            self.dim0[a.1 as usize & (FAST_DIM0 - 1)]
+                ^ t1[b.1 as usize & (FAST_DIMS123 - 1)]
+                ^ t2[c.1 as usize & (FAST_DIMS123 - 1)]
+                ^ t3[d.1 as usize & (FAST_DIMS123 - 1)],
         )
     }
 
