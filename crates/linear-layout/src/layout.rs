@@ -830,15 +830,17 @@ impl LinearLayout {
     /// dims (any order). Bits at or above a dim's size are ignored. Returns
     /// `(out dim, value)` in out-dim order.
     ///
-    /// The inputs are concatenated into the flat index (first in dim in the
-    /// low bits, as [`Self::apply_flat`]), which is evaluated with one table
-    /// load per 8 flat bits; the tables (`2 KiB` per 8 input bits) are built
-    /// on the first call and cached in the layout.
-    ///
-    /// Inputs named in the layout's own order, with at most 4 in dims and 4
-    /// out dims, take an inlined path without loops over dims (the result is
-    /// built in place in the caller); everything else, errors included, goes
-    /// through the general path, which computes the same map.
+    /// Evaluation uses tables built on the first call and cached in the
+    /// layout (see `Eval`: 14 KiB plus 2 KiB per 8 input bits). A layout
+    /// with exactly 4 in dims (the first of at most `2^10` values, the
+    /// others of at most `2^8`) and at most 4 out dims of at most `2^16`
+    /// values each, called with its 4 inputs in its own order, takes an
+    /// inlined path: one table load per in dim, the outputs read from 16-bit
+    /// lanes, the result built once in the caller's frame (no copy of the
+    /// `Coords` through the `Result`). Everything else, errors included,
+    /// goes through the general path (flat index, one table load per 8
+    /// input bits; outputs that do not fit the lanes are built on the
+    /// heap), which computes the same map.
     #[inline]
     pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
         let e = self.eval();
