@@ -145,6 +145,14 @@ fn bench(c: &mut Criterion) {
             ];
             la.apply(black_box(&input)).unwrap()
         });
+        // A shared layout (2 in dims: offset, block), which `apply` evaluates
+        // through its general (not inlined) path.
+        let sh_ins: Vec<(DimName, u64)> = lsh.in_dims();
+        floor("apply (shared, 2 in dims)", 256, || {
+            x = x.wrapping_add(0x9e37_79b9);
+            let input = [(sh_ins[0].0, x), (sh_ins[1].0, x >> 16)];
+            lsh.apply(black_box(&input)).unwrap()
+        });
         // Baselines: the cost of the benchmark's own input construction and
         // of returning two named coordinates.
         floor("baseline: named input only", 256, || {
