@@ -145,6 +145,22 @@ fn bench(c: &mut Criterion) {
             ];
             la.apply(black_box(&input)).unwrap()
         });
+        // A shared layout (2 in dims: offset, block), which `apply` evaluates
+        // through its general (not inlined) path.
+        let sh_ins: Vec<(DimName, u64)> = lsh.in_dims();
+        floor("apply (shared, 2 in dims)", 256, || {
+            x = x.wrapping_add(0x9e37_79b9);
+            let input = [(sh_ins[0].0, x), (sh_ins[1].0, x >> 16)];
+            lsh.apply(black_box(&input)).unwrap()
+        });
+        // The first call on a layout builds and caches its tables: a fresh
+        // clone (whose cache is empty) and one call, next to the clone alone.
+        let input0: Vec<(DimName, u64)> = ins.iter().map(|&(d, _)| (d, 5)).collect();
+        floor("apply, first call (clone + tables)", 16, || {
+            let l = black_box(la).clone();
+            l.apply(black_box(&input0)).unwrap()
+        });
+        floor("baseline: clone only", 16, || black_box(la).clone());
         // Baselines: the cost of the benchmark's own input construction and
         // of returning two named coordinates.
         floor("baseline: named input only", 256, || {

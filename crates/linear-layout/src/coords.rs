@@ -12,7 +12,8 @@ pub const COORDS_INLINE: usize = 4;
 /// Named coordinates: `(dim, value)` pairs in dim order, as returned by
 /// [`crate::LinearLayout::apply`]. Up to [`COORDS_INLINE`] pairs are stored
 /// inline in a fixed array (no allocation, no spill check on the hot path);
-/// more spill to a `Vec`. Dereferences to a slice, so `c[k]`, `c.iter()`,
+/// more spill to a boxed `Vec` (a single pointer, null when unused, so that
+/// an inline `Coords` is built with few stores). Dereferences to a slice, so `c[k]`, `c.iter()`,
 /// `c.len()`, `c.to_vec()` work as on `&[(DimName, u64)]`.
 ///
 /// ```
@@ -28,11 +29,18 @@ pub const COORDS_INLINE: usize = 4;
 #[derive(Clone)]
 pub struct Coords {
     /// Number of pairs. At most `COORDS_INLINE`: the pairs are `buf[..len]`;
-    /// above: they are `spill` (and `buf` is unused).
+    /// above, or whenever `spill` is `Some`: they are `spill` (and `buf` is
+    /// unused). `spill` is `Some` when `len > COORDS_INLINE`.
     pub(crate) len: usize,
     pub(crate) buf: [(DimName, u64); COORDS_INLINE],
-    pub(crate) spill: Vec<(DimName, u64)>,
+    pub(crate) spill: Spill,
 }
+
+/// The heap part of a [`Coords`]: a single pointer, null when unused, so
+/// that an inline `Coords` is built with one store for it (an empty `Vec`
+/// takes three) and its drop is one test.
+#[allow(clippy::box_collection)]
+pub(crate) type Spill = Option<Box<Vec<(DimName, u64)>>>;
 
 const FILLER: (DimName, u64) = (DimName::REGISTER, 0);
 
@@ -43,32 +51,45 @@ impl Coords {
         Coords {
             len: 0,
             buf: [FILLER; COORDS_INLINE],
-            spill: Vec::new(),
+            spill: None,
         }
     }
 
-    /// The coordinates `buf[..len]` (`len ≤ COORDS_INLINE`; larger values
-    /// are clamped).
+    /// The coordinates `buf[..len]` (callers pass `len ≤ COORDS_INLINE`;
+    /// reads clamp it anyway).
     #[inline]
     pub(crate) fn from_inline(buf: [(DimName, u64); COORDS_INLINE], len: usize) -> Self {
         Coords {
-            len: len.min(COORDS_INLINE),
+            len,
             buf,
-            spill: Vec::new(),
+            spill: None,
         }
+    }
+
+    /// The pairs `spill` when it is `Some` (then `len` is its length), else
+    /// `buf[..len]` (callers pass `len ≤ COORDS_INLINE`; reads clamp it
+    /// anyway).
+    #[inline]
+    pub(crate) fn from_parts(
+        buf: [(DimName, u64); COORDS_INLINE],
+        len: usize,
+        spill: Spill,
+    ) -> Self {
+        Coords { len, buf, spill }
     }
 
     /// Appends one pair (spilling to the heap past [`COORDS_INLINE`]).
     #[inline]
     pub fn push(&mut self, x: (DimName, u64)) {
-        if self.len < COORDS_INLINE {
-            self.buf[self.len] = x;
-        } else {
-            if self.len == COORDS_INLINE {
-                self.spill.reserve(2 * COORDS_INLINE);
-                self.spill.extend_from_slice(&self.buf);
+        match &mut self.spill {
+            Some(v) => v.push(x),
+            None if self.len < COORDS_INLINE => self.buf[self.len] = x,
+            None => {
+                let mut v = Vec::with_capacity(2 * COORDS_INLINE);
+                v.extend_from_slice(&self.buf);
+                v.push(x);
+                self.spill = Some(Box::new(v));
             }
-            self.spill.push(x);
         }
         self.len += 1;
     }
@@ -76,29 +97,26 @@ impl Coords {
     /// The pairs as a slice.
     #[inline]
     pub fn as_slice(&self) -> &[(DimName, u64)] {
-        if self.len <= COORDS_INLINE {
-            &self.buf[..self.len]
-        } else {
-            &self.spill
+        match &self.spill {
+            None => &self.buf[..self.len.min(COORDS_INLINE)],
+            Some(v) => v,
         }
     }
 
     /// The pairs as a mutable slice.
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [(DimName, u64)] {
-        if self.len <= COORDS_INLINE {
-            &mut self.buf[..self.len]
-        } else {
-            &mut self.spill
+        match &mut self.spill {
+            None => &mut self.buf[..self.len.min(COORDS_INLINE)],
+            Some(v) => v,
         }
     }
 
     /// The pairs as a `Vec`.
     pub fn into_vec(self) -> Vec<(DimName, u64)> {
-        if self.len <= COORDS_INLINE {
-            self.buf[..self.len].to_vec()
-        } else {
-            self.spill
+        match self.spill {
+            None => self.buf[..self.len.min(COORDS_INLINE)].to_vec(),
+            Some(v) => *v,
         }
     }
 }
@@ -200,7 +218,7 @@ impl From<Vec<(DimName, u64)>> for Coords {
             Coords {
                 len: v.len(),
                 buf: [FILLER; COORDS_INLINE],
-                spill: v,
+                spill: Some(Box::new(v)),
             }
         }
     }

@@ -67,6 +67,10 @@ fn interner() -> &'static RwLock<Interner> {
 }
 
 impl DimName {
+    /// A handle no interned name has (the interner would need 2^32 - 1
+    /// names first, tens of GiB of leaked strings): marks unused slots of
+    /// fixed-size dim arrays, so that no input name equals it.
+    pub(crate) const UNUSED: DimName = DimName(u32::MAX);
     /// `register`: the per-thread element index of a distributed layout.
     pub const REGISTER: DimName = DimName(0);
     /// `lane`: the thread index within a warp.

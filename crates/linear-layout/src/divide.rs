@@ -45,7 +45,7 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
             let mut expect = 0u64;
             let bc = b.packed_bases(d.name)[k];
             for o in &b.outs {
-                let v = (bc >> o.shift) & low_mask(o.log2);
+                let v = bc.wrapping_shr(o.shift) & low_mask(o.log2);
                 expect |= v << a.out_dim(o.name)?.shift;
             }
             if c != expect {
@@ -57,7 +57,7 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
             let mut packed = 0u64;
             let mut shift = 0u32;
             for (o, &(_, log2c)) in a.outs.iter().zip(&outs) {
-                let v = (c >> o.shift) & low_mask(o.log2);
+                let v = c.wrapping_shr(o.shift) & low_mask(o.log2);
                 let lb = o.log2 - log2c;
                 if v & low_mask(lb) != 0 {
                     return None;
@@ -112,7 +112,7 @@ pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> 
             let mut packed = 0u64;
             let mut shift = 0u32;
             for (o, &(_, log2c)) in a.outs.iter().zip(&outs) {
-                let v = (c >> o.shift) & low_mask(o.log2);
+                let v = c.wrapping_shr(o.shift) & low_mask(o.log2);
                 if v >> log2c != 0 {
                     return None;
                 }

@@ -1,7 +1,7 @@
 //! The [`LinearLayout`] type: construction, invariants, queries, evaluation
 //! and printing. Algebra and shape operations live in sibling modules.
 
-use crate::coords::{Coords, COORDS_INLINE};
+use crate::coords::{Coords, Spill, COORDS_INLINE};
 use crate::error::{check_pow2, check_pow2_with, LayoutError, Result};
 use crate::gf2::{self, EchelonBasis};
 use crate::DimName;
@@ -60,14 +60,158 @@ pub struct LinearLayout {
     pub(crate) eval: EvalCache,
 }
 
-/// Lazily built lookup tables of a layout's flat map: table `j` holds, for
-/// every byte `x`, the XOR of the columns of flat input bits `8j + k` for
-/// the set bits `k` of `x` (entries past the last chunk's `2^w` are 0 and
-/// never read). A pure cache of `bases`: ignored by equality and hashing,
-/// not copied by `clone` (rebuilt on demand), and never stale since a
-/// layout's fields are not mutated after construction.
+/// Lazily built evaluation data of a layout (see [`Eval`]). A pure cache of
+/// the layout's fields: ignored by equality and hashing, not copied by
+/// `clone` (rebuilt on demand), and never stale since a layout's fields are
+/// not mutated after construction.
 #[derive(Default)]
-pub(crate) struct EvalCache(OnceLock<Box<[[u64; 256]]>>);
+pub(crate) struct EvalCache(OnceLock<Box<Eval>>);
+
+/// Table sizes of [`LinearLayout::apply`]'s inlined fast path: in dim 0 up
+/// to `2^10` values, in dims 1 to 3 up to `2^8` (typical: register, lane,
+/// warp, block).
+const FAST_DIM0: usize = 1 << 10;
+const FAST_DIMS123: usize = 1 << 8;
+
+/// Evaluation data of a layout for [`LinearLayout::apply`].
+///
+/// * Outputs are held in one `u64` in the *output format*: when the layout
+///   is `lanes` (at most 4 out dims, each of at most `2^16` values), out dim
+///   `k` in bits `16k..16k + 16` (*lanes*); otherwise the ordinary packed
+///   output (first out dim in the low bits). XOR acts on each lane
+///   separately (no carries), so the lane form of `F(x)` is the XOR of the
+///   lane forms of the columns selected by `x`, and reading out dim `k` is
+///   a constant shift and mask.
+/// * Fast path (`lanes` layouts with exactly 4 in dims, in dim 0 of at most
+///   `2^10` values and dims 1 to 3 of at most `2^8`): `dim0[v]` (resp.
+///   `dims123[k - 1][v]`) is the image of in dim `k` at value `v mod
+///   size_k` (XOR of the dim's columns at the set bits of `v` below the
+///   dim's size; the table repeats with period `size_k`), so the output of
+///   named inputs `v_0..v_3` in the layout's order is `XOR_k table_k[v_k mod
+///   table size]`: bits at or above a dim's size are ignored without
+///   a per-dim mask.
+///   `in_names` are the 4 in dims' names when the layout qualifies, else
+///   [`DimName::UNUSED`] (which no input has, so nothing takes the path).
+/// * General path: `bytes[j][x]` = XOR of the columns of flat input bits
+///   `8j + k` for the set bits `k` of the byte `x` (flat index: in dims
+///   concatenated, first in the low bits), so `F(f) = XOR_j
+///   bytes[j][(f >> 8j) & 0xff]`.
+pub(crate) struct Eval {
+    in_names: [DimName; 4],
+    out_names: [DimName; 4],
+    n_out: usize,
+    lanes: bool,
+    dim0: [u64; FAST_DIM0],
+    dims123: [[u64; FAST_DIMS123]; 3],
+    bytes: Vec<[u64; 256]>,
+}
+
+impl Eval {
+    fn new(l: &LinearLayout) -> Self {
+        let lanes = l.outs.len() <= 4 && l.outs.iter().all(|o| o.log2 <= 16);
+        // A column in the output format.
+        let lane = |c: u64| -> u64 {
+            if !lanes {
+                return c;
+            }
+            l.outs.iter().enumerate().fold(0u64, |acc, (k, o)| {
+                let v = c.wrapping_shr(o.shift) & low_mask(o.log2);
+                acc | v << (16 * k)
+            })
+        };
+        // Doubling: T[2^k + x] = T[x] ^ column k.
+        let fill = |t: &mut [u64], cols: &[u64]| {
+            for (k, &c) in cols.iter().enumerate() {
+                let (c, half) = (lane(c), 1usize << k);
+                for x in 0..half {
+                    t[half + x] = t[x] ^ c;
+                }
+            }
+        };
+        let mut bytes = vec![[0u64; 256]; l.bases.len().div_ceil(8)];
+        for (t, cols) in bytes.iter_mut().zip(l.bases.chunks(8)) {
+            fill(t, cols);
+        }
+        let mut e = Eval {
+            in_names: [DimName::UNUSED; 4],
+            out_names: [DimName::REGISTER; 4],
+            n_out: l.outs.len().min(4),
+            lanes,
+            dim0: [0; FAST_DIM0],
+            dims123: [[0; FAST_DIMS123]; 3],
+            bytes,
+        };
+        for (k, o) in l.outs.iter().take(4).enumerate() {
+            e.out_names[k] = o.name;
+        }
+        let fits =
+            |k: usize, d: &InDim| 1usize << d.log2 <= if k == 0 { FAST_DIM0 } else { FAST_DIMS123 };
+        if lanes && l.ins.len() == 4 && l.ins.iter().enumerate().all(|(k, d)| fits(k, d)) {
+            for (k, d) in l.ins.iter().enumerate() {
+                let cols = &l.bases[d.start as usize..(d.start + d.log2) as usize];
+                let t: &mut [u64] = match k {
+                    0 => &mut e.dim0,
+                    _ => &mut e.dims123[k - 1],
+                };
+                fill(t, cols);
+                // Repeat the first `2^log2` entries over the whole table.
+                let size = 1usize << d.log2;
+                for x in size..t.len() {
+                    t[x] = t[x & (size - 1)];
+                }
+                e.in_names[k] = d.name;
+            }
+        }
+        e
+    }
+
+    /// The output (output format) of a flat index, through the byte tables.
+    fn flat(&self, flat: u64) -> u64 {
+        let mut acc = 0;
+        let mut f = flat;
+        for t in &self.bytes {
+            acc ^= t[(f & 0xff) as usize];
+            f >>= 8;
+        }
+        acc
+    }
+
+    /// The fast path: the output (output format) of 4 inputs named exactly
+    /// as the layout's in dims, in the same order; `None` otherwise (or when
+    /// the layout does not qualify).
+    #[inline]
+    fn in_order(&self, ins: &[(DimName, u64)]) -> Option<u64> {
+        let [a, b, c, d]: &[(DimName, u64); 4] = ins.try_into().ok()?;
+        let n = &self.in_names;
+        if (a.0 != n[0]) | (b.0 != n[1]) | (c.0 != n[2]) | (d.0 != n[3]) {
+            return None;
+        }
+        // The tables repeat with each dim's size: reducing modulo the
+        // table size drops exactly the bits to ignore.
+        let [t1, t2, t3] = &self.dims123;
+        Some(
+            self.dim0[a.1 as usize & (FAST_DIM0 - 1)]
+                ^ t1[b.1 as usize & (FAST_DIMS123 - 1)]
+                ^ t2[c.1 as usize & (FAST_DIMS123 - 1)]
+                ^ t3[d.1 as usize & (FAST_DIMS123 - 1)],
+        )
+    }
+
+    /// The `len` named outputs of an output in the lane format (`lanes`
+    /// layouts), or `spill` when it is `Some` (the others: see
+    /// [`LinearLayout::apply`]).
+    #[inline]
+    fn coords(&self, out: u64, len: usize, spill: Spill) -> Coords {
+        let values = [
+            out & 0xffff,
+            out >> 16 & 0xffff,
+            out >> 32 & 0xffff,
+            out >> 48,
+        ];
+        let buf = std::array::from_fn(|k| (self.out_names[k], values[k]));
+        Coords::from_parts(buf, len, spill)
+    }
+}
 
 impl Clone for EvalCache {
     fn clone(&self) -> Self {
@@ -488,17 +632,16 @@ impl LinearLayout {
     pub fn unpack(&self, packed: u64) -> SmallVec<[u64; 4]> {
         self.outs
             .iter()
-            .map(|o| (packed >> o.shift) & low_mask(o.log2))
+            .map(|o| packed.wrapping_shr(o.shift) & low_mask(o.log2))
             .collect()
     }
 
     /// Packs one value per out dim (out-dim order; bits above a dim's size
     /// are dropped) into the packed form.
     pub fn pack(&self, values: &[u64]) -> u64 {
-        self.outs
-            .iter()
-            .zip(values)
-            .fold(0, |acc, (o, &v)| acc | (v & low_mask(o.log2)) << o.shift)
+        self.outs.iter().zip(values).fold(0, |acc, (o, &v)| {
+            acc | (v & low_mask(o.log2)).wrapping_shl(o.shift)
+        })
     }
 
     /// The bases of input dim `d`, one component per out dim.
@@ -528,7 +671,7 @@ impl LinearLayout {
     /// when a dim is missing or `i` is out of range, like [`Self::basis`].
     pub fn basis_component(&self, d: DimName, i: usize, out: DimName) -> u64 {
         let o = self.out_dim(out).expect("out dim");
-        (self.packed_bases(d)[i] >> o.shift) & low_mask(o.log2)
+        self.packed_bases(d)[i].wrapping_shr(o.shift) & low_mask(o.log2)
     }
 
     // ----- rank and its consequences -----------------------------------
@@ -620,7 +763,7 @@ impl LinearLayout {
     pub fn out_mask(&self, outs: &[DimName]) -> u64 {
         outs.iter()
             .filter_map(|&o| self.out_dim(o))
-            .fold(0, |m, o| m | low_mask(o.log2) << o.shift)
+            .fold(0, |m, o| m | low_mask(o.log2).wrapping_shl(o.shift))
     }
 
     /// Whether the square sublayout on `dims` is the identity (Triton's
@@ -687,14 +830,47 @@ impl LinearLayout {
     /// dims (any order). Bits at or above a dim's size are ignored. Returns
     /// `(out dim, value)` in out-dim order.
     ///
-    /// The inputs are concatenated into the flat index (first in dim in the
-    /// low bits, as [`Self::apply_flat`]), which is evaluated with one table
-    /// load per 8 flat bits; the tables (`2 KiB` per 8 input bits) are built
-    /// on the first call and cached in the layout.
+    /// Evaluation uses tables built on the first call and cached in the
+    /// layout (see `Eval`: 14 KiB plus 2 KiB per 8 input bits). A layout
+    /// with exactly 4 in dims (the first of at most `2^10` values, the
+    /// others of at most `2^8`) and at most 4 out dims of at most `2^16`
+    /// values each, called with its 4 inputs in its own order, takes an
+    /// inlined path: one table load per in dim, the outputs read from 16-bit
+    /// lanes, the result built once in the caller's frame (no copy of the
+    /// `Coords` through the `Result`). Everything else, errors included,
+    /// goes through the general path (flat index, one table load per 8
+    /// input bits; outputs that do not fit the lanes are built on the
+    /// heap), which computes the same map.
     #[inline]
     pub fn apply(&self, ins: &[(DimName, u64)]) -> Result<Coords> {
+        let e = self.eval();
+        // Only scalars merge here (no `Coords` is copied): the result is
+        // built once, below.
+        let (out, len, spill) = match e.in_order(ins) {
+            Some(out) => (out, e.n_out, None),
+            None => self.output_general(ins)?,
+        };
+        Ok(e.coords(out, len, spill))
+    }
+
+    /// The output of any named inputs (any order, any number of dims):
+    /// in [`Eval`]'s output format, the number of out dims, and for layouts
+    /// that are not `lanes` also all `(out dim, value)` pairs on the heap.
+    /// Errors when the inputs are not exactly the in dims.
+    #[inline(never)]
+    fn output_general(&self, ins: &[(DimName, u64)]) -> Result<(u64, usize, Spill)> {
         let flat = self.flat_index(ins)?;
-        Ok(self.unpack_named(self.apply_flat_tables(flat)))
+        let e = self.eval();
+        let out = e.flat(flat);
+        let spill = (!e.lanes).then(|| {
+            Box::new(
+                self.outs
+                    .iter()
+                    .map(|o| out_value(o, out))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        Ok((out, self.outs.len(), spill))
     }
 
     /// The flat input index of named inputs (exactly the in dims, any
@@ -742,40 +918,10 @@ impl LinearLayout {
         Ok(flat)
     }
 
-    /// The cached byte tables of the flat map (see [`EvalCache`]).
+    /// The cached evaluation data (see [`Eval`]), built on the first call.
     #[inline]
-    fn eval_tables(&self) -> &[[u64; 256]] {
-        self.eval.0.get_or_init(|| {
-            let mut tables = vec![[0u64; 256]; self.bases.len().div_ceil(8)];
-            for (t, cols) in tables.iter_mut().zip(self.bases.chunks(8)) {
-                // Doubling: T[2^k + x] = T[x] ^ column k.
-                for (k, &c) in cols.iter().enumerate() {
-                    let half = 1usize << k;
-                    for x in 0..half {
-                        t[half + x] = t[x] ^ c;
-                    }
-                }
-            }
-            tables.into_boxed_slice()
-        })
-    }
-
-    /// [`Self::apply_flat`] through the cached byte tables.
-    #[inline]
-    fn apply_flat_tables(&self, flat: u64) -> u64 {
-        let mut acc = 0;
-        let mut f = flat;
-        for t in self.eval_tables() {
-            acc ^= t[(f & 0xff) as usize];
-            f >>= 8;
-        }
-        acc
-    }
-
-    /// `(out dim, value)` pairs of a packed output.
-    #[inline]
-    fn unpack_named(&self, packed: u64) -> Coords {
-        unpack_named(&self.outs, packed)
+    fn eval(&self) -> &Eval {
+        self.eval.0.get_or_init(|| Box::new(Eval::new(self)))
     }
 
     /// XOR of the columns of dim `d` selected by the low bits of `v`

@@ -315,7 +315,7 @@ impl LinearLayout {
             let mut shift = 0u32;
             for &(o, log2) in &out_dims {
                 if let Some(od) = l.out_dim(o) {
-                    let v = (c >> od.shift) & low_mask(od.log2);
+                    let v = c.wrapping_shr(od.shift) & low_mask(od.log2);
                     let extra = if is_outer {
                         self.out_dim_size_log2(o)
                     } else {

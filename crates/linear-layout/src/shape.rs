@@ -428,7 +428,7 @@ impl LinearLayout {
             let mut r = 0;
             let mut shift = 0;
             for o in &kept {
-                r |= ((c >> o.shift) & low_mask(o.log2)) << shift;
+                r |= (c.wrapping_shr(o.shift) & low_mask(o.log2)).wrapping_shl(shift);
                 shift += o.log2;
             }
             r

@@ -50,7 +50,7 @@ pub fn ensure_layout_not_larger_than(
                     let mut r = 0u64;
                     let mut shift = 0u32;
                     for (o, &l) in layout.outs.iter().zip(&log2s) {
-                        let v = (c >> o.shift) & low_mask(o.log2);
+                        let v = c.wrapping_shr(o.shift) & low_mask(o.log2);
                         let v = if v >> l != 0 { 0 } else { v };
                         r |= v.wrapping_shl(shift);
                         shift += l;
