@@ -131,6 +131,18 @@ fn bench(c: &mut Criterion) {
         lsh.total_in_dim_size_log2()
     );
     let ins: Vec<(DimName, u64)> = la.in_dims();
+    // 4096 pre-built named inputs (scrambled 16-bit hardware coordinates).
+    let corpus: Vec<[(DimName, u64); 4]> = (0..4096u64)
+        .map(|i| {
+            let y = i.wrapping_mul(0x9e37_79b9) & 0xffff;
+            [
+                (ins[0].0, y),
+                (ins[1].0, y >> 5),
+                (ins[2].0, y >> 10),
+                (ins[3].0, y >> 15),
+            ]
+        })
+        .collect();
     let sh_inv = lsh.invert().unwrap();
     let big = la * &LinearLayout::identity_1d(64, DimName::REGISTER, DimName::dim(0));
     {
@@ -144,6 +156,13 @@ fn bench(c: &mut Criterion) {
                 (ins[3].0, x >> 15),
             ];
             la.apply(black_box(&input)).unwrap()
+        });
+        // The same calls on a corpus of 4096 pre-built named inputs: the
+        // per-call cost without the input construction.
+        let mut k = 0usize;
+        floor("apply (pre-built inputs)", 256, || {
+            k = (k + 1) & 4095;
+            la.apply(black_box(&corpus[k])).unwrap()
         });
         // A shared layout (2 in dims: offset, block), which `apply` evaluates
         // through its general (not inlined) path.
@@ -232,6 +251,14 @@ fn bench(c: &mut Criterion) {
                 (ins[3].0, x >> 15),
             ];
             let out = la.apply(black_box(&input)).unwrap();
+            black_box(&out);
+        })
+    });
+    let mut k = 0usize;
+    g.bench_function("apply (pre-built inputs)", |bn| {
+        bn.iter(|| {
+            k = (k + 1) & 4095;
+            let out = la.apply(black_box(&corpus[k])).unwrap();
             black_box(&out);
         })
     });
