@@ -203,6 +203,16 @@ pub fn conversion_path(
                 ..path(s, None, first_dst)
             })
         }
+        ConversionPlan::WarpProgram(_) => {
+            // The program keeps data inside the warp: the source is the
+            // holder of the element in the same block and warp.
+            let s = ts.holders[e as usize]
+                .iter()
+                .map(|&h| ts.location(h as u64))
+                .find(|s| s.warp == first_dst.warp && s.block == first_dst.block)
+                .ok_or_else(|| missing("no source register of the same warp holds it"))?;
+            Ok(path(s, None, first_dst))
+        }
         ConversionPlan::SharedMemory(p) => shared_path(src, dst, p, shape, e, &ts, element)
             .ok_or_else(|| missing("no store/load pair moves it"))?
             .map(|(s, step, d)| path(s, Some(step), d)),
