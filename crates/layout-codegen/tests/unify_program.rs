@@ -467,3 +467,35 @@ fn malformed_programs_are_errors() {
     m.bitwidth = 12;
     assert!(err(m).contains("12"));
 }
+
+/// `WarpProgram::trace` (used by layout-view to draw a program's path)
+/// names, for every destination register of every lane, a source register
+/// and lane that hold the destination's element (checked with the layouts
+/// evaluated directly), and a shuffle exactly when the lane changes.
+#[test]
+fn trace_finds_the_source_of_every_register() {
+    use layout_codegen::shuffle::hw_apply;
+    let mut rng = Rng(0x7a3c_91e5_2b6d_0f48);
+    for n in 0..150 {
+        let (s, d) = random_pair(&mut rng);
+        let bw = [8, 16, 32][n % 3];
+        let p = shuffle_plan(&s, &d, bw).unwrap().program;
+        for lane in 0..p.lanes {
+            for r in 0..p.outputs.len() {
+                let t = p
+                    .trace(r, lane)
+                    .unwrap_or_else(|| panic!("pair {n}: no trace for r{r} lane {lane}"));
+                for w in 0..s.in_dim_size(WARP) {
+                    assert_eq!(
+                        hw_apply(&s, t.src_register, t.src_lane as u64, w, 0),
+                        hw_apply(&d, r as u64, lane as u64, w, 0),
+                        "pair {n}: r{r} lane {lane} warp {w}\nsrc {s}\ndst {d}"
+                    );
+                }
+                if t.src_lane != lane {
+                    assert!(t.shuffle.is_some(), "pair {n}");
+                }
+            }
+        }
+    }
+}
