@@ -410,11 +410,12 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
         report.threads, report.registers_checked
     );
     println!(
-        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} register moves; {} barriers",
+        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} prmt, {} register moves; {} barriers",
         report.store_instructions,
         report.load_instructions,
         report.shuffles,
         report.selects,
+        report.prmt,
         report.register_moves,
         report.barriers
     );
