@@ -7,6 +7,10 @@
 //! the (src, dst) pairs of tests/data/triton-oracle/*trivial-cvt.jsonl.
 //! Every plan in the table passes the simulator; the program panics
 //! otherwise. The cost model is [`layout_codegen::choice::plan_cost`].
+//! Shuffle plans are marked by form: `shuffle (program)` (a
+//! `ConversionPlan::WarpProgram`: Ship/Swap with `prmt` packing, or the
+//! paper's / general rounds with `selp`) or `shuffle (rounds)` (the
+//! one-step `ConversionPlan::WarpShuffle` form, kept where cheaper).
 
 use layout_codegen::choice::{
     plan_conversion_best, plan_conversion_triton_costed, total_warps, CostedPlan,
@@ -22,6 +26,8 @@ fn class(p: &CostedPlan) -> String {
     match (&p.plan, p.candidate) {
         (ConversionPlan::SharedMemory(_), "paper_swizzle") => "shared (paper swizzle)".into(),
         (ConversionPlan::SharedMemory(_), _) => "shared (Triton swizzle)".into(),
+        (ConversionPlan::WarpProgram(_), _) => "shuffle (program)".into(),
+        (ConversionPlan::WarpShuffle { .. }, _) => "shuffle (rounds)".into(),
         (plan, _) => plan.kind_name().into(),
     }
 }
@@ -29,12 +35,13 @@ fn class(p: &CostedPlan) -> String {
 fn cells(p: &CostedPlan, w: u64) -> String {
     let r = &p.report;
     format!(
-        "{} | {} | {} | {} | {} | {} | {:.2}",
+        "{} | {} | {} | {} | {} | {} | {} | {:.2}",
         class(p),
         r.store_wavefronts / w,
         r.load_wavefronts / w,
         r.shuffles,
         r.selects,
+        r.prmt,
         r.barriers,
         p.cost
     )
@@ -46,6 +53,7 @@ struct Side {
     wavefronts: u64,
     shuffles: u64,
     selects: u64,
+    prmt: u64,
     barriers: u64,
     cost: f64,
 }
@@ -56,6 +64,7 @@ impl Side {
         self.wavefronts += p.report.store_wavefronts + p.report.load_wavefronts;
         self.shuffles += p.report.shuffles;
         self.selects += p.report.selects;
+        self.prmt += p.report.prmt;
         self.barriers += p.report.barriers;
         self.cost += p.cost;
     }
@@ -70,10 +79,10 @@ impl Side {
 
 fn main() {
     println!(
-        "| case | bits | Triton: class | st wf/warp | ld wf/warp | shfl | sel | bar | cost | \
-         ours: class | st wf/warp | ld wf/warp | shfl | sel | bar | cost | ours/Triton |"
+        "| case | bits | Triton: class | st wf/warp | ld wf/warp | shfl | sel | prmt | bar | cost | \
+         ours: class | st wf/warp | ld wf/warp | shfl | sel | prmt | bar | cost | ours/Triton |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let (mut geo, mut n) = (0f64, 0u32);
     for case in suite_cases::suite_cases() {
         let t = plan_conversion_triton_costed(&case.src, &case.dst, case.bits)
@@ -161,6 +170,7 @@ fn main() {
     );
     println!("| shuffles | {} | {} |", ts.shuffles, os.shuffles);
     println!("| selects | {} | {} |", ts.selects, os.selects);
+    println!("| prmt | {} | {} |", ts.prmt, os.prmt);
     println!("| barriers | {} | {} |", ts.barriers, os.barriers);
     println!("| total cost | {:.1} | {:.1} |", ts.cost, os.cost);
     println!("| pairs where ours is cheaper | | {cheaper} |");

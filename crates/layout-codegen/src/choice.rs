@@ -9,7 +9,12 @@
 //! 2. A warp-shuffle plan when Triton's rules send the conversion to shared
 //!    memory but the data only moves between lanes of a warp (Triton's
 //!    shuffle criterion also requires at most one register↔lane
-//!    transposition); kept only if the simulator proves it.
+//!    transposition), in both forms: a warp program
+//!    ([`crate::shuffle::shuffle_plan`]: Ship/Swap with `prmt` packing,
+//!    the paper's rounds with `selp`, general `shfl.idx` rounds) and the
+//!    one-step rounds plan; each kept only if the simulator proves it.
+//!    (For Triton's shuffle class, Triton's own plan is already the cheaper
+//!    of the two forms, see `shuffle_rounds`.)
 //! 3. Through shared memory with the paper's construction
 //!    ([`crate::swizzle::paper_swizzle_candidates`]); the candidates are
 //!    ranked by their exact wavefronts (warp 0 of each access, times the
@@ -22,10 +27,11 @@
 //!
 //! ## Cost model (cycles per warp, issue-bound)
 //! `cost = (store_wavefronts + load_wavefronts) / warps + shuffles +
-//! selects / 4 + BARRIER_COST · barriers`, with `warps` the warps of all
+//! (selects + prmt) / 4 + BARRIER_COST · barriers`, with `warps` the warps of all
 //! CTAs. Why: the shared-memory pipeline serves one wavefront per cycle,
 //! and a `shfl.sync` goes through the same crossbar once per warp; a select
-//! is one ALU instruction, and an SM issues four ALU instructions for every
+//! is one ALU instruction (so is a `prmt` packing or unpacking sub-32-bit
+//! elements of a warp program: counted like a select), and an SM issues four ALU instructions for every
 //! shared-memory cycle (four sub-partitions), hence `/4`; register moves are
 //! free (register allocation renames them). A barrier costs
 //! [`BARRIER_COST`] cycles: with every warp arriving together, `bar.sync`
@@ -41,7 +47,8 @@ use crate::plan::{
     analytic_conflicts, cta_local, plan_conversion_triton, Access, Address, ConversionPlan, Round,
     SharedMemoryPlan,
 };
-use crate::shuffle_rounds::plan_shuffle;
+use crate::shuffle::shuffle_plan;
+use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{access_wavefronts, simulate, SimulationReport};
 use crate::swizzle::{optimal_swizzling, paper_swizzle_candidates};
 use linear_layout::{gf2, DimName, LinearLayout};
@@ -67,9 +74,14 @@ pub struct CostedPlan {
 /// the number of warps of all CTAs.
 pub fn plan_cost(report: &SimulationReport, warps: u64) -> f64 {
     (report.store_wavefronts + report.load_wavefronts) as f64 / warps.max(1) as f64
-        + report.shuffles as f64
-        + report.selects as f64 / 4.0
+        + shuffle_cycles(report.shuffles, report.selects, report.prmt)
         + BARRIER_COST * report.barriers as f64
+}
+
+/// The in-warp part of [`plan_cost`]: `shuffles + (selects + prmt) / 4`
+/// (a `prmt` is one ALU instruction, like a `selp`).
+pub fn shuffle_cycles(shuffles: u64, selects: u64, prmt: u64) -> f64 {
+    shuffles as f64 + (selects + prmt) as f64 / 4.0
 }
 
 fn in_size(l: &LinearLayout, d: DimName) -> u64 {
@@ -143,7 +155,24 @@ pub fn plan_conversion_best(
         // Warp-local but outside Triton's shuffle criterion: shuffles may
         // still be cheaper. A conversion that crosses warps fails the
         // planner or the simulator and is dropped.
-        consider(plan_shuffle(src, dst).and_then(|p| costed(p, src, dst, "shuffle")));
+        // Both output forms of the shuffle planner are candidates (the
+        // simulator decides; one may be refused where the other passes).
+        consider(rounds_plan(src, dst).and_then(|shuffles| {
+            costed(
+                ConversionPlan::WarpShuffle { shuffles },
+                src,
+                dst,
+                "shuffle",
+            )
+        }));
+        if let Ok(p) = shuffle_plan(src, dst, bitwidth) {
+            consider(costed(
+                ConversionPlan::WarpProgram(Box::new(p.program)),
+                src,
+                dst,
+                "shuffle",
+            ));
+        }
     }
     consider(plan_paper_swizzle(src, dst, bitwidth).and_then(|p| {
         costed(

@@ -18,11 +18,14 @@
 //!   model from the simulator), beside Triton's choice
 //!   ([`plan::plan_conversion_triton`]).
 //! - [`plan`]: conversion plans (no-op, register permutation, warp
-//!   shuffles, shared memory with vector stores/loads whose addresses are
-//!   XOR-linear in lane and warp); [`simulator`]: their proof by execution.
+//!   shuffles as one-step rounds or as a warp program, shared memory with
+//!   vector stores/loads whose addresses are XOR-linear in lane and warp);
+//!   [`simulator`]: their proof by execution (warp programs included).
 //! - [`shuffle`]: warp-shuffle programs (Triton's transposition
-//!   decomposition with Ship/Swap, the paper's rounds, a general `shfl.idx`
-//!   fallback) with their own warp-model checker; [`gather`]: gather plans;
+//!   decomposition with Ship/Swap and `prmt` packing, the paper's rounds, a
+//!   general `shfl.idx` fallback), the programs of
+//!   `ConversionPlan::WarpProgram`, with their own warp-model checker
+//!   beside the simulator; [`gather`]: gather plans;
 //!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
 //!   (the paper's Table 2); [`tiling`]: ld/st.shared and ldmatrix/stmatrix
 //!   tiling (Theorem 5.1).

@@ -20,6 +20,7 @@ use crate::shared_plan::plan_shared;
 pub use crate::shared_plan::{
     analytic_conflicts, cta_local, plan_shared_matrix, plan_via_shared_memory,
 };
+use crate::shuffle::WarpProgram;
 use crate::shuffle_rounds::plan_shuffle;
 pub use crate::tiling::MatrixInstruction;
 use linear_layout::{gf2, DimName, LinearLayout};
@@ -201,6 +202,15 @@ pub enum ConversionPlan {
         /// The shuffles, in order (they only read source registers).
         shuffles: Vec<Shuffle>,
     },
+    /// Within each warp, by a straight-line warp program
+    /// ([`crate::shuffle::WarpProgram`]: `shfl.sync` idx/bfly, `selp`,
+    /// packing of sub-32-bit elements with `prmt`, over SSA value slots;
+    /// slot `r < num_inputs` starts as source register `r`, destination
+    /// register `i` ends in slot `outputs[i]`). Every warp of every CTA runs
+    /// the same program. Plan JSON: `{"kind": "warp_program", "lanes", "bitwidth",
+    /// "num_inputs", "num_slots", "instrs", "outputs"}`; its class
+    /// ([`ConversionPlan::kind_name`]) is `"shuffle"`, as for `WarpShuffle`.
+    WarpProgram(Box<WarpProgram>),
     /// Through shared memory.
     SharedMemory(Box<SharedMemoryPlan>),
 }
@@ -211,7 +221,7 @@ impl ConversionPlan {
         match self {
             ConversionPlan::NoOp { .. } => "noop",
             ConversionPlan::RegisterPermutation { .. } => "register",
-            ConversionPlan::WarpShuffle { .. } => "shuffle",
+            ConversionPlan::WarpShuffle { .. } | ConversionPlan::WarpProgram(_) => "shuffle",
             ConversionPlan::SharedMemory(_) => "shared",
         }
     }
@@ -267,7 +277,7 @@ pub fn plan_conversion_triton(
                 .collect::<Result<Vec<u64>>>()?;
             Ok(ConversionPlan::RegisterPermutation { src_register })
         }
-        ConversionKind::WarpShuffle => plan_shuffle(src, dst),
+        ConversionKind::WarpShuffle => plan_shuffle(src, dst, bitwidth),
         ConversionKind::SharedMemory => Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
             src, dst, bitwidth, None,
         )?))),

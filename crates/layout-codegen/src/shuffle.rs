@@ -1486,3 +1486,126 @@ pub fn check_warp_program(
     }
     Ok(())
 }
+
+/// Where the value of one destination register came from: what
+/// [`WarpProgram::trace`] returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// Source register (input slot) holding the element at the start.
+    pub src_register: u64,
+    /// Lane that held it.
+    pub src_lane: u32,
+    /// Ordinal (0-based, among the program's `Shuffle` instructions) of the
+    /// last shuffle that moved it; `None` if it never left its lane's
+    /// registers.
+    pub shuffle: Option<usize>,
+}
+
+impl WarpProgram {
+    /// Follows destination register `output` of `lane` back to the source
+    /// register and lane it was read from (through copies, shuffles, the
+    /// operand each select picks for that lane, packing and unpacking).
+    /// Assumes every slot is written at most once (SSA, as every planner
+    /// here emits); `None` when the program does not fit that (an
+    /// unwritten non-input slot, an out-of-range slot or lane, a part index
+    /// beyond a packed word).
+    pub fn trace(&self, output: usize, lane: u32) -> Option<Provenance> {
+        let mut def: Vec<Option<usize>> = vec![None; self.num_slots.max(self.num_inputs)];
+        for (k, ins) in self.instrs.iter().enumerate() {
+            let written: Vec<Slot> = match ins {
+                WarpInstr::Copy { dst, .. }
+                | WarpInstr::Shuffle { dst, .. }
+                | WarpInstr::Select { dst, .. }
+                | WarpInstr::Pack { dst, .. } => vec![*dst],
+                WarpInstr::Unpack { dsts, .. } => dsts.clone(),
+            };
+            for s in written {
+                *def.get_mut(s)? = Some(k);
+            }
+        }
+        let ordinal: Vec<usize> = self
+            .instrs
+            .iter()
+            .scan(0usize, |n, i| {
+                let o = *n;
+                *n += matches!(i, WarpInstr::Shuffle { .. }) as usize;
+                Some(o)
+            })
+            .collect();
+        // Elements in a slot's word (1 unless packed).
+        fn width(p: &WarpProgram, def: &[Option<usize>], s: Slot, depth: usize) -> Option<usize> {
+            if depth > p.instrs.len() {
+                return None;
+            }
+            match def.get(s)? {
+                None => (s < p.num_inputs).then_some(1),
+                Some(k) => match &p.instrs[*k] {
+                    WarpInstr::Copy { src, .. } | WarpInstr::Shuffle { src, .. } => {
+                        width(p, def, *src, depth + 1)
+                    }
+                    WarpInstr::Select { if_true, .. } => width(p, def, *if_true, depth + 1),
+                    WarpInstr::Pack { parts, .. } => parts
+                        .iter()
+                        .map(|&q| width(p, def, q, depth + 1))
+                        .sum::<Option<usize>>(),
+                    WarpInstr::Unpack { .. } => Some(1),
+                },
+            }
+        }
+        let (mut slot, mut lane, mut part) = (*self.outputs.get(output)?, lane, 0usize);
+        let mut shuffle = None;
+        for _ in 0..=self.instrs.len() {
+            let Some(k) = *def.get(slot)? else {
+                return (slot < self.num_inputs && part == 0 && lane < self.lanes).then_some(
+                    Provenance {
+                        src_register: slot as u64,
+                        src_lane: lane,
+                        shuffle,
+                    },
+                );
+            };
+            match &self.instrs[k] {
+                WarpInstr::Copy { src, .. } => slot = *src,
+                WarpInstr::Shuffle { src, mode, .. } => {
+                    lane = match mode {
+                        ShflMode::Xor { mask } => lane ^ mask,
+                        ShflMode::Idx { src_lane } => src_lane.apply(lane),
+                    };
+                    if lane >= self.lanes {
+                        return None;
+                    }
+                    shuffle = shuffle.or(Some(ordinal[k]));
+                    slot = *src;
+                }
+                WarpInstr::Select {
+                    cond,
+                    if_true,
+                    if_false,
+                    ..
+                } => slot = if cond.eval(lane) { *if_true } else { *if_false },
+                WarpInstr::Pack { parts, .. } => {
+                    let mut skip = part;
+                    let mut found = None;
+                    for &q in parts {
+                        let w = width(self, &def, q, 0)?;
+                        if skip < w {
+                            found = Some(q);
+                            break;
+                        }
+                        skip -= w;
+                    }
+                    slot = found?;
+                    part = skip;
+                }
+                WarpInstr::Unpack { dsts, src } => {
+                    if part != 0 {
+                        return None;
+                    }
+                    part = dsts.iter().position(|&d| d == slot)?;
+                    slot = *src;
+                }
+            }
+        }
+        None
+    }
+}

@@ -2,44 +2,96 @@
 //! CTA simulator proves) for warp-local conversions (data moves between
 //! lanes of a warp only).
 //!
-//! ## Overlap with [`crate::shuffle`] (not unified yet)
-//! Two planners produce warp shuffles; what each holds:
+//! ## One planning path, two output forms
+//! [`plan_shuffle`] asks both shuffle planners and keeps the cheaper plan
+//! under the cost model of [`crate::choice::plan_cost`] (`shuffles +
+//! (selects + prmt) / 4` per thread; a shuffle from one's own lane is a
+//! free register move):
 //!
-//! | here (`ConversionPlan::WarpShuffle`, [`crate::plan::Shuffle`]) | [`crate::shuffle`] (`WarpProgram`) |
-//! |---|---|
-//! | `shuffle_rounds`: the paper's coset rounds (§5.4), `R` shuffles, no broadcast | [`crate::shuffle::paper_shuffle_plan`]: the same rounds (same `I`, `E`, `F`, `G`, `K`, cosets), with explicit `selp` to build and place the lane-dependent registers |
-//! | `plan_shuffle`'s fallback: per destination register `r` and `b ∈ span(B)`, one `shfl.idx` kept where `B·l = b` | [`crate::shuffle::general_shuffle_plan`]: the same scheme (`M(l) = C_reg(0, l)`, one `shfl.idx` per value of `M`, then `selp`) |
-//! | — | [`crate::shuffle::triton_shuffle_plan`]: Triton's `P_mixed ∘ P_lane ∘ P_reg` decomposition, *Ship* and *Swap* (multi-stage: selects, shuffles, selects over intermediate values), `shfl.bfly`, packing of sub-32-bit elements |
-//! | checked by [`crate::simulator::simulate`] (whole CTA, all warps and blocks), selects counted by the model [`crate::plan::Shuffle::selects`] | checked by [`crate::shuffle::check_warp_program`] (per warp), selects counted as emitted `selp` instructions |
+//! * [`crate::shuffle::shuffle_plan`] → `ConversionPlan::WarpProgram`:
+//!   Triton's `P_mixed ∘ P_lane ∘ P_reg` decomposition with *Ship* / *Swap*
+//!   and packing of sub-32-bit elements (`prmt`), else the paper's coset
+//!   rounds with explicit `selp`, else the general `shfl.idx` rounds;
+//! * [`rounds_plan`] here → `ConversionPlan::WarpShuffle`
+//!   ([`crate::plan::Shuffle`]: one step from a source register to a
+//!   destination register): the paper's coset rounds (§5.4) without
+//!   broadcast, else one `shfl.idx` per destination register and value of
+//!   `B·l`. It is the fallback (64-bit elements, which the program planner
+//!   does not pack or split) and is kept only when strictly cheaper.
 //!
-//! Why they are not one planner yet: a [`crate::plan::Shuffle`] reads a
-//! source register and writes a destination register in one step, so it
-//! cannot express Ship/Swap's intermediate values or packed words; a
-//! translation `WarpProgram → Vec<Shuffle>` therefore exists only for the
-//! single-stage programs (paper rounds, general rounds), which is exactly
-//! the part duplicated here. The unification is: a
-//! `ConversionPlan::WarpProgram(WarpShufflePlan)` variant executed by the
-//! simulator through [`crate::shuffle::run_warp_program`] for every warp,
-//! after which this module reduces to `plan_shuffle = shuffle_plan` and
-//! its two schemes are deleted (their tests in tests/shuffle.rs and the
-//! simulator tests would then run on the `WarpProgram` form). That needs
-//! a simulator change (simulator.rs is owned elsewhere this round).
+//! Both forms are executed and proved by [`crate::simulator::simulate`]
+//! (the program form through [`crate::simulator::execute_warp`], written
+//! apart from [`crate::shuffle::run_warp_program`]; tests/unify_*.rs check
+//! that the two executors agree).
 
+use crate::choice::shuffle_cycles;
 use crate::conversion::conversion_layout;
 use crate::error::{CodegenError, Result};
 use crate::plan::{Address, ConversionPlan, Shuffle};
+use crate::shuffle::{shuffle_plan, ShflMode, WarpInstr, WarpProgram};
 use linear_layout::{gf2, DimName, LinearLayout};
 
-/// A warp-local conversion as shuffles. With `comp` =
+/// A warp-local conversion of `bitwidth`-bit elements as warp shuffles:
+/// the cheaper of [`crate::shuffle::shuffle_plan`]'s program and
+/// [`rounds_plan`]'s shuffles (module doc; the program wins ties,
+/// program-planner failures keep the rounds plan). Errors only when both planners fail
+/// (the rounds planner's error is returned).
+pub(crate) fn plan_shuffle(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<ConversionPlan> {
+    let program = shuffle_plan(src, dst, bitwidth).ok().map(|p| p.program);
+    match (rounds_plan(src, dst), program) {
+        (Ok(shuffles), Some(p)) if program_cost(&p) <= shuffles_cost(&shuffles) => {
+            Ok(ConversionPlan::WarpProgram(Box::new(p)))
+        }
+        (Ok(shuffles), _) => Ok(ConversionPlan::WarpShuffle { shuffles }),
+        (Err(_), Some(p)) => Ok(ConversionPlan::WarpProgram(Box::new(p))),
+        (Err(e), None) => Err(e),
+    }
+}
+
+/// [`crate::choice::shuffle_cycles`] of a program, counted as the simulator
+/// counts it.
+pub(crate) fn program_cost(p: &WarpProgram) -> f64 {
+    let (mut shfl, mut sel, mut prmt) = (0u64, 0u64, 0u64);
+    for ins in &p.instrs {
+        match ins {
+            WarpInstr::Shuffle {
+                mode: ShflMode::Idx { src_lane },
+                ..
+            } if src_lane.is_identity() => {}
+            WarpInstr::Shuffle { .. } => shfl += 1,
+            WarpInstr::Select { .. } => sel += 1,
+            WarpInstr::Pack { .. } | WarpInstr::Unpack { .. } => prmt += 1,
+            WarpInstr::Copy { .. } => {}
+        }
+    }
+    shuffle_cycles(shfl, sel, prmt)
+}
+
+/// [`crate::choice::shuffle_cycles`] of a rounds plan, counted as the
+/// simulator counts it.
+pub(crate) fn shuffles_cost(shuffles: &[Shuffle]) -> f64 {
+    let shfl = shuffles
+        .iter()
+        .filter(|s| !s.src_lane.is_identity_lane())
+        .count() as u64;
+    let sel = shuffles.iter().map(Shuffle::selects).sum();
+    shuffle_cycles(shfl, sel, 0)
+}
+
+/// The rounds plan (the `WarpShuffle` form). With `comp` =
 /// `dst.invert_and_compose(src)` restricted to registers and lanes,
 /// `(r', l') = (A r ⊕ B l, C r ⊕ D l)` is the source of destination
 /// register `r` of lane `l`. For each `r` and each `b ∈ span(B)`: every lane
 /// sends register `A r ⊕ b`, lane `l` reads lane `C r ⊕ D l` and keeps the
 /// value iff `B l = b`. That is `R · 2^rank(B)` shuffles (`rank(B) ≤ 1` for
 /// Triton's shuffle class) and as many selects when `B ≠ 0`.
-pub(crate) fn plan_shuffle(src: &LinearLayout, dst: &LinearLayout) -> Result<ConversionPlan> {
+pub(crate) fn rounds_plan(src: &LinearLayout, dst: &LinearLayout) -> Result<Vec<Shuffle>> {
     if let Some(shuffles) = shuffle_rounds(src, dst) {
-        return Ok(ConversionPlan::WarpShuffle { shuffles });
+        return Ok(shuffles);
     }
     let comp = conversion_layout(src, dst)?;
     let outs: Vec<DimName> = comp.out_dim_names().collect();
@@ -83,7 +135,7 @@ pub(crate) fn plan_shuffle(src: &LinearLayout, dst: &LinearLayout) -> Result<Con
             });
         }
     }
-    Ok(ConversionPlan::WarpShuffle { shuffles })
+    Ok(shuffles)
 }
 
 /// The paper's intra-warp exchange (§5.4) for layouts without broadcast:

@@ -203,6 +203,24 @@ pub fn conversion_path(
                 ..path(s, None, first_dst)
             })
         }
+        ConversionPlan::WarpProgram(prog) => {
+            let (l, r) = (first_dst.lane as u32, first_dst.register as usize);
+            let how = prog
+                .trace(r, l)
+                .ok_or_else(|| missing("the program cannot be traced"))?;
+            let s = Location {
+                lane: how.src_lane as u64,
+                register: how.src_register,
+                ..first_dst
+            };
+            if at(src, shape, s) != e {
+                return Err(missing("the traced register holds another element"));
+            }
+            Ok(ConversionPath {
+                shuffle: how.shuffle,
+                ..path(s, None, first_dst)
+            })
+        }
         ConversionPlan::SharedMemory(p) => shared_path(src, dst, p, shape, e, &ts, element)
             .ok_or_else(|| missing("no store/load pair moves it"))?
             .map(|(s, step, d)| path(s, Some(step), d)),
@@ -651,11 +669,13 @@ pub fn conversion_picture_window(
         }
         _ => {
             let how = match (plan, path.shuffle) {
-                (ConversionPlan::WarpShuffle { .. }, Some(k)) => format!(
-                    "shuffle #{k} from lane {}, register {}",
-                    path.src.lane, path.src.register
-                ),
-                (ConversionPlan::WarpShuffle { .. }, None) => {
+                (ConversionPlan::WarpShuffle { .. } | ConversionPlan::WarpProgram(_), Some(k)) => {
+                    format!(
+                        "shuffle #{k} from lane {}, register {}",
+                        path.src.lane, path.src.register
+                    )
+                }
+                (ConversionPlan::WarpShuffle { .. } | ConversionPlan::WarpProgram(_), None) => {
                     "no shuffle: it stays in its register".into()
                 }
                 (ConversionPlan::RegisterPermutation { .. }, _) => {

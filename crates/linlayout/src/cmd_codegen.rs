@@ -356,6 +356,27 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
                 );
             }
         }
+        ConversionPlan::WarpProgram(prog) => {
+            let c = prog.cost();
+            println!(
+                "plan: warp program, {} instructions ({} shfl.sync, {} selp, {} prmt), {}-bit elements",
+                prog.instrs.len(),
+                c.shuffles,
+                c.selects,
+                c.prmt,
+                prog.bitwidth
+            );
+            for (k, ins) in prog.instrs.iter().enumerate() {
+                println!("  {k}: {}", warp_instr_text(ins));
+            }
+            let outs: Vec<String> = prog
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("r{i}=v{s}"))
+                .collect();
+            println!("  outputs: {}", outs.join(" "));
+        }
         ConversionPlan::SharedMemory(p) => {
             if let Some(n) = &p.note {
                 println!("note: {n}");
@@ -389,11 +410,12 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
         report.threads, report.registers_checked
     );
     println!(
-        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} register moves; {} barriers",
+        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} prmt, {} register moves; {} barriers",
         report.store_instructions,
         report.load_instructions,
         report.shuffles,
         report.selects,
+        report.prmt,
         report.register_moves,
         report.barriers
     );
@@ -487,4 +509,38 @@ fn write_conversion_picture(
         write(p, &layout_view::html::page(&pic))?;
     }
     Ok(())
+}
+
+/// One instruction of a warp program as text (`v` = value slot; slots
+/// below the program's `num_inputs` start as the source registers).
+fn warp_instr_text(ins: &layout_codegen::shuffle::WarpInstr) -> String {
+    use layout_codegen::shuffle::{LanePredicate, ShflMode, WarpInstr};
+    let pred = |c: &LanePredicate| match c {
+        LanePredicate::Parity { mask } => format!("parity(lane & {mask:#x})"),
+        LanePredicate::Equals { bases, value } => format!("B·lane == {value} (B = {bases:?})"),
+    };
+    match ins {
+        WarpInstr::Copy { dst, src } => format!("v{dst} = v{src}"),
+        WarpInstr::Shuffle { dst, src, mode } => match mode {
+            ShflMode::Xor { mask } => format!("v{dst} = shfl.bfly(v{src}, lane ^ {mask})"),
+            ShflMode::Idx { src_lane } => format!(
+                "v{dst} = shfl.idx(v{src}, lane {} ^ L·lane (L = {:?}))",
+                src_lane.constant, src_lane.bases
+            ),
+        },
+        WarpInstr::Select {
+            dst,
+            cond,
+            if_true,
+            if_false,
+        } => format!("v{dst} = {} ? v{if_true} : v{if_false}", pred(cond)),
+        WarpInstr::Pack { dst, parts } => {
+            let p: Vec<String> = parts.iter().map(|x| format!("v{x}")).collect();
+            format!("v{dst} = prmt.pack({}) (low part first)", p.join(", "))
+        }
+        WarpInstr::Unpack { dsts, src } => {
+            let d: Vec<String> = dsts.iter().map(|x| format!("v{x}")).collect();
+            format!("{} = prmt.unpack(v{src})", d.join(", "))
+        }
+    }
 }
