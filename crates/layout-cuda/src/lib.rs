@@ -421,11 +421,14 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     } else {
         0
     };
-    s.push_str(&host_main(case, t, tile, bytes, threads));
+    s.push_str(&host_main(&case.name, t, tile, bytes, threads));
     Ok((s, fwd, bwd))
 }
 
-fn host_main(case: &ConversionCase, t: &str, tile: u64, smem_bytes: u64, threads: u32) -> String {
+/// The host program of every conversion benchmark (vector, matrix and
+/// partial paths alike): random non-zero input, poisoned output, the check
+/// of every element for R = 0 and R, event-timed medians, one JSON line.
+pub(crate) fn host_main(name: &str, t: &str, tile: u64, smem_bytes: u64, threads: u32) -> String {
     format!(
         r##"
 #define CK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ printf("{{\"case\": \"{name}\", \"error\": \"%s at line %d\"}}\n", cudaGetErrorString(e_), __LINE__); exit(1); }} }} while (0)
@@ -478,6 +481,5 @@ int main(int argc, char** argv) {{
   return ok ? 0 : 3;
 }}
 "##,
-        name = case.name,
     )
 }

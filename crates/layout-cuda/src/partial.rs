@@ -502,69 +502,11 @@ pub fn emit_partial_benchmark(
     g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     writeln!(s, "}}\n").unwrap();
     let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * case.bits as u64 / 8;
-    s.push_str(&host_main(&case.name, t, tile, bytes, threads));
+    s.push_str(&crate::host_main(&case.name, t, tile, bytes, threads));
     Ok(PartialEmission {
         code: s,
         fwd,
         bwd,
         shuffles: (sf, sb),
     })
-}
-
-/// The host program (the same as `crate::emit_benchmark`'s, copied so the
-/// JSON line and the element-by-element check are identical).
-fn host_main(name: &str, t: &str, tile: u64, smem_bytes: u64, threads: u32) -> String {
-    format!(
-        r##"
-#define CK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ printf("{{\"case\": \"{name}\", \"error\": \"%s at line %d\"}}\n", cudaGetErrorString(e_), __LINE__); exit(1); }} }} while (0)
-
-int main(int argc, char** argv) {{
-  int R = argc > 1 ? atoi(argv[1]) : 64;
-  int tiles = argc > 2 ? atoi(argv[2]) : 1056;
-  int reps = argc > 3 ? atoi(argv[3]) : 50;
-  size_t n = (size_t)tiles * {tile}u;
-  std::vector<{t}> h(n), o(n);
-  srand(12345);
-  for (size_t i = 0; i < n; ++i) {{ {t} v = ({t})(rand() ^ (rand() << 15)); h[i] = v ? v : 1; }}
-  {t} *din, *dout;
-  CK(cudaMalloc(&din, n * sizeof({t})));
-  CK(cudaMalloc(&dout, n * sizeof({t})));
-  CK(cudaMemcpy(din, h.data(), n * sizeof({t}), cudaMemcpyHostToDevice));
-  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, {smem_bytes}));
-  bool ok = true;
-  for (int rr : {{0, R}}) {{
-    CK(cudaMemset(dout, 0xA5, n * sizeof({t})));
-    bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rr);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(o.data(), dout, n * sizeof({t}), cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < n; ++i) {{
-      {t} want = ({t})(h[i] + ({t})(2 * rr));
-      if (o[i] != want) {{ if (ok) printf("# mismatch at %zu (R=%d): got %llu want %llu\n", i, rr, (unsigned long long)o[i], (unsigned long long)want); ok = false; }}
-    }}
-  }}
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  float med[2];
-  int rs[2] = {{0, R}};
-  for (int k = 0; k < 2; ++k) {{
-    for (int w = 0; w < 5; ++w) bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rs[k]);
-    std::vector<float> ts;
-    for (int i = 0; i < reps; ++i) {{
-      CK(cudaEventRecord(e0));
-      bench<<<tiles, {threads}, {smem_bytes}>>>(din, dout, rs[k]);
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);
-    }}
-    std::sort(ts.begin(), ts.end());
-    med[k] = ts[ts.size() / 2];
-  }}
-  CK(cudaGetLastError());
-  printf("{{\"case\": \"{name}\", \"ok\": %s, \"R\": %d, \"tiles\": %d, \"t0_ms\": %.5f, \"tR_ms\": %.5f, \"per_cvt_us\": %.5f}}\n",
-         ok ? "true" : "false", R, tiles, med[0], med[1], (med[1] - med[0]) * 1e3 / (2.0 * R));
-  return ok ? 0 : 3;
-}}
-"##
-    )
 }
