@@ -9,6 +9,7 @@ use common::{mix_bits, random_distributed, random_shape, with_blocks, Rng};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::conversion::{classify, ConversionKind};
 use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
+use layout_codegen::shuffle::WarpInstr;
 use layout_codegen::simulator::simulate;
 use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};
@@ -22,6 +23,7 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
     let mut kinds = std::collections::BTreeMap::new();
     let mut triton_checked = 0;
     let mut rounds_plans = 0;
+    let mut program_plans = 0;
     for case in 0..n {
         let bits = 5 + rng.below(6) as u32; // 32 .. 1024 elements
         let rank = 1 + rng.below(3) as usize;
@@ -97,6 +99,22 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
                 rounds_plans += 1;
             }
         }
+        if let ConversionPlan::WarpProgram(prog) = &plan {
+            // A warp program: the simulator's counts are bounded by the
+            // program's own instructions (a shuffle from a lane's own
+            // value counts as a move), and Triton's shuffle class needs at
+            // most 2 shuffles per destination register.
+            let count =
+                |f: fn(&WarpInstr) -> bool| prog.instrs.iter().filter(|i| f(i)).count() as u64;
+            let n_shfl = count(|i| matches!(i, WarpInstr::Shuffle { .. }));
+            let n_sel = count(|i| matches!(i, WarpInstr::Select { .. }));
+            assert!(rep.shuffles <= n_shfl && rep.selects <= n_sel, "{ctx}");
+            assert!(
+                rep.shuffles <= 2 * dst.in_dim_size(DimName::REGISTER),
+                "{ctx}"
+            );
+            program_plans += 1;
+        }
         if let ConversionPlan::SharedMemory(p) = &plan {
             // Linear plans: every phase costs the same.
             assert_eq!(rep.max_store_conflicts, rep.min_store_conflicts, "{ctx}");
@@ -142,7 +160,7 @@ fn batch_with(seed: u64, n: usize, mix_ops: usize, blocks: u32) {
     }
     println!(
         "seed {seed:#x}: {n} pairs proved, classes {kinds:?}, {triton_checked} cross-checked \
-         with exact_bank_conflicts, {rounds_plans} one-shuffle-per-register plans"
+         with exact_bank_conflicts, {rounds_plans} one-shuffle-per-register plans, {program_plans} warp programs"
     );
 }
 
