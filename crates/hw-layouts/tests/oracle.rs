@@ -196,6 +196,22 @@ fn seed23_rejects_are_rejected() {
     check_reject_records(&records, 1);
 }
 
+/// 400 layouts of a later fresh run (seed 41, `gen_oracle.py --count 400
+/// --bank-count 300 --trivial-count 300`, session 2), and its rejects.
+#[test]
+fn seed41_all_families_match_triton() {
+    let records = read_jsonl("seed41-layouts.jsonl", "TRITON_ORACLE_LAYOUTS_5");
+    assert!(records.len() >= 390, "only {} records", records.len());
+    check_layout_records(&records);
+}
+
+/// The rejects of seed 41 for this crate's kinds.
+#[test]
+fn seed41_rejects_are_rejected() {
+    let records = read_jsonl("seed41-rejects.jsonl", "TRITON_ORACLE_REJECTS_5");
+    check_reject_records(&records, 1);
+}
+
 fn check_layout_records(records: &[Value]) {
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();

@@ -217,7 +217,15 @@ pub fn vector_basis(
 ) -> Vec<u64> {
     let mut reg_src = reg_src.to_vec();
     let mut reg_dst = reg_dst.to_vec();
-    let mut v = intersection_basis(&reg_src, &reg_dst);
+    // Register bases that repeat (or depend on) earlier ones are replicas
+    // of already-held elements (a non-injective layout may spell broadcast
+    // that way instead of with zero bases): keep the independent ones.
+    let mut v: Vec<u64> = Vec::new();
+    for x in intersection_basis(&reg_src, &reg_dst) {
+        if x != 0 && !gf2::in_span(&v, x) {
+            v.push(x);
+        }
+    }
     let max_vec = (128 / bitwidth).trailing_zeros() as usize;
     v.truncate(max_vec);
     let per_bank = if bitwidth > 32 {
