@@ -9,13 +9,15 @@ use serde_json::Value;
 fn records() -> Vec<Value> {
     let mut v = read("sample-layout-views.jsonl");
     v.extend(read("generated-layout-views.jsonl"));
+    v.extend(read("seed41-layout-views.jsonl"));
     v
 }
 
 /// `sample-layout-views.jsonl` is the project's oracle (gen_oracle.py);
 /// `generated-layout-views.jsonl` holds 100 more random linear layouts
 /// (multi-CTA, rank 3, broadcast bases) whose views Triton 3.9 printed
-/// (tests/gen_views.py).
+/// (tests/gen_views.py); `seed41-layout-views.jsonl` comes from a later
+/// fresh gen_oracle.py run (seed 41, 50 views).
 fn read(name: &str) -> Vec<Value> {
     let path = format!(
         "{}/../../tests/data/triton-oracle/{name}",
