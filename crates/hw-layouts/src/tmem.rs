@@ -30,6 +30,19 @@ fn with_cga(per_cta: LinearLayout, cga: &[Vec<u64>], shape: &[u64]) -> Result<Li
     Ok(l.transpose_outs(&DimName::standard_out_dims(rank))?)
 }
 
+/// `per_cta × CGA` without clipping the CGA to the shape: tensor-memory
+/// scales keep a CTA split of a dimension the tensor does not fill (Triton
+/// 3.9: shape `[256, 1]` with `CGALayout = [[0, 1]]` has out dims
+/// `[256, 2]`; seed-53 oracle record `s53-L00835`).
+fn with_cga_unclipped(
+    per_cta: LinearLayout,
+    cga: &[Vec<u64>],
+    rank: usize,
+) -> Result<LinearLayout> {
+    let l = per_cta.try_mul(&cga_layout(cga, rank)?)?;
+    Ok(l.transpose_outs(&DimName::standard_out_dims(rank))?)
+}
+
 /// Checks a 2-D power-of-two shape and returns the per-CTA shape.
 fn per_cta_2d(shape: &[u64], cga: &[Vec<u64>], layout: &'static str) -> Result<Vec<u64>> {
     check_shape(shape)?;
@@ -446,7 +459,7 @@ impl TensorMemoryScales {
             }
         };
         let l = ensure_layout_not_larger_than(&l, &[(d0, pc[0]), (d1, pc[1])], true)?;
-        with_cga(l, &self.cga, shape)
+        with_cga_unclipped(l, &self.cga, shape.len())
     }
 
     /// What Triton 3.9's `to_linear_layout` binding reports: `row, col`

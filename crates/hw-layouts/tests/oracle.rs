@@ -212,6 +212,21 @@ fn seed41_rejects_are_rejected() {
     check_reject_records(&records, 1);
 }
 
+/// 1000 layouts of another fresh run (seed 53, session 2), and its rejects.
+#[test]
+fn seed53_all_families_match_triton() {
+    let records = read_jsonl("seed53-layouts.jsonl", "TRITON_ORACLE_LAYOUTS_6");
+    assert!(records.len() >= 990, "only {} records", records.len());
+    check_layout_records(&records);
+}
+
+/// The rejects of seed 53 for this crate's kinds.
+#[test]
+fn seed53_rejects_are_rejected() {
+    let records = read_jsonl("seed53-rejects.jsonl", "TRITON_ORACLE_REJECTS_6");
+    check_reject_records(&records, 1);
+}
+
 fn check_layout_records(records: &[Value]) {
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();

@@ -141,7 +141,25 @@ fn check_record(r: &Value) -> Result<(), String> {
         }
         Encoding::TensorMemoryScales(t) => {
             let full = t.to_linear_layout(&shape).map_err(|e| e.to_string())?;
-            check_block_extends(&full, &shape)?;
+            // Triton keeps a CTA split of a dim the tensor does not fill
+            // (shape [512, 1], CGALayout [[0, 1]]: out sizes [512, 2]); the
+            // oracle records those sizes as `linear_shape`.
+            // Records without `linear_shape` (the grid files): Triton's
+            // rule as seen in every record that has it, max(shape, the
+            // number of CTAs along the dim).
+            let sizes: Vec<u64> = r
+                .get("linear_shape")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_else(|| {
+                    (0..shape.len())
+                        .map(|d| {
+                            let split = t.cga.iter().filter(|b| b[d] != 0).count() as u32;
+                            shape[d].max(1 << split)
+                        })
+                        .collect()
+                });
+            check_block_extends(&full, &sizes)?;
             t.to_triton_linear_layout(&shape)
                 .map_err(|e| e.to_string())?
                 .bases_json()
@@ -217,8 +235,8 @@ fn check_partition_extends(
     Ok(())
 }
 
-/// A full tensor-memory layout covers the whole shape (surjective) and has
-/// a `block` dim.
+/// A full tensor-memory layout has the expected out sizes (the shape, or
+/// Triton's `linear_shape` where it differs) and a `block` dim.
 fn check_block_extends(full: &LinearLayout, shape: &[u64]) -> Result<(), String> {
     for (d, &s) in shape.iter().enumerate() {
         if full.out_dim_size(DimName::dim(d)) != s {

@@ -8,7 +8,7 @@
 use crate::input::{parse_shape, read_layout_text};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::choice::total_warps;
-use layout_codegen::conversion::{classify, conversion_layout};
+use layout_codegen::conversion::{classify, conversion_layout, ConversionKind};
 use layout_codegen::plan::{
     plan_conversion, plan_conversion_best, plan_cost, Access, ConversionPlan,
 };
@@ -255,6 +255,36 @@ fn access_text(a: &Access) -> String {
     )
 }
 
+/// Why cross-CTA conversions have no plan (Triton moves such data through
+/// distributed shared memory in a CTA cluster; the planner and simulator
+/// model one CTA).
+const CROSS_CTA: &str = "the conversion moves data between CTAs (block level): Triton goes \
+     through distributed shared memory in the cluster; cross-CTA plans are not implemented";
+
+/// `convert` for a conversion that moves data between CTAs: the class
+/// (Triton's: shared memory, `cross_cta` set) and the conversion map, with
+/// the plan an explicit unsupported case (exit 0: the input is valid).
+fn report_cross_cta(a: &ConvertArgs, comp: &LinearLayout) -> Result<(), String> {
+    if a.svg.is_some() || a.html.is_some() {
+        return Err(format!("no picture: {CROSS_CTA}"));
+    }
+    if a.json {
+        let out = json!({
+            "kind": ConversionKind::SharedMemory.short_name(),
+            "cross_cta": true,
+            "conversion": conversion_json(comp),
+            "cost": null,
+            "plan": {"kind": "unsupported", "reason": CROSS_CTA},
+            "best": null,
+        });
+        println!("{}", serde_json::to_string_pretty(&out).expect("json"));
+    } else {
+        println!("class: shared (across CTAs)");
+        println!("plan: unsupported: {CROSS_CTA}");
+    }
+    Ok(())
+}
+
 /// Runs `convert`.
 pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
     let shape = shape_arg(&a.shape)?;
@@ -263,6 +293,9 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
     let dst = read_layout(&a.dst, &shape, "destination")?;
     let comp = conversion_layout(&src, &dst).map_err(|e| e.to_string())?;
     let kind = classify(&src, &dst).map_err(|e| e.to_string())?;
+    if kind == ConversionKind::CrossCta {
+        return report_cross_cta(&a, &comp);
+    }
     let triton = plan_conversion(&src, &dst, bw).map_err(|e| e.to_string())?;
     let triton_report =
         simulate(&triton, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;

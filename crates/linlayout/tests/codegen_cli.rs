@@ -231,3 +231,28 @@ fn bad_input_exits_2_with_one_line() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// A conversion that moves data between CTAs (a fresh Triton 3.9 oracle
+/// record, s53-T00015: Triton says it is not trivial) is valid input: exit
+/// 0, Triton's class (shared memory) with `cross_cta`, the conversion map,
+/// and the plan as an explicit unsupported case.
+#[test]
+fn cross_cta_conversions_are_classified_with_an_explicit_unsupported_plan() {
+    let src = "#ttg.generic_linear<{register = [[128], [16], [64]], lane = [[2], [256], [8], [1], [32], [4]], warp = [[0], [32], [8]], block = [[0]]}>";
+    let dst = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [8], order = [0], CGALayout = [[1]]}>";
+    let (code, out, err) = run(&[
+        "convert", "--shape", "512", "--dtype", "f16", "--json", src, dst,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["kind"], "shared");
+    assert_eq!(v["cross_cta"], true);
+    assert_eq!(v["plan"]["kind"], "unsupported");
+    assert!(v["conversion"]["block"].is_array(), "{out}");
+    let (code, out, _) = run(&["convert", "--shape", "512", "--dtype", "f16", src, dst]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("class: shared (across CTAs)\nplan: unsupported:"),
+        "{out}"
+    );
+}
