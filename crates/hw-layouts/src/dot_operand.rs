@@ -57,7 +57,7 @@ impl DotOperand {
             Some(_) => uint_field(a, "kWidth", L)?,
             None => 0,
         };
-        if k_width > 1 << 10 {
+        if k_width > 1 << 20 {
             return Err(invalid(L, format!("kWidth = {k_width} is out of range")));
         }
         let p = a

@@ -227,6 +227,21 @@ fn seed53_rejects_are_rejected() {
     check_reject_records(&records, 1);
 }
 
+/// 1500 layouts of a third fresh run (seed 67, session 2), and its rejects.
+#[test]
+fn seed67_all_families_match_triton() {
+    let records = read_jsonl("seed67-layouts.jsonl", "TRITON_ORACLE_LAYOUTS_7");
+    assert!(records.len() >= 1490, "only {} records", records.len());
+    check_layout_records(&records);
+}
+
+/// The rejects of seed 67 for this crate's kinds.
+#[test]
+fn seed67_rejects_are_rejected() {
+    let records = read_jsonl("seed67-rejects.jsonl", "TRITON_ORACLE_REJECTS_7");
+    check_reject_records(&records, 1);
+}
+
 fn check_layout_records(records: &[Value]) {
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();

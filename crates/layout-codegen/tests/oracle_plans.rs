@@ -1,5 +1,5 @@
 //! Plans for the conversions between Triton-made layouts of
-//! sample-, seed7-, seed11-, seed23-, seed41- and seed53-trivial-cvt.jsonl, each proved by the simulator; the plan class
+//! sample-, seed7-, seed11-, seed23-, seed41-, seed53- and seed67-trivial-cvt.jsonl, each proved by the simulator; the plan class
 //! agrees with Triton's triviality answer.
 
 use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
@@ -18,6 +18,7 @@ fn every_sample_conversion_is_planned_and_proved() {
         "seed23-trivial-cvt.jsonl",
         "seed41-trivial-cvt.jsonl",
         "seed53-trivial-cvt.jsonl",
+        "seed67-trivial-cvt.jsonl",
     ] {
         let path = format!(
             "{}/../../tests/data/triton-oracle/{name}",

@@ -11,6 +11,7 @@ fn records() -> Vec<Value> {
     v.extend(read("generated-layout-views.jsonl"));
     v.extend(read("seed41-layout-views.jsonl"));
     v.extend(read("seed53-layout-views.jsonl"));
+    v.extend(read("seed67-layout-views.jsonl"));
     v
 }
 
@@ -18,7 +19,7 @@ fn records() -> Vec<Value> {
 /// `generated-layout-views.jsonl` holds 100 more random linear layouts
 /// (multi-CTA, rank 3, broadcast bases) whose views Triton 3.9 printed
 /// (tests/gen_views.py); `seed41-layout-views.jsonl` comes from a later
-/// fresh gen_oracle.py runs (seed 41, 50 views; seed 53, 100 views).
+/// fresh gen_oracle.py runs (seed 41, 50 views; seed 53, 100 views; seed 67, 50 views).
 fn read(name: &str) -> Vec<Value> {
     let path = format!(
         "{}/../../tests/data/triton-oracle/{name}",
