@@ -115,116 +115,38 @@ pub fn search_swizzle(
     best
 }
 
-/// Bases (packed tensor coordinates) of `layout`'s input dim `d`, zeros
-/// dropped.
-fn nonzero(layout: &LinearLayout, d: DimName) -> Vec<u64> {
-    layout
-        .packed_bases(d)
-        .iter()
-        .copied()
-        .filter(|&b| b != 0)
-        .collect()
-}
-
-/// Builds the shared layout whose offset bits map, from the lowest, to
-/// `order` (packed tensor coordinates), skipping dependent vectors and
-/// completing with unit vectors. `None` if the result is not a bijection.
+/// The shared layout whose offset bits map, from the lowest, to `order`
+/// (packed tensor coordinates of `like`'s out dims), skipping dependent
+/// vectors and completing with unit vectors
+/// ([`layout_codegen::swizzle::layout_from_order`]). `None` if it is not a
+/// bijection.
 pub(crate) fn layout_from_order(order: &[u64], like: &LinearLayout) -> Option<LinearLayout> {
-    let n = like.total_out_dim_size_log2();
-    let mut basis = linear_layout::gf2::EchelonBasis::new();
-    let mut cols = Vec::new();
-    for v in order.iter().copied().chain((0..n).map(|i| 1u64 << i)) {
-        if cols.len() == n as usize {
-            break;
-        }
-        if v != 0 && !basis.contains(v) {
-            basis.insert(v);
-            cols.push(v);
-        }
-    }
-    let outs = like
-        .out_dims()
-        .into_iter()
-        .map(|(d, s)| (d, s.trailing_zeros()))
-        .collect();
-    let l = LinearLayout::from_packed(vec![(DimName::OFFSET, cols)], outs, true).ok()?;
+    let l = layout_codegen::swizzle::layout_from_order(order, &like.out_dims()).ok()?;
     l.is_invertible().then_some(l)
 }
 
-/// The paper's construction (§5.4): offset bits = vector bases, then the
-/// source's phase lanes `a_i` (distinct banks for the stores), then
-/// `a_i ⊕ b_i` with `b_i` the destination's phase lanes (so `b_i` lands in
-/// bank `i` too: distinct banks for the loads), then the rest. Vectors are
-/// the common register bases, optionally widened with registers of one side
-/// (that side gets wider accesses, the other narrower). Both role orders and
-/// every widening are scored; the best (fewest predicted wavefronts, then
-/// fewest shared-memory instructions) is returned with its wavefronts.
+/// The paper's construction (§5.4), as
+/// [`layout_codegen::swizzle::paper_swizzle_candidates`] enumerates it
+/// (vector bases, then the intersection of the two sides' phase lanes, then
+/// `A`, then `A ⊕ B`; vectors widened with one side's registers), scored
+/// here by the emitter's wavefront model: the best (fewest predicted
+/// wavefronts, then fewest shared-memory instructions, then the first
+/// candidate) is returned with its wavefronts.
 pub fn construct_swizzle(
     src: &LinearLayout,
     dst: &LinearLayout,
     bits: u32,
     num_warps: u64,
 ) -> Option<(LinearLayout, u64)> {
-    let (r, l, w) = (DimName::REGISTER, DimName::LANE, DimName::WARP);
-    let (rs, rd) = (nonzero(src, r), nonzero(dst, r));
-    let (ls, ld) = (src.packed_bases(l).to_vec(), dst.packed_bases(l).to_vec());
-    let common: Vec<u64> = rs.iter().copied().filter(|x| rd.contains(x)).collect();
-    let max_vec = (128 / bits).trailing_zeros() as usize;
-    // (layout, wavefronts, instructions): fewest wavefronts, then fewest
-    // instructions (wider vectors on one side when the bound allows it).
+    let candidates = layout_codegen::swizzle::paper_swizzle_candidates(src, dst, bits).ok()?;
     let mut best: Option<(LinearLayout, u64, u64)> = None;
-    let consider = |order: Vec<u64>, best: &mut Option<(LinearLayout, u64, u64)>| {
-        if let Some(lay) = layout_from_order(&order, src) {
-            if let (Some(sc), Some(ni)) = (
-                score(src, dst, &lay, bits, num_warps),
-                instructions(src, dst, &lay, bits),
-            ) {
-                if best.as_ref().is_none_or(|b| (sc, ni) < (b.1, b.2)) {
-                    *best = Some((lay, sc, ni));
-                }
-            }
-        }
-    };
-    for take_common in 0..=common.len().min(max_vec) {
-        for (extra_side, extra_regs) in [(0, &rs), (1, &rd)] {
-            let extras: Vec<u64> = extra_regs
-                .iter()
-                .copied()
-                .filter(|x| !common.contains(x))
-                .collect();
-            for take_extra in 0..=extras.len().min(max_vec - take_common) {
-                if take_extra == 0 && extra_side == 1 {
-                    continue;
-                }
-                let mut vec: Vec<u64> = common[..take_common].to_vec();
-                vec.extend(&extras[..take_extra]);
-                for (first, second) in [(&ls, &ld), (&ld, &ls)] {
-                    for k in 0..=5usize {
-                        // I = span(a) ∩ span(b) goes to banks once; the rest
-                        // of a (A') to banks, and A'_i ⊕ B'_i to segments.
-                        let a: Vec<u64> = first.iter().take(k).copied().collect();
-                        let b: Vec<u64> = second.iter().take(k).copied().collect();
-                        let inter = linear_layout::gf2::span_intersection(&a, &b);
-                        let extend = |base: &[u64], from: &[u64]| -> Vec<u64> {
-                            let mut e = linear_layout::gf2::independent_basis(base);
-                            from.iter()
-                                .copied()
-                                .filter(|&x| x != 0 && !e.contains(x) && e.insert(x))
-                                .collect()
-                        };
-                        let a_rest = extend(&inter, &a);
-                        let b_rest = extend(&inter, &b);
-                        let mut order = vec.clone();
-                        order.extend(&inter);
-                        order.extend(&a_rest);
-                        order.extend(a_rest.iter().zip(b_rest.iter()).map(|(x, y)| x ^ y));
-                        // Then the rest of the registers, lanes and warps.
-                        order.extend(&rs);
-                        order.extend(&ls);
-                        order.extend(src.packed_bases(w));
-                        consider(order, &mut best);
-                    }
-                }
+    for lay in candidates.into_iter().filter(|l| l.is_invertible()) {
+        if let (Some(sc), Some(ni)) = (
+            score(src, dst, &lay, bits, num_warps),
+            instructions(src, dst, &lay, bits),
+        ) {
+            if best.as_ref().is_none_or(|b| (sc, ni) < (b.1, b.2)) {
+                best = Some((lay, sc, ni));
             }
         }
     }
