@@ -445,28 +445,29 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             )
         })
         .collect();
+    // A partial cross-warp plan against its full twin: taken only when it
+    // moves fewer wavefronts and its staying part is register moves (H200
+    // run of 2026-11-21: with shfl.idx for the staying part the partial
+    // plan ran at 0.51x of its full twin; with moves only at 1.05-2.0x).
+    // name -> chosen, for both the partial entry and its full twin.
     let mut partial_choice = std::collections::HashMap::new();
-    for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
-        let name = e["name"].as_str().unwrap_or("").to_string();
-        // A partial cross-warp plan against its full twin: taken only when
-        // it moves fewer wavefronts and its staying part is register moves
-        // (H200 run of 2026-11-21: with shfl.idx for the staying part the
-        // partial plan ran at 0.51x of its full twin; with moves only at
-        // 1.05-2.0x).
-        if let Some(full) = e["full_twin"].as_str() {
+    for e in meta.iter() {
+        if let (Some(name), Some(full)) = (e["name"].as_str(), e["full_twin"].as_str()) {
             let shuffles = ["predicted_fwd", "predicted_bwd"]
                 .iter()
                 .map(|k| e[*k]["shuffles"].as_u64().unwrap_or(0))
                 .sum::<u64>();
-            let take = shuffles == 0 && costs.get(full).is_some_and(|f| costs[&name].0 < f.0);
+            let take = shuffles == 0 && costs.get(full).is_some_and(|f| costs[name].0 < f.0);
+            partial_choice.insert(name.to_string(), take);
             partial_choice.insert(full.to_string(), !take);
-            e["chosen"] = json!(take);
-            eprintln!("  {name}: partial plan chosen {take} ({shuffles} shuffles)");
-            continue;
         }
-        let chosen = match name.strip_suffix("_mx") {
-            Some(base) => costs.get(base).is_none_or(|v| costs[&name] < *v),
-            None => costs
+    }
+    for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
+        let name = e["name"].as_str().unwrap_or("").to_string();
+        let chosen = match (partial_choice.get(&name), name.strip_suffix("_mx")) {
+            (Some(&c), _) => c,
+            (None, Some(base)) => costs.get(base).is_none_or(|v| costs[&name] < *v),
+            (None, None) => costs
                 .get(&format!("{name}_mx"))
                 .is_none_or(|m| costs[&name] <= *m),
         };
@@ -475,12 +476,6 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             "  {name}: predicted (wavefronts, instructions) {:?}, chosen {chosen}",
             costs[&name]
         );
-    }
-    // The full twins of partial cases (entries come after their partial).
-    for e in meta.iter_mut() {
-        if let Some(&c) = e["name"].as_str().and_then(|n| partial_choice.get(n)) {
-            e["chosen"] = json!(c);
-        }
     }
 }
 
