@@ -286,47 +286,10 @@ impl OffsetMap {
     }
 
     /// The vector groups (registers in offset order), widest vectors of at
-    /// most 16 bytes: register bits mapping to `1, 2, 4, …` while no other
-    /// basis touches those low offset bits.
+    /// most 16 bytes ([`crate::vectorize::vector_groups`], as the emitter
+    /// forms them).
     fn groups(&self, bits: u32) -> Vec<Vec<u64>> {
-        let max = (128 / bits).max(1).trailing_zeros() as usize;
-        let mut chosen: Vec<usize> = Vec::new();
-        for j in 0..max {
-            match self.reg.iter().position(|&b| b == 1 << j) {
-                Some(i) => chosen.push(i),
-                None => break,
-            }
-        }
-        loop {
-            let low = (1u64 << chosen.len()) - 1;
-            let clean = self
-                .reg
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !chosen.contains(i))
-                .map(|(_, b)| b)
-                .chain(&self.lane)
-                .chain(&self.warp)
-                .all(|&b| b & low == 0);
-            if clean || chosen.is_empty() {
-                break;
-            }
-            chosen.pop();
-        }
-        let vmask: u64 = chosen.iter().fold(0, |m, &i| m | 1 << i);
-        (0..1u64 << self.reg.len())
-            .filter(|r| r & vmask == 0)
-            .map(|r| {
-                (0..1u64 << chosen.len())
-                    .map(|k| {
-                        chosen
-                            .iter()
-                            .enumerate()
-                            .fold(r, |acc, (j, &i)| acc | ((k >> j) & 1) << i)
-                    })
-                    .collect()
-            })
-            .collect()
+        crate::vectorize::vector_groups(&self.reg, &self.lane, &self.warp, bits).1
     }
 }
 

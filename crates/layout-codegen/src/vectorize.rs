@@ -342,3 +342,64 @@ pub fn check_shared_vectorisation(
     }
     Ok(())
 }
+
+/// The vector groups of an address map `offset(r, lane, warp) = ⊕ reg[i]·r_i
+/// ⊕ lane[j]·lane_j ⊕ warp[k]·warp_k` (element units): the widest vector of
+/// at most 128 bits is formed by the register bits mapping to offsets
+/// `1, 2, 4, …` (in that order, any register bits: a register permutation
+/// is folded in) while no other basis touches those low offset bits.
+/// Returns those register bits and, for each vector, its registers in
+/// offset order (element `k` of the vector is register `group[k]`).
+///
+/// ```
+/// use layout_codegen::vectorize::vector_groups;
+/// // Register bit 1 -> offset 1, register bit 0 -> offset 2, lanes above.
+/// let (bits, groups) = vector_groups(&[2, 1], &[4, 8], &[], 16);
+/// assert_eq!(bits, vec![1, 0]);
+/// assert_eq!(groups, vec![vec![0, 2, 1, 3]]);
+/// ```
+pub fn vector_groups(
+    reg: &[u64],
+    lane: &[u64],
+    warp: &[u64],
+    bits: u32,
+) -> (Vec<usize>, Vec<Vec<u64>>) {
+    let max = (128 / bits).max(1).trailing_zeros() as usize;
+    let mut chosen: Vec<usize> = Vec::new();
+    for j in 0..max {
+        match reg.iter().position(|&b| b == 1 << j) {
+            Some(i) => chosen.push(i),
+            None => break,
+        }
+    }
+    loop {
+        let low = (1u64 << chosen.len()) - 1;
+        let clean = reg
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !chosen.contains(i))
+            .map(|(_, b)| b)
+            .chain(lane)
+            .chain(warp)
+            .all(|&b| b & low == 0);
+        if clean || chosen.is_empty() {
+            break;
+        }
+        chosen.pop();
+    }
+    let vmask: u64 = chosen.iter().fold(0, |m, &i| m | 1 << i);
+    let groups = (0..1u64 << reg.len())
+        .filter(|r| r & vmask == 0)
+        .map(|r| {
+            (0..1u64 << chosen.len())
+                .map(|k| {
+                    chosen
+                        .iter()
+                        .enumerate()
+                        .fold(r, |acc, (j, &i)| acc | ((k >> j) & 1) << i)
+                })
+                .collect()
+        })
+        .collect();
+    (chosen, groups)
+}

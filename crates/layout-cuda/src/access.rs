@@ -50,30 +50,7 @@ impl AccessMap {
     /// the lowest register bits (generalised vectorisation: a register
     /// permutation is folded into the grouping).
     pub fn vector_regs(&self, bits: u32) -> Vec<usize> {
-        let max = (128 / bits).max(1).trailing_zeros() as usize;
-        let mut chosen = Vec::new();
-        for j in 0..max {
-            match self.reg.iter().position(|&b| b == 1 << j) {
-                Some(i) => chosen.push(i),
-                None => break,
-            }
-        }
-        loop {
-            let low = (1u64 << chosen.len()) - 1;
-            let clean = self
-                .reg
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !chosen.contains(i))
-                .map(|(_, b)| b)
-                .chain(&self.lane)
-                .chain(&self.warp)
-                .all(|&b| b & low == 0);
-            if clean || chosen.is_empty() {
-                return chosen;
-            }
-            chosen.pop();
-        }
+        layout_codegen::vectorize::vector_groups(&self.reg, &self.lane, &self.warp, bits).0
     }
 
     /// Elements per vector access (`2^len(vector_regs)`).
@@ -84,21 +61,7 @@ impl AccessMap {
     /// The vector groups: for each, the register indices of its elements in
     /// offset order (element `k` of the vector is register `group[k]`).
     pub fn groups(&self, bits: u32) -> Vec<Vec<u64>> {
-        let vr = self.vector_regs(bits);
-        let vmask: u64 = vr.iter().fold(0, |m, &i| m | 1 << i);
-        let n = 1u64 << self.reg.len();
-        (0..n)
-            .filter(|r| r & vmask == 0)
-            .map(|r| {
-                (0..1u64 << vr.len())
-                    .map(|k| {
-                        vr.iter()
-                            .enumerate()
-                            .fold(r, |acc, (j, &i)| acc | ((k >> j) & 1) << i)
-                    })
-                    .collect()
-            })
-            .collect()
+        layout_codegen::vectorize::vector_groups(&self.reg, &self.lane, &self.warp, bits).1
     }
 
     fn emit_thread_offset(&self, out: &mut String, var: &str) {
