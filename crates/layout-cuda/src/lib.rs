@@ -377,24 +377,8 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let g = global_map(&case.src, &case.shape)?;
     let free = free_masks(&case.src);
     let threads = 32 * case.num_warps;
-    writeln!(
-        s,
-        "\nextern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
-    )
-    .unwrap();
-    writeln!(
-        s,
-        "  extern __shared__ __align__(16) unsigned char smem_raw[];"
-    )
-    .unwrap();
-    writeln!(s, "  {t}* smem = reinterpret_cast<{t}*>(smem_raw);").unwrap();
-    writeln!(
-        s,
-        "  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;"
-    )
-    .unwrap();
-    writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
-    writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
+    s.push('\n');
+    kernel_head(&mut s, t, threads, tile);
     writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
     g.emit_load(&mut s, "gin", "a", case.bits)?;
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
@@ -423,6 +407,30 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     };
     s.push_str(&host_main(&case.name, t, tile, bytes, threads));
     Ok((s, fwd, bwd))
+}
+
+/// The head of every conversion benchmark kernel `bench(in, out, R)`: the
+/// dynamic shared buffer as `t*`, the lane and warp ids, and this CTA's
+/// tile of `tile` elements in global memory (`gin`, `gout`).
+pub(crate) fn kernel_head(s: &mut String, t: &str, threads: u32, tile: u64) {
+    writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "  extern __shared__ __align__(16) unsigned char smem_raw[];"
+    )
+    .unwrap();
+    writeln!(s, "  {t}* smem = reinterpret_cast<{t}*>(smem_raw);").unwrap();
+    writeln!(
+        s,
+        "  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;"
+    )
+    .unwrap();
+    writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
+    writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
 }
 
 /// The host program of every conversion benchmark (vector, matrix and

@@ -317,13 +317,7 @@ fn emit_direction(
     let mut shuffles = 0;
     let n = plan.classes.len();
     for (i, k) in plan.classes.iter().enumerate() {
-        let head = match (i, i + 1 == n) {
-            (0, true) => "  {".to_string(),
-            (0, false) => format!("  if ({}) {{", warp_cond(&k.warps)),
-            (_, true) => "  } else {".to_string(),
-            _ => format!("  }} else if ({}) {{", warp_cond(&k.warps)),
-        };
-        writeln!(out, "{head}").unwrap();
+        writeln!(out, "{}", class_head(i, n, &k.warps)).unwrap();
         for s in &k.stores {
             if Some(&s.address.lane) != st_addr.as_ref().map(|a| &a.lane)
                 || Some(&s.address.warp) != st_addr.as_ref().map(|a| &a.warp)
@@ -345,13 +339,7 @@ fn emit_direction(
         emit_base(out, "o_ld", a);
     }
     for (i, k) in plan.classes.iter().enumerate() {
-        let head = match (i, i + 1 == n) {
-            (0, true) => "  {".to_string(),
-            (0, false) => format!("  if ({}) {{", warp_cond(&k.warps)),
-            (_, true) => "  } else {".to_string(),
-            _ => format!("  }} else if ({}) {{", warp_cond(&k.warps)),
-        };
-        writeln!(out, "{head}").unwrap();
+        writeln!(out, "{}", class_head(i, n, &k.warps)).unwrap();
         for l in &k.loads {
             if Some(&l.address.lane) != ld_addr.as_ref().map(|a| &a.lane)
                 || Some(&l.address.warp) != ld_addr.as_ref().map(|a| &a.warp)
@@ -464,24 +452,7 @@ pub fn emit_partial_benchmark(
         body(&mut s, "  ");
         writeln!(s, "}}\n").unwrap();
     }
-    writeln!(
-        s,
-        "extern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
-    )
-    .unwrap();
-    writeln!(
-        s,
-        "  extern __shared__ __align__(16) unsigned char smem_raw[];"
-    )
-    .unwrap();
-    writeln!(s, "  {t}* smem = reinterpret_cast<{t}*>(smem_raw);").unwrap();
-    writeln!(
-        s,
-        "  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;"
-    )
-    .unwrap();
-    writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
-    writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
+    crate::kernel_head(&mut s, t, threads, tile);
     writeln!(s, "  {t} a[{ns}];").unwrap();
     g.emit_load(&mut s, "gin", "a", case.bits)?;
     if specialise_warps {
@@ -509,4 +480,15 @@ pub fn emit_partial_benchmark(
         bwd,
         shuffles: (sf, sb),
     })
+}
+
+/// The opening of warp class `i` of `n` in an if/else-if chain over the
+/// warp id (the last class takes the `else`; a single class needs no test).
+fn class_head(i: usize, n: usize, warps: &[u64]) -> String {
+    match (i, i + 1 == n) {
+        (0, true) => "  {".to_string(),
+        (0, false) => format!("  if ({}) {{", warp_cond(warps)),
+        (_, true) => "  } else {".to_string(),
+        _ => format!("  }} else if ({}) {{", warp_cond(warps)),
+    }
 }
