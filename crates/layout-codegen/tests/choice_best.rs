@@ -46,7 +46,7 @@ fn best_is_never_costlier_on_the_gpu_suite() {
     assert_eq!(cases.len(), 21);
     let mut cheaper = 0;
     for c in &cases {
-        cheaper += check(c.name, &c.src, &c.dst, c.bits) as usize;
+        cheaper += check(&c.name, &c.src, &c.dst, c.bits) as usize;
     }
     // Every shared-memory case of the suite improves (16 transposes and
     // layout changes, and swap2, which Triton sends through shared memory).
