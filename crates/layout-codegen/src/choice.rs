@@ -290,28 +290,8 @@ fn plan_local(
             get(DimName::LANE),
             get(DimName::WARP),
         );
-        // Vector registers.
-        let max = (128 / bitwidth).trailing_zeros() as usize;
-        let mut vec_regs: Vec<usize> = Vec::new();
-        for k in 0..max {
-            let want = 1u64 << k;
-            let Some(i) = (0..reg.len()).find(|&i| reg[i] == want) else {
-                break;
-            };
-            let low = (want << 1) - 1;
-            let clean = reg
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i && !vec_regs.contains(j))
-                .map(|x| *x.1)
-                .chain(lane.iter().copied())
-                .chain(warp.iter().copied())
-                .all(|c| c & low == 0);
-            if !clean {
-                break;
-            }
-            vec_regs.push(i);
-        }
+        // Vector registers (the largest clean run of offsets 1, 2, 4, …).
+        let vec_regs = crate::vectorize::vector_groups(&reg, &lane, &warp, bitwidth).0;
         // Full register index of index `k` of the broadcast-free layout.
         let cols = full.packed_bases(DimName::REGISTER);
         let nonzero: Vec<usize> = (0..cols.len()).filter(|&i| cols[i] != 0).collect();
