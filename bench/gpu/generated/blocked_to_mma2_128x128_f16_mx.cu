@@ -315,7 +315,7 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
   __syncthreads();
 }
 
-extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
+extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw);
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;

@@ -500,7 +500,7 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
   __syncthreads();
 }
 
-extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int R) {
+extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int R) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   uint32_t* smem = reinterpret_cast<uint32_t*>(smem_raw);
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;

@@ -1049,7 +1049,7 @@ __device__ __forceinline__ void run_warp(uint16_t (&a)[128], uint16_t* smem, uns
   }
 }
 
-extern "C" __global__ void __launch_bounds__(128) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
+extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   uint16_t* smem = reinterpret_cast<uint16_t*>(smem_raw);
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;

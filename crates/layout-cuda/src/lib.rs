@@ -27,6 +27,7 @@ use std::fmt::Write;
 mod access;
 pub mod gather;
 pub mod matrix_ops;
+pub mod occupancy;
 pub mod partial;
 pub mod swizzle_search;
 pub use access::{wavefronts, AccessMap};
@@ -377,8 +378,24 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let g = global_map(&case.src, &case.shape)?;
     let free = free_masks(&case.src);
     let threads = 32 * case.num_warps;
+    // No shared memory unless a direction goes through it (it would only
+    // lower occupancy).
+    let uses_smem = fwd == Path::SharedMemory || bwd == Path::SharedMemory;
+    let bytes = if uses_smem {
+        smem_elems * case.bits as u64 / 8
+    } else {
+        0
+    };
+    let shuffles = fwd == Path::WarpShuffle || bwd == Path::WarpShuffle;
+    let footprint = occupancy::Footprint {
+        elements: ns.max(nd),
+        bits: case.bits,
+        copies: if shuffles { 2 } else { 1 },
+    };
+    let min_blocks =
+        occupancy::min_blocks(&occupancy::SmLimits::HOPPER, threads, bytes, &footprint);
     s.push('\n');
-    kernel_head(&mut s, t, threads, tile);
+    kernel_head(&mut s, t, threads, min_blocks, tile);
     writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
     g.emit_load(&mut s, "gin", "a", case.bits)?;
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
@@ -397,25 +414,28 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     writeln!(s, "  }}").unwrap();
     g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     writeln!(s, "}}\n").unwrap();
-    // No shared memory unless a direction goes through it (it would only
-    // lower occupancy).
-    let uses_smem = fwd == Path::SharedMemory || bwd == Path::SharedMemory;
-    let bytes = if uses_smem {
-        smem_elems * case.bits as u64 / 8
-    } else {
-        0
-    };
     s.push_str(&host_main(&case.name, t, tile, bytes, threads));
     Ok((s, fwd, bwd))
 }
 
-/// The head of every conversion benchmark kernel `bench(in, out, R)`: the
-/// dynamic shared buffer as `t*`, the lane and warp ids, and this CTA's
-/// tile of `tile` elements in global memory (`gin`, `gout`).
-pub(crate) fn kernel_head(s: &mut String, t: &str, threads: u32, tile: u64) {
+/// The head of every conversion benchmark kernel `bench(in, out, R)`: its
+/// launch bounds (`threads`, and `min_blocks` CTAs per SM when given, see
+/// [`occupancy`]), the dynamic shared buffer as `t*`, the lane and warp
+/// ids, and this CTA's tile of `tile` elements in global memory (`gin`, `gout`).
+pub(crate) fn kernel_head(
+    s: &mut String,
+    t: &str,
+    threads: u32,
+    min_blocks: Option<u32>,
+    tile: u64,
+) {
+    let bounds = match min_blocks {
+        Some(k) => format!("{threads}, {k}"),
+        None => threads.to_string(),
+    };
     writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
     )
     .unwrap();
     writeln!(

@@ -452,7 +452,20 @@ pub fn emit_partial_benchmark(
         body(&mut s, "  ");
         writeln!(s, "}}\n").unwrap();
     }
-    crate::kernel_head(&mut s, t, threads, tile);
+    // Staying and moving data are live together: two copies.
+    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * case.bits as u64 / 8;
+    let footprint = crate::occupancy::Footprint {
+        elements: ns.max(nd),
+        bits: case.bits,
+        copies: 2,
+    };
+    let min_blocks = crate::occupancy::min_blocks(
+        &crate::occupancy::SmLimits::HOPPER,
+        threads,
+        bytes,
+        &footprint,
+    );
+    crate::kernel_head(&mut s, t, threads, min_blocks, tile);
     writeln!(s, "  {t} a[{ns}];").unwrap();
     g.emit_load(&mut s, "gin", "a", case.bits)?;
     if specialise_warps {
@@ -472,7 +485,6 @@ pub fn emit_partial_benchmark(
     }
     g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     writeln!(s, "}}\n").unwrap();
-    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * case.bits as u64 / 8;
     s.push_str(&crate::host_main(&case.name, t, tile, bytes, threads));
     Ok(PartialEmission {
         code: s,

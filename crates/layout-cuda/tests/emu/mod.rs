@@ -25,7 +25,7 @@ pub const FAKE_CUDA: &str = r#"// CPU emulation of the few CUDA features the gen
 #define __global__
 #define __shared__
 #define __align__(x)
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __restrict__
 struct Dim { unsigned x; };
 thread_local Dim threadIdx, blockIdx;
