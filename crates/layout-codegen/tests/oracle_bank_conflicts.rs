@@ -40,6 +40,7 @@ fn bank_conflicts_match_triton_on_every_sample() {
         .chain(records("seed41-bank-conflicts.jsonl"))
         .chain(records("seed53-bank-conflicts.jsonl"))
         .chain(records("seed67-bank-conflicts.jsonl"))
+        .chain(records("seed97-bank-conflicts.jsonl"))
         .collect::<Vec<_>>();
     assert!(recs.len() >= 650, "expected the 49 + 239 + 373 cases");
     let mut pass = 0;
@@ -86,6 +87,7 @@ fn brute_force_agrees_with_triton_on_every_sample() {
         .chain(records("seed41-bank-conflicts.jsonl"))
         .chain(records("seed53-bank-conflicts.jsonl"))
         .chain(records("seed67-bank-conflicts.jsonl"))
+        .chain(records("seed97-bank-conflicts.jsonl"))
         .collect::<Vec<_>>();
     let (mut pass, mut mixed, mut skipped) = (0, 0, 0);
     let mut failures = Vec::new();

@@ -1,5 +1,5 @@
 //! Plans for the conversions between Triton-made layouts of
-//! sample-, seed7-, seed11-, seed23-, seed41-, seed53- and seed67-trivial-cvt.jsonl, each proved by the simulator; the plan class
+//! sample-, seed7-, seed11-, seed23-, seed41-, seed53-, seed67- and seed97-trivial-cvt.jsonl, each proved by the simulator; the plan class
 //! agrees with Triton's triviality answer.
 
 use layout_codegen::plan::{plan_conversion, plan_via_shared_memory, ConversionPlan};
@@ -19,6 +19,7 @@ fn every_sample_conversion_is_planned_and_proved() {
         "seed41-trivial-cvt.jsonl",
         "seed53-trivial-cvt.jsonl",
         "seed67-trivial-cvt.jsonl",
+        "seed97-trivial-cvt.jsonl",
     ] {
         let path = format!(
             "{}/../../tests/data/triton-oracle/{name}",

@@ -35,6 +35,7 @@ fn trivial_conversions_match_triton_on_every_sample() {
         .chain(records("seed41-trivial-cvt.jsonl"))
         .chain(records("seed53-trivial-cvt.jsonl"))
         .chain(records("seed67-trivial-cvt.jsonl"))
+        .chain(records("seed97-trivial-cvt.jsonl"))
         .collect::<Vec<_>>();
     assert!(recs.len() >= 400);
     let (mut pass, mut trivial) = (0, 0);

@@ -12,6 +12,7 @@ fn records() -> Vec<Value> {
     v.extend(read("seed41-layout-views.jsonl"));
     v.extend(read("seed53-layout-views.jsonl"));
     v.extend(read("seed67-layout-views.jsonl"));
+    v.extend(read("seed97-layout-views.jsonl"));
     v
 }
 
