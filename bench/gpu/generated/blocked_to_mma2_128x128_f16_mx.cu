@@ -46,6 +46,15 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t smem_addr, uint32_t& 
 }
 #endif
 
+__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned m_smem_st = 0u;
   m_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
@@ -321,8 +330,10 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint16_t* gin = in + (size_t)blockIdx.x * 16384u;
   uint16_t* gout = out + (size_t)blockIdx.x * 16384u;
-  uint16_t a[128];
-  uint16_t b[128];
+  uint32_t aw[64];
+  uint32_t bw[64];
+  {
+    uint16_t a[128];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -524,14 +535,35 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     a[126] = (t_.y >> 0) & 65535u;
     a[127] = (t_.y >> 16) & 65535u;
   }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+  }
   for (int it = 0; it < R; ++it) {
+    {
+    uint16_t a[128], b[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) b[i] += 1;
+    for (int j = 0; j < 64; ++j) bw[j] = (uint32_t)b[2 * j] | ((uint32_t)b[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    {
+    uint16_t a[128], b[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) a[i] += 1;
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
+  {
+    uint16_t a[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -573,6 +605,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 12368u]) = make_uint2((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 12384u]) = make_uint2((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 12400u]) = make_uint2((uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  }
 }
 
 

@@ -7,6 +7,15 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
+__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
@@ -146,8 +155,10 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint16_t* gin = in + (size_t)blockIdx.x * 4096u;
   uint16_t* gout = out + (size_t)blockIdx.x * 4096u;
-  uint16_t a[32];
-  uint16_t b[32];
+  uint32_t aw[16];
+  uint32_t bw[16];
+  {
+    uint16_t a[32];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -205,14 +216,35 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     a[30] = (t_.y >> 0) & 65535u;
     a[31] = (t_.y >> 16) & 65535u;
   }
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+  }
   for (int it = 0; it < R; ++it) {
+    {
+    uint16_t a[32], b[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 32; ++i) b[i] += 1;
+    for (int j = 0; j < 16; ++j) bw[j] = (uint32_t)b[2 * j] | ((uint32_t)b[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 16; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    {
+    uint16_t a[32], b[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 32; ++i) a[i] += 1;
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
+  {
+    uint16_t a[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -230,6 +262,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 2064u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 2096u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  }
 }
 
 

@@ -7,6 +7,15 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
+__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
@@ -414,8 +423,10 @@ extern "C" __global__ void __launch_bounds__(256, 2) bench(const uint16_t* __res
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint16_t* gin = in + (size_t)blockIdx.x * 32768u;
   uint16_t* gout = out + (size_t)blockIdx.x * 32768u;
-  uint16_t a[128];
-  uint16_t b[128];
+  uint32_t aw[64];
+  uint32_t bw[64];
+  {
+    uint16_t a[128];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 2u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;
@@ -682,14 +693,35 @@ extern "C" __global__ void __launch_bounds__(256, 2) bench(const uint16_t* __res
     a[126] = ((uint32_t)t_ >> 0) & 65535u;
     a[127] = ((uint32_t)t_ >> 16) & 65535u;
   }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+  }
   for (int it = 0; it < R; ++it) {
+    {
+    uint16_t a[128], b[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) b[i] += 1;
+    for (int j = 0; j < 64; ++j) bw[j] = (uint32_t)b[2 * j] | ((uint32_t)b[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    {
+    uint16_t a[128], b[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) a[i] += 1;
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
+  {
+    uint16_t a[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
@@ -764,6 +796,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) bench(const uint16_t* __res
   *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2288u]) = (uint32_t)((uint32_t)a[122] | ((uint32_t)a[123] << 16));
   *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 248u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 16));
   *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2296u]) = (uint32_t)((uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  }
 }
 
 

@@ -373,6 +373,9 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     if case.use_matrix_ops {
         s.push_str(&matrix_ops::wrappers());
     }
+    if packed16(case, ns, nd) {
+        s.push_str(ADD_U16X2);
+    }
     let fwd = emit_convert(&mut s, "cvt_fwd", case, &case.src, &case.dst)?;
     let bwd = emit_convert(&mut s, "cvt_bwd", case, &case.dst, &case.src)?;
     let g = global_map(&case.src, &case.shape)?;
@@ -396,26 +399,112 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
         occupancy::min_blocks(&occupancy::SmLimits::HOPPER, threads, bytes, &footprint);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile);
-    writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
-    g.emit_load(&mut s, "gin", "a", case.bits)?;
-    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-    writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;"
-    )
-    .unwrap();
-    writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;"
-    )
-    .unwrap();
-    writeln!(s, "  }}").unwrap();
-    g.emit_store(&mut s, "gout", "a", case.bits, free)?;
+    if packed16(case, ns, nd) {
+        emit_packed16_body(&mut s, &g, ns, nd, free)?;
+    } else {
+        writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
+        g.emit_load(&mut s, "gin", "a", case.bits)?;
+        writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
+        writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;"
+        )
+        .unwrap();
+        writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;"
+        )
+        .unwrap();
+        writeln!(s, "  }}").unwrap();
+        g.emit_store(&mut s, "gout", "a", case.bits, free)?;
+    }
     writeln!(s, "}}\n").unwrap();
     s.push_str(&host_main(&case.name, t, tile, bytes, threads));
     Ok((s, fwd, bwd))
+}
+
+/// Whether the benchmark kernel keeps 16-bit elements packed in pairs
+/// between conversions (register `2j` in the low half of word `j`, `2j + 1`
+/// in the high half), as Triton does: the elementwise op is then one
+/// `add.s16x2` per pair. Only when both layouts pair the same elements
+/// (equal register basis 0): each pair then moves as one 32-bit word and
+/// the unpack/pack around a conversion folds away. Where the pairs split
+/// (transposes, register↔lane swaps of bit 0) re-pairing costs a byte
+/// permute per word, which measured slower on the H200 (swap1 64×64
+/// 16-bit: 1.26×; blocked transposes: 1.08–1.14×).
+fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {
+    let pair = |l: &LinearLayout| l.basis(DimName::REGISTER, 0);
+    case.bits == 16
+        && ns.is_multiple_of(2)
+        && nd.is_multiple_of(2)
+        && pair(&case.src) == pair(&case.dst)
+}
+
+/// `x + y` on each 16-bit half (no carry between halves): `add.s16x2` on
+/// the GPU, the same arithmetic in plain C++ elsewhere (CPU emulation).
+const ADD_U16X2: &str = r#"__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
+"#;
+
+/// The kernel body for 16-bit elements held as packed pairs (`aw`, `bw`):
+/// each conversion unpacks its input words into the element array the
+/// `cvt_*` functions take and packs their output, all in registers, so the
+/// compiler folds the unpack/pack pairs away where the plan moves whole words.
+fn emit_packed16_body(
+    s: &mut String,
+    g: &AccessMap,
+    ns: u64,
+    nd: u64,
+    free: (u64, u64, u64),
+) -> Result<(), EmitError> {
+    let (ws, wd) = (ns / 2, nd / 2);
+    let unpack = |s: &mut String, words: &str, arr: &str, n: u64| {
+        writeln!(s, "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {{ {arr}[2 * j] = (uint16_t){words}[j]; {arr}[2 * j + 1] = (uint16_t)({words}[j] >> 16); }}").unwrap();
+    };
+    let pack = |s: &mut String, arr: &str, words: &str, n: u64| {
+        writeln!(s, "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {words}[j] = (uint32_t){arr}[2 * j] | ((uint32_t){arr}[2 * j + 1] << 16);").unwrap();
+    };
+    writeln!(s, "  uint32_t aw[{ws}];\n  uint32_t bw[{wd}];").unwrap();
+    writeln!(s, "  {{\n    uint16_t a[{ns}];").unwrap();
+    g.emit_load(s, "gin", "a", 16)?;
+    pack(s, "a", "aw", ws);
+    writeln!(s, "  }}").unwrap();
+    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
+    writeln!(s, "    {{\n    uint16_t a[{ns}], b[{nd}];").unwrap();
+    unpack(s, "aw", "a", ws);
+    writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
+    pack(s, "b", "bw", wd);
+    writeln!(s, "    }}").unwrap();
+    writeln!(
+        s,
+        "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);"
+    )
+    .unwrap();
+    writeln!(s, "    {{\n    uint16_t a[{ns}], b[{nd}];").unwrap();
+    unpack(s, "bw", "b", wd);
+    writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
+    pack(s, "a", "aw", ws);
+    writeln!(s, "    }}").unwrap();
+    writeln!(
+        s,
+        "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);"
+    )
+    .unwrap();
+    writeln!(s, "  }}").unwrap();
+    writeln!(s, "  {{\n    uint16_t a[{ns}];").unwrap();
+    unpack(s, "aw", "a", ws);
+    g.emit_store(s, "gout", "a", 16, free)?;
+    writeln!(s, "  }}").unwrap();
+    Ok(())
 }
 
 /// The head of every conversion benchmark kernel `bench(in, out, R)`: its

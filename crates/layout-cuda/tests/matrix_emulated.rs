@@ -241,6 +241,7 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
         return;
     }
     let mut split_seen = false;
+    let mut packed_seen = false;
     for (name, shape, bits, src, dst) in [
         (
             "vec_blocked_T_64x64_f32",
@@ -251,6 +252,8 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
         ),
         ("vec_blocked_T_64x64_f16", [64, 64], 16, BLK_ROW, BLK_COL),
         ("vec_mma2_to_blocked_64x64_f32", [64, 64], 32, MMA2, BLK_ROW),
+        // Both layouts pair the same 16-bit elements: the packed kernel body.
+        ("vec_mma2_to_blocked_64x64_f16", [64, 64], 16, MMA2, BLK_ROW),
     ] {
         let src = Encoding::parse(src)
             .unwrap()
@@ -276,11 +279,16 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
         let (code, fwd, _) = emit_benchmark(&c).unwrap();
         assert_eq!(fwd, Path::SharedMemory);
         split_seen |= code.contains("_st ^ ") && code.contains("u) + ");
+        packed_seen |= code.contains("add_u16x2(bw[j]");
         check(name, &code);
     }
     assert!(
         split_seen,
         "no case exercised an address with both a XOR and an added part"
+    );
+    assert!(
+        packed_seen,
+        "no case exercised the packed 16-bit kernel body"
     );
 }
 
