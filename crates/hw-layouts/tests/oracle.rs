@@ -429,6 +429,26 @@ fn seed13_rejects_are_rejected() {
     check_reject_records(&records, 90);
 }
 
+/// Gluon's `DistributedLinearLayout` from its parameters, built as Gluon
+/// does: the class carries its own shape (the out sizes), which an MLIR
+/// attribute cannot. Unreadable bases become an invalid basis (an error).
+fn gluon_linear(p: &Value) -> Result<Linear, hw_layouts::HwError> {
+    let m = |k: &str| -> Vec<Vec<i64>> {
+        serde_json::from_value(p[k].clone()).unwrap_or_else(|_| vec![vec![-1]])
+    };
+    let (rb, lb, wb, bb) = (
+        m("reg_bases"),
+        m("lane_bases"),
+        m("warp_bases"),
+        m("block_bases"),
+    );
+    let shape: Vec<u64> = p["shape"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_u64().unwrap_or(u64::MAX)).collect())
+        .unwrap_or_default();
+    Linear::from_bases([&rb, &lb, &wb, &bb], &shape)
+}
+
 fn check_reject_records(records: &[Value], min_checked: usize) {
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -451,19 +471,8 @@ fn check_reject_records(records: &[Value], min_checked: usize) {
             // Gluon's class carries its own shape, which the text cannot:
             // build it as Gluon does (out sizes = that shape).
             checked += 1;
-            let m = |k: &str| -> Vec<Vec<i64>> {
-                serde_json::from_value(p[k].clone()).unwrap_or_else(|_| vec![vec![-1]])
-            };
-            let (rb, lb, wb, bb) = (
-                m("reg_bases"),
-                m("lane_bases"),
-                m("warp_bases"),
-                m("block_bases"),
-            );
-            let gluon_shape = to_shape(&p["shape"]);
             let res = catch_unwind(AssertUnwindSafe(|| {
-                Linear::from_bases([&rb, &lb, &wb, &bb], &gluon_shape)
-                    .and_then(|l| Encoding::Linear(l).to_linear_layout(&shape))
+                gluon_linear(p).and_then(|l| Encoding::Linear(l).to_linear_layout(&shape))
             }));
             match res {
                 Err(_) => failures.push(format!("{} panicked (from_bases)", r["id"])),
@@ -482,19 +491,7 @@ fn check_reject_records(records: &[Value], min_checked: usize) {
         // the text form cannot show, so check the parent as Gluon builds it.
         let parent = &p["parent"];
         if p["cls"] == "SliceLayout" && parent["cls"] == "DistributedLinearLayout" {
-            let m = |k: &str| -> Vec<Vec<i64>> {
-                serde_json::from_value(parent[k].clone()).unwrap_or_else(|_| vec![vec![-1]])
-            };
-            let (rb, lb, wb, bb) = (
-                m("reg_bases"),
-                m("lane_bases"),
-                m("warp_bases"),
-                m("block_bases"),
-            );
-            let parent_shape = to_shape(&parent["shape"]);
-            let built = catch_unwind(AssertUnwindSafe(|| {
-                Linear::from_bases([&rb, &lb, &wb, &bb], &parent_shape).is_ok()
-            }));
+            let built = catch_unwind(AssertUnwindSafe(|| gluon_linear(parent).is_ok()));
             match built {
                 Err(_) => {
                     failures.push(format!("{} panicked (slice parent from_bases)", r["id"]));

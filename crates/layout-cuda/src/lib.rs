@@ -390,13 +390,8 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
         0
     };
     let shuffles = fwd == Path::WarpShuffle || bwd == Path::WarpShuffle;
-    let footprint = occupancy::Footprint {
-        elements: ns.max(nd),
-        bits: case.bits,
-        copies: if shuffles { 2 } else { 1 },
-    };
-    let min_blocks =
-        occupancy::min_blocks(&occupancy::SmLimits::HOPPER, threads, bytes, &footprint);
+    let copies = if shuffles { 2 } else { 1 };
+    let min_blocks = occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile);
     if packed16(case, ns, nd) {

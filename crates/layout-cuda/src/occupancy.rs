@@ -141,6 +141,29 @@ pub fn min_blocks(
         .find(|&k| limits.register_cap(threads, k) as u64 >= need)
 }
 
+/// [`min_blocks`] on Hopper for a kernel holding `elements` elements of
+/// `bits` bits per thread in `copies` live copies: what the benchmark
+/// emitters write into `__launch_bounds__`.
+///
+/// ```
+/// // 8 warps, 128 16-bit elements per thread through 64 KiB: two CTAs.
+/// assert_eq!(layout_cuda::occupancy::hopper_min_blocks(256, 65536, 128, 16, 1), Some(2));
+/// ```
+pub fn hopper_min_blocks(
+    threads: u32,
+    shared_bytes: u64,
+    elements: u64,
+    bits: u32,
+    copies: u64,
+) -> Option<u32> {
+    let f = Footprint {
+        elements,
+        bits,
+        copies,
+    };
+    min_blocks(&SmLimits::HOPPER, threads, shared_bytes, &f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
