@@ -269,12 +269,6 @@ impl GatherLoadMap {
             stride,
         })
     }
-
-    /// Scratch offset read by register `r` of thread `(lane, warp)` for
-    /// index value `v`.
-    pub fn offset(&self, r: u64, lane: u64, warp: u64, v: u64) -> u64 {
-        self.off_axis.offset(r, lane, warp) + v * self.stride
-    }
 }
 
 /// Emits `gather_smem(a, ix, b, smem, lane, warp)`.

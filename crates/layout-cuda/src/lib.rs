@@ -399,25 +399,31 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
         g.emit_load(&mut s, "gin", "a", case.bits)?;
-        writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-        writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
-        writeln!(
-            s,
-            "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;"
-        )
-        .unwrap();
-        writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
-        writeln!(
-            s,
-            "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;"
-        )
-        .unwrap();
-        writeln!(s, "  }}").unwrap();
+        emit_bench_loop(&mut s, ns, nd);
         g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     }
     writeln!(s, "}}\n").unwrap();
     s.push_str(&host_main(&case.name, t, tile, bytes, threads));
     Ok((s, fwd, bwd))
+}
+
+/// The benchmark loop on element arrays `a` (`ns` source registers) and
+/// `b` (`nd` destination registers): R × { cvt_fwd ; b += 1 ; cvt_bwd ; a += 1 }.
+pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64) {
+    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
+    writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
+    writeln!(
+        s,
+        "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;"
+    )
+    .unwrap();
+    writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
+    writeln!(
+        s,
+        "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;"
+    )
+    .unwrap();
+    writeln!(s, "  }}").unwrap();
 }
 
 /// Whether the benchmark kernel keeps 16-bit elements packed in pairs

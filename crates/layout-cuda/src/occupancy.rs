@@ -168,10 +168,21 @@ pub fn hopper_min_blocks(
 mod tests {
     use super::*;
 
-    /// Brute force over every k: the answer is the largest feasible one.
+    /// Brute force over every k, with the module doc's formulas written
+    /// out here (not the functions under test): the answer is the largest
+    /// feasible k.
     #[test]
     fn min_blocks_is_the_largest_feasible_k() {
         let l = SmLimits::HOPPER;
+        let cap = |t: u32, k: u32| ((65536 / (k * t)) / 8 * 8).min(255) as u64;
+        let need = |f: &Footprint| {
+            let data = if f.bits <= 8 {
+                f.elements
+            } else {
+                (f.elements * f.bits as u64).div_ceil(32)
+            };
+            ((data * f.copies * 13).div_ceil(10) + 32).max(128)
+        };
         for threads in [32, 64, 128, 256, 512, 1024] {
             for shared in [0u64, 4096, 16384, 32768, 65536, 100_000, 200_000] {
                 for elements in [1u64, 8, 16, 32, 64, 128, 256] {
@@ -187,8 +198,7 @@ mod tests {
                                     k * threads <= l.threads
                                         && k <= l.ctas
                                         && k as u64 * shared <= l.shared_bytes
-                                        && l.register_cap(threads, k) as u64
-                                            >= f.needed_registers().max(128)
+                                        && cap(threads, k) >= need(&f)
                                 })
                                 .collect();
                             assert_eq!(
@@ -201,6 +211,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The module doc's worked numbers.
+    #[test]
+    fn needed_registers_match_the_doc() {
+        let need = |elements, bits, copies| {
+            Footprint {
+                elements,
+                bits,
+                copies,
+            }
+            .needed_registers()
+        };
+        assert_eq!(need(128, 16, 1), 116); // 64 words
+        assert_eq!(need(128, 32, 1), 199); // 128 words
+        assert_eq!(need(32, 32, 2), 116); // 32 words, two copies
     }
 
     #[test]

@@ -37,7 +37,7 @@
 //! `shfl.sync`.
 
 use crate::{free_masks, global_map, ConversionCase, EmitError};
-use layout_codegen::partial::{plan_partial, PartialCost, PartialCrossWarpPlan, StayingMove};
+use layout_codegen::partial::{plan_partial, PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
 use linear_layout::DimName;
 use std::fmt::Write;
@@ -54,21 +54,6 @@ pub struct PartialEmission {
     /// `shfl.sync` instructions per thread-warp summed over warps, forward
     /// and backward, after packing.
     pub shuffles: (u64, u64),
-}
-
-impl PartialEmission {
-    /// The two directions' costs.
-    pub fn costs(&self) -> (&PartialCost, &PartialCost) {
-        (&self.fwd.cost, &self.bwd.cost)
-    }
-}
-
-fn ctype(bits: u32) -> &'static str {
-    match bits {
-        8 => "uint8_t",
-        16 => "uint16_t",
-        _ => "uint32_t",
-    }
 }
 
 /// `⊕` over the set bits of `var` of the masked constants, as C.
@@ -237,7 +222,7 @@ fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u3
     } else {
         (1u32 << bits) - 1
     };
-    let t = ctype(bits);
+    let t = crate::ctype(bits);
     let mut n = 0;
     for (c, ms) in by_lane {
         for ch in ms.chunks(per) {
@@ -284,7 +269,7 @@ fn emit_direction(
     plan: &PartialCrossWarpPlan,
 ) -> Result<u64, EmitError> {
     let bits = plan.bitwidth;
-    let t = ctype(bits);
+    let t = crate::ctype(bits);
     let (nf, nt) = (plan.src_registers, plan.dst_registers);
     writeln!(
         out,
@@ -393,7 +378,7 @@ pub fn emit_partial_benchmark(
         plan_partial(&case.src, &case.dst, &case.smem, case.bits).map_err(|x| e("src → dst", x))?;
     let bwd =
         plan_partial(&case.dst, &case.src, &case.smem, case.bits).map_err(|x| e("dst → src", x))?;
-    let t = ctype(case.bits);
+    let t = crate::ctype(case.bits);
     let ns = case.src.in_dim_size(DimName::REGISTER);
     let nd = case.dst.in_dim_size(DimName::REGISTER);
     let tile: u64 = case.shape.iter().product();
@@ -424,22 +409,6 @@ pub fn emit_partial_benchmark(
     let g = global_map(&case.src, &case.shape)?;
     let free = free_masks(&case.src);
     let threads = 32 * case.num_warps;
-    let body = |s: &mut String, indent: &str| {
-        writeln!(s, "{indent}for (int it = 0; it < R; ++it) {{").unwrap();
-        writeln!(s, "{indent}  cvt_fwd(a, b, smem, lane, warp);").unwrap();
-        writeln!(
-            s,
-            "#pragma unroll\n{indent}  for (int i = 0; i < {nd}; ++i) b[i] += 1;"
-        )
-        .unwrap();
-        writeln!(s, "{indent}  cvt_bwd(b, a, smem, lane, warp);").unwrap();
-        writeln!(
-            s,
-            "#pragma unroll\n{indent}  for (int i = 0; i < {ns}; ++i) a[i] += 1;"
-        )
-        .unwrap();
-        writeln!(s, "{indent}}}").unwrap();
-    };
     if specialise_warps {
         // The benchmark loop with the warp id a compile-time constant: the
         // warp-class branches fold away and the staying register moves
@@ -449,7 +418,7 @@ pub fn emit_partial_benchmark(
             "__device__ __forceinline__ void run_warp({t} (&a)[{ns}], {t}* smem, unsigned lane, const unsigned warp, int R) {{\n  {t} b[{nd}];"
         )
         .unwrap();
-        body(&mut s, "  ");
+        crate::emit_bench_loop(&mut s, ns, nd);
         writeln!(s, "}}\n").unwrap();
     }
     // Staying and moving data are live together: two copies.
@@ -471,7 +440,7 @@ pub fn emit_partial_benchmark(
         writeln!(s, "  }}").unwrap();
     } else {
         writeln!(s, "  {t} b[{nd}];").unwrap();
-        body(&mut s, "  ");
+        crate::emit_bench_loop(&mut s, ns, nd);
     }
     g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     writeln!(s, "}}\n").unwrap();

@@ -141,10 +141,14 @@ pub fn construct_swizzle(
     let candidates = layout_codegen::swizzle::paper_swizzle_candidates(src, dst, bits).ok()?;
     let mut best: Option<(LinearLayout, u64, u64)> = None;
     for lay in candidates.into_iter().filter(|l| l.is_invertible()) {
-        if let (Some(sc), Some(ni)) = (
-            score(src, dst, &lay, bits, num_warps),
-            instructions(src, dst, &lay, bits),
-        ) {
+        let Some(sc) = score(src, dst, &lay, bits, num_warps) else {
+            continue;
+        };
+        // Instructions only break ties: not needed when it scores worse.
+        if best.as_ref().is_some_and(|b| sc > b.1) {
+            continue;
+        }
+        if let Some(ni) = instructions(src, dst, &lay, bits) {
             if best.as_ref().is_none_or(|b| (sc, ni) < (b.1, b.2)) {
                 best = Some((lay, sc, ni));
             }

@@ -857,6 +857,12 @@ impl LinearLayout {
     /// in [`Eval`]'s output format, the number of out dims, and for layouts
     /// that are not `lanes` also all `(out dim, value)` pairs on the heap.
     /// Errors when the inputs are not exactly the in dims.
+    ///
+    /// The heap pairs are deliberate: returning scalars keeps `apply`'s
+    /// fast path building its `Coords` once. Returning a finished `Coords`
+    /// from here instead (inline for those layouts too) measured the fast
+    /// path at 12.6 ns instead of 6.3 ns (`floor apply`), for a saving only
+    /// on layouts with an out dim above 2^16 values.
     #[inline(never)]
     fn output_general(&self, ins: &[(DimName, u64)]) -> Result<(u64, usize, Spill)> {
         let flat = self.flat_index(ins)?;

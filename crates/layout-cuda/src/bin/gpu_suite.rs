@@ -153,14 +153,6 @@ fn cases() -> Vec<CaseSpec> {
 }
 
 /// Row-major identity shared layout (offset → dims, last dim fastest).
-fn row_major_smem(shape: &[u64]) -> LinearLayout {
-    let id = LinearLayout::identity_1d;
-    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    (id(shape[1], o, d1) * id(shape[0], o, d0))
-        .transpose_outs(&[d0, d1])
-        .expect("2 dims")
-}
-
 fn main() {
     let dir = std::env::args()
         .nth(1)
@@ -278,7 +270,9 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
                 a
             }
         }
-        (a, b) => a.or(b).unwrap_or_else(|| (row_major_smem(&shape), 0)),
+        (a, b) => a
+            .or(b)
+            .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0)),
     };
     if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
         let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
@@ -581,7 +575,9 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
                     a.0
                 }
             }
-            (a, b) => a.or(b).map_or_else(|| row_major_smem(&shape), |x| x.0),
+            (a, b) => a
+                .or(b)
+                .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0),
         };
         // The warp-specialised program, and for one case also the form
         // with run-time warp-class branches (`_branch`) to measure the
