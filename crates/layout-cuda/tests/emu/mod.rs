@@ -115,12 +115,20 @@ template <class F, class... A> void launch(F f, unsigned grid, unsigned threads,
 }
 "#;
 
+/// Whether g++ runs here. The emulated tests skip without it, unless
+/// `LAYOUT_CUDA_REQUIRE_GXX` is set (CI sets it where g++ is installed),
+/// in which case a missing g++ fails instead of skipping silently.
 pub fn have_gxx() -> bool {
-    Command::new("g++")
+    let ok = Command::new("g++")
         .arg("--version")
         .output()
         .map(|o| o.status.success())
-        .unwrap_or(false)
+        .unwrap_or(false);
+    assert!(
+        ok || std::env::var_os("LAYOUT_CUDA_REQUIRE_GXX").is_none(),
+        "LAYOUT_CUDA_REQUIRE_GXX is set but g++ does not run"
+    );
+    ok
 }
 
 /// Rewrites `bench<<<g, t, s>>>(` into `launch(bench, g, t, s, `.
