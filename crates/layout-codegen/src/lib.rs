@@ -66,6 +66,7 @@ pub mod plan;
 mod shared_plan;
 pub mod shuffle;
 mod shuffle_rounds;
+pub mod shuffle_words;
 pub mod simulator;
 pub mod swizzle;
 pub mod tiling;

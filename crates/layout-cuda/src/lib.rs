@@ -30,6 +30,7 @@ pub mod matrix_ops;
 pub mod occupancy;
 pub mod partial;
 pub mod swizzle_search;
+pub mod word_shuffle;
 pub use access::{wavefronts, AccessMap};
 
 /// Errors of the emitter.
@@ -373,11 +374,21 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     if case.use_matrix_ops {
         s.push_str(&matrix_ops::wrappers());
     }
-    if packed16(case, ns, nd) {
-        s.push_str(ADD_U16X2);
+    let words = word_shuffles(case);
+    if packed16(case, ns, nd) || words.is_some() {
+        s.push_str(if case.bits == 8 { ADD_U8X4 } else { ADD_U16X2 });
     }
-    let fwd = emit_convert(&mut s, "cvt_fwd", case, &case.src, &case.dst)?;
-    let bwd = emit_convert(&mut s, "cvt_bwd", case, &case.dst, &case.src)?;
+    let (fwd, bwd) = match &words {
+        Some((f, b)) => {
+            emit_word_convert(&mut s, "cvt_fwd", t, f);
+            emit_word_convert(&mut s, "cvt_bwd", t, b);
+            (Path::WarpShuffle, Path::WarpShuffle)
+        }
+        None => (
+            emit_convert(&mut s, "cvt_fwd", case, &case.src, &case.dst)?,
+            emit_convert(&mut s, "cvt_bwd", case, &case.dst, &case.src)?,
+        ),
+    };
     let g = global_map(&case.src, &case.shape)?;
     let free = free_masks(&case.src);
     let threads = 32 * case.num_warps;
@@ -394,8 +405,8 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let min_blocks = occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile);
-    if packed16(case, ns, nd) {
-        emit_packed16_body(&mut s, &g, ns, nd, free)?;
+    if packed16(case, ns, nd) || words.is_some() {
+        emit_packed_body(&mut s, &g, (ns, nd), case.bits, free, words.is_some())?;
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
         g.emit_load(&mut s, "gin", "a", case.bits)?;
@@ -443,6 +454,47 @@ fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {
         && pair(&case.src) == pair(&case.dst)
 }
 
+/// Both directions of an 8- or 16-bit conversion as word programs
+/// ([`word_shuffle`]), when both go by warp shuffles and their word forms
+/// are no costlier: the kernel then keeps pairs packed throughout, also
+/// where the two layouts pair different elements.
+fn word_shuffles(
+    case: &ConversionCase,
+) -> Option<(
+    layout_codegen::shuffle_words::WordProgram,
+    layout_codegen::shuffle_words::WordProgram,
+)> {
+    if !matches!(case.bits, 8 | 16) || case.force_shared {
+        return None;
+    }
+    let one = |from: &LinearLayout, to: &LinearLayout| {
+        if register_permutation(from, to).is_some() {
+            return None;
+        }
+        let plan = shuffle_plan_if_cheaper(from, to, &case.smem, case.bits, case.num_warps as u64)?;
+        word_shuffle::word_form_if_cheaper(&plan)
+    };
+    Some((one(&case.src, &case.dst)?, one(&case.dst, &case.src)?))
+}
+
+/// A conversion function on packed words (see [`word_shuffle`]).
+fn emit_word_convert(
+    out: &mut String,
+    fname: &str,
+    t: &str,
+    prog: &layout_codegen::shuffle_words::WordProgram,
+) {
+    writeln!(
+        out,
+        "__device__ __forceinline__ void {fname}(const uint32_t (&a)[{}], uint32_t (&b)[{}], {t}* smem, unsigned lane, unsigned warp) {{",
+        prog.num_inputs,
+        prog.outputs.len()
+    )
+    .unwrap();
+    word_shuffle::emit_word_program(out, prog);
+    writeln!(out, "  (void)smem; (void)warp;\n}}").unwrap();
+}
+
 /// `x + y` on each 16-bit half (no carry between halves): `add.s16x2` on
 /// the GPU, the same arithmetic in plain C++ elsewhere (CPU emulation).
 const ADD_U16X2: &str = r#"__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
@@ -456,54 +508,114 @@ const ADD_U16X2: &str = r#"__device__ __forceinline__ uint32_t add_u16x2(uint32_
 }
 "#;
 
-/// The kernel body for 16-bit elements held as packed pairs (`aw`, `bw`):
-/// each conversion unpacks its input words into the element array the
-/// `cvt_*` functions take and packs their output, all in registers, so the
-/// compiler folds the unpack/pack pairs away where the plan moves whole words.
-fn emit_packed16_body(
+/// `x + y` on each byte (no carry between bytes): the low seven bits of
+/// each byte add without crossing, the top bit is their carry XOR the top
+/// bits of `x` and `y`.
+const ADD_U8X4: &str = r#"__device__ __forceinline__ uint32_t add_u8x4(uint32_t x, uint32_t y) {
+  return ((x & 0x7f7f7f7fu) + (y & 0x7f7f7f7fu)) ^ ((x ^ y) & 0x80808080u);
+}
+"#;
+
+/// The kernel body for 8- or 16-bit elements held packed in words (`aw`,
+/// `bw`; element `e·j + k` in bits `k·bits` of word `j`, `e = 32 / bits`).
+/// With `words_native` the `cvt_*` functions take and return the words;
+/// otherwise each conversion unpacks its input words into the element array
+/// the `cvt_*` functions take and packs their output, all in registers, so
+/// the compiler folds the unpack/pack pairs away where the plan moves whole
+/// words. The elementwise op is `add_u16x2` / `add_u8x4` per word.
+fn emit_packed_body(
     s: &mut String,
     g: &AccessMap,
-    ns: u64,
-    nd: u64,
+    (ns, nd): (u64, u64),
+    bits: u32,
     free: (u64, u64, u64),
+    words_native: bool,
 ) -> Result<(), EmitError> {
-    let (ws, wd) = (ns / 2, nd / 2);
+    let e = u64::from(32 / bits);
+    let t = ctype(bits);
+    let (ws, wd) = (ns / e, nd / e);
+    let (add, one) = if bits == 8 {
+        ("add_u8x4", "0x01010101u")
+    } else {
+        ("add_u16x2", "0x00010001u")
+    };
+    let elem = |arr: &str, k: u64| {
+        if k == 0 {
+            format!("{arr}[{e} * j]")
+        } else {
+            format!("{arr}[{e} * j + {k}]")
+        }
+    };
     let unpack = |s: &mut String, words: &str, arr: &str, n: u64| {
-        writeln!(s, "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {{ {arr}[2 * j] = (uint16_t){words}[j]; {arr}[2 * j + 1] = (uint16_t)({words}[j] >> 16); }}").unwrap();
+        let parts: Vec<String> = (0..e)
+            .map(|k| match k {
+                0 => format!("{} = ({t}){words}[j];", elem(arr, 0)),
+                _ => format!(
+                    "{} = ({t})({words}[j] >> {});",
+                    elem(arr, k),
+                    k * u64::from(bits)
+                ),
+            })
+            .collect();
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {{ {} }}",
+            parts.join(" ")
+        )
+        .unwrap();
     };
     let pack = |s: &mut String, arr: &str, words: &str, n: u64| {
-        writeln!(s, "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {words}[j] = (uint32_t){arr}[2 * j] | ((uint32_t){arr}[2 * j + 1] << 16);").unwrap();
+        let parts: Vec<String> = (0..e)
+            .map(|k| match k {
+                0 => format!("(uint32_t){}", elem(arr, 0)),
+                _ => format!("((uint32_t){} << {})", elem(arr, k), k * u64::from(bits)),
+            })
+            .collect();
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {words}[j] = {};",
+            parts.join(" | ")
+        )
+        .unwrap();
     };
     writeln!(s, "  uint32_t aw[{ws}];\n  uint32_t bw[{wd}];").unwrap();
-    writeln!(s, "  {{\n    uint16_t a[{ns}];").unwrap();
-    g.emit_load(s, "gin", "a", 16)?;
+    writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
+    g.emit_load(s, "gin", "a", bits)?;
     pack(s, "a", "aw", ws);
     writeln!(s, "  }}").unwrap();
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-    writeln!(s, "    {{\n    uint16_t a[{ns}], b[{nd}];").unwrap();
-    unpack(s, "aw", "a", ws);
-    writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
-    pack(s, "b", "bw", wd);
-    writeln!(s, "    }}").unwrap();
+    if words_native {
+        writeln!(s, "    cvt_fwd(aw, bw, smem, lane, warp);").unwrap();
+    } else {
+        writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
+        unpack(s, "aw", "a", ws);
+        writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
+        pack(s, "b", "bw", wd);
+        writeln!(s, "    }}").unwrap();
+    }
     writeln!(
         s,
-        "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);"
+        "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = {add}(bw[j], {one});"
     )
     .unwrap();
-    writeln!(s, "    {{\n    uint16_t a[{ns}], b[{nd}];").unwrap();
-    unpack(s, "bw", "b", wd);
-    writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
-    pack(s, "a", "aw", ws);
-    writeln!(s, "    }}").unwrap();
+    if words_native {
+        writeln!(s, "    cvt_bwd(bw, aw, smem, lane, warp);").unwrap();
+    } else {
+        writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
+        unpack(s, "bw", "b", wd);
+        writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
+        pack(s, "a", "aw", ws);
+        writeln!(s, "    }}").unwrap();
+    }
     writeln!(
         s,
-        "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);"
+        "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = {add}(aw[j], {one});"
     )
     .unwrap();
     writeln!(s, "  }}").unwrap();
-    writeln!(s, "  {{\n    uint16_t a[{ns}];").unwrap();
+    writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
     unpack(s, "aw", "a", ws);
-    g.emit_store(s, "gout", "a", 16, free)?;
+    g.emit_store(s, "gout", "a", bits, free)?;
     writeln!(s, "  }}").unwrap();
     Ok(())
 }

@@ -51,6 +51,13 @@ inline uint32_t __shfl_sync(unsigned, uint32_t v, unsigned src) {
 }
 inline uint32_t __shfl_xor_sync(unsigned m, uint32_t v, unsigned x) { return __shfl_sync(m, v, (threadIdx.x & 31u) ^ x); }
 inline unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
+// prmt.b32 (default mode): byte n of the result is byte (s >> 4n) & 7 of y:x.
+inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s) {
+  uint64_t v = ((uint64_t)y << 32) | x;
+  uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) r |= (uint32_t)((v >> (8 * ((s >> (4 * n)) & 7u))) & 0xffu) << (8 * n);
+  return r;
+}
 typedef int cudaError_t;
 typedef void* cudaEvent_t;
 enum { cudaSuccess = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaFuncAttributeMaxDynamicSharedMemorySize = 3 };
