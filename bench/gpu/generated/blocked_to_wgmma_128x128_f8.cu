@@ -7,9 +7,6 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ uint32_t add_u8x4(uint32_t x, uint32_t y) {
-  return ((x & 0x7f7f7f7fu) + (y & 0x7f7f7f7fu)) ^ ((x ^ y) & 0x80808080u);
-}
 __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[128], uint8_t (&b)[128], uint8_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
   o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 32u;
@@ -365,10 +362,8 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint8_t* __rest
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint8_t* gin = in + (size_t)blockIdx.x * 16384u;
   uint8_t* gout = out + (size_t)blockIdx.x * 16384u;
-  uint32_t aw[32];
-  uint32_t bw[32];
-  {
-    uint8_t a[128];
+  uint8_t a[128];
+  uint8_t b[128];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -570,35 +565,14 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint8_t* __rest
     a[126] = ((uint32_t)t_ >> 16) & 255u;
     a[127] = ((uint32_t)t_ >> 24) & 255u;
   }
-#pragma unroll
-    for (int j = 0; j < 32; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
-  }
   for (int it = 0; it < R; ++it) {
-    {
-    uint8_t a[128], b[128];
-#pragma unroll
-    for (int j = 0; j < 32; ++j) { a[4 * j] = (uint8_t)aw[j]; a[4 * j + 1] = (uint8_t)(aw[j] >> 8); a[4 * j + 2] = (uint8_t)(aw[j] >> 16); a[4 * j + 3] = (uint8_t)(aw[j] >> 24); }
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
-    for (int j = 0; j < 32; ++j) bw[j] = (uint32_t)b[4 * j] | ((uint32_t)b[4 * j + 1] << 8) | ((uint32_t)b[4 * j + 2] << 16) | ((uint32_t)b[4 * j + 3] << 24);
-    }
-#pragma unroll
-    for (int j = 0; j < 32; ++j) bw[j] = add_u8x4(bw[j], 0x01010101u);
-    {
-    uint8_t a[128], b[128];
-#pragma unroll
-    for (int j = 0; j < 32; ++j) { b[4 * j] = (uint8_t)bw[j]; b[4 * j + 1] = (uint8_t)(bw[j] >> 8); b[4 * j + 2] = (uint8_t)(bw[j] >> 16); b[4 * j + 3] = (uint8_t)(bw[j] >> 24); }
+    for (int i = 0; i < 128; ++i) b[i] += 1;
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
-    for (int j = 0; j < 32; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
-    }
-#pragma unroll
-    for (int j = 0; j < 32; ++j) aw[j] = add_u8x4(aw[j], 0x01010101u);
+    for (int i = 0; i < 128; ++i) a[i] += 1;
   }
-  {
-    uint8_t a[128];
-#pragma unroll
-    for (int j = 0; j < 32; ++j) { a[4 * j] = (uint8_t)aw[j]; a[4 * j + 1] = (uint8_t)(aw[j] >> 8); a[4 * j + 2] = (uint8_t)(aw[j] >> 16); a[4 * j + 3] = (uint8_t)(aw[j] >> 24); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -640,7 +614,6 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint8_t* __rest
   *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12368u]) = (uint32_t)((uint32_t)a[116] | ((uint32_t)a[117] << 8) | ((uint32_t)a[118] << 16) | ((uint32_t)a[119] << 24));
   *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12384u]) = (uint32_t)((uint32_t)a[120] | ((uint32_t)a[121] << 8) | ((uint32_t)a[122] << 16) | ((uint32_t)a[123] << 24));
   *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 12400u]) = (uint32_t)((uint32_t)a[124] | ((uint32_t)a[125] << 8) | ((uint32_t)a[126] << 16) | ((uint32_t)a[127] << 24));
-  }
 }
 
 

@@ -375,7 +375,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
         s.push_str(&matrix_ops::wrappers());
     }
     let words = word_shuffles(case);
-    if packed_words(case, ns, nd) || words.is_some() {
+    if packed16(case, ns, nd) || words.is_some() {
         s.push_str(if case.bits == 8 { ADD_U8X4 } else { ADD_U16X2 });
     }
     let (fwd, bwd) = match &words {
@@ -405,7 +405,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let min_blocks = occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile);
-    if packed_words(case, ns, nd) || words.is_some() {
+    if packed16(case, ns, nd) || words.is_some() {
         emit_packed_body(&mut s, &g, (ns, nd), case.bits, free, words.is_some())?;
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
@@ -447,17 +447,17 @@ pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64) {
 /// permute per word, which measured slower on the H200 (swap1 64×64
 /// 16-bit: 1.26×; blocked transposes: 1.08–1.14×).
 ///
-/// 8-bit elements are always kept four to a word: one byte per register
-/// made the 8-bit cases ALU-bound (45% of the shared-memory ceiling in
-/// session 3), four byte adds and the byte extraction around them per word
-/// where `add_u8x4` is three operations.
-fn packed_words(case: &ConversionCase, ns: u64, nd: u64) -> bool {
+/// 8-bit elements stay one per register here (they are packed only around
+/// word-form warp shuffles, [`word_shuffles`]): keeping them four to a word
+/// around shared-memory conversions measured 1.4–1.5× slower on the H200
+/// (2026-11-21, `blocked_T_128x128_f8` 2.30 → 3.36 µs per conversion): the
+/// byte extraction and re-packing at the vector accesses does not fold.
+fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {
     let pair = |l: &LinearLayout| l.basis(DimName::REGISTER, 0);
-    match case.bits {
-        16 => ns.is_multiple_of(2) && nd.is_multiple_of(2) && pair(&case.src) == pair(&case.dst),
-        8 => ns.is_multiple_of(4) && nd.is_multiple_of(4),
-        _ => false,
-    }
+    case.bits == 16
+        && ns.is_multiple_of(2)
+        && nd.is_multiple_of(2)
+        && pair(&case.src) == pair(&case.dst)
 }
 
 /// Both directions of an 8- or 16-bit conversion as word programs

@@ -242,7 +242,6 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
     }
     let mut split_seen = false;
     let mut packed_seen = false;
-    let mut bytes_seen = false;
     for (name, shape, bits, src, dst) in [
         (
             "vec_blocked_T_64x64_f32",
@@ -252,8 +251,6 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
             BLK_COL,
         ),
         ("vec_blocked_T_64x64_f16", [64, 64], 16, BLK_ROW, BLK_COL),
-        // 8-bit: four bytes per word through the kernel (add_u8x4).
-        ("vec_blocked_T_64x64_u8", [64, 64], 8, BLK_ROW, BLK_COL),
         ("vec_mma2_to_blocked_64x64_f32", [64, 64], 32, MMA2, BLK_ROW),
         // Both layouts pair the same 16-bit elements: the packed kernel body.
         ("vec_mma2_to_blocked_64x64_f16", [64, 64], 16, MMA2, BLK_ROW),
@@ -283,7 +280,6 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
         assert_eq!(fwd, Path::SharedMemory);
         split_seen |= code.contains("_st ^ ") && code.contains("u) + ");
         packed_seen |= code.contains("add_u16x2(bw[j]");
-        bytes_seen |= code.contains("add_u8x4(bw[j]");
         check(name, &code);
     }
     assert!(
@@ -291,8 +287,8 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
         "no case exercised an address with both a XOR and an added part"
     );
     assert!(
-        packed_seen && bytes_seen,
-        "no case exercised the packed 16-bit or 8-bit kernel body"
+        packed_seen,
+        "no case exercised the packed 16-bit kernel body"
     );
 }
 
