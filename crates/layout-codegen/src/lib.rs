@@ -25,7 +25,9 @@
 //!   decomposition with Ship/Swap and `prmt` packing, the paper's rounds, a
 //!   general `shfl.idx` fallback), the programs of
 //!   `ConversionPlan::WarpProgram`, with their own warp-model checker
-//!   beside the simulator; [`gather`]: gather plans;
+//!   beside the simulator; [`shuffle_words`]: the same programs over
+//!   packed 8/16-bit words with lane-dependent byte permutes (`prmt`),
+//!   checked on real words; [`gather`]: gather plans;
 //!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
 //!   (the paper's Table 2); [`tiling`]: ld/st.shared and ldmatrix/stmatrix
 //!   tiling (Theorem 5.1).

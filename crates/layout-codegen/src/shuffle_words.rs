@@ -28,6 +28,28 @@
 //! [`check_word_program`] runs a word program on real 32-bit values (every
 //! element of the warp numbered, `b` bits at a time) and compares every
 //! destination register with the layouts, independently of the rewrite.
+//!
+//! ```
+//! use layout_codegen::shuffle::shuffle_plan;
+//! use layout_codegen::shuffle_words::{check_word_program, WordProgram};
+//! use linear_layout::{DimName, LinearLayout};
+//! let (reg, lane, d0) = (DimName::REGISTER, DimName::LANE, DimName::dim(0));
+//! // 2 registers -> elements 0, 1; lanes -> elements 2..64.
+//! let src = LinearLayout::identity_1d(2, reg, d0) * LinearLayout::identity_1d(32, lane, d0);
+//! // Register bit 0 and lane bit 0 exchanged.
+//! let dst = LinearLayout::new(
+//!     vec![(reg, vec![vec![2]]), (lane, vec![vec![1], vec![4], vec![8], vec![16], vec![32]])],
+//!     vec![(d0, 64)],
+//!     true,
+//! ).unwrap();
+//! let plan = shuffle_plan(&src, &dst, 16).unwrap();
+//! let words = WordProgram::from_program(&plan.program).unwrap();
+//! check_word_program(&words, &src, &dst).unwrap();
+//! // One word per lane: the whole word goes to lane ^ 1, and one permute
+//! // (selector by lane parity) keeps the own half and takes the partner's.
+//! let c = words.cost();
+//! assert_eq!((c.shuffles, c.permutes), (1, 1));
+//! ```
 
 use crate::shuffle::{hw_apply, ShflMode, WarpInstr, WarpProgram};
 use linear_layout::{DimName, LinearLayout};
