@@ -138,7 +138,7 @@ impl WordProgram {
         let n_out = prog.outputs.len();
         if !prog.num_inputs.is_multiple_of(e)
             || !n_out.is_multiple_of(e)
-            || prog.lanes == 0
+            || !prog.lanes.is_power_of_two()
             || prog.lanes > 32
         {
             return None;

@@ -15,6 +15,22 @@ use common::{random_pair, Rng};
 const REG: DimName = DimName::REGISTER;
 const LANE: DimName = DimName::LANE;
 
+/// `regs` registers -> elements `0..regs`, 32 lanes above them, and the
+/// same layout with register bit `k` and lane bit `k` exchanged, `k < swaps`.
+fn swap_pair(regs: u64, swaps: usize) -> (LinearLayout, LinearLayout) {
+    let d0 = DimName::dim(0);
+    let id = LinearLayout::identity_1d;
+    let src = id(regs, REG, d0) * id(32, LANE, d0);
+    let mut bases = src.all_bases();
+    for k in 0..swaps {
+        let r = bases[0].1[k].clone();
+        bases[0].1[k] = bases[1].1[k].clone();
+        bases[1].1[k] = r;
+    }
+    let dst = LinearLayout::new(bases, src.out_dims(), true).unwrap();
+    (src, dst)
+}
+
 #[test]
 fn byte_perm_follows_the_ptx_definition() {
     let (x, y) = (0x3322_1100u32, 0x7766_5544u32);
@@ -31,15 +47,8 @@ fn byte_perm_follows_the_ptx_definition() {
 /// shuffle per two words, one permute per output word.
 #[test]
 fn register_lane_swap_of_pairs_costs_two_instructions_per_word() {
-    let d0 = DimName::dim(0);
-    let id = LinearLayout::identity_1d;
     // 4 registers -> elements 0..4, 32 lanes -> elements 4..128.
-    let src = id(4, REG, d0) * id(32, LANE, d0);
-    let mut bases = src.all_bases();
-    let r0 = bases[0].1[0].clone();
-    bases[0].1[0] = bases[1].1[0].clone();
-    bases[1].1[0] = r0;
-    let dst = LinearLayout::new(bases, src.out_dims(), true).unwrap();
+    let (src, dst) = swap_pair(4, 1);
     let plan = shuffle_plan(&src, &dst, 16).unwrap();
     check_warp_program(&plan.program, &src, &dst).unwrap();
     let w = WordProgram::from_program(&plan.program).expect("a word form");
@@ -102,14 +111,7 @@ fn random_pairs_rewrite_to_words_that_convert() {
 /// shuffle reading the wrong lane, is caught.
 #[test]
 fn the_word_checker_catches_broken_programs() {
-    let d0 = DimName::dim(0);
-    let id = LinearLayout::identity_1d;
-    let src = id(4, REG, d0) * id(32, LANE, d0);
-    let mut bases = src.all_bases();
-    let r0 = bases[0].1[0].clone();
-    bases[0].1[0] = bases[1].1[0].clone();
-    bases[1].1[0] = r0;
-    let dst = LinearLayout::new(bases, src.out_dims(), true).unwrap();
+    let (src, dst) = swap_pair(4, 1);
     let plan = shuffle_plan(&src, &dst, 16).unwrap();
     let w = WordProgram::from_program(&plan.program).unwrap();
     let mut bad = w.clone();
@@ -133,16 +135,7 @@ fn the_word_checker_catches_broken_programs() {
 /// (more than 256 distinct elements per warp), all checked.
 #[test]
 fn eight_bit_words_with_many_elements() {
-    let d0 = DimName::dim(0);
-    let id = LinearLayout::identity_1d;
-    let src = id(16, REG, d0) * id(32, LANE, d0);
-    let mut bases = src.all_bases();
-    for k in 0..2 {
-        let r = bases[0].1[k].clone();
-        bases[0].1[k] = bases[1].1[k].clone();
-        bases[1].1[k] = r;
-    }
-    let dst = LinearLayout::new(bases, src.out_dims(), true).unwrap();
+    let (src, dst) = swap_pair(16, 2);
     let plan = shuffle_plan(&src, &dst, 8).unwrap();
     check_warp_program(&plan.program, &src, &dst).unwrap();
     let w = WordProgram::from_program(&plan.program).expect("a word form");

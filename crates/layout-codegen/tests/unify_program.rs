@@ -20,75 +20,8 @@ const REG: DimName = DimName::REGISTER;
 const LANE: DimName = DimName::LANE;
 const WARP: DimName = DimName::WARP;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            v.swap(i, j);
-        }
-    }
-}
-
-/// Element bit `e` of a 2-D tensor `[2^a, 2^(n-a)]` as a basis vector.
-fn elem(e: Option<usize>, a: usize) -> Vec<u64> {
-    match e {
-        None => vec![0, 0],
-        Some(e) if e < a => vec![1 << e, 0],
-        Some(e) => vec![0, 1 << (e - a)],
-    }
-}
-
-/// A random pair of distributed layouts (32 lanes, up to 4 warps, same
-/// warp bases) with random register and lane broadcasting: a warp-local
-/// conversion.
-fn random_pair(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
-    let n_warp = rng.below(3) as usize;
-    let w_nonzero = rng.below(n_warp as u64 + 1) as usize;
-    let e_nw = 2 + rng.below(6) as usize;
-    let e = e_nw + w_nonzero;
-    let a = rng.below(e as u64 + 1) as usize;
-    let mut bits: Vec<usize> = (0..e).collect();
-    rng.shuffle(&mut bits);
-    let mut warp: Vec<Option<usize>> = bits[..w_nonzero].iter().map(|&b| Some(b)).collect();
-    warp.resize(n_warp, None);
-    rng.shuffle(&mut warp);
-    let rest: Vec<usize> = bits[w_nonzero..].to_vec();
-    let make = |rng: &mut Rng| {
-        let mut rest = rest.clone();
-        rng.shuffle(&mut rest);
-        let ln = rng.below(e_nw.min(5) as u64 + 1) as usize;
-        let mut lanes: Vec<Option<usize>> = rest[..ln].iter().map(|&b| Some(b)).collect();
-        lanes.resize(5, None);
-        rng.shuffle(&mut lanes);
-        let mut regs: Vec<Option<usize>> = rest[ln..].iter().map(|&b| Some(b)).collect();
-        let rz = rng.below(2) as usize;
-        regs.resize(regs.len() + rz, None);
-        rng.shuffle(&mut regs);
-        LinearLayout::new(
-            vec![
-                (REG, regs.iter().map(|&x| elem(x, a)).collect()),
-                (LANE, lanes.iter().map(|&x| elem(x, a)).collect()),
-                (WARP, warp.iter().map(|&x| elem(x, a)).collect()),
-            ],
-            vec![(DimName::dim(0), 1 << a), (DimName::dim(1), 1 << (e - a))],
-            true,
-        )
-        .unwrap()
-    };
-    let s = make(rng);
-    let d = make(rng);
-    (s, d)
-}
+mod common;
+use common::{random_pair, Rng};
 
 /// Where a checker says a program fails: `(block, warp, lane, register,
 /// found)`, `None` when it passes; any other error is `Some` with register

@@ -11,7 +11,7 @@
 use hw_layouts::Encoding;
 use layout_cuda::{emit_benchmark, matrix_ops, ConversionCase, Path};
 mod emu;
-use emu::{have_gxx, run_case};
+use emu::{check, have_gxx, run_case};
 
 const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
 const BLK_COL: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>";
@@ -48,18 +48,6 @@ fn cases() -> Vec<ConversionCase> {
         case("mx_mma2_to_blocked_64x64", [64, 64], MMA2, BLK_ROW),
         case("mx_wgmma_to_blocked_64x128", [64, 128], WGMMA, BLK_ROW),
     ]
-}
-
-fn check(name: &str, code: &str) {
-    let (success, out) = run_case(name, code);
-    assert!(success, "{name}: {out}");
-    let line = out
-        .lines()
-        .find(|l| l.starts_with('{'))
-        .unwrap_or_else(|| panic!("{name}: no JSON line in {out}"));
-    let v: serde_json::Value = serde_json::from_str(line).unwrap();
-    assert_eq!(v["case"], name);
-    assert_eq!(v["ok"], true, "{name}: {out}");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use layout_cuda::partial::emit_partial_benchmark;
 use layout_cuda::ConversionCase;
 use linear_layout::{DimName, LinearLayout};
 mod emu;
-use emu::{have_gxx, run_case};
+use emu::{check, have_gxx, run_case};
 
 fn blocked(tpw: [u64; 2], wpc: [u64; 2], order: [u64; 2]) -> String {
     format!(
@@ -109,18 +109,6 @@ fn cases() -> Vec<ConversionCase> {
             false,
         ),
     ]
-}
-
-fn check(name: &str, code: &str) {
-    let (success, out) = run_case(name, code);
-    assert!(success, "{name}: {out}");
-    let line = out
-        .lines()
-        .find(|l| l.starts_with('{'))
-        .unwrap_or_else(|| panic!("{name}: no JSON line in {out}"));
-    let v: serde_json::Value = serde_json::from_str(line).unwrap();
-    assert_eq!(v["case"], name);
-    assert_eq!(v["ok"], true, "{name}: {out}");
 }
 
 fn fails(name: &str, code: &str) -> bool {

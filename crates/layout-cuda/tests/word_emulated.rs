@@ -7,7 +7,7 @@ use hw_layouts::Encoding;
 use layout_cuda::{emit_benchmark, ConversionCase, Path};
 use linear_layout::{DimName, LinearLayout};
 mod emu;
-use emu::{have_gxx, run_case};
+use emu::{check, have_gxx, run_case};
 
 const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
 
@@ -59,17 +59,6 @@ fn cases() -> Vec<ConversionCase> {
         // 8-bit: four elements per word, the byte-wise add of the kernel.
         case("words_swap1_64x64_u8", 8, src.clone(), swapped(&src, 1)),
     ]
-}
-
-fn check(name: &str, code: &str) {
-    let (success, out) = run_case(name, code);
-    assert!(success, "{name}: {out}");
-    let line = out
-        .lines()
-        .find(|l| l.starts_with('{'))
-        .unwrap_or_else(|| panic!("{name}: no JSON line in {out}"));
-    let v: serde_json::Value = serde_json::from_str(line).unwrap();
-    assert_eq!(v["ok"], true, "{name}: {out}");
 }
 
 #[test]

@@ -191,3 +191,18 @@ pub fn run_case(name: &str, code: &str) -> (bool, String) {
         String::from_utf8_lossy(&r.stdout).to_string(),
     )
 }
+
+/// Runs one generated conversion program (see [`run_case`]) and asserts
+/// that it exits cleanly and that its JSON line names `name` and reports
+/// every element correct.
+pub fn check(name: &str, code: &str) {
+    let (success, out) = run_case(name, code);
+    assert!(success, "{name}: {out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_else(|| panic!("{name}: no JSON line in {out}"));
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(v["case"], name);
+    assert_eq!(v["ok"], true, "{name}: {out}");
+}
