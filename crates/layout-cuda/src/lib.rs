@@ -20,6 +20,18 @@
 //!
 //! The same maps give the *prediction* of shared-memory wavefronts that the
 //! GPU run checks against `ncu`: see [`wavefronts`].
+//!
+//! # Why emitted `.cu` programs and `nvcc`, not a `cudarc` runner
+//! Each case is one self-contained CUDA program (kernel, random input,
+//! element-by-element check, event timing) built with `nvcc` on the GPU
+//! machine. We chose that over launching NVRTC-compiled kernels from Rust
+//! through `cudarc` because the very same file also runs on a CPU: under a
+//! stand-in `cuda_runtime.h` (one thread per CUDA thread, barriers for
+//! `__syncthreads` and every warp collective) and `g++`, CI executes and
+//! checks the exact programs the GPU runs, host code included, on machines
+//! without a GPU (`tests/*_emulated.rs`). The `.cu` form also lets the
+//! toolchain study rebuild the same source with another `ptxas`
+//! (`bench/gpu/build_with_ptxas.sh`). The cost: a GPU run needs `nvcc`.
 
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
