@@ -5,8 +5,8 @@ use crate::EmitError;
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
-/// An address map: offset(r, lane, warp) = ⊕ reg[i]·r_i ⊕ lane[i]·lane_i ⊕
-/// warp[i]·warp_i (element units; one flattened output dim).
+/// An address map: `offset(r, lane, warp) = ⊕ reg[i]·r_i ⊕ lane[i]·lane_i ⊕
+/// warp[i]·warp_i` (element units; one flattened output dim).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessMap {
     /// Images of the register bits.
