@@ -131,6 +131,16 @@ pub enum ShflMode {
     Idx { src_lane: LaneMap },
 }
 
+impl ShflMode {
+    /// The lane whose value lane `lane` receives.
+    pub fn source_lane(&self, lane: u32) -> u32 {
+        match self {
+            ShflMode::Xor { mask } => lane ^ mask,
+            ShflMode::Idx { src_lane } => src_lane.apply(lane),
+        }
+    }
+}
+
 /// One warp instruction; every lane executes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WarpInstr {
@@ -1319,10 +1329,7 @@ fn run_words(
                 let (dst, src) = (check(*dst)?, check(*src)?);
                 let mut new = Vec::with_capacity(lanes as usize);
                 for l in 0..lanes {
-                    let from = match mode {
-                        ShflMode::Xor { mask } => l ^ mask,
-                        ShflMode::Idx { src_lane } => src_lane.apply(l),
-                    };
+                    let from = mode.source_lane(l);
                     if from >= lanes {
                         return Err(WarpCheckError::LaneOutOfRange {
                             instr: n,
@@ -1567,10 +1574,7 @@ impl WarpProgram {
             match &self.instrs[k] {
                 WarpInstr::Copy { src, .. } => slot = *src,
                 WarpInstr::Shuffle { src, mode, .. } => {
-                    lane = match mode {
-                        ShflMode::Xor { mask } => lane ^ mask,
-                        ShflMode::Idx { src_lane } => src_lane.apply(lane),
-                    };
+                    lane = mode.source_lane(lane);
                     if lane >= self.lanes {
                         return None;
                     }

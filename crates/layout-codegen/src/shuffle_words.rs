@@ -227,10 +227,7 @@ impl WordProgram {
                         mode: mode.clone(),
                     });
                     for (l, lane) in state.iter_mut().enumerate() {
-                        let from = match mode {
-                            ShflMode::Xor { mask } => l as u32 ^ mask,
-                            ShflMode::Idx { src_lane } => src_lane.apply(l as u32),
-                        } as usize;
+                        let from = mode.source_lane(l as u32) as usize;
                         let got = sent.get(from)?;
                         *lane.get_mut(*dst)? = Some(
                             (0..got.len())
@@ -406,10 +403,7 @@ pub fn run_word_program(prog: &WordProgram, inputs: &[Vec<u32>]) -> Option<Vec<V
             WordInstr::Shuffle { dst, src, mode } => {
                 let mut got = Vec::with_capacity(lanes);
                 for l in 0..lanes as u32 {
-                    let from = match mode {
-                        ShflMode::Xor { mask } => l ^ mask,
-                        ShflMode::Idx { src_lane } => src_lane.apply(l),
-                    } as usize;
+                    let from = mode.source_lane(l) as usize;
                     got.push((*vals.get(from)?.get(*src)?)?);
                 }
                 for (lane, v) in vals.iter_mut().zip(got) {

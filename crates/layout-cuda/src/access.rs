@@ -65,18 +65,7 @@ impl AccessMap {
     }
 
     fn emit_thread_offset(&self, out: &mut String, var: &str) {
-        writeln!(out, "  unsigned {var} = 0u;").unwrap();
-        for (name, bases) in [("lane", &self.lane), ("warp", &self.warp)] {
-            for (i, &b) in bases.iter().enumerate() {
-                if b != 0 {
-                    writeln!(out, "  {var} ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
-                }
-            }
-        }
-        // Opaque to the optimiser: the per-register addresses derived from
-        // it are recomputed where used instead of being hoisted out of the
-        // benchmark loop and kept live (which spilled registers).
-        writeln!(out, "  asm volatile(\"\" : \"+r\"({var}));").unwrap();
+        emit_opaque_thread_offset(out, var, &self.lane, &self.warp);
     }
 
     /// Bits the lane/warp part of the address can set.
@@ -143,6 +132,31 @@ impl AccessMap {
         }
         Ok(())
     }
+}
+
+/// Declares `unsigned var = ⊕_i lane_i·lane[i] ⊕ ⊕_i warp_i·warp[i]` (the
+/// lane/warp part of an XOR-linear address), opaque to the optimiser: the
+/// per-register addresses derived from it are recomputed where used instead
+/// of being hoisted out of the benchmark loop and kept live (which spilled
+/// registers). Returns the bits the thread part can set.
+pub(crate) fn emit_opaque_thread_offset(
+    out: &mut String,
+    var: &str,
+    lane: &[u64],
+    warp: &[u64],
+) -> u64 {
+    writeln!(out, "  unsigned {var} = 0u;").unwrap();
+    let mut mask = 0;
+    for (name, bases) in [("lane", lane), ("warp", warp)] {
+        for (i, &b) in bases.iter().enumerate() {
+            if b != 0 {
+                mask |= b;
+                writeln!(out, "  {var} ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
+            }
+        }
+    }
+    writeln!(out, "  asm volatile(\"\" : \"+r\"({var}));").unwrap();
+    mask
 }
 
 /// The index `var ⊕ c` where `var` (a thread's lane/warp part) can only set

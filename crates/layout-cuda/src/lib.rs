@@ -250,15 +250,7 @@ pub fn emit_warp_program(out: &mut String, prog: &layout_codegen::shuffle::WarpP
     for i in 0..prog.num_inputs {
         writeln!(out, "  const uint32_t s{i} = (uint32_t)a[{i}];").unwrap();
     }
-    let lane_xor = |bases: &[u64], constant: u64| -> String {
-        let mut e = format!("{constant}u");
-        for (k, &b) in bases.iter().enumerate() {
-            if b != 0 {
-                e = format!("{e} ^ ((0u - ((lane >> {k}) & 1u)) & {b}u)");
-            }
-        }
-        e
-    };
+    let lane_xor = |bases: &[u64], constant: u64| gather::xor_expr(constant, &[("lane", bases)]);
     let mask = if bits >= 32 {
         u32::MAX
     } else {
@@ -387,7 +379,9 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
         s.push_str(&matrix_ops::wrappers());
     }
     let words = word_shuffles(case);
-    if packed16(case, ns, nd) || words.is_some() {
+    // Elements packed in words between conversions (see `emit_packed_body`).
+    let packed = packed16(case, ns, nd) || words.is_some();
+    if packed {
         s.push_str(if case.bits == 8 { ADD_U8X4 } else { ADD_U16X2 });
     }
     let (fwd, bwd) = match &words {
@@ -417,7 +411,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let min_blocks = occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile);
-    if packed16(case, ns, nd) || words.is_some() {
+    if packed {
         emit_packed_body(&mut s, &g, (ns, nd), case.bits, free, words.is_some())?;
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();

@@ -329,18 +329,7 @@ pub fn wrappers() -> String {
 /// optimiser like the vector path's thread offset); returns the mask of
 /// bits the thread part can set.
 fn emit_thread_part(out: &mut String, plan: &TilingPlan, var: &str) -> u64 {
-    writeln!(out, "  unsigned {var} = 0u;").unwrap();
-    let mut mask = 0;
-    for (name, bases) in [("lane", &plan.lane_bases), ("warp", &plan.warp_bases)] {
-        for (i, &b) in bases.iter().enumerate() {
-            if b != 0 {
-                mask |= b;
-                writeln!(out, "  {var} ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
-            }
-        }
-    }
-    writeln!(out, "  asm volatile(\"\" : \"+r\"({var}));").unwrap();
-    mask
+    crate::access::emit_opaque_thread_offset(out, var, &plan.lane_bases, &plan.warp_bases)
 }
 
 fn instr_const(plan: &TilingPlan, k: u64) -> u64 {

@@ -57,22 +57,11 @@ pub struct PartialEmission {
 }
 
 /// `⊕` over the set bits of `var` of the masked constants, as C.
-fn xor_expr(out: &mut String, var: &str, name: &str, bases: &[u64]) {
-    for (i, &b) in bases.iter().enumerate() {
-        if b != 0 {
-            writeln!(out, "  {var} ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
-        }
-    }
-}
-
 /// Declares `var` = the lane/warp part of `a` (its constant excluded), opaque
 /// to the optimiser (as the main emitter does, so per-register addresses are
 /// not hoisted out of the benchmark loop and kept live).
 fn emit_base(out: &mut String, var: &str, a: &Address) {
-    writeln!(out, "  unsigned {var} = 0u;").unwrap();
-    xor_expr(out, var, "lane", &a.lane);
-    xor_expr(out, var, "warp", &a.warp);
-    writeln!(out, "  asm volatile(\"\" : \"+r\"({var}));").unwrap();
+    crate::access::emit_opaque_thread_offset(out, var, &a.lane, &a.warp);
 }
 
 fn thread_mask(a: &Address) -> u64 {

@@ -79,12 +79,9 @@ pub fn emit_word_program(out: &mut String, prog: &WordProgram) {
                 )
                 .unwrap(),
                 ShflMode::Idx { src_lane } => {
-                    let mut e = format!("{}u", src_lane.constant);
-                    for (k, &b) in src_lane.bases.iter().enumerate() {
-                        if b != 0 {
-                            e = format!("{e} ^ ((0u - ((lane >> {k}) & 1u)) & {b}u)");
-                        }
-                    }
+                    let bases: Vec<u64> = src_lane.bases.iter().map(|&b| u64::from(b)).collect();
+                    let e =
+                        crate::gather::xor_expr(u64::from(src_lane.constant), &[("lane", &bases)]);
                     writeln!(
                         out,
                         "  const uint32_t w{dst} = __shfl_sync(0xffffffffu, w{src}, {e});"
