@@ -157,6 +157,45 @@ fn bench(c: &mut Criterion) {
             ];
             la.apply(black_box(&input)).unwrap()
         });
+        // The way most callers write it: an array literal of the layout's
+        // in dims (register, lane, warp, block) with per-call values.
+        assert_eq!(
+            ins.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [
+                DimName::REGISTER,
+                DimName::LANE,
+                DimName::WARP,
+                DimName::BLOCK
+            ]
+        );
+        {
+            let mut x = 0u64;
+            floor("apply (array literal)", 256, move || {
+                x = black_box(x.wrapping_add(0x9e37_79b9));
+                la.apply(&[
+                    (DimName::REGISTER, x),
+                    (DimName::LANE, x >> 5),
+                    (DimName::WARP, x >> 10),
+                    (DimName::BLOCK, x >> 15),
+                ])
+                .unwrap()
+            });
+        }
+        // The way a caller enumerating hardware indices calls it: one named
+        // input array, its names written once, its 4 values updated per
+        // call (no per-call name loads or bounds checks in the harness).
+        {
+            let mut input = [ins[0], ins[1], ins[2], ins[3]];
+            let mut x = 0u64;
+            floor("apply (input array reused)", 256, move || {
+                x = x.wrapping_add(0x9e37_79b9);
+                input[0].1 = x;
+                input[1].1 = x >> 5;
+                input[2].1 = x >> 10;
+                input[3].1 = x >> 15;
+                la.apply(black_box(&input) as &[(DimName, u64); 4]).unwrap()
+            });
+        }
         // The same calls on a corpus of 4096 pre-built named inputs: the
         // per-call cost without the input construction.
         let mut k = 0usize;
@@ -239,7 +278,38 @@ fn bench(c: &mut Criterion) {
     }
     let mut g = c.benchmark_group("algebra");
 
-    // apply (named): a different input each iteration.
+    // apply (named) as most callers write it: an array literal.
+    let mut x = 0u64;
+    g.bench_function("apply (array literal)", |bn| {
+        bn.iter(|| {
+            x = black_box(x.wrapping_add(0x9e37_79b9));
+            let out = la
+                .apply(&[
+                    (DimName::REGISTER, x),
+                    (DimName::LANE, x >> 5),
+                    (DimName::WARP, x >> 10),
+                    (DimName::BLOCK, x >> 15),
+                ])
+                .unwrap();
+            black_box(&out);
+        })
+    });
+    // apply (named) as a caller enumerating hardware indices calls it: one
+    // input array, names written once, a different value per call.
+    let mut input = [ins[0], ins[1], ins[2], ins[3]];
+    let mut x = 0u64;
+    g.bench_function("apply (input array reused)", |bn| {
+        bn.iter(|| {
+            x = x.wrapping_add(0x9e37_79b9);
+            input[0].1 = x;
+            input[1].1 = x >> 5;
+            input[2].1 = x >> 10;
+            input[3].1 = x >> 15;
+            let out = la.apply(black_box(&input) as &[(DimName, u64); 4]).unwrap();
+            black_box(&out);
+        })
+    });
+    // apply (named): a different input array built each iteration.
     let mut x = 0u64;
     g.bench_function("apply", |bn| {
         bn.iter(|| {
