@@ -539,8 +539,19 @@ fn partial_prediction(
             .map(|a| phases(a.registers.len()))
             .sum::<u64>();
     }
+    // Shared-memory instructions per thread, averaged over warps (the full
+    // plan's `st_instr`/`ld_instr` are per thread, every warp alike).
+    let per_thread = |f: fn(&layout_codegen::partial::WarpClass) -> usize| {
+        let total: u64 = (0..p.num_warps)
+            .map(|w| f(&p.classes[p.class_of(w).expect("class")]) as u64)
+            .sum();
+        total.div_ceil(p.num_warps.max(1))
+    };
+    let st_instr = per_thread(|k| k.stores.len());
+    let ld_instr = per_thread(|k| k.loads.len());
     let c = &p.cost;
     json!({"st_wavefronts": c.store_wavefronts, "st_ideal": si,
+           "st_instr": st_instr, "ld_instr": ld_instr,
            "ld_wavefronts": c.load_wavefronts, "ld_ideal": li,
            "shuffles": shuffles, "register_moves": c.register_moves,
            "staying_elements": c.staying_elements, "elements": c.elements,
