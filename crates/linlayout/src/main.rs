@@ -46,7 +46,7 @@ enum Command {
     BankConflicts(cmd_codegen::BankConflictsArgs),
     /// Explain an operation step by step (invert-and-compose, free-variables, swizzle).
     ///
-    /// Example: linlayout explain invert-and-compose --shape 16x16 '<dst attr>' '<src attr>'
+    /// Example: linlayout explain invert-and-compose --shape 16x16 '#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>' '#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1]}>'
     Explain(cmd_explain::Args),
 }
 
