@@ -184,3 +184,28 @@ if gathers:
         if xs:
             gm = math.exp(sum(math.log(x) for x in xs) / len(xs))
             print(f"\nGather: geometric-mean speed-up of {label}: {gm:.3f} over {len(xs)} cases")
+
+    # The planner's choice between the two lowerings (made from predictions
+    # only: layout_codegen::gather_cost, "chosen" in cases.json) vs Triton.
+    if any("chosen" in c for c in all_cases if c.get("kind") == "gather"):
+        print("\n| gather | predicted cycles/warp shuffles, shared memory | planner's choice | ours µs/gather | Triton µs/gather | Triton / ours | faster variant measured |")
+        print("|---|---|---|---|---|---|---|")
+        chosen_vs_tri = []
+        for c in gathers:
+            base = c["base"]
+            sm = next((x for x in all_cases if x.get("name") == base + "_smem"), {})
+            pick = "shfl" if c.get("chosen") else "smem"
+            a = ours.get(f"{base}_{pick}", {})
+            t = tg.get(base, {})
+            ta, tt = a.get("per_gather_us"), t.get("per_gather_us")
+            s = tt / ta if ta and tt and ta > 0 and tt > 0 else None
+            if s:
+                chosen_vs_tri.append(s)
+            times = {v: ours.get(f"{base}_{v}", {}).get("per_gather_us") for v in ("shfl", "smem")}
+            faster = min((v for v in times if times[v]), key=lambda v: times[v], default="?")
+            f = lambda x: "—" if x is None else f"{x:.3f}"
+            pc = lambda x: "—" if x is None else f"{x:.0f}"
+            print(f"| {base} | {pc(c.get('predicted_cycles'))}, {pc(sm.get('predicted_cycles'))} | {pick} | {f(ta)} | {f(tt)} | {'—' if s is None else f'{s:.2f}×'} | {faster} |")
+        if chosen_vs_tri:
+            gm = math.exp(sum(math.log(x) for x in chosen_vs_tri) / len(chosen_vs_tri))
+            print(f"\nGather, planner's choice: geometric-mean speed-up over Triton's gl.gather {gm:.3f} over {len(chosen_vs_tri)} cases")

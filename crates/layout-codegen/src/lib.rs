@@ -27,7 +27,7 @@
 //!   `ConversionPlan::WarpProgram`, with their own warp-model checker
 //!   beside the simulator; [`shuffle_words`]: the same programs over
 //!   packed 8/16-bit words with lane-dependent byte permutes (`prmt`),
-//!   checked on real words; [`gather`]: gather plans;
+//!   checked on real words; [`gather`]: gather plans; [`gather_cost`]: their predicted costs;
 //!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
 //!   (the paper's Table 2); [`tiling`]: ld/st.shared and ldmatrix/stmatrix
 //!   tiling (Theorem 5.1).
@@ -63,6 +63,7 @@ pub mod conversion;
 pub mod dedup;
 pub mod error;
 pub mod gather;
+pub mod gather_cost;
 pub mod partial;
 pub mod plan;
 mod shared_plan;

@@ -382,6 +382,19 @@ fn gather_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
                 continue;
             }
         };
+        // The planner's choice between the two lowerings, from predictions
+        // only (`layout_codegen::gather_cost`): cycles per warp of each.
+        let predicted = cases.first().and_then(|c| {
+            let (l, axis) = (&c.layout, c.axis);
+            let shared = layout_codegen::gather::gather_shared_plan(l, l, axis, c.bits).ok()?;
+            let shuffle = layout_codegen::gather::gather_shuffle_plan(l, l, axis).ok();
+            Some(layout_codegen::gather_cost::gather_cost(
+                l,
+                &shared,
+                shuffle.as_ref(),
+                c.bits,
+            ))
+        });
         for case in cases {
             let em = match emit_gather_benchmark(&case) {
                 Ok(x) => x,
@@ -399,6 +412,11 @@ fn gather_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
                 "shuffles": em.shuffles, "selects": em.selects,
                 "candidates": em.candidates, "smem_bytes": em.smem_bytes,
             }));
+            if let (Some(p), Some(e)) = (&predicted, meta.last_mut()) {
+                let shfl = case.variant.suffix() == "shfl";
+                e["predicted_cycles"] = json!(if shfl { p.shuffle } else { Some(p.shared()) });
+                e["chosen"] = json!(p.prefers_shuffles() == shfl);
+            }
             eprintln!(
                 "wrote {} (gather, {} shuffles, {} selects, {} B shared)",
                 case.name, em.shuffles, em.selects, em.smem_bytes
