@@ -381,6 +381,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let words = word_shuffles(case);
     // Elements packed in words between conversions (see `emit_packed_body`).
     let packed = packed16(case, ns, nd) || words.is_some();
+    debug_assert_eq!(packed, keeps_elements_packed(case));
     if packed {
         s.push_str(if case.bits == 8 { ADD_U8X4 } else { ADD_U16X2 });
     }
@@ -441,6 +442,15 @@ pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64) {
     )
     .unwrap();
     writeln!(s, "  }}").unwrap();
+}
+
+/// Whether [`emit_benchmark`]'s kernel keeps 8/16-bit elements packed in
+/// 32-bit words between conversions ([`packed16`] or word-form shuffles),
+/// so that it holds `32 / bits` elements per register.
+pub fn keeps_elements_packed(case: &ConversionCase) -> bool {
+    let ns = case.src.in_dim_size(DimName::REGISTER);
+    let nd = case.dst.in_dim_size(DimName::REGISTER);
+    packed16(case, ns, nd) || word_shuffles(case).is_some()
 }
 
 /// Whether the benchmark kernel keeps 16-bit elements packed in pairs

@@ -364,6 +364,7 @@ fn emit_and_record(
         "src_attr": src_t, "dst_attr": dst_t,
         "src": src.bases_json(), "dst": dst.bases_json(),
         "path_fwd": path(fwd), "path_bwd": path(bwd),
+        "packed": layout_cuda::keeps_elements_packed(&case),
         "predicted_fwd": fp, "predicted_bwd": bp,
     }));
     eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
@@ -458,9 +459,14 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
         })
         .collect();
     // A partial cross-warp plan against its full twin: taken only when it
-    // moves fewer wavefronts and its staying part is register moves (H200
+    // moves fewer wavefronts, its staying part is register moves (H200
     // run of 2026-11-21: with shfl.idx for the staying part the partial
-    // plan ran at 0.51x of its full twin; with moves only at 1.05-2.0x).
+    // plan ran at 0.51x of its full twin; with moves only at 1.05-2.0x),
+    // and it holds no more registers than the twin: partial kernels keep
+    // one element per register, so against a twin that keeps 8/16-bit
+    // elements packed they hold 2-4x the data registers (session 4: 248
+    // against 122 registers and 0.90x on the 16-bit case; session 5's
+    // occupancy sweep did not recover it).
     // name -> chosen, for both the partial entry and its full twin.
     let mut partial_choice = std::collections::HashMap::new();
     for e in meta.iter() {
@@ -469,7 +475,11 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
                 .iter()
                 .map(|k| e[*k]["shuffles"].as_u64().unwrap_or(0))
                 .sum::<u64>();
-            let take = shuffles == 0 && costs.get(full).is_some_and(|f| costs[name].0 < f.0);
+            let twin = meta.iter().find(|x| x["name"] == full);
+            let twin_packed = twin.is_some_and(|x| x["packed"] == true);
+            let take = shuffles == 0
+                && !twin_packed
+                && costs.get(full).is_some_and(|f| costs[name].0 < f.0);
             partial_choice.insert(name.to_string(), take);
             partial_choice.insert(full.to_string(), !take);
         }
@@ -648,6 +658,8 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
                 "src_attr": src_t, "dst_attr": dst_t,
                 "src": src.bases_json(), "dst": dst.bases_json(),
                 "path_fwd": "partial", "path_bwd": "partial",
+                // Partial kernels keep one element per register.
+                "packed": false,
                 "predicted_fwd": fp, "predicted_bwd": bp,
                 "full_twin": format!("{}_full", spec.0), "warp_specialised": specialise,
             }));
