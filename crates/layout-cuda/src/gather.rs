@@ -426,29 +426,8 @@ pub fn emit_gather_benchmark(case: &GatherCase) -> Result<GatherEmitted, EmitErr
     };
     let g = global_map(&case.layout, &case.shape)?;
     let free = free_masks(&case.layout);
-    writeln!(
-        s,
-        "\nextern \"C\" __global__ void __launch_bounds__({threads}) bench(const {t}* __restrict__ in, const uint32_t* __restrict__ idx, {t}* __restrict__ out, int R) {{"
-    )
-    .unwrap();
-    writeln!(
-        s,
-        "  extern __shared__ __align__(16) unsigned char smem_raw[];"
-    )
-    .unwrap();
-    writeln!(s, "  {t}* smem = reinterpret_cast<{t}*>(smem_raw);").unwrap();
-    writeln!(
-        s,
-        "  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;"
-    )
-    .unwrap();
-    writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
-    writeln!(
-        s,
-        "  const uint32_t* gix = idx + (size_t)blockIdx.x * {tile}u;"
-    )
-    .unwrap();
-    writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
+    writeln!(s).unwrap();
+    crate::kernel_head(&mut s, t, threads, None, tile, true);
     writeln!(s, "  {t} a[{n}];\n  {t} b[{n}];\n  uint32_t ix[{n}];").unwrap();
     g.emit_load(&mut s, "gin", "a", case.bits)?;
     g.emit_load(&mut s, "gix", "ix", 32)?;

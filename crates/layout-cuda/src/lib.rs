@@ -380,8 +380,8 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     }
     let words = word_shuffles(case);
     // Elements packed in words between conversions (see `emit_packed_body`).
+    // The rule of [`keeps_elements_packed`], with `words` already built.
     let packed = packed16(case, ns, nd) || words.is_some();
-    debug_assert_eq!(packed, keeps_elements_packed(case));
     if packed {
         s.push_str(if case.bits == 8 { ADD_U8X4 } else { ADD_U16X2 });
     }
@@ -411,7 +411,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let copies = if shuffles { 2 } else { 1 };
     let min_blocks = occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies);
     s.push('\n');
-    kernel_head(&mut s, t, threads, min_blocks, tile);
+    kernel_head(&mut s, t, threads, min_blocks, tile, false);
     if packed {
         emit_packed_body(&mut s, &g, (ns, nd), case.bits, free, words.is_some())?;
     } else {
@@ -642,24 +642,31 @@ fn emit_packed_body(
     Ok(())
 }
 
-/// The head of every conversion benchmark kernel `bench(in, out, R)`: its
-/// launch bounds (`threads`, and `min_blocks` CTAs per SM when given, see
-/// [`occupancy`]), the dynamic shared buffer as `t*`, the lane and warp
-/// ids, and this CTA's tile of `tile` elements in global memory (`gin`, `gout`).
+/// The head of every benchmark kernel `bench(in, out, R)`, or `bench(in,
+/// idx, out, R)` for gathers (`with_index`): its launch bounds (`threads`,
+/// and `min_blocks` CTAs per SM when given, see [`occupancy`]), the dynamic
+/// shared buffer as `t*`, the lane and warp ids, and this CTA's tile of
+/// `tile` elements in global memory (`gin`, `gix` for gathers, `gout`).
 pub(crate) fn kernel_head(
     s: &mut String,
     t: &str,
     threads: u32,
     min_blocks: Option<u32>,
     tile: u64,
+    with_index: bool,
 ) {
     let bounds = match min_blocks {
         Some(k) => format!("{threads}, {k}"),
         None => threads.to_string(),
     };
+    let idx = if with_index {
+        "const uint32_t* __restrict__ idx, "
+    } else {
+        ""
+    };
     writeln!(
         s,
-        "extern \"C\" __global__ void __launch_bounds__({bounds}) bench(const {t}* __restrict__ in, {t}* __restrict__ out, int R) {{"
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) bench(const {t}* __restrict__ in, {idx}{t}* __restrict__ out, int R) {{"
     )
     .unwrap();
     writeln!(
@@ -674,6 +681,13 @@ pub(crate) fn kernel_head(
     )
     .unwrap();
     writeln!(s, "  const {t}* gin = in + (size_t)blockIdx.x * {tile}u;").unwrap();
+    if with_index {
+        writeln!(
+            s,
+            "  const uint32_t* gix = idx + (size_t)blockIdx.x * {tile}u;"
+        )
+        .unwrap();
+    }
     writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
 }
 

@@ -413,7 +413,7 @@ pub fn emit_partial_benchmark(
     // Staying and moving data are live together: two copies.
     let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * case.bits as u64 / 8;
     let min_blocks = crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2);
-    crate::kernel_head(&mut s, t, threads, min_blocks, tile);
+    crate::kernel_head(&mut s, t, threads, min_blocks, tile, false);
     writeln!(s, "  {t} a[{ns}];").unwrap();
     g.emit_load(&mut s, "gin", "a", case.bits)?;
     if specialise_warps {

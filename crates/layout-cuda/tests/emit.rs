@@ -34,11 +34,7 @@ fn blocked(
 }
 
 fn row_major(shape: [u64; 2]) -> LinearLayout {
-    let id = LinearLayout::identity_1d;
-    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    (id(shape[1], o, d1) * id(shape[0], o, d0))
-        .transpose_outs(&[d0, d1])
-        .unwrap()
+    layout_cuda::gather::row_major_smem(&shape)
 }
 
 fn coords(l: &LinearLayout, r: u64, lane: u64, w: u64) -> Vec<u64> {

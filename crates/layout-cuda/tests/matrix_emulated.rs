@@ -131,7 +131,6 @@ fn the_cases_cover_both_instructions_with_and_without_trans() {
 /// for 4 warps.
 #[test]
 fn matrix_wavefronts_count_conflicting_rows() {
-    use linear_layout::{DimName, LinearLayout};
     let shape = [64u64, 64];
     let src = Encoding::parse(BLK_ROW)
         .unwrap()
@@ -141,11 +140,7 @@ fn matrix_wavefronts_count_conflicting_rows() {
         .unwrap()
         .to_linear_layout(&shape)
         .unwrap();
-    let id = LinearLayout::identity_1d;
-    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    let row_major = (id(64, o, d1) * id(64, o, d0))
-        .transpose_outs(&[d0, d1])
-        .unwrap();
+    let row_major = layout_cuda::gather::row_major_smem(&[64, 64]);
     let plan = matrix_ops::plan_for(&dst, &row_major, 16).expect("ldmatrix.trans tiles dst");
     assert_eq!(
         matrix_ops::instruction_name(&plan, false),

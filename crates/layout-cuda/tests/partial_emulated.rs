@@ -6,9 +6,9 @@
 //! emitted code must make that check fail. Needs `g++` with C++20.
 
 use hw_layouts::Encoding;
+use layout_cuda::gather::row_major_smem;
 use layout_cuda::partial::emit_partial_benchmark;
 use layout_cuda::ConversionCase;
-use linear_layout::{DimName, LinearLayout};
 mod emu;
 use emu::{check, have_gxx, run_case};
 
@@ -17,14 +17,6 @@ fn blocked(tpw: [u64; 2], wpc: [u64; 2], order: [u64; 2]) -> String {
         "#ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [{}, {}], warpsPerCTA = [{}, {}], order = [{}, {}]}}>",
         tpw[0], tpw[1], wpc[0], wpc[1], order[0], order[1]
     )
-}
-
-fn row_major(shape: &[u64]) -> LinearLayout {
-    let id = LinearLayout::identity_1d;
-    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    (id(shape[1], o, d1) * id(shape[0], o, d0))
-        .transpose_outs(&[d0, d1])
-        .unwrap()
 }
 
 fn case(
@@ -47,7 +39,7 @@ fn case(
             .expect("a swizzle")
             .0
     } else {
-        row_major(&shape)
+        row_major_smem(&shape)
     };
     ConversionCase {
         name: name.into(),

@@ -4,8 +4,9 @@
 //! of `prmt`; the program's own host code checks every element.
 
 use hw_layouts::Encoding;
+use layout_cuda::gather::row_major_smem;
 use layout_cuda::{emit_benchmark, ConversionCase, Path};
-use linear_layout::{DimName, LinearLayout};
+use linear_layout::LinearLayout;
 mod emu;
 use emu::{check, have_gxx, run_case};
 
@@ -31,11 +32,7 @@ fn swapped(src: &LinearLayout, swaps: usize) -> LinearLayout {
 
 fn case(name: &str, bits: u32, src: LinearLayout, dst: LinearLayout) -> ConversionCase {
     let shape = [64u64, 64];
-    let id = LinearLayout::identity_1d;
-    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    let smem = (id(64, o, d1) * id(64, o, d0))
-        .transpose_outs(&[d0, d1])
-        .unwrap();
+    let smem = row_major_smem(&shape);
     ConversionCase {
         name: name.into(),
         shape: shape.to_vec(),
