@@ -4,12 +4,15 @@
 # SASS instruction mix of the word-shuffle cases; all tarred into one file.
 set -u
 OUT=${OUT:-bench/gpu/out}
+# Iterations per kernel, ours and Triton's (cases.json says the same).
+R=${R:-256}
+export R
 export OUT
 bash bench/gpu/run.sh > "$OUT/run.log" 2>&1
 mkdir -p "$OUT/repeat"
 for f in bench/gpu/generated/*.cu; do
   n=$(basename "$f" .cu)
-  [ -x /tmp/b/$n ] && /tmp/b/$n 64 1056 30 >> "$OUT/repeat/ours.jsonl"
+  [ -x /tmp/b/$n ] && /tmp/b/$n "$R" 1056 30 >> "$OUT/repeat/ours.jsonl"
 done
 for x in ceiling.json env.txt ncu.txt ptxas.txt triton.json triton_gather.json; do cp "$OUT/$x" "$OUT/repeat/"; done
 python3 bench/gpu/report.py "$OUT/repeat" > "$OUT/repeat/report.md" 2>&1

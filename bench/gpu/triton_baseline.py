@@ -104,8 +104,16 @@ def main():
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--rep", type=int, default=200)
+    ap.add_argument("--R", type=int, help="iterations per kernel (default: each case's R)")
+    ap.add_argument("--only", help="comma-separated case names to run (default: all)")
     a = ap.parse_args()
     cases = json.load(open(a.cases))
+    if a.R is not None:
+        for c in cases:
+            c["R"] = a.R
+    if a.only:
+        keep = set(a.only.split(","))
+        cases = [c for c in cases if c["name"] in keep or c.get("base") in keep]
     results = []
     for c in cases:
         if c.get("kind") == "gather":

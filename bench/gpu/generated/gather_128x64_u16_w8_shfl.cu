@@ -7,328 +7,362 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ void gather_shfl(const uint16_t (&a)[32], const uint32_t (&ix)[32], uint16_t (&b)[32], unsigned lane) {
+__device__ __forceinline__ void gather_ctl(const uint32_t (&ix)[32], uint32_t (&w)[32], unsigned lane) {
+  { const uint32_t v = ix[0];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[0] = sl | (sr << 5); }
+  { const uint32_t v = ix[1];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[1] = sl | (sr << 5); }
+  { const uint32_t v = ix[2];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[2] = sl | (sr << 5); }
+  { const uint32_t v = ix[3];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[3] = sl | (sr << 5); }
+  { const uint32_t v = ix[4];
+    const uint32_t sr = 4u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[4] = sl | (sr << 5); }
+  { const uint32_t v = ix[5];
+    const uint32_t sr = 4u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[5] = sl | (sr << 5); }
+  { const uint32_t v = ix[6];
+    const uint32_t sr = 4u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[6] = sl | (sr << 5); }
+  { const uint32_t v = ix[7];
+    const uint32_t sr = 4u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[7] = sl | (sr << 5); }
+  { const uint32_t v = ix[8];
+    const uint32_t sr = 8u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[8] = sl | (sr << 5); }
+  { const uint32_t v = ix[9];
+    const uint32_t sr = 8u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[9] = sl | (sr << 5); }
+  { const uint32_t v = ix[10];
+    const uint32_t sr = 8u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[10] = sl | (sr << 5); }
+  { const uint32_t v = ix[11];
+    const uint32_t sr = 8u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[11] = sl | (sr << 5); }
+  { const uint32_t v = ix[12];
+    const uint32_t sr = 12u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[12] = sl | (sr << 5); }
+  { const uint32_t v = ix[13];
+    const uint32_t sr = 12u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[13] = sl | (sr << 5); }
+  { const uint32_t v = ix[14];
+    const uint32_t sr = 12u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[14] = sl | (sr << 5); }
+  { const uint32_t v = ix[15];
+    const uint32_t sr = 12u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[15] = sl | (sr << 5); }
+  { const uint32_t v = ix[16];
+    const uint32_t sr = 16u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[16] = sl | (sr << 5); }
+  { const uint32_t v = ix[17];
+    const uint32_t sr = 16u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[17] = sl | (sr << 5); }
+  { const uint32_t v = ix[18];
+    const uint32_t sr = 16u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[18] = sl | (sr << 5); }
+  { const uint32_t v = ix[19];
+    const uint32_t sr = 16u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[19] = sl | (sr << 5); }
+  { const uint32_t v = ix[20];
+    const uint32_t sr = 20u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[20] = sl | (sr << 5); }
+  { const uint32_t v = ix[21];
+    const uint32_t sr = 20u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[21] = sl | (sr << 5); }
+  { const uint32_t v = ix[22];
+    const uint32_t sr = 20u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[22] = sl | (sr << 5); }
+  { const uint32_t v = ix[23];
+    const uint32_t sr = 20u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[23] = sl | (sr << 5); }
+  { const uint32_t v = ix[24];
+    const uint32_t sr = 24u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[24] = sl | (sr << 5); }
+  { const uint32_t v = ix[25];
+    const uint32_t sr = 24u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[25] = sl | (sr << 5); }
+  { const uint32_t v = ix[26];
+    const uint32_t sr = 24u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[26] = sl | (sr << 5); }
+  { const uint32_t v = ix[27];
+    const uint32_t sr = 24u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[27] = sl | (sr << 5); }
+  { const uint32_t v = ix[28];
+    const uint32_t sr = 28u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[28] = sl | (sr << 5); }
+  { const uint32_t v = ix[29];
+    const uint32_t sr = 28u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[29] = sl | (sr << 5); }
+  { const uint32_t v = ix[30];
+    const uint32_t sr = 28u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[30] = sl | (sr << 5); }
+  { const uint32_t v = ix[31];
+    const uint32_t sr = 28u ^ (((v >> 0) & 3u) << 0);
+    const uint32_t sl = 0u ^ (((lane >> 4) & 1u) << 4) ^ (((v >> 2) & 15u) << 0);
+    w[31] = sl | (sr << 5); }
+  (void)lane;
+}
+__device__ __forceinline__ void gather_shfl(const uint16_t (&a)[32], const uint32_t (&w)[32], uint16_t (&b)[32]) {
   { // index register 0: 4 candidate registers
-    const uint32_t v = ix[0];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[0]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[0]); g = (((w[0] ^ 32u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[0]); g = (((w[0] ^ 64u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[0]); g = (((w[0] ^ 96u) & 96u) == 0u) ? t : g; }
     b[0] = (uint16_t)g;
   }
   { // index register 1: 4 candidate registers
-    const uint32_t v = ix[1];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[1]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[1]); g = (((w[1] ^ 32u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[1]); g = (((w[1] ^ 64u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[1]); g = (((w[1] ^ 96u) & 96u) == 0u) ? t : g; }
     b[1] = (uint16_t)g;
   }
   { // index register 2: 4 candidate registers
-    const uint32_t v = ix[2];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[2]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[2]); g = (((w[2] ^ 32u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[2]); g = (((w[2] ^ 64u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[2]); g = (((w[2] ^ 96u) & 96u) == 0u) ? t : g; }
     b[2] = (uint16_t)g;
   }
   { // index register 3: 4 candidate registers
-    const uint32_t v = ix[3];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[3]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[3]); g = (((w[3] ^ 32u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[3]); g = (((w[3] ^ 64u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[3]); g = (((w[3] ^ 96u) & 96u) == 0u) ? t : g; }
     b[3] = (uint16_t)g;
   }
   { // index register 4: 4 candidate registers
-    const uint32_t v = ix[4];
-    const uint32_t sr = 4u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[4]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[4]); g = (((w[4] ^ 160u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[4]); g = (((w[4] ^ 192u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[4]); g = (((w[4] ^ 224u) & 96u) == 0u) ? t : g; }
     b[4] = (uint16_t)g;
   }
   { // index register 5: 4 candidate registers
-    const uint32_t v = ix[5];
-    const uint32_t sr = 4u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[5]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[5]); g = (((w[5] ^ 160u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[5]); g = (((w[5] ^ 192u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[5]); g = (((w[5] ^ 224u) & 96u) == 0u) ? t : g; }
     b[5] = (uint16_t)g;
   }
   { // index register 6: 4 candidate registers
-    const uint32_t v = ix[6];
-    const uint32_t sr = 4u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[6]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[6]); g = (((w[6] ^ 160u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[6]); g = (((w[6] ^ 192u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[6]); g = (((w[6] ^ 224u) & 96u) == 0u) ? t : g; }
     b[6] = (uint16_t)g;
   }
   { // index register 7: 4 candidate registers
-    const uint32_t v = ix[7];
-    const uint32_t sr = 4u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[7]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[7]); g = (((w[7] ^ 160u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[7]); g = (((w[7] ^ 192u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[7]); g = (((w[7] ^ 224u) & 96u) == 0u) ? t : g; }
     b[7] = (uint16_t)g;
   }
   { // index register 8: 4 candidate registers
-    const uint32_t v = ix[8];
-    const uint32_t sr = 8u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[8]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[8]); g = (((w[8] ^ 288u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[8]); g = (((w[8] ^ 320u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[8]); g = (((w[8] ^ 352u) & 96u) == 0u) ? t : g; }
     b[8] = (uint16_t)g;
   }
   { // index register 9: 4 candidate registers
-    const uint32_t v = ix[9];
-    const uint32_t sr = 8u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[9]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[9]); g = (((w[9] ^ 288u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[9]); g = (((w[9] ^ 320u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[9]); g = (((w[9] ^ 352u) & 96u) == 0u) ? t : g; }
     b[9] = (uint16_t)g;
   }
   { // index register 10: 4 candidate registers
-    const uint32_t v = ix[10];
-    const uint32_t sr = 8u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[10]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[10]); g = (((w[10] ^ 288u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[10]); g = (((w[10] ^ 320u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[10]); g = (((w[10] ^ 352u) & 96u) == 0u) ? t : g; }
     b[10] = (uint16_t)g;
   }
   { // index register 11: 4 candidate registers
-    const uint32_t v = ix[11];
-    const uint32_t sr = 8u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[11]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[11]); g = (((w[11] ^ 288u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[11]); g = (((w[11] ^ 320u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[11]); g = (((w[11] ^ 352u) & 96u) == 0u) ? t : g; }
     b[11] = (uint16_t)g;
   }
   { // index register 12: 4 candidate registers
-    const uint32_t v = ix[12];
-    const uint32_t sr = 12u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[12]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[12]); g = (((w[12] ^ 416u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[12]); g = (((w[12] ^ 448u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[12]); g = (((w[12] ^ 480u) & 96u) == 0u) ? t : g; }
     b[12] = (uint16_t)g;
   }
   { // index register 13: 4 candidate registers
-    const uint32_t v = ix[13];
-    const uint32_t sr = 12u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[13]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[13]); g = (((w[13] ^ 416u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[13]); g = (((w[13] ^ 448u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[13]); g = (((w[13] ^ 480u) & 96u) == 0u) ? t : g; }
     b[13] = (uint16_t)g;
   }
   { // index register 14: 4 candidate registers
-    const uint32_t v = ix[14];
-    const uint32_t sr = 12u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[14]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[14]); g = (((w[14] ^ 416u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[14]); g = (((w[14] ^ 448u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[14]); g = (((w[14] ^ 480u) & 96u) == 0u) ? t : g; }
     b[14] = (uint16_t)g;
   }
   { // index register 15: 4 candidate registers
-    const uint32_t v = ix[15];
-    const uint32_t sr = 12u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[15]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[15]); g = (((w[15] ^ 416u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[15]); g = (((w[15] ^ 448u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[15]); g = (((w[15] ^ 480u) & 96u) == 0u) ? t : g; }
     b[15] = (uint16_t)g;
   }
   { // index register 16: 4 candidate registers
-    const uint32_t v = ix[16];
-    const uint32_t sr = 16u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[16]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[16]); g = (((w[16] ^ 544u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[16]); g = (((w[16] ^ 576u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[16]); g = (((w[16] ^ 608u) & 96u) == 0u) ? t : g; }
     b[16] = (uint16_t)g;
   }
   { // index register 17: 4 candidate registers
-    const uint32_t v = ix[17];
-    const uint32_t sr = 16u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[17]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[17]); g = (((w[17] ^ 544u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[17]); g = (((w[17] ^ 576u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[17]); g = (((w[17] ^ 608u) & 96u) == 0u) ? t : g; }
     b[17] = (uint16_t)g;
   }
   { // index register 18: 4 candidate registers
-    const uint32_t v = ix[18];
-    const uint32_t sr = 16u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[18]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[18]); g = (((w[18] ^ 544u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[18]); g = (((w[18] ^ 576u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[18]); g = (((w[18] ^ 608u) & 96u) == 0u) ? t : g; }
     b[18] = (uint16_t)g;
   }
   { // index register 19: 4 candidate registers
-    const uint32_t v = ix[19];
-    const uint32_t sr = 16u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[19]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[19]); g = (((w[19] ^ 544u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[19]); g = (((w[19] ^ 576u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[19]); g = (((w[19] ^ 608u) & 96u) == 0u) ? t : g; }
     b[19] = (uint16_t)g;
   }
   { // index register 20: 4 candidate registers
-    const uint32_t v = ix[20];
-    const uint32_t sr = 20u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[20]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[20]); g = (((w[20] ^ 672u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[20]); g = (((w[20] ^ 704u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[20]); g = (((w[20] ^ 736u) & 96u) == 0u) ? t : g; }
     b[20] = (uint16_t)g;
   }
   { // index register 21: 4 candidate registers
-    const uint32_t v = ix[21];
-    const uint32_t sr = 20u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[21]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[21]); g = (((w[21] ^ 672u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[21]); g = (((w[21] ^ 704u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[21]); g = (((w[21] ^ 736u) & 96u) == 0u) ? t : g; }
     b[21] = (uint16_t)g;
   }
   { // index register 22: 4 candidate registers
-    const uint32_t v = ix[22];
-    const uint32_t sr = 20u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[22]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[22]); g = (((w[22] ^ 672u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[22]); g = (((w[22] ^ 704u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[22]); g = (((w[22] ^ 736u) & 96u) == 0u) ? t : g; }
     b[22] = (uint16_t)g;
   }
   { // index register 23: 4 candidate registers
-    const uint32_t v = ix[23];
-    const uint32_t sr = 20u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[23]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[23]); g = (((w[23] ^ 672u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[23]); g = (((w[23] ^ 704u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[23]); g = (((w[23] ^ 736u) & 96u) == 0u) ? t : g; }
     b[23] = (uint16_t)g;
   }
   { // index register 24: 4 candidate registers
-    const uint32_t v = ix[24];
-    const uint32_t sr = 24u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[24]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[24]); g = (((w[24] ^ 800u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[24]); g = (((w[24] ^ 832u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[24]); g = (((w[24] ^ 864u) & 96u) == 0u) ? t : g; }
     b[24] = (uint16_t)g;
   }
   { // index register 25: 4 candidate registers
-    const uint32_t v = ix[25];
-    const uint32_t sr = 24u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[25]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[25]); g = (((w[25] ^ 800u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[25]); g = (((w[25] ^ 832u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[25]); g = (((w[25] ^ 864u) & 96u) == 0u) ? t : g; }
     b[25] = (uint16_t)g;
   }
   { // index register 26: 4 candidate registers
-    const uint32_t v = ix[26];
-    const uint32_t sr = 24u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[26]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[26]); g = (((w[26] ^ 800u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[26]); g = (((w[26] ^ 832u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[26]); g = (((w[26] ^ 864u) & 96u) == 0u) ? t : g; }
     b[26] = (uint16_t)g;
   }
   { // index register 27: 4 candidate registers
-    const uint32_t v = ix[27];
-    const uint32_t sr = 24u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[27]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[27]); g = (((w[27] ^ 800u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[27]); g = (((w[27] ^ 832u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[27]); g = (((w[27] ^ 864u) & 96u) == 0u) ? t : g; }
     b[27] = (uint16_t)g;
   }
   { // index register 28: 4 candidate registers
-    const uint32_t v = ix[28];
-    const uint32_t sr = 28u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[28]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[28]); g = (((w[28] ^ 928u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[28]); g = (((w[28] ^ 960u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[28]); g = (((w[28] ^ 992u) & 96u) == 0u) ? t : g; }
     b[28] = (uint16_t)g;
   }
   { // index register 29: 4 candidate registers
-    const uint32_t v = ix[29];
-    const uint32_t sr = 28u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[29]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[29]); g = (((w[29] ^ 928u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[29]); g = (((w[29] ^ 960u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[29]); g = (((w[29] ^ 992u) & 96u) == 0u) ? t : g; }
     b[29] = (uint16_t)g;
   }
   { // index register 30: 4 candidate registers
-    const uint32_t v = ix[30];
-    const uint32_t sr = 28u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[30]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[30]); g = (((w[30] ^ 928u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[30]); g = (((w[30] ^ 960u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[30]); g = (((w[30] ^ 992u) & 96u) == 0u) ? t : g; }
     b[30] = (uint16_t)g;
   }
   { // index register 31: 4 candidate registers
-    const uint32_t v = ix[31];
-    const uint32_t sr = 28u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[31]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[31]); g = (((w[31] ^ 928u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[31]); g = (((w[31] ^ 960u) & 96u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[31]); g = (((w[31] ^ 992u) & 96u) == 0u) ? t : g; }
     b[31] = (uint16_t)g;
   }
-  (void)lane;
 }
 
 extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restrict__ in, const uint32_t* __restrict__ idx, uint16_t* __restrict__ out, int R) {
@@ -458,8 +492,12 @@ extern "C" __global__ void __launch_bounds__(256) bench(const uint16_t* __restri
     ix[31] = (t_.w >> 0) & 4294967295u;
   }
   (void)smem; (void)warp;
+  uint32_t w[32];
+  gather_ctl(ix, w, lane);
   for (int it = 0; it < R; ++it) {
-    gather_shfl(a, ix, b, lane);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) asm volatile("" : "+r"(w[i]));
+    gather_shfl(a, w, b);
 #pragma unroll
     for (int i = 0; i < 32; ++i) a[i] = (uint16_t)(b[i] + 1u);
   }

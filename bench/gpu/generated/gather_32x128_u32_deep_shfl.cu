@@ -7,1224 +7,1258 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ void gather_shfl(const uint32_t (&a)[32], const uint32_t (&ix)[32], uint32_t (&b)[32], unsigned lane) {
+__device__ __forceinline__ void gather_ctl(const uint32_t (&ix)[32], uint32_t (&w)[32], unsigned lane) {
+  { const uint32_t v = ix[0];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[0] = sl | (sr << 5); }
+  { const uint32_t v = ix[1];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[1] = sl | (sr << 5); }
+  { const uint32_t v = ix[2];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[2] = sl | (sr << 5); }
+  { const uint32_t v = ix[3];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[3] = sl | (sr << 5); }
+  { const uint32_t v = ix[4];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[4] = sl | (sr << 5); }
+  { const uint32_t v = ix[5];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[5] = sl | (sr << 5); }
+  { const uint32_t v = ix[6];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[6] = sl | (sr << 5); }
+  { const uint32_t v = ix[7];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[7] = sl | (sr << 5); }
+  { const uint32_t v = ix[8];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[8] = sl | (sr << 5); }
+  { const uint32_t v = ix[9];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[9] = sl | (sr << 5); }
+  { const uint32_t v = ix[10];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[10] = sl | (sr << 5); }
+  { const uint32_t v = ix[11];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[11] = sl | (sr << 5); }
+  { const uint32_t v = ix[12];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[12] = sl | (sr << 5); }
+  { const uint32_t v = ix[13];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[13] = sl | (sr << 5); }
+  { const uint32_t v = ix[14];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[14] = sl | (sr << 5); }
+  { const uint32_t v = ix[15];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[15] = sl | (sr << 5); }
+  { const uint32_t v = ix[16];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[16] = sl | (sr << 5); }
+  { const uint32_t v = ix[17];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[17] = sl | (sr << 5); }
+  { const uint32_t v = ix[18];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[18] = sl | (sr << 5); }
+  { const uint32_t v = ix[19];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[19] = sl | (sr << 5); }
+  { const uint32_t v = ix[20];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[20] = sl | (sr << 5); }
+  { const uint32_t v = ix[21];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[21] = sl | (sr << 5); }
+  { const uint32_t v = ix[22];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[22] = sl | (sr << 5); }
+  { const uint32_t v = ix[23];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[23] = sl | (sr << 5); }
+  { const uint32_t v = ix[24];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[24] = sl | (sr << 5); }
+  { const uint32_t v = ix[25];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[25] = sl | (sr << 5); }
+  { const uint32_t v = ix[26];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[26] = sl | (sr << 5); }
+  { const uint32_t v = ix[27];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[27] = sl | (sr << 5); }
+  { const uint32_t v = ix[28];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[28] = sl | (sr << 5); }
+  { const uint32_t v = ix[29];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[29] = sl | (sr << 5); }
+  { const uint32_t v = ix[30];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[30] = sl | (sr << 5); }
+  { const uint32_t v = ix[31];
+    const uint32_t sr = 0u ^ (((v >> 0) & 3u) << 0) ^ (((v >> 4) & 7u) << 2);
+    const uint32_t sl = 0u ^ (((lane >> 2) & 7u) << 2) ^ (((v >> 2) & 3u) << 0);
+    w[31] = sl | (sr << 5); }
+  (void)lane;
+}
+__device__ __forceinline__ void gather_shfl(const uint32_t (&a)[32], const uint32_t (&w)[32], uint32_t (&b)[32]) {
   { // index register 0: 32 candidate registers
-    const uint32_t v = ix[0];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[0]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[0]); g = (((w[0] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[0]); g = (((w[0] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[0]); g = (((w[0] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[0]); g = (((w[0] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[0]); g = (((w[0] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[0]); g = (((w[0] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[0]); g = (((w[0] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[0]); g = (((w[0] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[0]); g = (((w[0] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[0]); g = (((w[0] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[0]); g = (((w[0] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[0]); g = (((w[0] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[0]); g = (((w[0] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[0]); g = (((w[0] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[0]); g = (((w[0] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[0]); g = (((w[0] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[0]); g = (((w[0] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[0]); g = (((w[0] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[0]); g = (((w[0] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[0]); g = (((w[0] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[0]); g = (((w[0] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[0]); g = (((w[0] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[0]); g = (((w[0] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[0]); g = (((w[0] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[0]); g = (((w[0] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[0]); g = (((w[0] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[0]); g = (((w[0] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[0]); g = (((w[0] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[0]); g = (((w[0] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[0]); g = (((w[0] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[0]); g = (((w[0] ^ 992u) & 992u) == 0u) ? t : g; }
     b[0] = (uint32_t)g;
   }
   { // index register 1: 32 candidate registers
-    const uint32_t v = ix[1];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[1]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[1]); g = (((w[1] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[1]); g = (((w[1] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[1]); g = (((w[1] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[1]); g = (((w[1] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[1]); g = (((w[1] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[1]); g = (((w[1] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[1]); g = (((w[1] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[1]); g = (((w[1] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[1]); g = (((w[1] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[1]); g = (((w[1] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[1]); g = (((w[1] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[1]); g = (((w[1] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[1]); g = (((w[1] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[1]); g = (((w[1] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[1]); g = (((w[1] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[1]); g = (((w[1] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[1]); g = (((w[1] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[1]); g = (((w[1] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[1]); g = (((w[1] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[1]); g = (((w[1] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[1]); g = (((w[1] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[1]); g = (((w[1] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[1]); g = (((w[1] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[1]); g = (((w[1] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[1]); g = (((w[1] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[1]); g = (((w[1] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[1]); g = (((w[1] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[1]); g = (((w[1] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[1]); g = (((w[1] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[1]); g = (((w[1] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[1]); g = (((w[1] ^ 992u) & 992u) == 0u) ? t : g; }
     b[1] = (uint32_t)g;
   }
   { // index register 2: 32 candidate registers
-    const uint32_t v = ix[2];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[2]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[2]); g = (((w[2] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[2]); g = (((w[2] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[2]); g = (((w[2] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[2]); g = (((w[2] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[2]); g = (((w[2] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[2]); g = (((w[2] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[2]); g = (((w[2] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[2]); g = (((w[2] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[2]); g = (((w[2] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[2]); g = (((w[2] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[2]); g = (((w[2] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[2]); g = (((w[2] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[2]); g = (((w[2] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[2]); g = (((w[2] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[2]); g = (((w[2] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[2]); g = (((w[2] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[2]); g = (((w[2] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[2]); g = (((w[2] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[2]); g = (((w[2] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[2]); g = (((w[2] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[2]); g = (((w[2] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[2]); g = (((w[2] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[2]); g = (((w[2] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[2]); g = (((w[2] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[2]); g = (((w[2] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[2]); g = (((w[2] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[2]); g = (((w[2] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[2]); g = (((w[2] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[2]); g = (((w[2] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[2]); g = (((w[2] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[2]); g = (((w[2] ^ 992u) & 992u) == 0u) ? t : g; }
     b[2] = (uint32_t)g;
   }
   { // index register 3: 32 candidate registers
-    const uint32_t v = ix[3];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[3]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[3]); g = (((w[3] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[3]); g = (((w[3] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[3]); g = (((w[3] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[3]); g = (((w[3] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[3]); g = (((w[3] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[3]); g = (((w[3] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[3]); g = (((w[3] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[3]); g = (((w[3] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[3]); g = (((w[3] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[3]); g = (((w[3] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[3]); g = (((w[3] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[3]); g = (((w[3] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[3]); g = (((w[3] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[3]); g = (((w[3] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[3]); g = (((w[3] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[3]); g = (((w[3] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[3]); g = (((w[3] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[3]); g = (((w[3] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[3]); g = (((w[3] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[3]); g = (((w[3] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[3]); g = (((w[3] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[3]); g = (((w[3] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[3]); g = (((w[3] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[3]); g = (((w[3] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[3]); g = (((w[3] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[3]); g = (((w[3] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[3]); g = (((w[3] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[3]); g = (((w[3] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[3]); g = (((w[3] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[3]); g = (((w[3] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[3]); g = (((w[3] ^ 992u) & 992u) == 0u) ? t : g; }
     b[3] = (uint32_t)g;
   }
   { // index register 4: 32 candidate registers
-    const uint32_t v = ix[4];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[4]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[4]); g = (((w[4] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[4]); g = (((w[4] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[4]); g = (((w[4] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[4]); g = (((w[4] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[4]); g = (((w[4] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[4]); g = (((w[4] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[4]); g = (((w[4] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[4]); g = (((w[4] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[4]); g = (((w[4] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[4]); g = (((w[4] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[4]); g = (((w[4] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[4]); g = (((w[4] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[4]); g = (((w[4] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[4]); g = (((w[4] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[4]); g = (((w[4] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[4]); g = (((w[4] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[4]); g = (((w[4] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[4]); g = (((w[4] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[4]); g = (((w[4] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[4]); g = (((w[4] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[4]); g = (((w[4] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[4]); g = (((w[4] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[4]); g = (((w[4] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[4]); g = (((w[4] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[4]); g = (((w[4] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[4]); g = (((w[4] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[4]); g = (((w[4] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[4]); g = (((w[4] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[4]); g = (((w[4] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[4]); g = (((w[4] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[4]); g = (((w[4] ^ 992u) & 992u) == 0u) ? t : g; }
     b[4] = (uint32_t)g;
   }
   { // index register 5: 32 candidate registers
-    const uint32_t v = ix[5];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[5]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[5]); g = (((w[5] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[5]); g = (((w[5] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[5]); g = (((w[5] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[5]); g = (((w[5] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[5]); g = (((w[5] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[5]); g = (((w[5] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[5]); g = (((w[5] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[5]); g = (((w[5] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[5]); g = (((w[5] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[5]); g = (((w[5] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[5]); g = (((w[5] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[5]); g = (((w[5] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[5]); g = (((w[5] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[5]); g = (((w[5] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[5]); g = (((w[5] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[5]); g = (((w[5] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[5]); g = (((w[5] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[5]); g = (((w[5] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[5]); g = (((w[5] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[5]); g = (((w[5] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[5]); g = (((w[5] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[5]); g = (((w[5] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[5]); g = (((w[5] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[5]); g = (((w[5] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[5]); g = (((w[5] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[5]); g = (((w[5] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[5]); g = (((w[5] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[5]); g = (((w[5] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[5]); g = (((w[5] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[5]); g = (((w[5] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[5]); g = (((w[5] ^ 992u) & 992u) == 0u) ? t : g; }
     b[5] = (uint32_t)g;
   }
   { // index register 6: 32 candidate registers
-    const uint32_t v = ix[6];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[6]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[6]); g = (((w[6] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[6]); g = (((w[6] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[6]); g = (((w[6] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[6]); g = (((w[6] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[6]); g = (((w[6] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[6]); g = (((w[6] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[6]); g = (((w[6] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[6]); g = (((w[6] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[6]); g = (((w[6] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[6]); g = (((w[6] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[6]); g = (((w[6] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[6]); g = (((w[6] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[6]); g = (((w[6] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[6]); g = (((w[6] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[6]); g = (((w[6] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[6]); g = (((w[6] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[6]); g = (((w[6] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[6]); g = (((w[6] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[6]); g = (((w[6] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[6]); g = (((w[6] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[6]); g = (((w[6] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[6]); g = (((w[6] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[6]); g = (((w[6] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[6]); g = (((w[6] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[6]); g = (((w[6] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[6]); g = (((w[6] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[6]); g = (((w[6] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[6]); g = (((w[6] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[6]); g = (((w[6] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[6]); g = (((w[6] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[6]); g = (((w[6] ^ 992u) & 992u) == 0u) ? t : g; }
     b[6] = (uint32_t)g;
   }
   { // index register 7: 32 candidate registers
-    const uint32_t v = ix[7];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[7]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[7]); g = (((w[7] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[7]); g = (((w[7] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[7]); g = (((w[7] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[7]); g = (((w[7] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[7]); g = (((w[7] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[7]); g = (((w[7] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[7]); g = (((w[7] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[7]); g = (((w[7] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[7]); g = (((w[7] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[7]); g = (((w[7] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[7]); g = (((w[7] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[7]); g = (((w[7] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[7]); g = (((w[7] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[7]); g = (((w[7] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[7]); g = (((w[7] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[7]); g = (((w[7] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[7]); g = (((w[7] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[7]); g = (((w[7] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[7]); g = (((w[7] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[7]); g = (((w[7] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[7]); g = (((w[7] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[7]); g = (((w[7] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[7]); g = (((w[7] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[7]); g = (((w[7] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[7]); g = (((w[7] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[7]); g = (((w[7] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[7]); g = (((w[7] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[7]); g = (((w[7] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[7]); g = (((w[7] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[7]); g = (((w[7] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[7]); g = (((w[7] ^ 992u) & 992u) == 0u) ? t : g; }
     b[7] = (uint32_t)g;
   }
   { // index register 8: 32 candidate registers
-    const uint32_t v = ix[8];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[8]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[8]); g = (((w[8] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[8]); g = (((w[8] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[8]); g = (((w[8] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[8]); g = (((w[8] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[8]); g = (((w[8] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[8]); g = (((w[8] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[8]); g = (((w[8] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[8]); g = (((w[8] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[8]); g = (((w[8] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[8]); g = (((w[8] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[8]); g = (((w[8] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[8]); g = (((w[8] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[8]); g = (((w[8] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[8]); g = (((w[8] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[8]); g = (((w[8] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[8]); g = (((w[8] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[8]); g = (((w[8] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[8]); g = (((w[8] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[8]); g = (((w[8] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[8]); g = (((w[8] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[8]); g = (((w[8] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[8]); g = (((w[8] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[8]); g = (((w[8] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[8]); g = (((w[8] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[8]); g = (((w[8] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[8]); g = (((w[8] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[8]); g = (((w[8] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[8]); g = (((w[8] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[8]); g = (((w[8] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[8]); g = (((w[8] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[8]); g = (((w[8] ^ 992u) & 992u) == 0u) ? t : g; }
     b[8] = (uint32_t)g;
   }
   { // index register 9: 32 candidate registers
-    const uint32_t v = ix[9];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[9]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[9]); g = (((w[9] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[9]); g = (((w[9] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[9]); g = (((w[9] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[9]); g = (((w[9] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[9]); g = (((w[9] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[9]); g = (((w[9] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[9]); g = (((w[9] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[9]); g = (((w[9] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[9]); g = (((w[9] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[9]); g = (((w[9] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[9]); g = (((w[9] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[9]); g = (((w[9] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[9]); g = (((w[9] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[9]); g = (((w[9] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[9]); g = (((w[9] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[9]); g = (((w[9] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[9]); g = (((w[9] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[9]); g = (((w[9] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[9]); g = (((w[9] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[9]); g = (((w[9] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[9]); g = (((w[9] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[9]); g = (((w[9] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[9]); g = (((w[9] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[9]); g = (((w[9] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[9]); g = (((w[9] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[9]); g = (((w[9] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[9]); g = (((w[9] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[9]); g = (((w[9] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[9]); g = (((w[9] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[9]); g = (((w[9] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[9]); g = (((w[9] ^ 992u) & 992u) == 0u) ? t : g; }
     b[9] = (uint32_t)g;
   }
   { // index register 10: 32 candidate registers
-    const uint32_t v = ix[10];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[10]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[10]); g = (((w[10] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[10]); g = (((w[10] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[10]); g = (((w[10] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[10]); g = (((w[10] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[10]); g = (((w[10] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[10]); g = (((w[10] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[10]); g = (((w[10] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[10]); g = (((w[10] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[10]); g = (((w[10] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[10]); g = (((w[10] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[10]); g = (((w[10] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[10]); g = (((w[10] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[10]); g = (((w[10] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[10]); g = (((w[10] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[10]); g = (((w[10] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[10]); g = (((w[10] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[10]); g = (((w[10] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[10]); g = (((w[10] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[10]); g = (((w[10] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[10]); g = (((w[10] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[10]); g = (((w[10] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[10]); g = (((w[10] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[10]); g = (((w[10] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[10]); g = (((w[10] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[10]); g = (((w[10] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[10]); g = (((w[10] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[10]); g = (((w[10] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[10]); g = (((w[10] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[10]); g = (((w[10] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[10]); g = (((w[10] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[10]); g = (((w[10] ^ 992u) & 992u) == 0u) ? t : g; }
     b[10] = (uint32_t)g;
   }
   { // index register 11: 32 candidate registers
-    const uint32_t v = ix[11];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[11]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[11]); g = (((w[11] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[11]); g = (((w[11] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[11]); g = (((w[11] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[11]); g = (((w[11] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[11]); g = (((w[11] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[11]); g = (((w[11] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[11]); g = (((w[11] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[11]); g = (((w[11] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[11]); g = (((w[11] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[11]); g = (((w[11] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[11]); g = (((w[11] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[11]); g = (((w[11] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[11]); g = (((w[11] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[11]); g = (((w[11] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[11]); g = (((w[11] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[11]); g = (((w[11] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[11]); g = (((w[11] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[11]); g = (((w[11] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[11]); g = (((w[11] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[11]); g = (((w[11] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[11]); g = (((w[11] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[11]); g = (((w[11] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[11]); g = (((w[11] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[11]); g = (((w[11] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[11]); g = (((w[11] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[11]); g = (((w[11] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[11]); g = (((w[11] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[11]); g = (((w[11] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[11]); g = (((w[11] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[11]); g = (((w[11] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[11]); g = (((w[11] ^ 992u) & 992u) == 0u) ? t : g; }
     b[11] = (uint32_t)g;
   }
   { // index register 12: 32 candidate registers
-    const uint32_t v = ix[12];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[12]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[12]); g = (((w[12] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[12]); g = (((w[12] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[12]); g = (((w[12] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[12]); g = (((w[12] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[12]); g = (((w[12] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[12]); g = (((w[12] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[12]); g = (((w[12] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[12]); g = (((w[12] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[12]); g = (((w[12] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[12]); g = (((w[12] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[12]); g = (((w[12] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[12]); g = (((w[12] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[12]); g = (((w[12] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[12]); g = (((w[12] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[12]); g = (((w[12] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[12]); g = (((w[12] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[12]); g = (((w[12] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[12]); g = (((w[12] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[12]); g = (((w[12] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[12]); g = (((w[12] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[12]); g = (((w[12] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[12]); g = (((w[12] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[12]); g = (((w[12] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[12]); g = (((w[12] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[12]); g = (((w[12] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[12]); g = (((w[12] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[12]); g = (((w[12] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[12]); g = (((w[12] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[12]); g = (((w[12] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[12]); g = (((w[12] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[12]); g = (((w[12] ^ 992u) & 992u) == 0u) ? t : g; }
     b[12] = (uint32_t)g;
   }
   { // index register 13: 32 candidate registers
-    const uint32_t v = ix[13];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[13]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[13]); g = (((w[13] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[13]); g = (((w[13] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[13]); g = (((w[13] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[13]); g = (((w[13] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[13]); g = (((w[13] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[13]); g = (((w[13] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[13]); g = (((w[13] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[13]); g = (((w[13] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[13]); g = (((w[13] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[13]); g = (((w[13] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[13]); g = (((w[13] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[13]); g = (((w[13] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[13]); g = (((w[13] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[13]); g = (((w[13] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[13]); g = (((w[13] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[13]); g = (((w[13] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[13]); g = (((w[13] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[13]); g = (((w[13] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[13]); g = (((w[13] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[13]); g = (((w[13] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[13]); g = (((w[13] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[13]); g = (((w[13] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[13]); g = (((w[13] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[13]); g = (((w[13] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[13]); g = (((w[13] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[13]); g = (((w[13] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[13]); g = (((w[13] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[13]); g = (((w[13] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[13]); g = (((w[13] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[13]); g = (((w[13] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[13]); g = (((w[13] ^ 992u) & 992u) == 0u) ? t : g; }
     b[13] = (uint32_t)g;
   }
   { // index register 14: 32 candidate registers
-    const uint32_t v = ix[14];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[14]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[14]); g = (((w[14] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[14]); g = (((w[14] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[14]); g = (((w[14] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[14]); g = (((w[14] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[14]); g = (((w[14] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[14]); g = (((w[14] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[14]); g = (((w[14] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[14]); g = (((w[14] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[14]); g = (((w[14] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[14]); g = (((w[14] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[14]); g = (((w[14] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[14]); g = (((w[14] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[14]); g = (((w[14] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[14]); g = (((w[14] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[14]); g = (((w[14] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[14]); g = (((w[14] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[14]); g = (((w[14] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[14]); g = (((w[14] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[14]); g = (((w[14] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[14]); g = (((w[14] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[14]); g = (((w[14] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[14]); g = (((w[14] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[14]); g = (((w[14] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[14]); g = (((w[14] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[14]); g = (((w[14] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[14]); g = (((w[14] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[14]); g = (((w[14] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[14]); g = (((w[14] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[14]); g = (((w[14] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[14]); g = (((w[14] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[14]); g = (((w[14] ^ 992u) & 992u) == 0u) ? t : g; }
     b[14] = (uint32_t)g;
   }
   { // index register 15: 32 candidate registers
-    const uint32_t v = ix[15];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[15]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[15]); g = (((w[15] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[15]); g = (((w[15] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[15]); g = (((w[15] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[15]); g = (((w[15] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[15]); g = (((w[15] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[15]); g = (((w[15] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[15]); g = (((w[15] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[15]); g = (((w[15] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[15]); g = (((w[15] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[15]); g = (((w[15] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[15]); g = (((w[15] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[15]); g = (((w[15] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[15]); g = (((w[15] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[15]); g = (((w[15] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[15]); g = (((w[15] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[15]); g = (((w[15] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[15]); g = (((w[15] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[15]); g = (((w[15] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[15]); g = (((w[15] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[15]); g = (((w[15] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[15]); g = (((w[15] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[15]); g = (((w[15] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[15]); g = (((w[15] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[15]); g = (((w[15] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[15]); g = (((w[15] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[15]); g = (((w[15] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[15]); g = (((w[15] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[15]); g = (((w[15] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[15]); g = (((w[15] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[15]); g = (((w[15] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[15]); g = (((w[15] ^ 992u) & 992u) == 0u) ? t : g; }
     b[15] = (uint32_t)g;
   }
   { // index register 16: 32 candidate registers
-    const uint32_t v = ix[16];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[16]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[16]); g = (((w[16] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[16]); g = (((w[16] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[16]); g = (((w[16] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[16]); g = (((w[16] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[16]); g = (((w[16] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[16]); g = (((w[16] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[16]); g = (((w[16] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[16]); g = (((w[16] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[16]); g = (((w[16] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[16]); g = (((w[16] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[16]); g = (((w[16] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[16]); g = (((w[16] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[16]); g = (((w[16] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[16]); g = (((w[16] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[16]); g = (((w[16] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[16]); g = (((w[16] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[16]); g = (((w[16] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[16]); g = (((w[16] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[16]); g = (((w[16] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[16]); g = (((w[16] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[16]); g = (((w[16] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[16]); g = (((w[16] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[16]); g = (((w[16] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[16]); g = (((w[16] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[16]); g = (((w[16] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[16]); g = (((w[16] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[16]); g = (((w[16] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[16]); g = (((w[16] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[16]); g = (((w[16] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[16]); g = (((w[16] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[16]); g = (((w[16] ^ 992u) & 992u) == 0u) ? t : g; }
     b[16] = (uint32_t)g;
   }
   { // index register 17: 32 candidate registers
-    const uint32_t v = ix[17];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[17]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[17]); g = (((w[17] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[17]); g = (((w[17] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[17]); g = (((w[17] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[17]); g = (((w[17] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[17]); g = (((w[17] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[17]); g = (((w[17] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[17]); g = (((w[17] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[17]); g = (((w[17] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[17]); g = (((w[17] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[17]); g = (((w[17] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[17]); g = (((w[17] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[17]); g = (((w[17] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[17]); g = (((w[17] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[17]); g = (((w[17] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[17]); g = (((w[17] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[17]); g = (((w[17] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[17]); g = (((w[17] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[17]); g = (((w[17] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[17]); g = (((w[17] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[17]); g = (((w[17] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[17]); g = (((w[17] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[17]); g = (((w[17] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[17]); g = (((w[17] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[17]); g = (((w[17] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[17]); g = (((w[17] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[17]); g = (((w[17] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[17]); g = (((w[17] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[17]); g = (((w[17] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[17]); g = (((w[17] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[17]); g = (((w[17] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[17]); g = (((w[17] ^ 992u) & 992u) == 0u) ? t : g; }
     b[17] = (uint32_t)g;
   }
   { // index register 18: 32 candidate registers
-    const uint32_t v = ix[18];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[18]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[18]); g = (((w[18] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[18]); g = (((w[18] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[18]); g = (((w[18] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[18]); g = (((w[18] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[18]); g = (((w[18] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[18]); g = (((w[18] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[18]); g = (((w[18] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[18]); g = (((w[18] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[18]); g = (((w[18] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[18]); g = (((w[18] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[18]); g = (((w[18] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[18]); g = (((w[18] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[18]); g = (((w[18] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[18]); g = (((w[18] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[18]); g = (((w[18] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[18]); g = (((w[18] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[18]); g = (((w[18] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[18]); g = (((w[18] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[18]); g = (((w[18] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[18]); g = (((w[18] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[18]); g = (((w[18] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[18]); g = (((w[18] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[18]); g = (((w[18] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[18]); g = (((w[18] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[18]); g = (((w[18] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[18]); g = (((w[18] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[18]); g = (((w[18] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[18]); g = (((w[18] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[18]); g = (((w[18] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[18]); g = (((w[18] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[18]); g = (((w[18] ^ 992u) & 992u) == 0u) ? t : g; }
     b[18] = (uint32_t)g;
   }
   { // index register 19: 32 candidate registers
-    const uint32_t v = ix[19];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[19]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[19]); g = (((w[19] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[19]); g = (((w[19] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[19]); g = (((w[19] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[19]); g = (((w[19] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[19]); g = (((w[19] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[19]); g = (((w[19] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[19]); g = (((w[19] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[19]); g = (((w[19] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[19]); g = (((w[19] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[19]); g = (((w[19] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[19]); g = (((w[19] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[19]); g = (((w[19] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[19]); g = (((w[19] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[19]); g = (((w[19] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[19]); g = (((w[19] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[19]); g = (((w[19] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[19]); g = (((w[19] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[19]); g = (((w[19] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[19]); g = (((w[19] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[19]); g = (((w[19] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[19]); g = (((w[19] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[19]); g = (((w[19] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[19]); g = (((w[19] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[19]); g = (((w[19] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[19]); g = (((w[19] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[19]); g = (((w[19] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[19]); g = (((w[19] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[19]); g = (((w[19] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[19]); g = (((w[19] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[19]); g = (((w[19] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[19]); g = (((w[19] ^ 992u) & 992u) == 0u) ? t : g; }
     b[19] = (uint32_t)g;
   }
   { // index register 20: 32 candidate registers
-    const uint32_t v = ix[20];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[20]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[20]); g = (((w[20] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[20]); g = (((w[20] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[20]); g = (((w[20] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[20]); g = (((w[20] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[20]); g = (((w[20] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[20]); g = (((w[20] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[20]); g = (((w[20] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[20]); g = (((w[20] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[20]); g = (((w[20] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[20]); g = (((w[20] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[20]); g = (((w[20] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[20]); g = (((w[20] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[20]); g = (((w[20] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[20]); g = (((w[20] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[20]); g = (((w[20] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[20]); g = (((w[20] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[20]); g = (((w[20] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[20]); g = (((w[20] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[20]); g = (((w[20] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[20]); g = (((w[20] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[20]); g = (((w[20] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[20]); g = (((w[20] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[20]); g = (((w[20] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[20]); g = (((w[20] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[20]); g = (((w[20] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[20]); g = (((w[20] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[20]); g = (((w[20] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[20]); g = (((w[20] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[20]); g = (((w[20] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[20]); g = (((w[20] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[20]); g = (((w[20] ^ 992u) & 992u) == 0u) ? t : g; }
     b[20] = (uint32_t)g;
   }
   { // index register 21: 32 candidate registers
-    const uint32_t v = ix[21];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[21]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[21]); g = (((w[21] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[21]); g = (((w[21] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[21]); g = (((w[21] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[21]); g = (((w[21] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[21]); g = (((w[21] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[21]); g = (((w[21] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[21]); g = (((w[21] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[21]); g = (((w[21] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[21]); g = (((w[21] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[21]); g = (((w[21] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[21]); g = (((w[21] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[21]); g = (((w[21] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[21]); g = (((w[21] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[21]); g = (((w[21] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[21]); g = (((w[21] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[21]); g = (((w[21] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[21]); g = (((w[21] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[21]); g = (((w[21] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[21]); g = (((w[21] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[21]); g = (((w[21] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[21]); g = (((w[21] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[21]); g = (((w[21] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[21]); g = (((w[21] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[21]); g = (((w[21] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[21]); g = (((w[21] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[21]); g = (((w[21] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[21]); g = (((w[21] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[21]); g = (((w[21] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[21]); g = (((w[21] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[21]); g = (((w[21] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[21]); g = (((w[21] ^ 992u) & 992u) == 0u) ? t : g; }
     b[21] = (uint32_t)g;
   }
   { // index register 22: 32 candidate registers
-    const uint32_t v = ix[22];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[22]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[22]); g = (((w[22] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[22]); g = (((w[22] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[22]); g = (((w[22] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[22]); g = (((w[22] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[22]); g = (((w[22] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[22]); g = (((w[22] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[22]); g = (((w[22] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[22]); g = (((w[22] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[22]); g = (((w[22] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[22]); g = (((w[22] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[22]); g = (((w[22] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[22]); g = (((w[22] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[22]); g = (((w[22] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[22]); g = (((w[22] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[22]); g = (((w[22] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[22]); g = (((w[22] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[22]); g = (((w[22] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[22]); g = (((w[22] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[22]); g = (((w[22] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[22]); g = (((w[22] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[22]); g = (((w[22] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[22]); g = (((w[22] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[22]); g = (((w[22] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[22]); g = (((w[22] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[22]); g = (((w[22] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[22]); g = (((w[22] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[22]); g = (((w[22] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[22]); g = (((w[22] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[22]); g = (((w[22] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[22]); g = (((w[22] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[22]); g = (((w[22] ^ 992u) & 992u) == 0u) ? t : g; }
     b[22] = (uint32_t)g;
   }
   { // index register 23: 32 candidate registers
-    const uint32_t v = ix[23];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[23]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[23]); g = (((w[23] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[23]); g = (((w[23] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[23]); g = (((w[23] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[23]); g = (((w[23] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[23]); g = (((w[23] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[23]); g = (((w[23] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[23]); g = (((w[23] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[23]); g = (((w[23] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[23]); g = (((w[23] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[23]); g = (((w[23] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[23]); g = (((w[23] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[23]); g = (((w[23] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[23]); g = (((w[23] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[23]); g = (((w[23] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[23]); g = (((w[23] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[23]); g = (((w[23] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[23]); g = (((w[23] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[23]); g = (((w[23] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[23]); g = (((w[23] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[23]); g = (((w[23] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[23]); g = (((w[23] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[23]); g = (((w[23] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[23]); g = (((w[23] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[23]); g = (((w[23] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[23]); g = (((w[23] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[23]); g = (((w[23] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[23]); g = (((w[23] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[23]); g = (((w[23] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[23]); g = (((w[23] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[23]); g = (((w[23] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[23]); g = (((w[23] ^ 992u) & 992u) == 0u) ? t : g; }
     b[23] = (uint32_t)g;
   }
   { // index register 24: 32 candidate registers
-    const uint32_t v = ix[24];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[24]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[24]); g = (((w[24] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[24]); g = (((w[24] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[24]); g = (((w[24] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[24]); g = (((w[24] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[24]); g = (((w[24] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[24]); g = (((w[24] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[24]); g = (((w[24] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[24]); g = (((w[24] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[24]); g = (((w[24] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[24]); g = (((w[24] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[24]); g = (((w[24] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[24]); g = (((w[24] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[24]); g = (((w[24] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[24]); g = (((w[24] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[24]); g = (((w[24] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[24]); g = (((w[24] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[24]); g = (((w[24] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[24]); g = (((w[24] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[24]); g = (((w[24] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[24]); g = (((w[24] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[24]); g = (((w[24] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[24]); g = (((w[24] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[24]); g = (((w[24] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[24]); g = (((w[24] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[24]); g = (((w[24] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[24]); g = (((w[24] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[24]); g = (((w[24] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[24]); g = (((w[24] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[24]); g = (((w[24] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[24]); g = (((w[24] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[24]); g = (((w[24] ^ 992u) & 992u) == 0u) ? t : g; }
     b[24] = (uint32_t)g;
   }
   { // index register 25: 32 candidate registers
-    const uint32_t v = ix[25];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[25]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[25]); g = (((w[25] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[25]); g = (((w[25] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[25]); g = (((w[25] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[25]); g = (((w[25] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[25]); g = (((w[25] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[25]); g = (((w[25] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[25]); g = (((w[25] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[25]); g = (((w[25] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[25]); g = (((w[25] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[25]); g = (((w[25] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[25]); g = (((w[25] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[25]); g = (((w[25] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[25]); g = (((w[25] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[25]); g = (((w[25] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[25]); g = (((w[25] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[25]); g = (((w[25] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[25]); g = (((w[25] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[25]); g = (((w[25] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[25]); g = (((w[25] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[25]); g = (((w[25] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[25]); g = (((w[25] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[25]); g = (((w[25] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[25]); g = (((w[25] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[25]); g = (((w[25] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[25]); g = (((w[25] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[25]); g = (((w[25] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[25]); g = (((w[25] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[25]); g = (((w[25] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[25]); g = (((w[25] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[25]); g = (((w[25] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[25]); g = (((w[25] ^ 992u) & 992u) == 0u) ? t : g; }
     b[25] = (uint32_t)g;
   }
   { // index register 26: 32 candidate registers
-    const uint32_t v = ix[26];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[26]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[26]); g = (((w[26] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[26]); g = (((w[26] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[26]); g = (((w[26] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[26]); g = (((w[26] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[26]); g = (((w[26] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[26]); g = (((w[26] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[26]); g = (((w[26] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[26]); g = (((w[26] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[26]); g = (((w[26] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[26]); g = (((w[26] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[26]); g = (((w[26] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[26]); g = (((w[26] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[26]); g = (((w[26] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[26]); g = (((w[26] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[26]); g = (((w[26] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[26]); g = (((w[26] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[26]); g = (((w[26] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[26]); g = (((w[26] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[26]); g = (((w[26] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[26]); g = (((w[26] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[26]); g = (((w[26] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[26]); g = (((w[26] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[26]); g = (((w[26] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[26]); g = (((w[26] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[26]); g = (((w[26] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[26]); g = (((w[26] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[26]); g = (((w[26] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[26]); g = (((w[26] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[26]); g = (((w[26] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[26]); g = (((w[26] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[26]); g = (((w[26] ^ 992u) & 992u) == 0u) ? t : g; }
     b[26] = (uint32_t)g;
   }
   { // index register 27: 32 candidate registers
-    const uint32_t v = ix[27];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[27]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[27]); g = (((w[27] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[27]); g = (((w[27] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[27]); g = (((w[27] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[27]); g = (((w[27] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[27]); g = (((w[27] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[27]); g = (((w[27] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[27]); g = (((w[27] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[27]); g = (((w[27] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[27]); g = (((w[27] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[27]); g = (((w[27] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[27]); g = (((w[27] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[27]); g = (((w[27] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[27]); g = (((w[27] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[27]); g = (((w[27] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[27]); g = (((w[27] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[27]); g = (((w[27] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[27]); g = (((w[27] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[27]); g = (((w[27] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[27]); g = (((w[27] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[27]); g = (((w[27] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[27]); g = (((w[27] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[27]); g = (((w[27] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[27]); g = (((w[27] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[27]); g = (((w[27] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[27]); g = (((w[27] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[27]); g = (((w[27] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[27]); g = (((w[27] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[27]); g = (((w[27] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[27]); g = (((w[27] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[27]); g = (((w[27] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[27]); g = (((w[27] ^ 992u) & 992u) == 0u) ? t : g; }
     b[27] = (uint32_t)g;
   }
   { // index register 28: 32 candidate registers
-    const uint32_t v = ix[28];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[28]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[28]); g = (((w[28] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[28]); g = (((w[28] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[28]); g = (((w[28] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[28]); g = (((w[28] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[28]); g = (((w[28] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[28]); g = (((w[28] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[28]); g = (((w[28] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[28]); g = (((w[28] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[28]); g = (((w[28] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[28]); g = (((w[28] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[28]); g = (((w[28] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[28]); g = (((w[28] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[28]); g = (((w[28] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[28]); g = (((w[28] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[28]); g = (((w[28] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[28]); g = (((w[28] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[28]); g = (((w[28] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[28]); g = (((w[28] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[28]); g = (((w[28] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[28]); g = (((w[28] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[28]); g = (((w[28] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[28]); g = (((w[28] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[28]); g = (((w[28] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[28]); g = (((w[28] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[28]); g = (((w[28] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[28]); g = (((w[28] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[28]); g = (((w[28] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[28]); g = (((w[28] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[28]); g = (((w[28] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[28]); g = (((w[28] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[28]); g = (((w[28] ^ 992u) & 992u) == 0u) ? t : g; }
     b[28] = (uint32_t)g;
   }
   { // index register 29: 32 candidate registers
-    const uint32_t v = ix[29];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[29]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[29]); g = (((w[29] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[29]); g = (((w[29] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[29]); g = (((w[29] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[29]); g = (((w[29] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[29]); g = (((w[29] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[29]); g = (((w[29] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[29]); g = (((w[29] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[29]); g = (((w[29] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[29]); g = (((w[29] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[29]); g = (((w[29] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[29]); g = (((w[29] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[29]); g = (((w[29] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[29]); g = (((w[29] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[29]); g = (((w[29] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[29]); g = (((w[29] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[29]); g = (((w[29] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[29]); g = (((w[29] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[29]); g = (((w[29] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[29]); g = (((w[29] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[29]); g = (((w[29] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[29]); g = (((w[29] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[29]); g = (((w[29] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[29]); g = (((w[29] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[29]); g = (((w[29] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[29]); g = (((w[29] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[29]); g = (((w[29] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[29]); g = (((w[29] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[29]); g = (((w[29] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[29]); g = (((w[29] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[29]); g = (((w[29] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[29]); g = (((w[29] ^ 992u) & 992u) == 0u) ? t : g; }
     b[29] = (uint32_t)g;
   }
   { // index register 30: 32 candidate registers
-    const uint32_t v = ix[30];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[30]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[30]); g = (((w[30] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[30]); g = (((w[30] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[30]); g = (((w[30] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[30]); g = (((w[30] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[30]); g = (((w[30] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[30]); g = (((w[30] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[30]); g = (((w[30] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[30]); g = (((w[30] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[30]); g = (((w[30] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[30]); g = (((w[30] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[30]); g = (((w[30] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[30]); g = (((w[30] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[30]); g = (((w[30] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[30]); g = (((w[30] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[30]); g = (((w[30] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[30]); g = (((w[30] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[30]); g = (((w[30] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[30]); g = (((w[30] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[30]); g = (((w[30] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[30]); g = (((w[30] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[30]); g = (((w[30] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[30]); g = (((w[30] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[30]); g = (((w[30] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[30]); g = (((w[30] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[30]); g = (((w[30] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[30]); g = (((w[30] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[30]); g = (((w[30] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[30]); g = (((w[30] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[30]); g = (((w[30] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[30]); g = (((w[30] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[30]); g = (((w[30] ^ 992u) & 992u) == 0u) ? t : g; }
     b[30] = (uint32_t)g;
   }
   { // index register 31: 32 candidate registers
-    const uint32_t v = ix[31];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 4) & 1u)) & 4u) ^ ((0u - ((v >> 5) & 1u)) & 8u) ^ ((0u - ((v >> 6) & 1u)) & 16u);
-    const uint32_t sl = 0u ^ ((0u - ((lane >> 2) & 1u)) & 4u) ^ ((0u - ((lane >> 3) & 1u)) & 8u) ^ ((0u - ((lane >> 4) & 1u)) & 16u) ^ ((0u - ((v >> 2) & 1u)) & 1u) ^ ((0u - ((v >> 3) & 1u)) & 2u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl); g = (sr == 2u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl); g = (sr == 4u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl); g = (sr == 6u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl); g = (sr == 8u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl); g = (sr == 10u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl); g = (sr == 12u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl); g = (sr == 14u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl); g = (sr == 16u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl); g = (sr == 17u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl); g = (sr == 18u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl); g = (sr == 19u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl); g = (sr == 20u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl); g = (sr == 21u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl); g = (sr == 22u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl); g = (sr == 23u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl); g = (sr == 24u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl); g = (sr == 25u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl); g = (sr == 26u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl); g = (sr == 27u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl); g = (sr == 28u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl); g = (sr == 29u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl); g = (sr == 30u) ? t : g; }
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl); g = (sr == 31u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[31]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[31]); g = (((w[31] ^ 32u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[31]); g = (((w[31] ^ 64u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[31]); g = (((w[31] ^ 96u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[31]); g = (((w[31] ^ 128u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[31]); g = (((w[31] ^ 160u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[31]); g = (((w[31] ^ 192u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[31]); g = (((w[31] ^ 224u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[31]); g = (((w[31] ^ 256u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[31]); g = (((w[31] ^ 288u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[31]); g = (((w[31] ^ 320u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[31]); g = (((w[31] ^ 352u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[31]); g = (((w[31] ^ 384u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[31]); g = (((w[31] ^ 416u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[31]); g = (((w[31] ^ 448u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[31]); g = (((w[31] ^ 480u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[16], w[31]); g = (((w[31] ^ 512u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[17], w[31]); g = (((w[31] ^ 544u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[18], w[31]); g = (((w[31] ^ 576u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[19], w[31]); g = (((w[31] ^ 608u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[20], w[31]); g = (((w[31] ^ 640u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[21], w[31]); g = (((w[31] ^ 672u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[22], w[31]); g = (((w[31] ^ 704u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[23], w[31]); g = (((w[31] ^ 736u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[24], w[31]); g = (((w[31] ^ 768u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[25], w[31]); g = (((w[31] ^ 800u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[26], w[31]); g = (((w[31] ^ 832u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[27], w[31]); g = (((w[31] ^ 864u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[28], w[31]); g = (((w[31] ^ 896u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[29], w[31]); g = (((w[31] ^ 928u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[30], w[31]); g = (((w[31] ^ 960u) & 992u) == 0u) ? t : g; }
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[31], w[31]); g = (((w[31] ^ 992u) & 992u) == 0u) ? t : g; }
     b[31] = (uint32_t)g;
   }
-  (void)lane;
 }
 
 extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restrict__ in, const uint32_t* __restrict__ idx, uint32_t* __restrict__ out, int R) {
@@ -1352,8 +1386,12 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
     ix[31] = (t_.w >> 0) & 4294967295u;
   }
   (void)smem; (void)warp;
+  uint32_t w[32];
+  gather_ctl(ix, w, lane);
   for (int it = 0; it < R; ++it) {
-    gather_shfl(a, ix, b, lane);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) asm volatile("" : "+r"(w[i]));
+    gather_shfl(a, w, b);
 #pragma unroll
     for (int i = 0; i < 32; ++i) a[i] = (uint32_t)(b[i] + 1u);
   }

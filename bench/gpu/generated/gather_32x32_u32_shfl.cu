@@ -7,72 +7,74 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ void gather_shfl(const uint32_t (&a)[8], const uint32_t (&ix)[8], uint32_t (&b)[8], unsigned lane) {
-  { // index register 0: 1 candidate registers
-    const uint32_t v = ix[0];
+__device__ __forceinline__ void gather_ctl(const uint32_t (&ix)[8], uint32_t (&w)[8], unsigned lane) {
+  { const uint32_t v = ix[0];
     const uint32_t sr = 0u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    (void)sr;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[0] = sl | (sr << 5); }
+  { const uint32_t v = ix[1];
+    const uint32_t sr = 1u;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[1] = sl | (sr << 5); }
+  { const uint32_t v = ix[2];
+    const uint32_t sr = 2u;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[2] = sl | (sr << 5); }
+  { const uint32_t v = ix[3];
+    const uint32_t sr = 3u;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[3] = sl | (sr << 5); }
+  { const uint32_t v = ix[4];
+    const uint32_t sr = 4u;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[4] = sl | (sr << 5); }
+  { const uint32_t v = ix[5];
+    const uint32_t sr = 5u;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[5] = sl | (sr << 5); }
+  { const uint32_t v = ix[6];
+    const uint32_t sr = 6u;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[6] = sl | (sr << 5); }
+  { const uint32_t v = ix[7];
+    const uint32_t sr = 7u;
+    const uint32_t sl = 0u ^ (((v >> 0) & 31u) << 0);
+    w[7] = sl | (sr << 5); }
+  (void)lane;
+}
+__device__ __forceinline__ void gather_shfl(const uint32_t (&a)[8], const uint32_t (&w)[8], uint32_t (&b)[8]) {
+  { // index register 0: 1 candidate registers
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[0]);
     b[0] = (uint32_t)g;
   }
   { // index register 1: 1 candidate registers
-    const uint32_t v = ix[1];
-    const uint32_t sr = 1u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl);
-    (void)sr;
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[1]);
     b[1] = (uint32_t)g;
   }
   { // index register 2: 1 candidate registers
-    const uint32_t v = ix[2];
-    const uint32_t sr = 2u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl);
-    (void)sr;
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[2]);
     b[2] = (uint32_t)g;
   }
   { // index register 3: 1 candidate registers
-    const uint32_t v = ix[3];
-    const uint32_t sr = 3u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl);
-    (void)sr;
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[3]);
     b[3] = (uint32_t)g;
   }
   { // index register 4: 1 candidate registers
-    const uint32_t v = ix[4];
-    const uint32_t sr = 4u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl);
-    (void)sr;
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[4]);
     b[4] = (uint32_t)g;
   }
   { // index register 5: 1 candidate registers
-    const uint32_t v = ix[5];
-    const uint32_t sr = 5u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl);
-    (void)sr;
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[5]);
     b[5] = (uint32_t)g;
   }
   { // index register 6: 1 candidate registers
-    const uint32_t v = ix[6];
-    const uint32_t sr = 6u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl);
-    (void)sr;
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[6]);
     b[6] = (uint32_t)g;
   }
   { // index register 7: 1 candidate registers
-    const uint32_t v = ix[7];
-    const uint32_t sr = 7u;
-    const uint32_t sl = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u) ^ ((0u - ((v >> 1) & 1u)) & 2u) ^ ((0u - ((v >> 2) & 1u)) & 4u) ^ ((0u - ((v >> 3) & 1u)) & 8u) ^ ((0u - ((v >> 4) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl);
-    (void)sr;
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[7]);
     b[7] = (uint32_t)g;
   }
-  (void)lane;
 }
 
 extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restrict__ in, const uint32_t* __restrict__ idx, uint32_t* __restrict__ out, int R) {
@@ -120,8 +122,10 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
   ix[6] = gix[o_gix_ld + 768u];
   ix[7] = gix[o_gix_ld + 896u];
   (void)smem; (void)warp;
+  uint32_t w[8];
+  gather_ctl(ix, w, lane);
   for (int it = 0; it < R; ++it) {
-    gather_shfl(a, ix, b, lane);
+    gather_shfl(a, w, b);
 #pragma unroll
     for (int i = 0; i < 8; ++i) a[i] = (uint32_t)(b[i] + 1u);
   }

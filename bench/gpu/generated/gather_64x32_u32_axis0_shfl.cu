@@ -7,136 +7,154 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ void gather_shfl(const uint32_t (&a)[16], const uint32_t (&ix)[16], uint32_t (&b)[16], unsigned lane) {
+__device__ __forceinline__ void gather_ctl(const uint32_t (&ix)[16], uint32_t (&w)[16], unsigned lane) {
+  { const uint32_t v = ix[0];
+    const uint32_t sr = 0u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[0] = sl | (sr << 5); }
+  { const uint32_t v = ix[1];
+    const uint32_t sr = 0u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[1] = sl | (sr << 5); }
+  { const uint32_t v = ix[2];
+    const uint32_t sr = 2u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[2] = sl | (sr << 5); }
+  { const uint32_t v = ix[3];
+    const uint32_t sr = 2u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[3] = sl | (sr << 5); }
+  { const uint32_t v = ix[4];
+    const uint32_t sr = 4u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[4] = sl | (sr << 5); }
+  { const uint32_t v = ix[5];
+    const uint32_t sr = 4u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[5] = sl | (sr << 5); }
+  { const uint32_t v = ix[6];
+    const uint32_t sr = 6u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[6] = sl | (sr << 5); }
+  { const uint32_t v = ix[7];
+    const uint32_t sr = 6u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[7] = sl | (sr << 5); }
+  { const uint32_t v = ix[8];
+    const uint32_t sr = 8u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[8] = sl | (sr << 5); }
+  { const uint32_t v = ix[9];
+    const uint32_t sr = 8u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[9] = sl | (sr << 5); }
+  { const uint32_t v = ix[10];
+    const uint32_t sr = 10u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[10] = sl | (sr << 5); }
+  { const uint32_t v = ix[11];
+    const uint32_t sr = 10u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[11] = sl | (sr << 5); }
+  { const uint32_t v = ix[12];
+    const uint32_t sr = 12u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[12] = sl | (sr << 5); }
+  { const uint32_t v = ix[13];
+    const uint32_t sr = 12u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[13] = sl | (sr << 5); }
+  { const uint32_t v = ix[14];
+    const uint32_t sr = 14u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[14] = sl | (sr << 5); }
+  { const uint32_t v = ix[15];
+    const uint32_t sr = 14u ^ (((v >> 0) & 1u) << 0);
+    const uint32_t sl = 0u ^ (((v >> 1) & 31u) << 0);
+    w[15] = sl | (sr << 5); }
+  (void)lane;
+}
+__device__ __forceinline__ void gather_shfl(const uint32_t (&a)[16], const uint32_t (&w)[16], uint32_t (&b)[16]) {
   { // index register 0: 2 candidate registers
-    const uint32_t v = ix[0];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[0]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[0]); g = (((w[0] ^ 32u) & 32u) == 0u) ? t : g; }
     b[0] = (uint32_t)g;
   }
   { // index register 1: 2 candidate registers
-    const uint32_t v = ix[1];
-    const uint32_t sr = 0u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl); g = (sr == 1u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[0], w[1]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[1], w[1]); g = (((w[1] ^ 32u) & 32u) == 0u) ? t : g; }
     b[1] = (uint32_t)g;
   }
   { // index register 2: 2 candidate registers
-    const uint32_t v = ix[2];
-    const uint32_t sr = 2u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[2]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[2]); g = (((w[2] ^ 96u) & 32u) == 0u) ? t : g; }
     b[2] = (uint32_t)g;
   }
   { // index register 3: 2 candidate registers
-    const uint32_t v = ix[3];
-    const uint32_t sr = 2u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl); g = (sr == 3u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[2], w[3]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[3], w[3]); g = (((w[3] ^ 96u) & 32u) == 0u) ? t : g; }
     b[3] = (uint32_t)g;
   }
   { // index register 4: 2 candidate registers
-    const uint32_t v = ix[4];
-    const uint32_t sr = 4u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[4]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[4]); g = (((w[4] ^ 160u) & 32u) == 0u) ? t : g; }
     b[4] = (uint32_t)g;
   }
   { // index register 5: 2 candidate registers
-    const uint32_t v = ix[5];
-    const uint32_t sr = 4u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl); g = (sr == 5u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[4], w[5]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[5], w[5]); g = (((w[5] ^ 160u) & 32u) == 0u) ? t : g; }
     b[5] = (uint32_t)g;
   }
   { // index register 6: 2 candidate registers
-    const uint32_t v = ix[6];
-    const uint32_t sr = 6u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[6]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[6]); g = (((w[6] ^ 224u) & 32u) == 0u) ? t : g; }
     b[6] = (uint32_t)g;
   }
   { // index register 7: 2 candidate registers
-    const uint32_t v = ix[7];
-    const uint32_t sr = 6u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl); g = (sr == 7u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[6], w[7]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[7], w[7]); g = (((w[7] ^ 224u) & 32u) == 0u) ? t : g; }
     b[7] = (uint32_t)g;
   }
   { // index register 8: 2 candidate registers
-    const uint32_t v = ix[8];
-    const uint32_t sr = 8u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[8]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[8]); g = (((w[8] ^ 288u) & 32u) == 0u) ? t : g; }
     b[8] = (uint32_t)g;
   }
   { // index register 9: 2 candidate registers
-    const uint32_t v = ix[9];
-    const uint32_t sr = 8u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl); g = (sr == 9u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[8], w[9]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[9], w[9]); g = (((w[9] ^ 288u) & 32u) == 0u) ? t : g; }
     b[9] = (uint32_t)g;
   }
   { // index register 10: 2 candidate registers
-    const uint32_t v = ix[10];
-    const uint32_t sr = 10u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[10]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[10]); g = (((w[10] ^ 352u) & 32u) == 0u) ? t : g; }
     b[10] = (uint32_t)g;
   }
   { // index register 11: 2 candidate registers
-    const uint32_t v = ix[11];
-    const uint32_t sr = 10u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl); g = (sr == 11u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[10], w[11]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[11], w[11]); g = (((w[11] ^ 352u) & 32u) == 0u) ? t : g; }
     b[11] = (uint32_t)g;
   }
   { // index register 12: 2 candidate registers
-    const uint32_t v = ix[12];
-    const uint32_t sr = 12u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[12]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[12]); g = (((w[12] ^ 416u) & 32u) == 0u) ? t : g; }
     b[12] = (uint32_t)g;
   }
   { // index register 13: 2 candidate registers
-    const uint32_t v = ix[13];
-    const uint32_t sr = 12u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl); g = (sr == 13u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[12], w[13]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[13], w[13]); g = (((w[13] ^ 416u) & 32u) == 0u) ? t : g; }
     b[13] = (uint32_t)g;
   }
   { // index register 14: 2 candidate registers
-    const uint32_t v = ix[14];
-    const uint32_t sr = 14u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[14]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[14]); g = (((w[14] ^ 480u) & 32u) == 0u) ? t : g; }
     b[14] = (uint32_t)g;
   }
   { // index register 15: 2 candidate registers
-    const uint32_t v = ix[15];
-    const uint32_t sr = 14u ^ ((0u - ((v >> 0) & 1u)) & 1u);
-    const uint32_t sl = 0u ^ ((0u - ((v >> 1) & 1u)) & 1u) ^ ((0u - ((v >> 2) & 1u)) & 2u) ^ ((0u - ((v >> 3) & 1u)) & 4u) ^ ((0u - ((v >> 4) & 1u)) & 8u) ^ ((0u - ((v >> 5) & 1u)) & 16u);
-    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl);
-    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl); g = (sr == 15u) ? t : g; }
+    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[14], w[15]);
+    { const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[15], w[15]); g = (((w[15] ^ 480u) & 32u) == 0u) ? t : g; }
     b[15] = (uint32_t)g;
   }
-  (void)lane;
 }
 
 extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restrict__ in, const uint32_t* __restrict__ idx, uint32_t* __restrict__ out, int R) {
@@ -200,8 +218,10 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
   ix[14] = gix[o_gix_ld + 28u];
   ix[15] = gix[o_gix_ld + 60u];
   (void)smem; (void)warp;
+  uint32_t w[16];
+  gather_ctl(ix, w, lane);
   for (int it = 0; it < R; ++it) {
-    gather_shfl(a, ix, b, lane);
+    gather_shfl(a, w, b);
 #pragma unroll
     for (int i = 0; i < 16; ++i) a[i] = (uint32_t)(b[i] + 1u);
   }

@@ -170,12 +170,95 @@ pub fn xor_expr(constant: u64, terms: &[(&str, &[u64])]) -> String {
     e
 }
 
-/// Emits `gather_shfl(a, ix, b, lane)`: the shuffle plan, register by
-/// register. Register arrays have `n` entries of type `t`.
+/// The same XOR-linear map as [`xor_expr`], with each run of consecutive
+/// input bits that land on consecutive single output bits written as one
+/// shift-and-mask: bits `k..k+len` of `var` to bits `j..j+len` is
+/// `(((var >> k) & (2^len − 1)u) << j)`. Columns with several bits set keep
+/// [`xor_expr`]'s masked-bit form. Index maps of a gather are mostly such
+/// runs (`v`'s low bits pick the register, its high bits the lane), so a
+/// map costs two or three ALU operations instead of four per bit.
+pub fn xor_runs_expr(constant: u64, terms: &[(&str, &[u64])]) -> String {
+    let mut e = format!("{constant}u");
+    for (var, masks) in terms {
+        let mut k = 0;
+        while k < masks.len() {
+            let m = masks[k];
+            if m == 0 {
+                k += 1;
+                continue;
+            }
+            if !m.is_power_of_two() {
+                write!(e, " ^ ((0u - (({var} >> {k}) & 1u)) & {m}u)").unwrap();
+                k += 1;
+                continue;
+            }
+            let mut len = 1;
+            while k + len < masks.len() && masks[k + len] == m << len && (m << len) != 0 {
+                len += 1;
+            }
+            let run = (1u64 << len) - 1;
+            let j = m.trailing_zeros();
+            write!(e, " ^ ((({var} >> {k}) & {run}u) << {j})").unwrap();
+            k += len;
+        }
+    }
+    e
+}
+
+/// Bits of a gather control word below the source register: the source
+/// lane (`shfl.idx` reads only bits 4:0 of its lane operand).
+pub const CONTROL_LANE_BITS: u32 = 5;
+
+/// Emits `gather_ctl(ix, w, lane)`: for each output register `r`, the
+/// control word `w[r] = srcLane | srcReg << 5` of the lane's index value
+/// `ix[r]` (both XOR-linear in the index and lane bits, printed by
+/// [`xor_runs_expr`]). Computed once per index tile, so the gather itself
+/// ([`emit_gather_shuffle`]) needs no index arithmetic: the word is the
+/// shuffle's lane operand as it stands, and one masked XOR of it tests a
+/// candidate register.
+pub fn emit_gather_control(out: &mut String, plan: &GatherShufflePlan, n: u64) {
+    writeln!(
+        out,
+        "__device__ __forceinline__ void gather_ctl(const uint32_t (&ix)[{n}], uint32_t (&w)[{n}], unsigned lane) {{"
+    )
+    .unwrap();
+    for (r, rp) in plan.registers.iter().enumerate() {
+        if rp.replica_of.is_some() {
+            writeln!(out, "  w[{r}] = 0u;").unwrap();
+            continue;
+        }
+        let lane_lane: Vec<u64> = rp.lane_lane.iter().map(|&x| u64::from(x)).collect();
+        let index_lane: Vec<u64> = rp.index_lane.iter().map(|&x| u64::from(x)).collect();
+        let sr = xor_runs_expr(rp.base_reg, &[("lane", &rp.lane_reg), ("v", &rp.index_reg)]);
+        let sl = xor_runs_expr(
+            u64::from(rp.base_lane),
+            &[("lane", &lane_lane), ("v", &index_lane)],
+        );
+        writeln!(out, "  {{ const uint32_t v = ix[{r}];").unwrap();
+        writeln!(out, "    const uint32_t sr = {sr};").unwrap();
+        writeln!(out, "    const uint32_t sl = {sl};").unwrap();
+        writeln!(out, "    w[{r}] = sl | (sr << {CONTROL_LANE_BITS}); }}").unwrap();
+    }
+    writeln!(out, "  (void)lane;\n}}").unwrap();
+}
+
+/// Candidate tests per thread up to which the gather benchmark lets the
+/// compiler hoist them out of the iteration loop. Measured on the H200
+/// (session 6, R = 256, `bench/gpu/session6_trial2.sh`): 16 and 48 tests
+/// ran 13% and 16% faster hoisted, 32 tied (1%), 96 ran 6% faster tested
+/// in the loop. An empirical threshold between 48 and 96, not a model.
+pub const MAX_HOISTED_TESTS: usize = 64;
+
+/// Emits `gather_shfl(a, w, b)`: the shuffle plan, register by register,
+/// from the control words of [`emit_gather_control`]. Candidate `c` of an
+/// output register is taken when the source register equals `c` on the
+/// bits where the candidates differ (the plan's candidates cover every
+/// source register the index can name). Register arrays have `n` entries
+/// of type `t`.
 pub fn emit_gather_shuffle(out: &mut String, plan: &GatherShufflePlan, t: &str, n: u64) {
     writeln!(
         out,
-        "__device__ __forceinline__ void gather_shfl(const {t} (&a)[{n}], const uint32_t (&ix)[{n}], {t} (&b)[{n}], unsigned lane) {{"
+        "__device__ __forceinline__ void gather_shfl(const {t} (&a)[{n}], const uint32_t (&w)[{n}], {t} (&b)[{n}]) {{"
     )
     .unwrap();
     for (r, rp) in plan.registers.iter().enumerate() {
@@ -183,44 +266,33 @@ pub fn emit_gather_shuffle(out: &mut String, plan: &GatherShufflePlan, t: &str, 
             writeln!(out, "  b[{r}] = b[{k}];").unwrap();
             continue;
         }
-        let lane_lane: Vec<u64> = rp.lane_lane.iter().map(|&x| u64::from(x)).collect();
-        let index_lane: Vec<u64> = rp.index_lane.iter().map(|&x| u64::from(x)).collect();
-        let sr = xor_expr(rp.base_reg, &[("lane", &rp.lane_reg), ("v", &rp.index_reg)]);
-        let sl = xor_expr(
-            u64::from(rp.base_lane),
-            &[("lane", &lane_lane), ("v", &index_lane)],
-        );
+        let c0 = rp.candidates[0];
+        let differ = rp.candidates.iter().fold(0, |m, &c| m | (c ^ c0)) << CONTROL_LANE_BITS;
         writeln!(
             out,
             "  {{ // index register {r}: {} candidate registers",
             rp.candidates.len()
         )
         .unwrap();
-        writeln!(out, "    const uint32_t v = ix[{r}];").unwrap();
-        writeln!(out, "    const uint32_t sr = {sr};").unwrap();
-        writeln!(out, "    const uint32_t sl = {sl};").unwrap();
         for (i, c) in rp.candidates.iter().enumerate() {
             if i == 0 {
                 writeln!(
                     out,
-                    "    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[{c}], sl);"
+                    "    uint32_t g = __shfl_sync(0xffffffffu, (uint32_t)a[{c}], w[{r}]);"
                 )
                 .unwrap();
             } else {
+                let key = c << CONTROL_LANE_BITS;
                 writeln!(
                     out,
-                    "    {{ const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[{c}], sl); g = (sr == {c}u) ? t : g; }}"
+                    "    {{ const uint32_t t = __shfl_sync(0xffffffffu, (uint32_t)a[{c}], w[{r}]); g = (((w[{r}] ^ {key}u) & {differ}u) == 0u) ? t : g; }}"
                 )
                 .unwrap();
             }
         }
-        if rp.candidates.len() == 1 {
-            // One candidate: the source register is known statically.
-            writeln!(out, "    (void)sr;").unwrap();
-        }
         writeln!(out, "    b[{r}] = ({t})g;\n  }}").unwrap();
     }
-    writeln!(out, "  (void)lane;\n}}").unwrap();
+    writeln!(out, "}}").unwrap();
 }
 
 /// Row-major shared layout `offset → (dim0, dim1)` (last dim fastest).
@@ -406,6 +478,7 @@ pub fn emit_gather_benchmark(case: &GatherCase) -> Result<GatherEmitted, EmitErr
         GatherVariant::Shuffle => {
             let plan = gather_shuffle_plan(&case.layout, &case.layout, case.axis)
                 .map_err(|e| EmitError(format!("{}: {e}", case.name)))?;
+            emit_gather_control(&mut s, &plan, n);
             emit_gather_shuffle(&mut s, &plan, t, n);
             em.shuffles = plan.shuffles;
             em.selects = plan.selects;
@@ -414,7 +487,7 @@ pub fn emit_gather_benchmark(case: &GatherCase) -> Result<GatherEmitted, EmitErr
                 .iter()
                 .find(|r| r.replica_of.is_none())
                 .map_or(0, |r| r.candidates.len());
-            "gather_shfl(a, ix, b, lane);"
+            "gather_shfl(a, w, b);"
         }
         GatherVariant::Shared => {
             let plan = gather_shared_plan(&case.layout, &case.layout, case.axis, case.bits)
@@ -432,7 +505,23 @@ pub fn emit_gather_benchmark(case: &GatherCase) -> Result<GatherEmitted, EmitErr
     g.emit_load(&mut s, "gin", "a", case.bits)?;
     g.emit_load(&mut s, "gix", "ix", 32)?;
     writeln!(s, "  (void)smem; (void)warp;").unwrap();
+    let shuffles = case.variant == GatherVariant::Shuffle;
+    if shuffles {
+        writeln!(s, "  uint32_t w[{n}];\n  gather_ctl(ix, w, lane);").unwrap();
+    }
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
+    if shuffles && em.selects > MAX_HOISTED_TESTS {
+        // The words are loop-invariant, so the compiler hoists the candidate
+        // tests out of the loop and keeps them as predicates packed in
+        // registers (P2R), restored every iteration. Past
+        // MAX_HOISTED_TESTS that costs more than it saves: an empty asm
+        // makes each test one masked XOR per iteration instead.
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int i = 0; i < {n}; ++i) asm volatile(\"\" : \"+r\"(w[i]));"
+        )
+        .unwrap();
+    }
     writeln!(s, "    {call}").unwrap();
     writeln!(
         s,

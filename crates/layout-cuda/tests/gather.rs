@@ -7,10 +7,12 @@
 //! generated program.
 
 use layout_cuda::gather::{
-    cases_of, emit_gather_benchmark, row_major_smem, suite_specs, GatherCase, GatherVariant,
+    cases_of, emit_gather_benchmark, row_major_smem, suite_specs, xor_expr, xor_runs_expr,
+    GatherCase, GatherVariant,
 };
 use layout_cuda::smem_map;
 use linear_layout::{DimName, LinearLayout};
+use proptest::prelude::*;
 use std::collections::HashMap;
 
 /// Coordinates `L(r, lane, warp)`.
@@ -67,7 +69,9 @@ fn function_body<'a>(code: &'a str, name: &str) -> Vec<&'a str> {
 /// Per-lane variables.
 type Env = HashMap<String, u64>;
 
-/// `Cu`, a variable, or `Cu ^ ((0u - ((x >> k) & 1u)) & Mu) ^ …`.
+/// `Cu`, a variable, or `Cu ^ term ^ …` with terms
+/// `((0u - ((x >> k) & 1u)) & Mu)` (bit `k` of `x` selects mask `M`) or
+/// `(((x >> k) & Lu) << j)` (a shift run).
 fn eval_xor(e: &str, env: &Env) -> u64 {
     e.split(" ^ ")
         .map(|term| {
@@ -79,6 +83,19 @@ fn eval_xor(e: &str, env: &Env) -> u64 {
             }
             if let Some(v) = env.get(term) {
                 return *v;
+            }
+            if let Some(inner) = term.strip_prefix("(((") {
+                // (((x >> k) & Lu) << j)
+                let (shift, rest) = inner.split_once(") & ").expect("shift run");
+                let (mask, j) = rest
+                    .strip_suffix(')')
+                    .and_then(|r| r.split_once("u) << "))
+                    .unwrap_or_else(|| panic!("bad run {term:?}"));
+                let (var, k) = shift.split_once(" >> ").expect("shift");
+                let k: u32 = k.parse().unwrap();
+                let m: u64 = mask.parse().unwrap();
+                let j: u32 = j.parse().unwrap();
+                return ((env[var] >> k) & m) << j;
             }
             // ((0u - ((x >> k) & 1u)) & Mu)
             let inner = term
@@ -106,9 +123,36 @@ fn subscript(e: &str) -> Option<(&str, usize)> {
     Some((arr, k))
 }
 
-/// Executes the emitted `gather_shfl` on one warp. `a[lane][c]` and
-/// `ix[lane][r]` are the inputs; returns `b[lane][r]`.
-fn run_shuffle_text(body: &[&str], a: &[Vec<u64>], ix: &[Vec<u64>], bits: u32) -> Vec<Vec<u64>> {
+/// `X | (Y << K)` (a control word from its lane and register parts).
+fn eval_word(e: &str, env: &Env) -> Option<u64> {
+    let (x, rest) = e.split_once(" | (")?;
+    let (y, k) = rest.strip_suffix(')')?.split_once(" << ")?;
+    Some(env[x] | env[y] << k.parse::<u32>().ok()?)
+}
+
+/// `(((w[r] ^ Ku) & Mu) == 0u)`: the candidate test.
+fn eval_test(cond: &str, env: &Env) -> bool {
+    let inner = cond
+        .strip_prefix("(((")
+        .and_then(|c| c.strip_suffix(") == 0u)"))
+        .unwrap_or_else(|| panic!("bad test {cond:?}"));
+    let (xk, m) = inner.split_once(") & ").unwrap();
+    let (x, k) = xk.split_once(" ^ ").unwrap();
+    let num = |t: &str| t.strip_suffix('u').unwrap().parse::<u64>().unwrap();
+    (env[x] ^ num(k)) & num(m) == 0
+}
+
+/// Executes the emitted `gather_ctl` and then `gather_shfl` on one warp
+/// (32 lanes in lock step). `a[lane][c]` and `ix[lane][r]` are the inputs;
+/// returns `b[lane][r]`. A shuffle reads lane `w & 31` of the source, as
+/// `shfl.idx` reads bits 4:0 of its lane operand.
+fn run_shuffle_text(
+    ctl: &[&str],
+    body: &[&str],
+    a: &[Vec<u64>],
+    ix: &[Vec<u64>],
+    bits: u32,
+) -> Vec<Vec<u64>> {
     let n = ix[0].len();
     let mut env: Vec<Env> = (0..32)
         .map(|l| HashMap::from([("lane".to_string(), l as u64)]))
@@ -119,8 +163,9 @@ fn run_shuffle_text(body: &[&str], a: &[Vec<u64>], ix: &[Vec<u64>], bits: u32) -
     } else {
         (1 << bits) - 1
     };
+    let ty = format!("({})", if bits == 32 { "uint32_t" } else { "uint16_t" });
     let mut statements = 0;
-    for line in body {
+    for line in ctl.iter().chain(body) {
         let code = line.split("//").next().unwrap();
         for st in code.split(';') {
             let st = st
@@ -144,20 +189,16 @@ fn run_shuffle_text(body: &[&str], a: &[Vec<u64>], ix: &[Vec<u64>], bits: u32) -
                         let (src, var) = args.strip_suffix(')').unwrap().split_once(", ").unwrap();
                         let (arr, c) = subscript(src).unwrap();
                         assert_eq!(arr, "a");
-                        let sl = env[l][var];
-                        assert!(sl < 32, "source lane {sl} out of the warp");
-                        a[sl as usize][c]
-                    } else if let Some(g) = rhs.strip_prefix(&format!(
-                        "({})",
-                        if bits == 32 { "uint32_t" } else { "uint16_t" }
-                    )) {
+                        let word = env[l][var];
+                        a[(word & 31) as usize][c]
+                    } else if let Some(g) = rhs.strip_prefix(&ty) {
                         env[l][g] & tmask
-                    } else if let Some(sel) = rhs.strip_prefix('(') {
-                        // (sr == Cu) ? t : g
-                        let (cond, arms) = sel.split_once(") ? ").unwrap();
-                        let (x, c) = cond.split_once(" == ").unwrap();
+                    } else if let Some(w) = eval_word(rhs, &env[l]) {
+                        w
+                    } else if let Some((cond, arms)) = rhs.split_once(" ? ") {
+                        // (((w[r] ^ Ku) & Mu) == 0u) ? t : g
                         let (t, f) = arms.split_once(" : ").unwrap();
-                        if env[l][x] == eval_xor(c, &env[l]) {
+                        if eval_test(cond, &env[l]) {
                             env[l][t]
                         } else {
                             env[l][f]
@@ -176,6 +217,9 @@ fn run_shuffle_text(body: &[&str], a: &[Vec<u64>], ix: &[Vec<u64>], bits: u32) -
             for (l, v) in vals.into_iter().enumerate() {
                 match subscript(lhs) {
                     Some(("b", k)) => b[l][k] = v,
+                    Some(("w", _)) => {
+                        env[l].insert(lhs.to_string(), v);
+                    }
                     Some((arr, _)) => panic!("writes {arr}"),
                     None => {
                         env[l].insert(lhs.to_string(), v);
@@ -220,6 +264,7 @@ fn emitted_shuffle_gathers_agree_with_direct_evaluation() {
     for spec in suite_specs() {
         let [shfl, _] = cases_of(&spec).unwrap();
         let em = emit_gather_benchmark(&shfl).unwrap();
+        let ctl = function_body(&em.code, "gather_ctl");
         let body = function_body(&em.code, "gather_shfl");
         // The text has as many shuffles as the plan says.
         let nshfl: usize = body.iter().map(|l| l.matches("__shfl_sync").count()).sum();
@@ -227,7 +272,7 @@ fn emitted_shuffle_gathers_agree_with_direct_evaluation() {
         for (fname, f) in index_fns(shape_axis_size(&shfl)) {
             for w in 0..u64::from(shfl.num_warps) {
                 let (a, ix) = inputs(&shfl, &*f, w);
-                let b = run_shuffle_text(&body, &a, &ix, shfl.bits);
+                let b = run_shuffle_text(&ctl, &body, &a, &ix, shfl.bits);
                 for l in 0..32u64 {
                     for r in 0..ix[0].len() as u64 {
                         assert_eq!(
@@ -251,21 +296,24 @@ fn the_interpreter_catches_a_wrong_lane_constant() {
     // case whose axis crosses lanes; the interpreter must see wrong values.
     let [shfl, _] = cases_of(&suite_specs()[2]).unwrap();
     let em = emit_gather_benchmark(&shfl).unwrap();
-    let body: Vec<String> = function_body(&em.code, "gather_shfl")
+    let body = function_body(&em.code, "gather_shfl");
+    let ctl: Vec<String> = function_body(&em.code, "gather_ctl")
         .iter()
         .map(|l| {
             if l.contains("const uint32_t sl") {
-                l.replacen("((v >> 2) & 1u)) & 1u)", "((v >> 2) & 1u)) & 2u)", 1)
+                let m = l.replacen("(((v >> 2) & 7u) << 0)", "(((v >> 2) & 7u) << 1)", 1);
+                assert_ne!(&m, l, "the mutation must apply");
+                m
             } else {
                 l.to_string()
             }
         })
         .collect();
-    let body: Vec<&str> = body.iter().map(|s| s.as_str()).collect();
+    let ctl: Vec<&str> = ctl.iter().map(|s| s.as_str()).collect();
     let fns = index_fns(shape_axis_size(&shfl));
     let f = &fns[0].1;
     let (a, ix) = inputs(&shfl, &**f, 0);
-    let b = run_shuffle_text(&body, &a, &ix, shfl.bits);
+    let b = run_shuffle_text(&ctl, &body, &a, &ix, shfl.bits);
     let wrong = (0..32u64)
         .flat_map(|l| (0..ix[0].len() as u64).map(move |r| (l, r)))
         .filter(|&(l, r)| b[l as usize][r as usize] != want(&shfl, &**f, r, l, 0))
@@ -401,4 +449,44 @@ fn emitted_gather_snapshot() {
     let want =
         std::fs::read_to_string(path).expect("snapshot exists (UPDATE_SNAPSHOTS=1 to write)");
     assert_eq!(code, want);
+}
+
+/// Direct XOR-linear evaluation: `c ⊕ ⨁ { m_k : bit k of x set }`.
+fn xor_linear(constant: u64, masks: &[u64], x: u64) -> u64 {
+    masks
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| x >> k & 1 == 1)
+        .fold(constant, |a, (_, &m)| a ^ m)
+}
+
+proptest! {
+    /// Both printed forms of an XOR-linear map evaluate to the map, for
+    /// masks mixing runs of consecutive single bits, scattered bits,
+    /// several-bit columns and zeros.
+    #[test]
+    fn printed_xor_maps_evaluate_to_the_map(
+        constant in 0u64..64,
+        masks in prop::collection::vec(
+            prop_oneof![Just(0u64), (0u32..6).prop_map(|j| 1u64 << j), 0u64..64],
+            0..7,
+        ),
+        run_start in 0u32..4,
+        x in 0u64..128,
+    ) {
+        // Splice in a guaranteed run (k..k+3 → run_start..run_start+3).
+        let mut masks = masks;
+        masks.extend((0..3).map(|i| 1u64 << (run_start + i)));
+        let env: Env = [("v".to_string(), x)].into_iter().collect();
+        let want = xor_linear(constant, &masks, x);
+        prop_assert_eq!(eval_xor(&xor_expr(constant, &[("v", &masks)]), &env), want);
+        prop_assert_eq!(eval_xor(&xor_runs_expr(constant, &[("v", &masks)]), &env), want);
+    }
+}
+
+#[test]
+fn runs_print_as_one_shift_and_mask() {
+    // v's bits 1..6 to bits 0..5 and bit 0 alone to 8: two terms.
+    let e = xor_runs_expr(3, &[("v", &[256, 1, 2, 4, 8, 16])]);
+    assert_eq!(e, "3u ^ (((v >> 0) & 1u) << 8) ^ (((v >> 1) & 31u) << 0)");
 }

@@ -46,11 +46,12 @@ fn a_wrong_source_lane_fails_the_programs_own_check() {
         eprintln!("g++ not found: skipping the emulated run");
         return;
     }
-    // Mutation: the 16-bit case's source-lane constant for index bit 2 is
-    // 1; make it 2. The program must report ok: false (exit status 3).
+    // Mutation: the 16-bit case's source lane takes index bits 2..4 to lane
+    // bits 0..2; shift them to lane bits 1..3 in the first index register.
+    // The program must report ok: false (exit status 3).
     let [shfl, _] = cases_of(&suite_specs()[2]).unwrap();
     let code = emit_gather_benchmark(&shfl).unwrap().code;
-    let bad = code.replacen("((v >> 2) & 1u)) & 1u)", "((v >> 2) & 1u)) & 2u)", 1);
+    let bad = code.replacen("(((v >> 2) & 7u) << 0)", "(((v >> 2) & 7u) << 1)", 1);
     assert_ne!(bad, code);
     let dir_case = GatherCase {
         name: "mutated".into(),

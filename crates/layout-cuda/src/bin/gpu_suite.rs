@@ -10,6 +10,14 @@ use layout_cuda::{emit_benchmark, free_masks, smem_map, wavefronts, ConversionCa
 use linear_layout::{DimName, LinearLayout};
 use serde_json::json;
 
+/// Iterations per kernel of the benchmark (both sides): large enough that
+/// the fixed part (t(0): loads, stores, launch) is a few percent of t(R).
+/// At R = 64 Triton's t(0) was up to 1.3x ours on some cases and partly
+/// overlapped the loop, which the subtraction in (t(R) - t(0)) / 2R
+/// charged to our conversions (session 6: swap1 64x64 f32 read 0.92x at
+/// R = 64 and 0.98x at R = 256, with equal slopes between the two).
+const BENCH_R: u32 = 256;
+
 const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
 const BLK_COL: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>";
 const BLK_ROW8: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>";
@@ -360,7 +368,7 @@ fn emit_and_record(
         },
     );
     meta.push(json!({
-        "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
+        "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
         "src_attr": src_t, "dst_attr": dst_t,
         "src": src.bases_json(), "dst": dst.bases_json(),
         "path_fwd": path(fwd), "path_bwd": path(bwd),
@@ -408,7 +416,7 @@ fn gather_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
             meta.push(json!({
                 "name": case.name, "kind": "gather", "base": spec.0,
                 "variant": case.variant.suffix(), "shape": case.shape, "bits": case.bits,
-                "num_warps": case.num_warps, "axis": case.axis, "tiles": 1056, "R": 64,
+                "num_warps": case.num_warps, "axis": case.axis, "tiles": 1056, "R": BENCH_R,
                 "attr": spec.4, "layout": case.layout.bases_json(),
                 "shuffles": em.shuffles, "selects": em.selects,
                 "candidates": em.candidates, "smem_bytes": em.smem_bytes,
@@ -654,7 +662,7 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
             );
             eprintln!("wrote {name} (partial / partial): fwd {fp}, bwd {bp}");
             meta.push(json!({
-                "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": 64,
+                "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
                 "src_attr": src_t, "dst_attr": dst_t,
                 "src": src.bases_json(), "dst": dst.bases_json(),
                 "path_fwd": "partial", "path_bwd": "partial",
