@@ -209,3 +209,32 @@ if gathers:
         if chosen_vs_tri:
             gm = math.exp(sum(math.log(x) for x in chosen_vs_tri) / len(chosen_vs_tri))
             print(f"\nGather, planner's choice: geometric-mean speed-up over Triton's gl.gather {gm:.3f} over {len(chosen_vs_tri)} cases")
+
+# The cudarc runner (crates/gpu-run: NVRTC + driver API) on the same
+# programs, in the same call: its check of every element and its timing
+# next to the nvcc-built program's.
+try:
+    rt = {}
+    for line in open(f"{out}/cudarc.jsonl"):
+        if line.strip().startswith("{"):
+            r = json.loads(line)
+            rt[r["case"]] = r
+except OSError:
+    rt = None
+if rt:
+    print("\n| case | nvcc program µs | cudarc runner µs | runner / program | registers (runner) | correct (program, runner) |")
+    print("|---|---|---|---|---|---|")
+    ratios = []
+    for name in [c["name"] for c in all_cases]:
+        a, b = ours.get(name, {}), rt.get(name, {})
+        key = "per_gather_us" if "per_gather_us" in a or "per_gather_us" in b else "per_cvt_us"
+        ta, tb = a.get(key), b.get(key)
+        q = tb / ta if ta and tb and ta > 0.05 and tb > 0 else None
+        if q:
+            ratios.append(q)
+        f = lambda x: "—" if x is None else f"{x:.3f}"
+        print(f"| {name} | {f(ta)} | {f(tb)} | {'—' if q is None else f'{q:.3f}'} | {b.get('registers', '—')} | {a.get('ok', b.get('error', '—'))}, {b.get('ok', b.get('error', '—'))} |")
+    if ratios:
+        gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        ok = sum(1 for r in rt.values() if r.get("ok") is True)
+        print(f"\ncudarc runner: {ok} of {len(rt)} cases correct; geometric-mean time ratio runner / nvcc program {gm:.3f} over {len(ratios)} cases (above 0.05 µs)")

@@ -466,7 +466,7 @@ pub fn emit_gather_benchmark(case: &GatherCase) -> Result<GatherEmitted, EmitErr
         }
     )
     .unwrap();
-    s.push_str("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <algorithm>\n#include <cuda_runtime.h>\n\n");
+    s.push_str(crate::FILE_HEADER);
     let mut em = GatherEmitted {
         code: String::new(),
         shuffles: 0,
@@ -557,6 +557,7 @@ fn gather_host_main(
 ) -> String {
     format!(
         r##"
+#ifndef __CUDACC_RTC__
 #define CK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ printf("{{\"case\": \"{name}\", \"error\": \"%s at line %d\"}}\n", cudaGetErrorString(e_), __LINE__); exit(1); }} }} while (0)
 
 // Row-major element read by element e of a tile for index value v: e with
@@ -627,6 +628,7 @@ int main(int argc, char** argv) {{
          ok ? "true" : "false", R, tiles, med[0], med[1], R > 0 ? (med[1] - med[0]) * 1e3 / R : 0.0);
   return ok ? 0 : 3;
 }}
+#endif  // __CUDACC_RTC__
 "##
     )
 }

@@ -374,7 +374,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
         case.shape, case.bits, case.num_warps
     )
     .unwrap();
-    s.push_str("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <algorithm>\n#include <cuda_runtime.h>\n\n");
+    s.push_str(FILE_HEADER);
     if case.use_matrix_ops {
         s.push_str(&matrix_ops::wrappers());
     }
@@ -691,12 +691,34 @@ pub(crate) fn kernel_head(
     writeln!(s, "  {t}* gout = out + (size_t)blockIdx.x * {tile}u;").unwrap();
 }
 
+/// The head of every generated program. Under NVRTC (`__CUDACC_RTC__`,
+/// the `gpu-run` runner) only the device code is compiled: the fixed-width
+/// types come from typedefs instead of `<cstdint>`, and the host program
+/// (below the kernel) is skipped.
+pub const FILE_HEADER: &str = "#ifdef __CUDACC_RTC__
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef decltype(sizeof(0)) size_t;
+#else
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+#include <cuda_runtime.h>
+#endif
+
+";
+
 /// The host program of every conversion benchmark (vector, matrix and
 /// partial paths alike): random non-zero input, poisoned output, the check
 /// of every element for R = 0 and R, event-timed medians, one JSON line.
 pub(crate) fn host_main(name: &str, t: &str, tile: u64, smem_bytes: u64, threads: u32) -> String {
     format!(
         r##"
+#ifndef __CUDACC_RTC__
 #define CK(x) do {{ cudaError_t e_ = (x); if (e_ != cudaSuccess) {{ printf("{{\"case\": \"{name}\", \"error\": \"%s at line %d\"}}\n", cudaGetErrorString(e_), __LINE__); exit(1); }} }} while (0)
 
 int main(int argc, char** argv) {{
@@ -746,6 +768,7 @@ int main(int argc, char** argv) {{
          ok ? "true" : "false", R, tiles, med[0], med[1], (med[1] - med[0]) * 1e3 / (2.0 * R));
   return ok ? 0 : 3;
 }}
+#endif  // __CUDACC_RTC__
 "##,
     )
 }

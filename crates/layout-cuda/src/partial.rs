@@ -384,7 +384,7 @@ pub fn emit_partial_benchmark(
         case.shape, case.bits, case.num_warps
     )
     .unwrap();
-    s.push_str("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include <algorithm>\n#include <cuda_runtime.h>\n\n");
+    s.push_str(crate::FILE_HEADER);
     if specialise_warps {
         // Each warp runs its own copy of the loop, so its barriers are
         // different instructions: the non-aligned `barrier.sync` (legal in
