@@ -490,3 +490,30 @@ fn runs_print_as_one_shift_and_mask() {
     let e = xor_runs_expr(3, &[("v", &[256, 1, 2, 4, 8, 16])]);
     assert_eq!(e, "3u ^ (((v >> 0) & 1u) << 8) ^ (((v >> 1) & 31u) << 0)");
 }
+
+#[test]
+fn the_interpreter_catches_a_wrong_candidate_test() {
+    // Mutation check: in a case with several candidates per register, make
+    // the second candidate's test compare against the first candidate's
+    // register; the interpreter must see wrong values.
+    let [shfl, _] = cases_of(&suite_specs()[2]).unwrap();
+    let em = emit_gather_benchmark(&shfl).unwrap();
+    let ctl = function_body(&em.code, "gather_ctl");
+    let body: Vec<String> = function_body(&em.code, "gather_shfl")
+        .iter()
+        .map(|l| l.replacen("(((w[0] ^ 32u)", "(((w[0] ^ 0u)", 1))
+        .collect();
+    assert!(
+        body.iter().any(|l| l.contains("(((w[0] ^ 0u)")),
+        "the mutation must apply"
+    );
+    let body: Vec<&str> = body.iter().map(|s| s.as_str()).collect();
+    let fns = index_fns(shape_axis_size(&shfl));
+    let f = &fns[0].1;
+    let (a, ix) = inputs(&shfl, &**f, 0);
+    let b = run_shuffle_text(&ctl, &body, &a, &ix, shfl.bits);
+    let wrong = (0..32u64)
+        .filter(|&l| b[l as usize][0] != want(&shfl, &**f, 0, l, 0))
+        .count();
+    assert!(wrong > 0, "mutated candidate test still passes");
+}
