@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Session 6's exploratory device call: (1) gather shuffle kernels in three
-# forms (the session-5 masked-bit index maps, saved under bench/gpu/trial/;
+# forms (the session-5 masked-bit index maps, restored by restore_session5_gathers.sh;
 # the shift-run maps now emitted; shift runs recomputed every iteration by an
 # opaque copy of the index), (2) ours and Triton's at R = 64 and R = 256 for
 # the cases below 0.95 at R = 64, to separate per-conversion cost from the
 # fixed part. Output: $OUT/trial.txt, $OUT/triton_*.json, $OUT/sass_*.txt.
 set -u
+[ -f bench/gpu/trial/gather_64x64_u32_shfl_old.cu ] || { echo 'run bash bench/gpu/restore_session5_gathers.sh first' >&2; exit 2; }
 OUT=${OUT:-bench/gpu/out}; mkdir -p "$OUT" /tmp/t
 G=bench/gpu/generated
 NV="nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v"

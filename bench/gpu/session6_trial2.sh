@@ -2,9 +2,10 @@
 # Session 6's second exploratory call: the gather shuffle kernels with
 # precomputed control words (as now emitted; 'ctl'), the same without the
 # per-iteration empty asm that keeps candidate tests in the loop ('hoist'),
-# and session 5's form ('old', bench/gpu/trial/), each at R = 64 and 256;
+# and session 5's form ('old', restored by restore_session5_gathers.sh), each at R = 64 and 256;
 # Triton's gl.gather at the same R. Output: $OUT/trial2.txt, sass_*.txt.
 set -u
+[ -f bench/gpu/trial/gather_64x64_u32_shfl_old.cu ] || { echo 'run bash bench/gpu/restore_session5_gathers.sh first' >&2; exit 2; }
 OUT=${OUT:-bench/gpu/out}; mkdir -p "$OUT" /tmp/t2
 G=bench/gpu/generated
 NV="nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v"
@@ -12,7 +13,7 @@ GATHERS="gather_64x64_u32_shfl gather_32x32_u32_shfl gather_64x32_u16_shfl gathe
 for n in $GATHERS; do
   cp bench/gpu/trial/${n}_old.cu /tmp/t2/${n}_old.cu
   cp $G/$n.cu /tmp/t2/${n}_ctl.cu
-  grep -v 'asm volatile("" : "+r"(w\[i\]))' $G/$n.cu | sed 's/^#pragma unroll$/#pragma unroll/' > /tmp/t2/${n}_hoist.cu
+  grep -v 'asm volatile("" : "+r"(w\[i\]))' $G/$n.cu > /tmp/t2/${n}_hoist.cu
 done
 cp $G/gather_32x128_u32_deep_shfl.cu /tmp/t2/gather_32x128_u32_deep_shfl_ctl.cu
 for f in /tmp/t2/*.cu; do $NV -o ${f%.cu} $f > ${f%.cu}.ptxas 2>&1 & done

@@ -53,32 +53,20 @@ trait Elem: DeviceRepr + ValidAsZeroBits + Copy + Default + Unpin + 'static {
     fn to_u64(self) -> u64;
 }
 
-impl Elem for u8 {
-    fn from_u64(v: u64) -> Self {
-        v as u8
-    }
-    fn to_u64(self) -> u64 {
-        u64::from(self)
-    }
+macro_rules! elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            fn from_u64(v: u64) -> Self {
+                v as $t
+            }
+            fn to_u64(self) -> u64 {
+                u64::from(self)
+            }
+        }
+    )*};
 }
 
-impl Elem for u16 {
-    fn from_u64(v: u64) -> Self {
-        v as u16
-    }
-    fn to_u64(self) -> u64 {
-        u64::from(self)
-    }
-}
-
-impl Elem for u32 {
-    fn from_u64(v: u64) -> Self {
-        v as u32
-    }
-    fn to_u64(self) -> u64 {
-        u64::from(self)
-    }
-}
+elem!(u8, u16, u32);
 
 fn err<E: std::fmt::Debug>(what: &str) -> impl Fn(E) -> RunError + '_ {
     move |e| RunError(format!("{what}: {e:?}"))
@@ -202,47 +190,44 @@ fn run_case<T: Elem>(
     };
     let k = load(ctx, name, code, arch)?;
     let stream = ctx.default_stream();
-    let gather = case["kind"].as_str() == Some("gather");
-    let tile_elems: u64 = case["shape"]
+    let shape: Vec<u64> = case["shape"]
         .as_array()
-        .ok_or_else(|| RunError(format!("{name}: no shape")))?
-        .iter()
-        .map(|d| d.as_u64().unwrap_or(0))
-        .product();
-    let n = tile_elems as usize * a.tiles as usize;
-    let (host, idx_host, tile) = if gather {
-        let shape: Vec<u64> = case["shape"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_u64)
-            .collect();
+        .and_then(|dims| dims.iter().map(Value::as_u64).collect())
+        .ok_or_else(|| {
+            RunError(format!(
+                "{name}: shape {} is not a list of sizes",
+                case["shape"]
+            ))
+        })?;
+    let n = shape.iter().product::<u64>() as usize * a.tiles as usize;
+    let host = nonzero_values(n, bits, 12345);
+    // A gather's tile and its indices (uniform over the axis).
+    let gather = if case["kind"].as_str() == Some("gather") {
         let axis = case["axis"].as_u64().unwrap_or(0) as usize;
-        let tile = GatherTile { shape, axis };
-        let size = tile.shape[axis];
+        let size = *shape
+            .get(axis)
+            .ok_or_else(|| RunError(format!("{name}: axis {axis} out of shape {shape:?}")))?;
         let mut rng = Rng::new(0x5eed ^ n as u64);
         let idx: Vec<u64> = (0..n).map(|_| rng.next_u64() % size).collect();
-        (nonzero_values(n, bits, 12345), Some(idx), Some(tile))
+        Some((GatherTile { shape, axis }, idx))
     } else {
-        (nonzero_values(n, bits, 12345), None, None)
+        None
     };
     let to_t = |v: &[u64]| v.iter().map(|&x| T::from_u64(x)).collect::<Vec<T>>();
     let input = stream.clone_htod(&to_t(&host)).map_err(err("copy in"))?;
-    let idx = match &idx_host {
-        Some(ix) => Some(
+    let idx = match &gather {
+        Some((_, ix)) => Some(
             stream
                 .clone_htod(&ix.iter().map(|&x| x as u32).collect::<Vec<u32>>())
                 .map_err(err("copy idx"))?,
         ),
         None => None,
     };
-    let mut out = stream
-        .clone_htod(&vec![T::from_u64(0xA5A5_A5A5); n])
-        .map_err(err("poison"))?;
+    let poison = vec![T::from_u64(0xA5A5_A5A5); n];
+    let mut out = stream.clone_htod(&poison).map_err(err("poison"))?;
     let mut ok = true;
     let mut mismatch = None;
     for rr in [0, a.r] {
-        let poison = vec![T::from_u64(0xA5A5_A5A5); n];
         stream
             .memcpy_htod(&poison, &mut out)
             .map_err(err("poison"))?;
@@ -262,9 +247,9 @@ fn run_case<T: Elem>(
             .into_iter()
             .map(Elem::to_u64)
             .collect();
-        let want = match (&tile, &idx_host) {
-            (Some(t), Some(ix)) => expected_gather(t, &host, ix, bits, rr),
-            _ => expected_conversion(&host, bits, rr),
+        let want = match &gather {
+            Some((t, ix)) => expected_gather(t, &host, ix, bits, rr),
+            None => expected_conversion(&host, bits, rr),
         };
         if let Some((i, g, w)) = first_mismatch(&got, &want) {
             ok = false;
@@ -273,7 +258,7 @@ fn run_case<T: Elem>(
     }
     let t0 = time(ctx, &stream, &k, a, (&input, idx.as_ref(), &mut out), 0)?;
     let tr = time(ctx, &stream, &k, a, (&input, idx.as_ref(), &mut out), a.r)?;
-    let per = if gather {
+    let per = if gather.is_some() {
         f64::from(tr - t0) * 1e3 / f64::from(a.r)
     } else {
         f64::from(tr - t0) * 1e3 / (2.0 * f64::from(a.r))
@@ -283,11 +268,12 @@ fn run_case<T: Elem>(
         "case": name, "ok": ok, "R": a.r, "tiles": a.tiles,
         "t0_ms": t0, "tR_ms": tr, "runner": "cudarc", "registers": regs,
     });
-    v[if gather {
+    let key = if gather.is_some() {
         "per_gather_us"
     } else {
         "per_cvt_us"
-    }] = json!(per);
+    };
+    v[key] = json!(per);
     if let Some(m) = mismatch {
         v["mismatch"] = json!(m);
     }

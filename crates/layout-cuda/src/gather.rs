@@ -157,13 +157,18 @@ pub fn cases_of(spec: &GatherSpec) -> Result<[GatherCase; 2], EmitError> {
     Ok([mk(GatherVariant::Shuffle), mk(GatherVariant::Shared)])
 }
 
+/// ` ^ ((0u - ((var >> k) & 1u)) & mu)`: `m` where bit `k` of `var` is set.
+fn masked_bit(var: &str, k: usize, m: u64) -> String {
+    format!(" ^ ((0u - (({var} >> {k}) & 1u)) & {m}u)")
+}
+
 /// `c ^ ((0u - ((var >> k) & 1u)) & m_k) ^ …` over the nonzero `m_k`.
 pub fn xor_expr(constant: u64, terms: &[(&str, &[u64])]) -> String {
     let mut e = format!("{constant}u");
     for (var, masks) in terms {
         for (k, &m) in masks.iter().enumerate() {
             if m != 0 {
-                write!(e, " ^ ((0u - (({var} >> {k}) & 1u)) & {m}u)").unwrap();
+                e.push_str(&masked_bit(var, k, m));
             }
         }
     }
@@ -188,7 +193,7 @@ pub fn xor_runs_expr(constant: u64, terms: &[(&str, &[u64])]) -> String {
                 continue;
             }
             if !m.is_power_of_two() {
-                write!(e, " ^ ((0u - (({var} >> {k}) & 1u)) & {m}u)").unwrap();
+                e.push_str(&masked_bit(var, k, m));
                 k += 1;
                 continue;
             }
