@@ -24,135 +24,105 @@ __device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
   return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
 #endif
 }
-__device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
-  unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 32u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 64u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint4*>(&smem[o_smem_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint4*>(&smem[(o_smem_st ^ 32u) + 192u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+__device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[16], uint16_t* smem, unsigned lane, unsigned warp) {
+  uint32_t* smem_w = reinterpret_cast<uint32_t*>(smem);
+  unsigned o_smem_w_st = 0u;
+  o_smem_w_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_smem_w_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_w_st ^= (0u - ((lane >> 2) & 1u)) & 16u;
+  o_smem_w_st ^= (0u - ((lane >> 3) & 1u)) & 128u;
+  o_smem_w_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
+  o_smem_w_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
+  o_smem_w_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  asm volatile("" : "+r"(o_smem_w_st));
+  *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
+  *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 16u) + 32u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
+  *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
+  *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 16u) + 96u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
   __syncthreads();
-  unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 96u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  asm volatile("" : "+r"(o_smem_ld));
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
-    b[0] = (t_.x >> 0) & 65535u;
-    b[1] = (t_.x >> 16) & 65535u;
-    b[2] = (t_.y >> 0) & 65535u;
-    b[3] = (t_.y >> 16) & 65535u;
-    b[4] = (t_.z >> 0) & 65535u;
-    b[5] = (t_.z >> 16) & 65535u;
-    b[6] = (t_.w >> 0) & 65535u;
-    b[7] = (t_.w >> 16) & 65535u;
+  unsigned o_smem_w_ld = 0u;
+  o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_w_ld ^= (0u - ((lane >> 2) & 1u)) & 48u;
+  o_smem_w_ld ^= (0u - ((lane >> 3) & 1u)) & 16u;
+  o_smem_w_ld ^= (0u - ((lane >> 4) & 1u)) & 128u;
+  o_smem_w_ld ^= (0u - ((warp >> 0) & 1u)) & 256u;
+  o_smem_w_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
+  asm volatile("" : "+r"(o_smem_w_ld));
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[o_smem_w_ld + 0u]);
+    b[0] = (t_.x >> 0) & 4294967295u;
+    b[1] = (t_.y >> 0) & 4294967295u;
+    b[2] = (t_.z >> 0) & 4294967295u;
+    b[3] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2048u]);
-    b[8] = (t_.x >> 0) & 65535u;
-    b[9] = (t_.x >> 16) & 65535u;
-    b[10] = (t_.y >> 0) & 65535u;
-    b[11] = (t_.y >> 16) & 65535u;
-    b[12] = (t_.z >> 0) & 65535u;
-    b[13] = (t_.z >> 16) & 65535u;
-    b[14] = (t_.w >> 0) & 65535u;
-    b[15] = (t_.w >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[o_smem_w_ld + 1024u]);
+    b[4] = (t_.x >> 0) & 4294967295u;
+    b[5] = (t_.y >> 0) & 4294967295u;
+    b[6] = (t_.z >> 0) & 4294967295u;
+    b[7] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 128u]);
-    b[16] = (t_.x >> 0) & 65535u;
-    b[17] = (t_.x >> 16) & 65535u;
-    b[18] = (t_.y >> 0) & 65535u;
-    b[19] = (t_.y >> 16) & 65535u;
-    b[20] = (t_.z >> 0) & 65535u;
-    b[21] = (t_.z >> 16) & 65535u;
-    b[22] = (t_.w >> 0) & 65535u;
-    b[23] = (t_.w >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[o_smem_w_ld + 64u]);
+    b[8] = (t_.x >> 0) & 4294967295u;
+    b[9] = (t_.y >> 0) & 4294967295u;
+    b[10] = (t_.z >> 0) & 4294967295u;
+    b[11] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 2176u]);
-    b[24] = (t_.x >> 0) & 65535u;
-    b[25] = (t_.x >> 16) & 65535u;
-    b[26] = (t_.y >> 0) & 65535u;
-    b[27] = (t_.y >> 16) & 65535u;
-    b[28] = (t_.z >> 0) & 65535u;
-    b[29] = (t_.z >> 16) & 65535u;
-    b[30] = (t_.w >> 0) & 65535u;
-    b[31] = (t_.w >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[o_smem_w_ld + 1088u]);
+    b[12] = (t_.x >> 0) & 4294967295u;
+    b[13] = (t_.y >> 0) & 4294967295u;
+    b[14] = (t_.z >> 0) & 4294967295u;
+    b[15] = (t_.w >> 0) & 4294967295u;
   }
   __syncthreads();
 }
-__device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
-  unsigned o_smem_st = 0u;
-  o_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_smem_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_st ^= (0u - ((lane >> 2) & 1u)) & 96u;
-  o_smem_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
-  o_smem_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_smem_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_smem_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
-  asm volatile("" : "+r"(o_smem_st));
-  *reinterpret_cast<uint4*>(&smem[o_smem_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2048u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint4*>(&smem[o_smem_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint4*>(&smem[o_smem_st + 2176u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+__device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[16], uint16_t* smem, unsigned lane, unsigned warp) {
+  uint32_t* smem_w = reinterpret_cast<uint32_t*>(smem);
+  unsigned o_smem_w_st = 0u;
+  o_smem_w_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_smem_w_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_w_st ^= (0u - ((lane >> 2) & 1u)) & 48u;
+  o_smem_w_st ^= (0u - ((lane >> 3) & 1u)) & 16u;
+  o_smem_w_st ^= (0u - ((lane >> 4) & 1u)) & 128u;
+  o_smem_w_st ^= (0u - ((warp >> 0) & 1u)) & 256u;
+  o_smem_w_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
+  asm volatile("" : "+r"(o_smem_w_st));
+  *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
+  *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+  *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+  *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 1088u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
   __syncthreads();
-  unsigned o_smem_ld = 0u;
-  o_smem_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_smem_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_smem_ld ^= (0u - ((lane >> 2) & 1u)) & 32u;
-  o_smem_ld ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_smem_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_smem_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_smem_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  asm volatile("" : "+r"(o_smem_ld));
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 0u]);
-    b[0] = (t_.x >> 0) & 65535u;
-    b[1] = (t_.x >> 16) & 65535u;
-    b[2] = (t_.y >> 0) & 65535u;
-    b[3] = (t_.y >> 16) & 65535u;
-    b[8] = (t_.z >> 0) & 65535u;
-    b[9] = (t_.z >> 16) & 65535u;
-    b[10] = (t_.w >> 0) & 65535u;
-    b[11] = (t_.w >> 16) & 65535u;
+  unsigned o_smem_w_ld = 0u;
+  o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
+  o_smem_w_ld ^= (0u - ((lane >> 2) & 1u)) & 16u;
+  o_smem_w_ld ^= (0u - ((lane >> 3) & 1u)) & 128u;
+  o_smem_w_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
+  o_smem_w_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
+  o_smem_w_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  asm volatile("" : "+r"(o_smem_w_ld));
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[o_smem_w_ld + 0u]);
+    b[0] = (t_.x >> 0) & 4294967295u;
+    b[1] = (t_.y >> 0) & 4294967295u;
+    b[4] = (t_.z >> 0) & 4294967295u;
+    b[5] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 64u]);
-    b[4] = (t_.x >> 0) & 65535u;
-    b[5] = (t_.x >> 16) & 65535u;
-    b[6] = (t_.y >> 0) & 65535u;
-    b[7] = (t_.y >> 16) & 65535u;
-    b[12] = (t_.z >> 0) & 65535u;
-    b[13] = (t_.z >> 16) & 65535u;
-    b[14] = (t_.w >> 0) & 65535u;
-    b[15] = (t_.w >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[(o_smem_w_ld ^ 16u) + 32u]);
+    b[2] = (t_.x >> 0) & 4294967295u;
+    b[3] = (t_.y >> 0) & 4294967295u;
+    b[6] = (t_.z >> 0) & 4294967295u;
+    b[7] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_smem_ld + 128u]);
-    b[16] = (t_.x >> 0) & 65535u;
-    b[17] = (t_.x >> 16) & 65535u;
-    b[18] = (t_.y >> 0) & 65535u;
-    b[19] = (t_.y >> 16) & 65535u;
-    b[24] = (t_.z >> 0) & 65535u;
-    b[25] = (t_.z >> 16) & 65535u;
-    b[26] = (t_.w >> 0) & 65535u;
-    b[27] = (t_.w >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[o_smem_w_ld + 64u]);
+    b[8] = (t_.x >> 0) & 4294967295u;
+    b[9] = (t_.y >> 0) & 4294967295u;
+    b[12] = (t_.z >> 0) & 4294967295u;
+    b[13] = (t_.w >> 0) & 4294967295u;
   }
-  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_smem_ld ^ 32u) + 192u]);
-    b[20] = (t_.x >> 0) & 65535u;
-    b[21] = (t_.x >> 16) & 65535u;
-    b[22] = (t_.y >> 0) & 65535u;
-    b[23] = (t_.y >> 16) & 65535u;
-    b[28] = (t_.z >> 0) & 65535u;
-    b[29] = (t_.z >> 16) & 65535u;
-    b[30] = (t_.w >> 0) & 65535u;
-    b[31] = (t_.w >> 16) & 65535u;
+  { uint4 t_ = *reinterpret_cast<const uint4*>(&smem_w[(o_smem_w_ld ^ 16u) + 96u]);
+    b[10] = (t_.x >> 0) & 4294967295u;
+    b[11] = (t_.y >> 0) & 4294967295u;
+    b[14] = (t_.z >> 0) & 4294967295u;
+    b[15] = (t_.w >> 0) & 4294967295u;
   }
   __syncthreads();
 }
@@ -228,24 +198,10 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
   for (int it = 0; it < R; ++it) {
-    {
-    uint16_t a[32], b[32];
-#pragma unroll
-    for (int j = 0; j < 16; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
-    cvt_fwd(a, b, smem, lane, warp);
-#pragma unroll
-    for (int j = 0; j < 16; ++j) bw[j] = (uint32_t)b[2 * j] | ((uint32_t)b[2 * j + 1] << 16);
-    }
+    cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 16; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
-    {
-    uint16_t a[32], b[32];
-#pragma unroll
-    for (int j = 0; j < 16; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
-    cvt_bwd(b, a, smem, lane, warp);
-#pragma unroll
-    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
-    }
+    cvt_bwd(bw, aw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }

@@ -41,6 +41,7 @@ pub mod gather;
 pub mod matrix_ops;
 pub mod occupancy;
 pub mod partial;
+pub mod shared_words;
 pub mod swizzle_search;
 pub mod word_shuffle;
 pub use access::{wavefronts, AccessMap};
@@ -379,19 +380,30 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
         s.push_str(&matrix_ops::wrappers());
     }
     let words = word_shuffles(case);
+    let shared = match &words {
+        Some(_) => None,
+        None => shared_word_plan(case)?,
+    };
     // Elements packed in words between conversions (see `emit_packed_body`).
-    // The rule of [`keeps_elements_packed`], with `words` already built.
-    let packed = packed16(case, ns, nd) || words.is_some();
+    // The rule of [`keeps_elements_packed`], with `words` and `shared`
+    // already built.
+    let packed = packed16(case, ns, nd) || words.is_some() || shared.is_some();
     if packed {
         s.push_str(if case.bits == 8 { ADD_U8X4 } else { ADD_U16X2 });
     }
-    let (fwd, bwd) = match &words {
-        Some((f, b)) => {
+    let (fwd, bwd) = match (&words, &shared) {
+        (Some((f, b)), _) => {
             emit_word_convert(&mut s, "cvt_fwd", t, f);
             emit_word_convert(&mut s, "cvt_bwd", t, b);
             (Path::WarpShuffle, Path::WarpShuffle)
         }
-        None => (
+        (None, Some(p)) => {
+            let (src, dst) = ((&p.src_map, p.src_free), (&p.dst_map, p.dst_free));
+            shared_words::emit_convert(&mut s, "cvt_fwd", t, src, dst.0)?;
+            shared_words::emit_convert(&mut s, "cvt_bwd", t, dst, src.0)?;
+            (Path::SharedMemory, Path::SharedMemory)
+        }
+        (None, None) => (
             emit_convert(&mut s, "cvt_fwd", case, &case.src, &case.dst)?,
             emit_convert(&mut s, "cvt_bwd", case, &case.dst, &case.src)?,
         ),
@@ -409,11 +421,21 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     };
     let shuffles = fwd == Path::WarpShuffle || bwd == Path::WarpShuffle;
     let copies = if shuffles { 2 } else { 1 };
-    let min_blocks = occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies);
+    // 8-bit elements take a register each unless packed (then count words).
+    let (elements, bits) = match &shared {
+        Some(_) if case.bits == 8 => (ns.max(nd) / 4, 32),
+        _ => (ns.max(nd), case.bits),
+    };
+    let min_blocks = occupancy::hopper_min_blocks(threads, bytes, elements, bits, copies);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile, false);
     if packed {
-        emit_packed_body(&mut s, &g, (ns, nd), case.bits, free, words.is_some())?;
+        let src_pack = match &shared {
+            Some(p) => p.src.clone(),
+            None => shared_words::WordPacking::consecutive(case.bits, ns)?,
+        };
+        let native = words.is_some() || shared.is_some();
+        emit_packed_body(&mut s, &g, &src_pack, nd, case.bits, free, native)?;
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
         g.emit_load(&mut s, "gin", "a", case.bits)?;
@@ -450,7 +472,33 @@ pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64) {
 pub fn keeps_elements_packed(case: &ConversionCase) -> bool {
     let ns = case.src.in_dim_size(DimName::REGISTER);
     let nd = case.dst.in_dim_size(DimName::REGISTER);
-    packed16(case, ns, nd) || word_shuffles(case).is_some()
+    packed16(case, ns, nd)
+        || word_shuffles(case).is_some()
+        || matches!(shared_word_plan(case), Ok(Some(_)))
+}
+
+/// Both directions of an 8- or 16-bit conversion through shared memory on
+/// packed words ([`shared_words`]), when both go through shared memory
+/// with vector accesses (not `use_matrix_ops`) and every shared 4-byte
+/// word is one register word on both sides: the kernel then packs each
+/// side by the register bits of those words, and neither the store nor the
+/// load moves bytes within words.
+fn shared_word_plan(
+    case: &ConversionCase,
+) -> Result<Option<shared_words::SharedWordPlan>, EmitError> {
+    if !matches!(case.bits, 8 | 16) || case.use_matrix_ops {
+        return Ok(None);
+    }
+    let through_shared = |from: &LinearLayout, to: &LinearLayout| {
+        register_permutation(from, to).is_none()
+            && (case.force_shared
+                || shuffle_plan_if_cheaper(from, to, &case.smem, case.bits, case.num_warps as u64)
+                    .is_none())
+    };
+    if !through_shared(&case.src, &case.dst) || !through_shared(&case.dst, &case.src) {
+        return Ok(None);
+    }
+    shared_words::plan(&case.src, &case.dst, &case.smem, case.bits)
 }
 
 /// Whether the benchmark kernel keeps 16-bit elements packed in pairs
@@ -463,11 +511,15 @@ pub fn keeps_elements_packed(case: &ConversionCase) -> bool {
 /// permute per word, which measured slower on the H200 (swap1 64×64
 /// 16-bit: 1.26×; blocked transposes: 1.08–1.14×).
 ///
-/// 8-bit elements stay one per register here (they are packed only around
-/// word-form warp shuffles, [`word_shuffles`]): keeping them four to a word
-/// around shared-memory conversions measured 1.4–1.5× slower on the H200
-/// (2026-11-21, `blocked_T_128x128_f8` 2.30 → 3.36 µs per conversion): the
-/// byte extraction and re-packing at the vector accesses does not fold.
+/// 8-bit elements are packed only where no byte moves within a word at a
+/// conversion: around word-form warp shuffles ([`word_shuffles`]) and
+/// shared-memory conversions whose shared words are register words on both
+/// sides ([`shared_word_plan`], which also takes precedence over this rule
+/// for 16-bit elements). Keeping them four to consecutive registers per
+/// word around other shared-memory conversions measured 1.4–1.5× slower
+/// on the H200 (session 5, `blocked_T_128x128_f8` 2.30 → 3.36 µs per
+/// conversion): the byte extraction and re-packing at the vector accesses
+/// does not fold.
 fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {
     let pair = |l: &LinearLayout| l.basis(DimName::REGISTER, 0);
     case.bits == 16
@@ -548,13 +600,15 @@ const ADD_U8X4: &str = r#"__device__ __forceinline__ uint32_t add_u8x4(uint32_t 
 fn emit_packed_body(
     s: &mut String,
     g: &AccessMap,
-    (ns, nd): (u64, u64),
+    src_pack: &shared_words::WordPacking,
+    nd: u64,
     bits: u32,
     free: (u64, u64, u64),
     words_native: bool,
 ) -> Result<(), EmitError> {
     let e = u64::from(32 / bits);
     let t = ctype(bits);
+    let ns = src_pack.num_regs;
     let (ws, wd) = (ns / e, nd / e);
     let (add, one) = if bits == 8 {
         ("add_u8x4", "0x01010101u")
@@ -600,10 +654,40 @@ fn emit_packed_body(
         )
         .unwrap();
     };
+    // The source side by its packing: loops for the consecutive one, one
+    // statement per word otherwise (`shared_words`).
+    let pack_src = |s: &mut String| {
+        if src_pack.is_consecutive() {
+            return pack(s, "a", "aw", ws);
+        }
+        for j in 0..ws {
+            let parts: Vec<String> = (0..e)
+                .map(|k| {
+                    let r = src_pack.register(j, k);
+                    match k {
+                        0 => format!("(uint32_t)a[{r}]"),
+                        _ => format!("((uint32_t)a[{r}] << {})", k * u64::from(bits)),
+                    }
+                })
+                .collect();
+            writeln!(s, "    aw[{j}] = {};", parts.join(" | ")).unwrap();
+        }
+    };
+    let unpack_src = |s: &mut String| {
+        if src_pack.is_consecutive() {
+            return unpack(s, "aw", "a", ws);
+        }
+        for j in 0..ws {
+            for k in 0..e {
+                let r = src_pack.register(j, k);
+                writeln!(s, "    a[{r}] = ({t})(aw[{j}] >> {});", k * u64::from(bits)).unwrap();
+            }
+        }
+    };
     writeln!(s, "  uint32_t aw[{ws}];\n  uint32_t bw[{wd}];").unwrap();
     writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
     g.emit_load(s, "gin", "a", bits)?;
-    pack(s, "a", "aw", ws);
+    pack_src(s);
     writeln!(s, "  }}").unwrap();
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
     if words_native {
@@ -636,7 +720,7 @@ fn emit_packed_body(
     .unwrap();
     writeln!(s, "  }}").unwrap();
     writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
-    unpack(s, "aw", "a", ws);
+    unpack_src(s);
     g.emit_store(s, "gout", "a", bits, free)?;
     writeln!(s, "  }}").unwrap();
     Ok(())

@@ -156,3 +156,22 @@ pub fn construct_swizzle(
     }
     best.map(|(lay, sc, _)| (lay, sc))
 }
+
+/// The shared layout the GPU suite converts through: the better of
+/// [`search_swizzle`] and [`construct_swizzle`] by predicted wavefronts
+/// (the paper's construction on ties), with its score; `None` when neither
+/// yields a layout.
+pub fn best_swizzle(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    shape: &[u64],
+    bits: u32,
+    num_warps: u64,
+) -> Option<(LinearLayout, u64)> {
+    let searched = search_swizzle(src, dst, shape, bits, num_warps);
+    let built = construct_swizzle(src, dst, bits, num_warps);
+    match (searched, built) {
+        (Some(a), Some(b)) => Some(if b.1 <= a.1 { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}

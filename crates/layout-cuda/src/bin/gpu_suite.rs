@@ -270,18 +270,9 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
         searched.as_ref().map(|x| x.1),
         built.as_ref().map(|x| x.1)
     );
-    let (smem, score) = match (searched, built) {
-        (Some(a), Some(b)) => {
-            if b.1 <= a.1 {
-                b
-            } else {
-                a
-            }
-        }
-        (a, b) => a
-            .or(b)
-            .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0)),
-    };
+    let (smem, score) =
+        layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
+            .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0));
     if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
         let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
         eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
@@ -611,21 +602,8 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
         // The shared layout the full conversion would use (as in
         // `conversion_case`): the better of the XOR search and the paper's
         // construction by predicted wavefronts.
-        let searched =
-            layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64);
-        let built = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, nw as u64);
-        let smem = match (searched, built) {
-            (Some(a), Some(b)) => {
-                if b.1 <= a.1 {
-                    b.0
-                } else {
-                    a.0
-                }
-            }
-            (a, b) => a
-                .or(b)
-                .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0),
-        };
+        let smem = layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
+            .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
         // The warp-specialised program, and for one case also the form
         // with run-time warp-class branches (`_branch`) to measure the
         // specialisation.
