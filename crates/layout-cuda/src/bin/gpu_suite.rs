@@ -427,27 +427,33 @@ fn gather_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
 
 /// Predicted cost of one emitted variant: (shared-memory wavefronts per
 /// CTA, shared-memory instructions per thread), both directions.
-fn predicted_cost(entry: &serde_json::Value) -> (u64, u64) {
-    let mut cost = (0, 0);
+fn predicted_cost(entry: &serde_json::Value) -> (u64, u64, u64) {
+    let mut cost = (0, 0, 0);
     for k in ["predicted_fwd", "predicted_bwd"] {
         let p = &entry[k];
         if p.is_object() {
             let n = |f: &str| p[f].as_u64().unwrap_or(0);
             cost.0 += n("st_wavefronts") + n("ld_wavefronts");
-            cost.1 += n("st_instr") + n("ld_instr");
+            cost.2 += n("st_instr") + n("ld_instr");
         }
     }
+    let narrow = entry["bits"].as_u64().is_some_and(|b| b < 32);
+    cost.1 = u64::from(narrow && entry["packed"] != true);
     cost
 }
 
 /// The planner's choice between the vector path and the stmatrix/ldmatrix
 /// path (`_mx`) of a conversion, made from predictions only (before any
 /// timing): fewer wavefronts first (the shared-memory pipe is the
-/// bottleneck), then fewer shared-memory instructions (each one occupies an
-/// issue slot and the MIO queue). Marks every conversion entry with
+/// bottleneck), then a kernel that keeps 8/16-bit elements packed over one
+/// that extracts and re-packs them around every access (H200, session 7:
+/// `blocked_T_64x64_f16` on shared words 0.554 µs against 0.581 through
+/// ldmatrix on unpacked elements, `mma2_to_dotB` 0.713 against 0.868),
+/// then fewer shared-memory instructions (each one occupies an issue slot
+/// and the MIO queue). Marks every conversion entry with
 /// `"chosen": true|false`; entries without a twin are chosen.
 fn choose_variants(meta: &mut [serde_json::Value]) {
-    let costs: std::collections::HashMap<String, (u64, u64)> = meta
+    let costs: std::collections::HashMap<String, (u64, u64, u64)> = meta
         .iter()
         .filter(|e| e.get("kind").is_none())
         .map(|e| {
@@ -494,7 +500,7 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
         };
         e["chosen"] = json!(chosen);
         eprintln!(
-            "  {name}: predicted (wavefronts, instructions) {:?}, chosen {chosen}",
+            "  {name}: predicted (wavefronts, unpacked, instructions) {:?}, chosen {chosen}",
             costs[&name]
         );
     }
