@@ -21,963 +21,718 @@ typedef decltype(sizeof(0)) size_t;
 #define PARTIAL_SYNC() __syncthreads()
 #endif
 
-// Partial cross-warp conversion: 8192 of 16384 elements stay in their warp; 2 warp classes.
-__device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
+__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
+// Partial cross-warp conversion: 4096 of 8192 elements stay in their warp; 2 warp classes.
+__device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[64], uint16_t* smem_e, unsigned lane, unsigned warp) {
+  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
   unsigned o_st = 0u;
-  o_st ^= (0u - ((lane >> 0) & 1u)) & 16u;
-  o_st ^= (0u - ((lane >> 1) & 1u)) & 32u;
-  o_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 80u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 160u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
+  o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 40u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 80u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 1u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 1792u]) = make_uint4((uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 2816u]) = make_uint4((uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 3328u]) = make_uint4((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 3840u]) = make_uint4((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1152u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1408u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1664u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1920u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 16u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 2u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[0] | ((uint32_t)a[1] << 16), sl_ ^ 0u);
-      b[0] = (uint16_t)((v_ >> 0) & 65535u);
-      b[1] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl_ ^ 0u);
+      b[0] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[2] | ((uint32_t)a[3] << 16), sl_ ^ 0u);
-      b[2] = (uint16_t)((v_ >> 0) & 65535u);
-      b[3] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl_ ^ 0u);
+      b[1] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[16] | ((uint32_t)a[17] << 16), sl_ ^ 0u);
-      b[8] = (uint16_t)((v_ >> 0) & 65535u);
-      b[9] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl_ ^ 0u);
+      b[4] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[18] | ((uint32_t)a[19] << 16), sl_ ^ 0u);
-      b[10] = (uint16_t)((v_ >> 0) & 65535u);
-      b[11] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl_ ^ 0u);
+      b[5] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[32] | ((uint32_t)a[33] << 16), sl_ ^ 0u);
-      b[16] = (uint16_t)((v_ >> 0) & 65535u);
-      b[17] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl_ ^ 0u);
+      b[8] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[34] | ((uint32_t)a[35] << 16), sl_ ^ 0u);
-      b[18] = (uint16_t)((v_ >> 0) & 65535u);
-      b[19] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl_ ^ 0u);
+      b[9] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[48] | ((uint32_t)a[49] << 16), sl_ ^ 0u);
-      b[24] = (uint16_t)((v_ >> 0) & 65535u);
-      b[25] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl_ ^ 0u);
+      b[12] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[50] | ((uint32_t)a[51] << 16), sl_ ^ 0u);
-      b[26] = (uint16_t)((v_ >> 0) & 65535u);
-      b[27] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl_ ^ 0u);
+      b[13] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[64] | ((uint32_t)a[65] << 16), sl_ ^ 0u);
-      b[32] = (uint16_t)((v_ >> 0) & 65535u);
-      b[33] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[32], sl_ ^ 0u);
+      b[16] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[66] | ((uint32_t)a[67] << 16), sl_ ^ 0u);
-      b[34] = (uint16_t)((v_ >> 0) & 65535u);
-      b[35] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[33], sl_ ^ 0u);
+      b[17] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[80] | ((uint32_t)a[81] << 16), sl_ ^ 0u);
-      b[40] = (uint16_t)((v_ >> 0) & 65535u);
-      b[41] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[40], sl_ ^ 0u);
+      b[20] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[82] | ((uint32_t)a[83] << 16), sl_ ^ 0u);
-      b[42] = (uint16_t)((v_ >> 0) & 65535u);
-      b[43] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[41], sl_ ^ 0u);
+      b[21] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[96] | ((uint32_t)a[97] << 16), sl_ ^ 0u);
-      b[48] = (uint16_t)((v_ >> 0) & 65535u);
-      b[49] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[48], sl_ ^ 0u);
+      b[24] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[98] | ((uint32_t)a[99] << 16), sl_ ^ 0u);
-      b[50] = (uint16_t)((v_ >> 0) & 65535u);
-      b[51] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[49], sl_ ^ 0u);
+      b[25] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[112] | ((uint32_t)a[113] << 16), sl_ ^ 0u);
-      b[56] = (uint16_t)((v_ >> 0) & 65535u);
-      b[57] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[56], sl_ ^ 0u);
+      b[28] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[114] | ((uint32_t)a[115] << 16), sl_ ^ 0u);
-      b[58] = (uint16_t)((v_ >> 0) & 65535u);
-      b[59] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[57], sl_ ^ 0u);
+      b[29] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[8] | ((uint32_t)a[9] << 16), sl_ ^ 0u);
-      b[64] = (uint16_t)((v_ >> 0) & 65535u);
-      b[65] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl_ ^ 0u);
+      b[32] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[10] | ((uint32_t)a[11] << 16), sl_ ^ 0u);
-      b[66] = (uint16_t)((v_ >> 0) & 65535u);
-      b[67] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl_ ^ 0u);
+      b[33] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[24] | ((uint32_t)a[25] << 16), sl_ ^ 0u);
-      b[72] = (uint16_t)((v_ >> 0) & 65535u);
-      b[73] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl_ ^ 0u);
+      b[36] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[26] | ((uint32_t)a[27] << 16), sl_ ^ 0u);
-      b[74] = (uint16_t)((v_ >> 0) & 65535u);
-      b[75] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl_ ^ 0u);
+      b[37] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[40] | ((uint32_t)a[41] << 16), sl_ ^ 0u);
-      b[80] = (uint16_t)((v_ >> 0) & 65535u);
-      b[81] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl_ ^ 0u);
+      b[40] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[42] | ((uint32_t)a[43] << 16), sl_ ^ 0u);
-      b[82] = (uint16_t)((v_ >> 0) & 65535u);
-      b[83] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl_ ^ 0u);
+      b[41] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[56] | ((uint32_t)a[57] << 16), sl_ ^ 0u);
-      b[88] = (uint16_t)((v_ >> 0) & 65535u);
-      b[89] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl_ ^ 0u);
+      b[44] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[58] | ((uint32_t)a[59] << 16), sl_ ^ 0u);
-      b[90] = (uint16_t)((v_ >> 0) & 65535u);
-      b[91] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl_ ^ 0u);
+      b[45] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[72] | ((uint32_t)a[73] << 16), sl_ ^ 0u);
-      b[96] = (uint16_t)((v_ >> 0) & 65535u);
-      b[97] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[36], sl_ ^ 0u);
+      b[48] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[74] | ((uint32_t)a[75] << 16), sl_ ^ 0u);
-      b[98] = (uint16_t)((v_ >> 0) & 65535u);
-      b[99] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[37], sl_ ^ 0u);
+      b[49] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[88] | ((uint32_t)a[89] << 16), sl_ ^ 0u);
-      b[104] = (uint16_t)((v_ >> 0) & 65535u);
-      b[105] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[44], sl_ ^ 0u);
+      b[52] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[90] | ((uint32_t)a[91] << 16), sl_ ^ 0u);
-      b[106] = (uint16_t)((v_ >> 0) & 65535u);
-      b[107] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[45], sl_ ^ 0u);
+      b[53] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[104] | ((uint32_t)a[105] << 16), sl_ ^ 0u);
-      b[112] = (uint16_t)((v_ >> 0) & 65535u);
-      b[113] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[52], sl_ ^ 0u);
+      b[56] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[106] | ((uint32_t)a[107] << 16), sl_ ^ 0u);
-      b[114] = (uint16_t)((v_ >> 0) & 65535u);
-      b[115] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[53], sl_ ^ 0u);
+      b[57] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[120] | ((uint32_t)a[121] << 16), sl_ ^ 0u);
-      b[120] = (uint16_t)((v_ >> 0) & 65535u);
-      b[121] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[60], sl_ ^ 0u);
+      b[60] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[122] | ((uint32_t)a[123] << 16), sl_ ^ 0u);
-      b[122] = (uint16_t)((v_ >> 0) & 65535u);
-      b[123] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[61], sl_ ^ 0u);
+      b[61] = v_;
     }
   } else {
-    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
+    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[20], (uint32_t)a[21]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[28], (uint32_t)a[29]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[36], (uint32_t)a[37]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[52], (uint32_t)a[53]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1792u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 16u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 2u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[4] | ((uint32_t)a[5] << 16), sl_ ^ 0u);
-      b[4] = (uint16_t)((v_ >> 0) & 65535u);
-      b[5] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl_ ^ 0u);
+      b[2] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[6] | ((uint32_t)a[7] << 16), sl_ ^ 0u);
-      b[6] = (uint16_t)((v_ >> 0) & 65535u);
-      b[7] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl_ ^ 0u);
+      b[3] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[20] | ((uint32_t)a[21] << 16), sl_ ^ 0u);
-      b[12] = (uint16_t)((v_ >> 0) & 65535u);
-      b[13] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl_ ^ 0u);
+      b[6] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[22] | ((uint32_t)a[23] << 16), sl_ ^ 0u);
-      b[14] = (uint16_t)((v_ >> 0) & 65535u);
-      b[15] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl_ ^ 0u);
+      b[7] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[36] | ((uint32_t)a[37] << 16), sl_ ^ 0u);
-      b[20] = (uint16_t)((v_ >> 0) & 65535u);
-      b[21] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl_ ^ 0u);
+      b[10] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[38] | ((uint32_t)a[39] << 16), sl_ ^ 0u);
-      b[22] = (uint16_t)((v_ >> 0) & 65535u);
-      b[23] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl_ ^ 0u);
+      b[11] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[52] | ((uint32_t)a[53] << 16), sl_ ^ 0u);
-      b[28] = (uint16_t)((v_ >> 0) & 65535u);
-      b[29] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl_ ^ 0u);
+      b[14] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[54] | ((uint32_t)a[55] << 16), sl_ ^ 0u);
-      b[30] = (uint16_t)((v_ >> 0) & 65535u);
-      b[31] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl_ ^ 0u);
+      b[15] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[68] | ((uint32_t)a[69] << 16), sl_ ^ 0u);
-      b[36] = (uint16_t)((v_ >> 0) & 65535u);
-      b[37] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[34], sl_ ^ 0u);
+      b[18] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[70] | ((uint32_t)a[71] << 16), sl_ ^ 0u);
-      b[38] = (uint16_t)((v_ >> 0) & 65535u);
-      b[39] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[35], sl_ ^ 0u);
+      b[19] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[84] | ((uint32_t)a[85] << 16), sl_ ^ 0u);
-      b[44] = (uint16_t)((v_ >> 0) & 65535u);
-      b[45] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[42], sl_ ^ 0u);
+      b[22] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[86] | ((uint32_t)a[87] << 16), sl_ ^ 0u);
-      b[46] = (uint16_t)((v_ >> 0) & 65535u);
-      b[47] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[43], sl_ ^ 0u);
+      b[23] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[100] | ((uint32_t)a[101] << 16), sl_ ^ 0u);
-      b[52] = (uint16_t)((v_ >> 0) & 65535u);
-      b[53] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[50], sl_ ^ 0u);
+      b[26] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[102] | ((uint32_t)a[103] << 16), sl_ ^ 0u);
-      b[54] = (uint16_t)((v_ >> 0) & 65535u);
-      b[55] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[51], sl_ ^ 0u);
+      b[27] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[116] | ((uint32_t)a[117] << 16), sl_ ^ 0u);
-      b[60] = (uint16_t)((v_ >> 0) & 65535u);
-      b[61] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[58], sl_ ^ 0u);
+      b[30] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[118] | ((uint32_t)a[119] << 16), sl_ ^ 0u);
-      b[62] = (uint16_t)((v_ >> 0) & 65535u);
-      b[63] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[59], sl_ ^ 0u);
+      b[31] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[12] | ((uint32_t)a[13] << 16), sl_ ^ 0u);
-      b[68] = (uint16_t)((v_ >> 0) & 65535u);
-      b[69] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl_ ^ 0u);
+      b[34] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[14] | ((uint32_t)a[15] << 16), sl_ ^ 0u);
-      b[70] = (uint16_t)((v_ >> 0) & 65535u);
-      b[71] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl_ ^ 0u);
+      b[35] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[28] | ((uint32_t)a[29] << 16), sl_ ^ 0u);
-      b[76] = (uint16_t)((v_ >> 0) & 65535u);
-      b[77] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl_ ^ 0u);
+      b[38] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[30] | ((uint32_t)a[31] << 16), sl_ ^ 0u);
-      b[78] = (uint16_t)((v_ >> 0) & 65535u);
-      b[79] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl_ ^ 0u);
+      b[39] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[44] | ((uint32_t)a[45] << 16), sl_ ^ 0u);
-      b[84] = (uint16_t)((v_ >> 0) & 65535u);
-      b[85] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl_ ^ 0u);
+      b[42] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[46] | ((uint32_t)a[47] << 16), sl_ ^ 0u);
-      b[86] = (uint16_t)((v_ >> 0) & 65535u);
-      b[87] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl_ ^ 0u);
+      b[43] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[60] | ((uint32_t)a[61] << 16), sl_ ^ 0u);
-      b[92] = (uint16_t)((v_ >> 0) & 65535u);
-      b[93] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl_ ^ 0u);
+      b[46] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[62] | ((uint32_t)a[63] << 16), sl_ ^ 0u);
-      b[94] = (uint16_t)((v_ >> 0) & 65535u);
-      b[95] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl_ ^ 0u);
+      b[47] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[76] | ((uint32_t)a[77] << 16), sl_ ^ 0u);
-      b[100] = (uint16_t)((v_ >> 0) & 65535u);
-      b[101] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[38], sl_ ^ 0u);
+      b[50] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[78] | ((uint32_t)a[79] << 16), sl_ ^ 0u);
-      b[102] = (uint16_t)((v_ >> 0) & 65535u);
-      b[103] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[39], sl_ ^ 0u);
+      b[51] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[92] | ((uint32_t)a[93] << 16), sl_ ^ 0u);
-      b[108] = (uint16_t)((v_ >> 0) & 65535u);
-      b[109] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[46], sl_ ^ 0u);
+      b[54] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[94] | ((uint32_t)a[95] << 16), sl_ ^ 0u);
-      b[110] = (uint16_t)((v_ >> 0) & 65535u);
-      b[111] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[47], sl_ ^ 0u);
+      b[55] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[108] | ((uint32_t)a[109] << 16), sl_ ^ 0u);
-      b[116] = (uint16_t)((v_ >> 0) & 65535u);
-      b[117] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[54], sl_ ^ 0u);
+      b[58] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[110] | ((uint32_t)a[111] << 16), sl_ ^ 0u);
-      b[118] = (uint16_t)((v_ >> 0) & 65535u);
-      b[119] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[55], sl_ ^ 0u);
+      b[59] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[124] | ((uint32_t)a[125] << 16), sl_ ^ 0u);
-      b[124] = (uint16_t)((v_ >> 0) & 65535u);
-      b[125] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[62], sl_ ^ 0u);
+      b[62] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[126] | ((uint32_t)a[127] << 16), sl_ ^ 0u);
-      b[126] = (uint16_t)((v_ >> 0) & 65535u);
-      b[127] = (uint16_t)((v_ >> 16) & 65535u);
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[63], sl_ ^ 0u);
+      b[63] = v_;
+    }
+  }
+  PARTIAL_SYNC();
+  unsigned o_ld = 0u;
+  o_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_ld ^= (0u - ((lane >> 1) & 1u)) & 40u;
+  o_ld ^= (0u - ((lane >> 2) & 1u)) & 80u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 8u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 16u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 128u;
+  asm volatile("" : "+r"(o_ld));
+  if (warp == 0u || warp == 1u) {
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
+      b[2] = (t_.x >> 0) & 4294967295u;
+      b[3] = (t_.y >> 0) & 4294967295u;
+      b[34] = (t_.z >> 0) & 4294967295u;
+      b[35] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4352u]);
+      b[6] = (t_.x >> 0) & 4294967295u;
+      b[7] = (t_.y >> 0) & 4294967295u;
+      b[38] = (t_.z >> 0) & 4294967295u;
+      b[39] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
+      b[10] = (t_.x >> 0) & 4294967295u;
+      b[11] = (t_.y >> 0) & 4294967295u;
+      b[42] = (t_.z >> 0) & 4294967295u;
+      b[43] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4864u]);
+      b[14] = (t_.x >> 0) & 4294967295u;
+      b[15] = (t_.y >> 0) & 4294967295u;
+      b[46] = (t_.z >> 0) & 4294967295u;
+      b[47] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5120u]);
+      b[18] = (t_.x >> 0) & 4294967295u;
+      b[19] = (t_.y >> 0) & 4294967295u;
+      b[50] = (t_.z >> 0) & 4294967295u;
+      b[51] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5376u]);
+      b[22] = (t_.x >> 0) & 4294967295u;
+      b[23] = (t_.y >> 0) & 4294967295u;
+      b[54] = (t_.z >> 0) & 4294967295u;
+      b[55] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5632u]);
+      b[26] = (t_.x >> 0) & 4294967295u;
+      b[27] = (t_.y >> 0) & 4294967295u;
+      b[58] = (t_.z >> 0) & 4294967295u;
+      b[59] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5888u]);
+      b[30] = (t_.x >> 0) & 4294967295u;
+      b[31] = (t_.y >> 0) & 4294967295u;
+      b[62] = (t_.z >> 0) & 4294967295u;
+      b[63] = (t_.w >> 0) & 4294967295u;
+    }
+  } else {
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
+      b[0] = (t_.x >> 0) & 4294967295u;
+      b[1] = (t_.y >> 0) & 4294967295u;
+      b[32] = (t_.z >> 0) & 4294967295u;
+      b[33] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+      b[4] = (t_.x >> 0) & 4294967295u;
+      b[5] = (t_.y >> 0) & 4294967295u;
+      b[36] = (t_.z >> 0) & 4294967295u;
+      b[37] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
+      b[8] = (t_.x >> 0) & 4294967295u;
+      b[9] = (t_.y >> 0) & 4294967295u;
+      b[40] = (t_.z >> 0) & 4294967295u;
+      b[41] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
+      b[12] = (t_.x >> 0) & 4294967295u;
+      b[13] = (t_.y >> 0) & 4294967295u;
+      b[44] = (t_.z >> 0) & 4294967295u;
+      b[45] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
+      b[16] = (t_.x >> 0) & 4294967295u;
+      b[17] = (t_.y >> 0) & 4294967295u;
+      b[48] = (t_.z >> 0) & 4294967295u;
+      b[49] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
+      b[20] = (t_.x >> 0) & 4294967295u;
+      b[21] = (t_.y >> 0) & 4294967295u;
+      b[52] = (t_.z >> 0) & 4294967295u;
+      b[53] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
+      b[24] = (t_.x >> 0) & 4294967295u;
+      b[25] = (t_.y >> 0) & 4294967295u;
+      b[56] = (t_.z >> 0) & 4294967295u;
+      b[57] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
+      b[28] = (t_.x >> 0) & 4294967295u;
+      b[29] = (t_.y >> 0) & 4294967295u;
+      b[60] = (t_.z >> 0) & 4294967295u;
+      b[61] = (t_.w >> 0) & 4294967295u;
+    }
+  }
+  PARTIAL_SYNC();
+}
+
+// Partial cross-warp conversion: 4096 of 8192 elements stay in their warp; 2 warp classes.
+__device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[64], uint16_t* smem_e, unsigned lane, unsigned warp) {
+  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
+  unsigned o_st = 0u;
+  o_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_st ^= (0u - ((lane >> 1) & 1u)) & 40u;
+  o_st ^= (0u - ((lane >> 2) & 1u)) & 80u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 8u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 16u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 128u;
+  asm volatile("" : "+r"(o_st));
+  if (warp == 0u || warp == 1u) {
+    *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[34], (uint32_t)a[35]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 4352u]) = make_uint4((uint32_t)a[6], (uint32_t)a[7], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[42], (uint32_t)a[43]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 4864u]) = make_uint4((uint32_t)a[14], (uint32_t)a[15], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5120u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[50], (uint32_t)a[51]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5376u]) = make_uint4((uint32_t)a[22], (uint32_t)a[23], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5632u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[58], (uint32_t)a[59]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5888u]) = make_uint4((uint32_t)a[30], (uint32_t)a[31], (uint32_t)a[62], (uint32_t)a[63]);
+    unsigned sl_ = 0u;
+    sl_ ^= (0u - ((lane >> 0) & 1u)) & 8u;
+    sl_ ^= (0u - ((lane >> 1) & 1u)) & 16u;
+    sl_ ^= (0u - ((lane >> 2) & 1u)) & 1u;
+    sl_ ^= (0u - ((lane >> 3) & 1u)) & 2u;
+    sl_ ^= (0u - ((lane >> 4) & 1u)) & 4u;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[0], sl_ ^ 0u);
+      b[0] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[1], sl_ ^ 0u);
+      b[1] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[32], sl_ ^ 0u);
+      b[4] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[33], sl_ ^ 0u);
+      b[5] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[4], sl_ ^ 0u);
+      b[8] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[5], sl_ ^ 0u);
+      b[9] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[36], sl_ ^ 0u);
+      b[12] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[37], sl_ ^ 0u);
+      b[13] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[8], sl_ ^ 0u);
+      b[16] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[9], sl_ ^ 0u);
+      b[17] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[40], sl_ ^ 0u);
+      b[20] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[41], sl_ ^ 0u);
+      b[21] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[12], sl_ ^ 0u);
+      b[24] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[13], sl_ ^ 0u);
+      b[25] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[44], sl_ ^ 0u);
+      b[28] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[45], sl_ ^ 0u);
+      b[29] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[16], sl_ ^ 0u);
+      b[32] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[17], sl_ ^ 0u);
+      b[33] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[48], sl_ ^ 0u);
+      b[36] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[49], sl_ ^ 0u);
+      b[37] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[20], sl_ ^ 0u);
+      b[40] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[21], sl_ ^ 0u);
+      b[41] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[52], sl_ ^ 0u);
+      b[44] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[53], sl_ ^ 0u);
+      b[45] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[24], sl_ ^ 0u);
+      b[48] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[25], sl_ ^ 0u);
+      b[49] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[56], sl_ ^ 0u);
+      b[52] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[57], sl_ ^ 0u);
+      b[53] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[28], sl_ ^ 0u);
+      b[56] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[29], sl_ ^ 0u);
+      b[57] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[60], sl_ ^ 0u);
+      b[60] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[61], sl_ ^ 0u);
+      b[61] = v_;
+    }
+  } else {
+    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[32], (uint32_t)a[33]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[36], (uint32_t)a[37]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[40], (uint32_t)a[41]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[44], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[48], (uint32_t)a[49]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[52], (uint32_t)a[53]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[56], (uint32_t)a[57]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1792u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[60], (uint32_t)a[61]);
+    unsigned sl_ = 0u;
+    sl_ ^= (0u - ((lane >> 0) & 1u)) & 8u;
+    sl_ ^= (0u - ((lane >> 1) & 1u)) & 16u;
+    sl_ ^= (0u - ((lane >> 2) & 1u)) & 1u;
+    sl_ ^= (0u - ((lane >> 3) & 1u)) & 2u;
+    sl_ ^= (0u - ((lane >> 4) & 1u)) & 4u;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[2], sl_ ^ 0u);
+      b[2] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[3], sl_ ^ 0u);
+      b[3] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[34], sl_ ^ 0u);
+      b[6] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[35], sl_ ^ 0u);
+      b[7] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[6], sl_ ^ 0u);
+      b[10] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[7], sl_ ^ 0u);
+      b[11] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[38], sl_ ^ 0u);
+      b[14] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[39], sl_ ^ 0u);
+      b[15] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[10], sl_ ^ 0u);
+      b[18] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[11], sl_ ^ 0u);
+      b[19] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[42], sl_ ^ 0u);
+      b[22] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[43], sl_ ^ 0u);
+      b[23] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[14], sl_ ^ 0u);
+      b[26] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[15], sl_ ^ 0u);
+      b[27] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[46], sl_ ^ 0u);
+      b[30] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[47], sl_ ^ 0u);
+      b[31] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[18], sl_ ^ 0u);
+      b[34] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[19], sl_ ^ 0u);
+      b[35] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[50], sl_ ^ 0u);
+      b[38] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[51], sl_ ^ 0u);
+      b[39] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[22], sl_ ^ 0u);
+      b[42] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[23], sl_ ^ 0u);
+      b[43] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[54], sl_ ^ 0u);
+      b[46] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[55], sl_ ^ 0u);
+      b[47] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[26], sl_ ^ 0u);
+      b[50] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[27], sl_ ^ 0u);
+      b[51] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[58], sl_ ^ 0u);
+      b[54] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[59], sl_ ^ 0u);
+      b[55] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[30], sl_ ^ 0u);
+      b[58] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[31], sl_ ^ 0u);
+      b[59] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[62], sl_ ^ 0u);
+      b[62] = v_;
+    }
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[63], sl_ ^ 0u);
+      b[63] = v_;
     }
   }
   PARTIAL_SYNC();
   unsigned o_ld = 0u;
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_ld ^= (0u - ((lane >> 1) & 1u)) & 80u;
-  o_ld ^= (0u - ((lane >> 2) & 1u)) & 160u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 16u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 256u;
+  o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 40u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 80u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 1u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8192u]);
-      b[4] = (t_.x >> 0) & 65535u;
-      b[5] = (t_.x >> 16) & 65535u;
-      b[6] = (t_.y >> 0) & 65535u;
-      b[7] = (t_.y >> 16) & 65535u;
-      b[68] = (t_.z >> 0) & 65535u;
-      b[69] = (t_.z >> 16) & 65535u;
-      b[70] = (t_.w >> 0) & 65535u;
-      b[71] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+      b[2] = (t_.x >> 0) & 4294967295u;
+      b[3] = (t_.y >> 0) & 4294967295u;
+      b[6] = (t_.z >> 0) & 4294967295u;
+      b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8704u]);
-      b[12] = (t_.x >> 0) & 65535u;
-      b[13] = (t_.x >> 16) & 65535u;
-      b[14] = (t_.y >> 0) & 65535u;
-      b[15] = (t_.y >> 16) & 65535u;
-      b[76] = (t_.z >> 0) & 65535u;
-      b[77] = (t_.z >> 16) & 65535u;
-      b[78] = (t_.w >> 0) & 65535u;
-      b[79] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+      b[10] = (t_.x >> 0) & 4294967295u;
+      b[11] = (t_.y >> 0) & 4294967295u;
+      b[14] = (t_.z >> 0) & 4294967295u;
+      b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9216u]);
-      b[20] = (t_.x >> 0) & 65535u;
-      b[21] = (t_.x >> 16) & 65535u;
-      b[22] = (t_.y >> 0) & 65535u;
-      b[23] = (t_.y >> 16) & 65535u;
-      b[84] = (t_.z >> 0) & 65535u;
-      b[85] = (t_.z >> 16) & 65535u;
-      b[86] = (t_.w >> 0) & 65535u;
-      b[87] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
+      b[18] = (t_.x >> 0) & 4294967295u;
+      b[19] = (t_.y >> 0) & 4294967295u;
+      b[22] = (t_.z >> 0) & 4294967295u;
+      b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9728u]);
-      b[28] = (t_.x >> 0) & 65535u;
-      b[29] = (t_.x >> 16) & 65535u;
-      b[30] = (t_.y >> 0) & 65535u;
-      b[31] = (t_.y >> 16) & 65535u;
-      b[92] = (t_.z >> 0) & 65535u;
-      b[93] = (t_.z >> 16) & 65535u;
-      b[94] = (t_.w >> 0) & 65535u;
-      b[95] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
+      b[26] = (t_.x >> 0) & 4294967295u;
+      b[27] = (t_.y >> 0) & 4294967295u;
+      b[30] = (t_.z >> 0) & 4294967295u;
+      b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 10240u]);
-      b[36] = (t_.x >> 0) & 65535u;
-      b[37] = (t_.x >> 16) & 65535u;
-      b[38] = (t_.y >> 0) & 65535u;
-      b[39] = (t_.y >> 16) & 65535u;
-      b[100] = (t_.z >> 0) & 65535u;
-      b[101] = (t_.z >> 16) & 65535u;
-      b[102] = (t_.w >> 0) & 65535u;
-      b[103] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1152u]);
+      b[34] = (t_.x >> 0) & 4294967295u;
+      b[35] = (t_.y >> 0) & 4294967295u;
+      b[38] = (t_.z >> 0) & 4294967295u;
+      b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 10752u]);
-      b[44] = (t_.x >> 0) & 65535u;
-      b[45] = (t_.x >> 16) & 65535u;
-      b[46] = (t_.y >> 0) & 65535u;
-      b[47] = (t_.y >> 16) & 65535u;
-      b[108] = (t_.z >> 0) & 65535u;
-      b[109] = (t_.z >> 16) & 65535u;
-      b[110] = (t_.w >> 0) & 65535u;
-      b[111] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1408u]);
+      b[42] = (t_.x >> 0) & 4294967295u;
+      b[43] = (t_.y >> 0) & 4294967295u;
+      b[46] = (t_.z >> 0) & 4294967295u;
+      b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 11264u]);
-      b[52] = (t_.x >> 0) & 65535u;
-      b[53] = (t_.x >> 16) & 65535u;
-      b[54] = (t_.y >> 0) & 65535u;
-      b[55] = (t_.y >> 16) & 65535u;
-      b[116] = (t_.z >> 0) & 65535u;
-      b[117] = (t_.z >> 16) & 65535u;
-      b[118] = (t_.w >> 0) & 65535u;
-      b[119] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1664u]);
+      b[50] = (t_.x >> 0) & 4294967295u;
+      b[51] = (t_.y >> 0) & 4294967295u;
+      b[54] = (t_.z >> 0) & 4294967295u;
+      b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 11776u]);
-      b[60] = (t_.x >> 0) & 65535u;
-      b[61] = (t_.x >> 16) & 65535u;
-      b[62] = (t_.y >> 0) & 65535u;
-      b[63] = (t_.y >> 16) & 65535u;
-      b[124] = (t_.z >> 0) & 65535u;
-      b[125] = (t_.z >> 16) & 65535u;
-      b[126] = (t_.w >> 0) & 65535u;
-      b[127] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1920u]);
+      b[58] = (t_.x >> 0) & 4294967295u;
+      b[59] = (t_.y >> 0) & 4294967295u;
+      b[62] = (t_.z >> 0) & 4294967295u;
+      b[63] = (t_.w >> 0) & 4294967295u;
     }
   } else {
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
-      b[0] = (t_.x >> 0) & 65535u;
-      b[1] = (t_.x >> 16) & 65535u;
-      b[2] = (t_.y >> 0) & 65535u;
-      b[3] = (t_.y >> 16) & 65535u;
-      b[64] = (t_.z >> 0) & 65535u;
-      b[65] = (t_.z >> 16) & 65535u;
-      b[66] = (t_.w >> 0) & 65535u;
-      b[67] = (t_.w >> 16) & 65535u;
+      b[0] = (t_.x >> 0) & 4294967295u;
+      b[1] = (t_.y >> 0) & 4294967295u;
+      b[4] = (t_.z >> 0) & 4294967295u;
+      b[5] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+      b[8] = (t_.x >> 0) & 4294967295u;
+      b[9] = (t_.y >> 0) & 4294967295u;
+      b[12] = (t_.z >> 0) & 4294967295u;
+      b[13] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
-      b[8] = (t_.x >> 0) & 65535u;
-      b[9] = (t_.x >> 16) & 65535u;
-      b[10] = (t_.y >> 0) & 65535u;
-      b[11] = (t_.y >> 16) & 65535u;
-      b[72] = (t_.z >> 0) & 65535u;
-      b[73] = (t_.z >> 16) & 65535u;
-      b[74] = (t_.w >> 0) & 65535u;
-      b[75] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
-      b[16] = (t_.x >> 0) & 65535u;
-      b[17] = (t_.x >> 16) & 65535u;
-      b[18] = (t_.y >> 0) & 65535u;
-      b[19] = (t_.y >> 16) & 65535u;
-      b[80] = (t_.z >> 0) & 65535u;
-      b[81] = (t_.z >> 16) & 65535u;
-      b[82] = (t_.w >> 0) & 65535u;
-      b[83] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
-      b[24] = (t_.x >> 0) & 65535u;
-      b[25] = (t_.x >> 16) & 65535u;
-      b[26] = (t_.y >> 0) & 65535u;
-      b[27] = (t_.y >> 16) & 65535u;
-      b[88] = (t_.z >> 0) & 65535u;
-      b[89] = (t_.z >> 16) & 65535u;
-      b[90] = (t_.w >> 0) & 65535u;
-      b[91] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
-      b[32] = (t_.x >> 0) & 65535u;
-      b[33] = (t_.x >> 16) & 65535u;
-      b[34] = (t_.y >> 0) & 65535u;
-      b[35] = (t_.y >> 16) & 65535u;
-      b[96] = (t_.z >> 0) & 65535u;
-      b[97] = (t_.z >> 16) & 65535u;
-      b[98] = (t_.w >> 0) & 65535u;
-      b[99] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
-      b[40] = (t_.x >> 0) & 65535u;
-      b[41] = (t_.x >> 16) & 65535u;
-      b[42] = (t_.y >> 0) & 65535u;
-      b[43] = (t_.y >> 16) & 65535u;
-      b[104] = (t_.z >> 0) & 65535u;
-      b[105] = (t_.z >> 16) & 65535u;
-      b[106] = (t_.w >> 0) & 65535u;
-      b[107] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
-      b[48] = (t_.x >> 0) & 65535u;
-      b[49] = (t_.x >> 16) & 65535u;
-      b[50] = (t_.y >> 0) & 65535u;
-      b[51] = (t_.y >> 16) & 65535u;
-      b[112] = (t_.z >> 0) & 65535u;
-      b[113] = (t_.z >> 16) & 65535u;
-      b[114] = (t_.w >> 0) & 65535u;
-      b[115] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
-      b[56] = (t_.x >> 0) & 65535u;
-      b[57] = (t_.x >> 16) & 65535u;
-      b[58] = (t_.y >> 0) & 65535u;
-      b[59] = (t_.y >> 16) & 65535u;
-      b[120] = (t_.z >> 0) & 65535u;
-      b[121] = (t_.z >> 16) & 65535u;
-      b[122] = (t_.w >> 0) & 65535u;
-      b[123] = (t_.w >> 16) & 65535u;
-    }
-  }
-  PARTIAL_SYNC();
-}
-
-// Partial cross-warp conversion: 8192 of 16384 elements stay in their warp; 2 warp classes.
-__device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
-  unsigned o_st = 0u;
-  o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_st ^= (0u - ((lane >> 1) & 1u)) & 80u;
-  o_st ^= (0u - ((lane >> 2) & 1u)) & 160u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 16u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 256u;
-  asm volatile("" : "+r"(o_st));
-  if (warp == 0u || warp == 1u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 8192u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 8704u]) = make_uint4((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 9216u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 9728u]) = make_uint4((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 10240u]) = make_uint4((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 10752u]) = make_uint4((uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 11264u]) = make_uint4((uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 11776u]) = make_uint4((uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
-    unsigned sl_ = 0u;
-    sl_ ^= (0u - ((lane >> 0) & 1u)) & 8u;
-    sl_ ^= (0u - ((lane >> 1) & 1u)) & 16u;
-    sl_ ^= (0u - ((lane >> 2) & 1u)) & 1u;
-    sl_ ^= (0u - ((lane >> 3) & 1u)) & 2u;
-    sl_ ^= (0u - ((lane >> 4) & 1u)) & 4u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[0] | ((uint32_t)a[1] << 16), sl_ ^ 0u);
-      b[0] = (uint16_t)((v_ >> 0) & 65535u);
-      b[1] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[2] | ((uint32_t)a[3] << 16), sl_ ^ 0u);
-      b[2] = (uint16_t)((v_ >> 0) & 65535u);
-      b[3] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[64] | ((uint32_t)a[65] << 16), sl_ ^ 0u);
-      b[8] = (uint16_t)((v_ >> 0) & 65535u);
-      b[9] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[66] | ((uint32_t)a[67] << 16), sl_ ^ 0u);
-      b[10] = (uint16_t)((v_ >> 0) & 65535u);
-      b[11] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[8] | ((uint32_t)a[9] << 16), sl_ ^ 0u);
-      b[16] = (uint16_t)((v_ >> 0) & 65535u);
-      b[17] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[10] | ((uint32_t)a[11] << 16), sl_ ^ 0u);
-      b[18] = (uint16_t)((v_ >> 0) & 65535u);
-      b[19] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[72] | ((uint32_t)a[73] << 16), sl_ ^ 0u);
-      b[24] = (uint16_t)((v_ >> 0) & 65535u);
-      b[25] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[74] | ((uint32_t)a[75] << 16), sl_ ^ 0u);
-      b[26] = (uint16_t)((v_ >> 0) & 65535u);
-      b[27] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[16] | ((uint32_t)a[17] << 16), sl_ ^ 0u);
-      b[32] = (uint16_t)((v_ >> 0) & 65535u);
-      b[33] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[18] | ((uint32_t)a[19] << 16), sl_ ^ 0u);
-      b[34] = (uint16_t)((v_ >> 0) & 65535u);
-      b[35] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[80] | ((uint32_t)a[81] << 16), sl_ ^ 0u);
-      b[40] = (uint16_t)((v_ >> 0) & 65535u);
-      b[41] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[82] | ((uint32_t)a[83] << 16), sl_ ^ 0u);
-      b[42] = (uint16_t)((v_ >> 0) & 65535u);
-      b[43] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[24] | ((uint32_t)a[25] << 16), sl_ ^ 0u);
-      b[48] = (uint16_t)((v_ >> 0) & 65535u);
-      b[49] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[26] | ((uint32_t)a[27] << 16), sl_ ^ 0u);
-      b[50] = (uint16_t)((v_ >> 0) & 65535u);
-      b[51] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[88] | ((uint32_t)a[89] << 16), sl_ ^ 0u);
-      b[56] = (uint16_t)((v_ >> 0) & 65535u);
-      b[57] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[90] | ((uint32_t)a[91] << 16), sl_ ^ 0u);
-      b[58] = (uint16_t)((v_ >> 0) & 65535u);
-      b[59] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[32] | ((uint32_t)a[33] << 16), sl_ ^ 0u);
-      b[64] = (uint16_t)((v_ >> 0) & 65535u);
-      b[65] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[34] | ((uint32_t)a[35] << 16), sl_ ^ 0u);
-      b[66] = (uint16_t)((v_ >> 0) & 65535u);
-      b[67] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[96] | ((uint32_t)a[97] << 16), sl_ ^ 0u);
-      b[72] = (uint16_t)((v_ >> 0) & 65535u);
-      b[73] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[98] | ((uint32_t)a[99] << 16), sl_ ^ 0u);
-      b[74] = (uint16_t)((v_ >> 0) & 65535u);
-      b[75] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[40] | ((uint32_t)a[41] << 16), sl_ ^ 0u);
-      b[80] = (uint16_t)((v_ >> 0) & 65535u);
-      b[81] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[42] | ((uint32_t)a[43] << 16), sl_ ^ 0u);
-      b[82] = (uint16_t)((v_ >> 0) & 65535u);
-      b[83] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[104] | ((uint32_t)a[105] << 16), sl_ ^ 0u);
-      b[88] = (uint16_t)((v_ >> 0) & 65535u);
-      b[89] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[106] | ((uint32_t)a[107] << 16), sl_ ^ 0u);
-      b[90] = (uint16_t)((v_ >> 0) & 65535u);
-      b[91] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[48] | ((uint32_t)a[49] << 16), sl_ ^ 0u);
-      b[96] = (uint16_t)((v_ >> 0) & 65535u);
-      b[97] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[50] | ((uint32_t)a[51] << 16), sl_ ^ 0u);
-      b[98] = (uint16_t)((v_ >> 0) & 65535u);
-      b[99] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[112] | ((uint32_t)a[113] << 16), sl_ ^ 0u);
-      b[104] = (uint16_t)((v_ >> 0) & 65535u);
-      b[105] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[114] | ((uint32_t)a[115] << 16), sl_ ^ 0u);
-      b[106] = (uint16_t)((v_ >> 0) & 65535u);
-      b[107] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[56] | ((uint32_t)a[57] << 16), sl_ ^ 0u);
-      b[112] = (uint16_t)((v_ >> 0) & 65535u);
-      b[113] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[58] | ((uint32_t)a[59] << 16), sl_ ^ 0u);
-      b[114] = (uint16_t)((v_ >> 0) & 65535u);
-      b[115] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[120] | ((uint32_t)a[121] << 16), sl_ ^ 0u);
-      b[120] = (uint16_t)((v_ >> 0) & 65535u);
-      b[121] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[122] | ((uint32_t)a[123] << 16), sl_ ^ 0u);
-      b[122] = (uint16_t)((v_ >> 0) & 65535u);
-      b[123] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-  } else {
-    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
-    unsigned sl_ = 0u;
-    sl_ ^= (0u - ((lane >> 0) & 1u)) & 8u;
-    sl_ ^= (0u - ((lane >> 1) & 1u)) & 16u;
-    sl_ ^= (0u - ((lane >> 2) & 1u)) & 1u;
-    sl_ ^= (0u - ((lane >> 3) & 1u)) & 2u;
-    sl_ ^= (0u - ((lane >> 4) & 1u)) & 4u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[4] | ((uint32_t)a[5] << 16), sl_ ^ 0u);
-      b[4] = (uint16_t)((v_ >> 0) & 65535u);
-      b[5] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[6] | ((uint32_t)a[7] << 16), sl_ ^ 0u);
-      b[6] = (uint16_t)((v_ >> 0) & 65535u);
-      b[7] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[68] | ((uint32_t)a[69] << 16), sl_ ^ 0u);
-      b[12] = (uint16_t)((v_ >> 0) & 65535u);
-      b[13] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[70] | ((uint32_t)a[71] << 16), sl_ ^ 0u);
-      b[14] = (uint16_t)((v_ >> 0) & 65535u);
-      b[15] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[12] | ((uint32_t)a[13] << 16), sl_ ^ 0u);
-      b[20] = (uint16_t)((v_ >> 0) & 65535u);
-      b[21] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[14] | ((uint32_t)a[15] << 16), sl_ ^ 0u);
-      b[22] = (uint16_t)((v_ >> 0) & 65535u);
-      b[23] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[76] | ((uint32_t)a[77] << 16), sl_ ^ 0u);
-      b[28] = (uint16_t)((v_ >> 0) & 65535u);
-      b[29] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[78] | ((uint32_t)a[79] << 16), sl_ ^ 0u);
-      b[30] = (uint16_t)((v_ >> 0) & 65535u);
-      b[31] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[20] | ((uint32_t)a[21] << 16), sl_ ^ 0u);
-      b[36] = (uint16_t)((v_ >> 0) & 65535u);
-      b[37] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[22] | ((uint32_t)a[23] << 16), sl_ ^ 0u);
-      b[38] = (uint16_t)((v_ >> 0) & 65535u);
-      b[39] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[84] | ((uint32_t)a[85] << 16), sl_ ^ 0u);
-      b[44] = (uint16_t)((v_ >> 0) & 65535u);
-      b[45] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[86] | ((uint32_t)a[87] << 16), sl_ ^ 0u);
-      b[46] = (uint16_t)((v_ >> 0) & 65535u);
-      b[47] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[28] | ((uint32_t)a[29] << 16), sl_ ^ 0u);
-      b[52] = (uint16_t)((v_ >> 0) & 65535u);
-      b[53] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[30] | ((uint32_t)a[31] << 16), sl_ ^ 0u);
-      b[54] = (uint16_t)((v_ >> 0) & 65535u);
-      b[55] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[92] | ((uint32_t)a[93] << 16), sl_ ^ 0u);
-      b[60] = (uint16_t)((v_ >> 0) & 65535u);
-      b[61] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[94] | ((uint32_t)a[95] << 16), sl_ ^ 0u);
-      b[62] = (uint16_t)((v_ >> 0) & 65535u);
-      b[63] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[36] | ((uint32_t)a[37] << 16), sl_ ^ 0u);
-      b[68] = (uint16_t)((v_ >> 0) & 65535u);
-      b[69] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[38] | ((uint32_t)a[39] << 16), sl_ ^ 0u);
-      b[70] = (uint16_t)((v_ >> 0) & 65535u);
-      b[71] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[100] | ((uint32_t)a[101] << 16), sl_ ^ 0u);
-      b[76] = (uint16_t)((v_ >> 0) & 65535u);
-      b[77] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[102] | ((uint32_t)a[103] << 16), sl_ ^ 0u);
-      b[78] = (uint16_t)((v_ >> 0) & 65535u);
-      b[79] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[44] | ((uint32_t)a[45] << 16), sl_ ^ 0u);
-      b[84] = (uint16_t)((v_ >> 0) & 65535u);
-      b[85] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[46] | ((uint32_t)a[47] << 16), sl_ ^ 0u);
-      b[86] = (uint16_t)((v_ >> 0) & 65535u);
-      b[87] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[108] | ((uint32_t)a[109] << 16), sl_ ^ 0u);
-      b[92] = (uint16_t)((v_ >> 0) & 65535u);
-      b[93] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[110] | ((uint32_t)a[111] << 16), sl_ ^ 0u);
-      b[94] = (uint16_t)((v_ >> 0) & 65535u);
-      b[95] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[52] | ((uint32_t)a[53] << 16), sl_ ^ 0u);
-      b[100] = (uint16_t)((v_ >> 0) & 65535u);
-      b[101] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[54] | ((uint32_t)a[55] << 16), sl_ ^ 0u);
-      b[102] = (uint16_t)((v_ >> 0) & 65535u);
-      b[103] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[116] | ((uint32_t)a[117] << 16), sl_ ^ 0u);
-      b[108] = (uint16_t)((v_ >> 0) & 65535u);
-      b[109] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[118] | ((uint32_t)a[119] << 16), sl_ ^ 0u);
-      b[110] = (uint16_t)((v_ >> 0) & 65535u);
-      b[111] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[60] | ((uint32_t)a[61] << 16), sl_ ^ 0u);
-      b[116] = (uint16_t)((v_ >> 0) & 65535u);
-      b[117] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[62] | ((uint32_t)a[63] << 16), sl_ ^ 0u);
-      b[118] = (uint16_t)((v_ >> 0) & 65535u);
-      b[119] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[124] | ((uint32_t)a[125] << 16), sl_ ^ 0u);
-      b[124] = (uint16_t)((v_ >> 0) & 65535u);
-      b[125] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)a[126] | ((uint32_t)a[127] << 16), sl_ ^ 0u);
-      b[126] = (uint16_t)((v_ >> 0) & 65535u);
-      b[127] = (uint16_t)((v_ >> 16) & 65535u);
-    }
-  }
-  PARTIAL_SYNC();
-  unsigned o_ld = 0u;
-  o_ld ^= (0u - ((lane >> 0) & 1u)) & 16u;
-  o_ld ^= (0u - ((lane >> 1) & 1u)) & 32u;
-  o_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 80u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 160u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
-  asm volatile("" : "+r"(o_ld));
-  if (warp == 0u || warp == 1u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
-      b[4] = (t_.x >> 0) & 65535u;
-      b[5] = (t_.x >> 16) & 65535u;
-      b[6] = (t_.y >> 0) & 65535u;
-      b[7] = (t_.y >> 16) & 65535u;
-      b[12] = (t_.z >> 0) & 65535u;
-      b[13] = (t_.z >> 16) & 65535u;
-      b[14] = (t_.w >> 0) & 65535u;
-      b[15] = (t_.w >> 16) & 65535u;
+      b[16] = (t_.x >> 0) & 4294967295u;
+      b[17] = (t_.y >> 0) & 4294967295u;
+      b[20] = (t_.z >> 0) & 4294967295u;
+      b[21] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
-      b[20] = (t_.x >> 0) & 65535u;
-      b[21] = (t_.x >> 16) & 65535u;
-      b[22] = (t_.y >> 0) & 65535u;
-      b[23] = (t_.y >> 16) & 65535u;
-      b[28] = (t_.z >> 0) & 65535u;
-      b[29] = (t_.z >> 16) & 65535u;
-      b[30] = (t_.w >> 0) & 65535u;
-      b[31] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
-      b[36] = (t_.x >> 0) & 65535u;
-      b[37] = (t_.x >> 16) & 65535u;
-      b[38] = (t_.y >> 0) & 65535u;
-      b[39] = (t_.y >> 16) & 65535u;
-      b[44] = (t_.z >> 0) & 65535u;
-      b[45] = (t_.z >> 16) & 65535u;
-      b[46] = (t_.w >> 0) & 65535u;
-      b[47] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
-      b[52] = (t_.x >> 0) & 65535u;
-      b[53] = (t_.x >> 16) & 65535u;
-      b[54] = (t_.y >> 0) & 65535u;
-      b[55] = (t_.y >> 16) & 65535u;
-      b[60] = (t_.z >> 0) & 65535u;
-      b[61] = (t_.z >> 16) & 65535u;
-      b[62] = (t_.w >> 0) & 65535u;
-      b[63] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
-      b[68] = (t_.x >> 0) & 65535u;
-      b[69] = (t_.x >> 16) & 65535u;
-      b[70] = (t_.y >> 0) & 65535u;
-      b[71] = (t_.y >> 16) & 65535u;
-      b[76] = (t_.z >> 0) & 65535u;
-      b[77] = (t_.z >> 16) & 65535u;
-      b[78] = (t_.w >> 0) & 65535u;
-      b[79] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2816u]);
-      b[84] = (t_.x >> 0) & 65535u;
-      b[85] = (t_.x >> 16) & 65535u;
-      b[86] = (t_.y >> 0) & 65535u;
-      b[87] = (t_.y >> 16) & 65535u;
-      b[92] = (t_.z >> 0) & 65535u;
-      b[93] = (t_.z >> 16) & 65535u;
-      b[94] = (t_.w >> 0) & 65535u;
-      b[95] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3328u]);
-      b[100] = (t_.x >> 0) & 65535u;
-      b[101] = (t_.x >> 16) & 65535u;
-      b[102] = (t_.y >> 0) & 65535u;
-      b[103] = (t_.y >> 16) & 65535u;
-      b[108] = (t_.z >> 0) & 65535u;
-      b[109] = (t_.z >> 16) & 65535u;
-      b[110] = (t_.w >> 0) & 65535u;
-      b[111] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3840u]);
-      b[116] = (t_.x >> 0) & 65535u;
-      b[117] = (t_.x >> 16) & 65535u;
-      b[118] = (t_.y >> 0) & 65535u;
-      b[119] = (t_.y >> 16) & 65535u;
-      b[124] = (t_.z >> 0) & 65535u;
-      b[125] = (t_.z >> 16) & 65535u;
-      b[126] = (t_.w >> 0) & 65535u;
-      b[127] = (t_.w >> 16) & 65535u;
-    }
-  } else {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
-      b[0] = (t_.x >> 0) & 65535u;
-      b[1] = (t_.x >> 16) & 65535u;
-      b[2] = (t_.y >> 0) & 65535u;
-      b[3] = (t_.y >> 16) & 65535u;
-      b[8] = (t_.z >> 0) & 65535u;
-      b[9] = (t_.z >> 16) & 65535u;
-      b[10] = (t_.w >> 0) & 65535u;
-      b[11] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
-      b[16] = (t_.x >> 0) & 65535u;
-      b[17] = (t_.x >> 16) & 65535u;
-      b[18] = (t_.y >> 0) & 65535u;
-      b[19] = (t_.y >> 16) & 65535u;
-      b[24] = (t_.z >> 0) & 65535u;
-      b[25] = (t_.z >> 16) & 65535u;
-      b[26] = (t_.w >> 0) & 65535u;
-      b[27] = (t_.w >> 16) & 65535u;
+      b[24] = (t_.x >> 0) & 4294967295u;
+      b[25] = (t_.y >> 0) & 4294967295u;
+      b[28] = (t_.z >> 0) & 4294967295u;
+      b[29] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
-      b[32] = (t_.x >> 0) & 65535u;
-      b[33] = (t_.x >> 16) & 65535u;
-      b[34] = (t_.y >> 0) & 65535u;
-      b[35] = (t_.y >> 16) & 65535u;
-      b[40] = (t_.z >> 0) & 65535u;
-      b[41] = (t_.z >> 16) & 65535u;
-      b[42] = (t_.w >> 0) & 65535u;
-      b[43] = (t_.w >> 16) & 65535u;
+      b[32] = (t_.x >> 0) & 4294967295u;
+      b[33] = (t_.y >> 0) & 4294967295u;
+      b[36] = (t_.z >> 0) & 4294967295u;
+      b[37] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
+      b[40] = (t_.x >> 0) & 4294967295u;
+      b[41] = (t_.y >> 0) & 4294967295u;
+      b[44] = (t_.z >> 0) & 4294967295u;
+      b[45] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
-      b[48] = (t_.x >> 0) & 65535u;
-      b[49] = (t_.x >> 16) & 65535u;
-      b[50] = (t_.y >> 0) & 65535u;
-      b[51] = (t_.y >> 16) & 65535u;
-      b[56] = (t_.z >> 0) & 65535u;
-      b[57] = (t_.z >> 16) & 65535u;
-      b[58] = (t_.w >> 0) & 65535u;
-      b[59] = (t_.w >> 16) & 65535u;
+      b[48] = (t_.x >> 0) & 4294967295u;
+      b[49] = (t_.y >> 0) & 4294967295u;
+      b[52] = (t_.z >> 0) & 4294967295u;
+      b[53] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
-      b[64] = (t_.x >> 0) & 65535u;
-      b[65] = (t_.x >> 16) & 65535u;
-      b[66] = (t_.y >> 0) & 65535u;
-      b[67] = (t_.y >> 16) & 65535u;
-      b[72] = (t_.z >> 0) & 65535u;
-      b[73] = (t_.z >> 16) & 65535u;
-      b[74] = (t_.w >> 0) & 65535u;
-      b[75] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
-      b[80] = (t_.x >> 0) & 65535u;
-      b[81] = (t_.x >> 16) & 65535u;
-      b[82] = (t_.y >> 0) & 65535u;
-      b[83] = (t_.y >> 16) & 65535u;
-      b[88] = (t_.z >> 0) & 65535u;
-      b[89] = (t_.z >> 16) & 65535u;
-      b[90] = (t_.w >> 0) & 65535u;
-      b[91] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
-      b[96] = (t_.x >> 0) & 65535u;
-      b[97] = (t_.x >> 16) & 65535u;
-      b[98] = (t_.y >> 0) & 65535u;
-      b[99] = (t_.y >> 16) & 65535u;
-      b[104] = (t_.z >> 0) & 65535u;
-      b[105] = (t_.z >> 16) & 65535u;
-      b[106] = (t_.w >> 0) & 65535u;
-      b[107] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
-      b[112] = (t_.x >> 0) & 65535u;
-      b[113] = (t_.x >> 16) & 65535u;
-      b[114] = (t_.y >> 0) & 65535u;
-      b[115] = (t_.y >> 16) & 65535u;
-      b[120] = (t_.z >> 0) & 65535u;
-      b[121] = (t_.z >> 16) & 65535u;
-      b[122] = (t_.w >> 0) & 65535u;
-      b[123] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
+      b[56] = (t_.x >> 0) & 4294967295u;
+      b[57] = (t_.y >> 0) & 4294967295u;
+      b[60] = (t_.z >> 0) & 4294967295u;
+      b[61] = (t_.w >> 0) & 4294967295u;
     }
   }
   PARTIAL_SYNC();
 }
 
-__device__ __forceinline__ void run_warp(uint16_t (&a)[128], uint16_t* smem, unsigned lane, const unsigned warp, int R) {
-  uint16_t b[128];
+__device__ __forceinline__ void run_warp(uint32_t (&aw)[64], uint16_t* smem, unsigned lane, const unsigned warp, int R) {
+  uint32_t bw[64];
   for (int it = 0; it < R; ++it) {
-    cvt_fwd(a, b, smem, lane, warp);
+    cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) b[i] += 1;
-    cvt_bwd(b, a, smem, lane, warp);
+    for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    cvt_bwd(bw, aw, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) a[i] += 1;
+    for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
 }
 
@@ -987,7 +742,9 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint16_t* gin = in + (size_t)blockIdx.x * 16384u;
   uint16_t* gout = out + (size_t)blockIdx.x * 16384u;
-  uint16_t a[128];
+  uint32_t aw[64];
+  {
+    uint16_t a[128];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -1189,12 +946,19 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
     a[126] = (t_.y >> 0) & 65535u;
     a[127] = (t_.y >> 16) & 65535u;
   }
-  switch (warp) {
-  case 0u: run_warp(a, smem, lane, 0u, R); break;
-  case 1u: run_warp(a, smem, lane, 1u, R); break;
-  case 2u: run_warp(a, smem, lane, 2u, R); break;
-  default: run_warp(a, smem, lane, 3u, R); break;
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
+  switch (warp) {
+  case 0u: run_warp(aw, smem, lane, 0u, R); break;
+  case 1u: run_warp(aw, smem, lane, 1u, R); break;
+  case 2u: run_warp(aw, smem, lane, 2u, R); break;
+  default: run_warp(aw, smem, lane, 3u, R); break;
+  }
+  {
+    uint16_t a[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -1236,6 +1000,7 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 14368u]) = make_uint2((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 14400u]) = make_uint2((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 14432u]) = make_uint2((uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  }
 }
 
 

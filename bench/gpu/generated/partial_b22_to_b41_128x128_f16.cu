@@ -21,1039 +21,666 @@ typedef decltype(sizeof(0)) size_t;
 #define PARTIAL_SYNC() __syncthreads()
 #endif
 
-// Partial cross-warp conversion: 4096 of 16384 elements stay in their warp; 3 warp classes.
-__device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
+__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
+// Partial cross-warp conversion: 2048 of 8192 elements stay in their warp; 3 warp classes.
+__device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[64], uint16_t* smem_e, unsigned lane, unsigned warp) {
+  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
   unsigned o_st = 0u;
-  o_st ^= (0u - ((lane >> 0) & 1u)) & 16u;
-  o_st ^= (0u - ((lane >> 1) & 1u)) & 32u;
-  o_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
+  o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 704u]) = make_uint4((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 960u]) = make_uint4((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
     b[0] = a[0];
     b[1] = a[1];
-    b[2] = a[2];
-    b[3] = a[3];
+    b[4] = a[2];
+    b[5] = a[3];
     b[8] = a[4];
     b[9] = a[5];
-    b[10] = a[6];
-    b[11] = a[7];
-    b[16] = a[8];
-    b[17] = a[9];
-    b[18] = a[10];
-    b[19] = a[11];
-    b[24] = a[12];
-    b[25] = a[13];
-    b[26] = a[14];
-    b[27] = a[15];
-    b[32] = a[32];
-    b[33] = a[33];
-    b[34] = a[34];
-    b[35] = a[35];
-    b[40] = a[36];
-    b[41] = a[37];
-    b[42] = a[38];
-    b[43] = a[39];
-    b[48] = a[40];
-    b[49] = a[41];
-    b[50] = a[42];
-    b[51] = a[43];
-    b[56] = a[44];
-    b[57] = a[45];
-    b[58] = a[46];
-    b[59] = a[47];
-    b[64] = a[64];
-    b[65] = a[65];
-    b[66] = a[66];
-    b[67] = a[67];
-    b[72] = a[68];
-    b[73] = a[69];
-    b[74] = a[70];
-    b[75] = a[71];
-    b[80] = a[72];
-    b[81] = a[73];
-    b[82] = a[74];
-    b[83] = a[75];
-    b[88] = a[76];
-    b[89] = a[77];
-    b[90] = a[78];
-    b[91] = a[79];
-    b[96] = a[96];
-    b[97] = a[97];
-    b[98] = a[98];
-    b[99] = a[99];
-    b[104] = a[100];
-    b[105] = a[101];
-    b[106] = a[102];
-    b[107] = a[103];
-    b[112] = a[104];
-    b[113] = a[105];
-    b[114] = a[106];
-    b[115] = a[107];
-    b[120] = a[108];
-    b[121] = a[109];
-    b[122] = a[110];
-    b[123] = a[111];
-  } else if (warp == 1u || warp == 2u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 576u]) = make_uint4((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 704u]) = make_uint4((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 832u]) = make_uint4((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 960u]) = make_uint4((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
-  } else {
-    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 576u]) = make_uint4((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 832u]) = make_uint4((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-    b[4] = a[16];
-    b[5] = a[17];
-    b[6] = a[18];
-    b[7] = a[19];
-    b[12] = a[20];
-    b[13] = a[21];
-    b[14] = a[22];
-    b[15] = a[23];
-    b[20] = a[24];
-    b[21] = a[25];
-    b[22] = a[26];
-    b[23] = a[27];
-    b[28] = a[28];
-    b[29] = a[29];
-    b[30] = a[30];
-    b[31] = a[31];
-    b[36] = a[48];
-    b[37] = a[49];
-    b[38] = a[50];
-    b[39] = a[51];
-    b[44] = a[52];
-    b[45] = a[53];
-    b[46] = a[54];
-    b[47] = a[55];
-    b[52] = a[56];
-    b[53] = a[57];
-    b[54] = a[58];
-    b[55] = a[59];
-    b[60] = a[60];
-    b[61] = a[61];
-    b[62] = a[62];
-    b[63] = a[63];
-    b[68] = a[80];
-    b[69] = a[81];
-    b[70] = a[82];
-    b[71] = a[83];
-    b[76] = a[84];
-    b[77] = a[85];
-    b[78] = a[86];
-    b[79] = a[87];
-    b[84] = a[88];
-    b[85] = a[89];
-    b[86] = a[90];
-    b[87] = a[91];
-    b[92] = a[92];
-    b[93] = a[93];
-    b[94] = a[94];
-    b[95] = a[95];
-    b[100] = a[112];
-    b[101] = a[113];
-    b[102] = a[114];
-    b[103] = a[115];
-    b[108] = a[116];
-    b[109] = a[117];
-    b[110] = a[118];
-    b[111] = a[119];
-    b[116] = a[120];
-    b[117] = a[121];
-    b[118] = a[122];
-    b[119] = a[123];
-    b[124] = a[124];
-    b[125] = a[125];
-    b[126] = a[126];
-    b[127] = a[127];
-  }
-  PARTIAL_SYNC();
-  unsigned o_ld = 0u;
-  o_ld ^= (0u - ((lane >> 0) & 1u)) & 16u;
-  o_ld ^= (0u - ((lane >> 1) & 1u)) & 32u;
-  o_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 8192u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 128u;
-  asm volatile("" : "+r"(o_ld));
-  if (warp == 0u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
-      b[4] = (t_.x >> 0) & 65535u;
-      b[5] = (t_.x >> 16) & 65535u;
-      b[6] = (t_.y >> 0) & 65535u;
-      b[7] = (t_.y >> 16) & 65535u;
-      b[12] = (t_.z >> 0) & 65535u;
-      b[13] = (t_.z >> 16) & 65535u;
-      b[14] = (t_.w >> 0) & 65535u;
-      b[15] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4160u]);
-      b[20] = (t_.x >> 0) & 65535u;
-      b[21] = (t_.x >> 16) & 65535u;
-      b[22] = (t_.y >> 0) & 65535u;
-      b[23] = (t_.y >> 16) & 65535u;
-      b[28] = (t_.z >> 0) & 65535u;
-      b[29] = (t_.z >> 16) & 65535u;
-      b[30] = (t_.w >> 0) & 65535u;
-      b[31] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4352u]);
-      b[36] = (t_.x >> 0) & 65535u;
-      b[37] = (t_.x >> 16) & 65535u;
-      b[38] = (t_.y >> 0) & 65535u;
-      b[39] = (t_.y >> 16) & 65535u;
-      b[44] = (t_.z >> 0) & 65535u;
-      b[45] = (t_.z >> 16) & 65535u;
-      b[46] = (t_.w >> 0) & 65535u;
-      b[47] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4416u]);
-      b[52] = (t_.x >> 0) & 65535u;
-      b[53] = (t_.x >> 16) & 65535u;
-      b[54] = (t_.y >> 0) & 65535u;
-      b[55] = (t_.y >> 16) & 65535u;
-      b[60] = (t_.z >> 0) & 65535u;
-      b[61] = (t_.z >> 16) & 65535u;
-      b[62] = (t_.w >> 0) & 65535u;
-      b[63] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
-      b[68] = (t_.x >> 0) & 65535u;
-      b[69] = (t_.x >> 16) & 65535u;
-      b[70] = (t_.y >> 0) & 65535u;
-      b[71] = (t_.y >> 16) & 65535u;
-      b[76] = (t_.z >> 0) & 65535u;
-      b[77] = (t_.z >> 16) & 65535u;
-      b[78] = (t_.w >> 0) & 65535u;
-      b[79] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4672u]);
-      b[84] = (t_.x >> 0) & 65535u;
-      b[85] = (t_.x >> 16) & 65535u;
-      b[86] = (t_.y >> 0) & 65535u;
-      b[87] = (t_.y >> 16) & 65535u;
-      b[92] = (t_.z >> 0) & 65535u;
-      b[93] = (t_.z >> 16) & 65535u;
-      b[94] = (t_.w >> 0) & 65535u;
-      b[95] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4864u]);
-      b[100] = (t_.x >> 0) & 65535u;
-      b[101] = (t_.x >> 16) & 65535u;
-      b[102] = (t_.y >> 0) & 65535u;
-      b[103] = (t_.y >> 16) & 65535u;
-      b[108] = (t_.z >> 0) & 65535u;
-      b[109] = (t_.z >> 16) & 65535u;
-      b[110] = (t_.w >> 0) & 65535u;
-      b[111] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4928u]);
-      b[116] = (t_.x >> 0) & 65535u;
-      b[117] = (t_.x >> 16) & 65535u;
-      b[118] = (t_.y >> 0) & 65535u;
-      b[119] = (t_.y >> 16) & 65535u;
-      b[124] = (t_.z >> 0) & 65535u;
-      b[125] = (t_.z >> 16) & 65535u;
-      b[126] = (t_.w >> 0) & 65535u;
-      b[127] = (t_.w >> 16) & 65535u;
-    }
-  } else if (warp == 1u || warp == 2u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
-      b[0] = (t_.x >> 0) & 65535u;
-      b[1] = (t_.x >> 16) & 65535u;
-      b[2] = (t_.y >> 0) & 65535u;
-      b[3] = (t_.y >> 16) & 65535u;
-      b[8] = (t_.z >> 0) & 65535u;
-      b[9] = (t_.z >> 16) & 65535u;
-      b[10] = (t_.w >> 0) & 65535u;
-      b[11] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
-      b[4] = (t_.x >> 0) & 65535u;
-      b[5] = (t_.x >> 16) & 65535u;
-      b[6] = (t_.y >> 0) & 65535u;
-      b[7] = (t_.y >> 16) & 65535u;
-      b[12] = (t_.z >> 0) & 65535u;
-      b[13] = (t_.z >> 16) & 65535u;
-      b[14] = (t_.w >> 0) & 65535u;
-      b[15] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
-      b[16] = (t_.x >> 0) & 65535u;
-      b[17] = (t_.x >> 16) & 65535u;
-      b[18] = (t_.y >> 0) & 65535u;
-      b[19] = (t_.y >> 16) & 65535u;
-      b[24] = (t_.z >> 0) & 65535u;
-      b[25] = (t_.z >> 16) & 65535u;
-      b[26] = (t_.w >> 0) & 65535u;
-      b[27] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4160u]);
-      b[20] = (t_.x >> 0) & 65535u;
-      b[21] = (t_.x >> 16) & 65535u;
-      b[22] = (t_.y >> 0) & 65535u;
-      b[23] = (t_.y >> 16) & 65535u;
-      b[28] = (t_.z >> 0) & 65535u;
-      b[29] = (t_.z >> 16) & 65535u;
-      b[30] = (t_.w >> 0) & 65535u;
-      b[31] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
-      b[32] = (t_.x >> 0) & 65535u;
-      b[33] = (t_.x >> 16) & 65535u;
-      b[34] = (t_.y >> 0) & 65535u;
-      b[35] = (t_.y >> 16) & 65535u;
-      b[40] = (t_.z >> 0) & 65535u;
-      b[41] = (t_.z >> 16) & 65535u;
-      b[42] = (t_.w >> 0) & 65535u;
-      b[43] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4352u]);
-      b[36] = (t_.x >> 0) & 65535u;
-      b[37] = (t_.x >> 16) & 65535u;
-      b[38] = (t_.y >> 0) & 65535u;
-      b[39] = (t_.y >> 16) & 65535u;
-      b[44] = (t_.z >> 0) & 65535u;
-      b[45] = (t_.z >> 16) & 65535u;
-      b[46] = (t_.w >> 0) & 65535u;
-      b[47] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
-      b[48] = (t_.x >> 0) & 65535u;
-      b[49] = (t_.x >> 16) & 65535u;
-      b[50] = (t_.y >> 0) & 65535u;
-      b[51] = (t_.y >> 16) & 65535u;
-      b[56] = (t_.z >> 0) & 65535u;
-      b[57] = (t_.z >> 16) & 65535u;
-      b[58] = (t_.w >> 0) & 65535u;
-      b[59] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4416u]);
-      b[52] = (t_.x >> 0) & 65535u;
-      b[53] = (t_.x >> 16) & 65535u;
-      b[54] = (t_.y >> 0) & 65535u;
-      b[55] = (t_.y >> 16) & 65535u;
-      b[60] = (t_.z >> 0) & 65535u;
-      b[61] = (t_.z >> 16) & 65535u;
-      b[62] = (t_.w >> 0) & 65535u;
-      b[63] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
-      b[64] = (t_.x >> 0) & 65535u;
-      b[65] = (t_.x >> 16) & 65535u;
-      b[66] = (t_.y >> 0) & 65535u;
-      b[67] = (t_.y >> 16) & 65535u;
-      b[72] = (t_.z >> 0) & 65535u;
-      b[73] = (t_.z >> 16) & 65535u;
-      b[74] = (t_.w >> 0) & 65535u;
-      b[75] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
-      b[68] = (t_.x >> 0) & 65535u;
-      b[69] = (t_.x >> 16) & 65535u;
-      b[70] = (t_.y >> 0) & 65535u;
-      b[71] = (t_.y >> 16) & 65535u;
-      b[76] = (t_.z >> 0) & 65535u;
-      b[77] = (t_.z >> 16) & 65535u;
-      b[78] = (t_.w >> 0) & 65535u;
-      b[79] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 576u]);
-      b[80] = (t_.x >> 0) & 65535u;
-      b[81] = (t_.x >> 16) & 65535u;
-      b[82] = (t_.y >> 0) & 65535u;
-      b[83] = (t_.y >> 16) & 65535u;
-      b[88] = (t_.z >> 0) & 65535u;
-      b[89] = (t_.z >> 16) & 65535u;
-      b[90] = (t_.w >> 0) & 65535u;
-      b[91] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4672u]);
-      b[84] = (t_.x >> 0) & 65535u;
-      b[85] = (t_.x >> 16) & 65535u;
-      b[86] = (t_.y >> 0) & 65535u;
-      b[87] = (t_.y >> 16) & 65535u;
-      b[92] = (t_.z >> 0) & 65535u;
-      b[93] = (t_.z >> 16) & 65535u;
-      b[94] = (t_.w >> 0) & 65535u;
-      b[95] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
-      b[96] = (t_.x >> 0) & 65535u;
-      b[97] = (t_.x >> 16) & 65535u;
-      b[98] = (t_.y >> 0) & 65535u;
-      b[99] = (t_.y >> 16) & 65535u;
-      b[104] = (t_.z >> 0) & 65535u;
-      b[105] = (t_.z >> 16) & 65535u;
-      b[106] = (t_.w >> 0) & 65535u;
-      b[107] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4864u]);
-      b[100] = (t_.x >> 0) & 65535u;
-      b[101] = (t_.x >> 16) & 65535u;
-      b[102] = (t_.y >> 0) & 65535u;
-      b[103] = (t_.y >> 16) & 65535u;
-      b[108] = (t_.z >> 0) & 65535u;
-      b[109] = (t_.z >> 16) & 65535u;
-      b[110] = (t_.w >> 0) & 65535u;
-      b[111] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 832u]);
-      b[112] = (t_.x >> 0) & 65535u;
-      b[113] = (t_.x >> 16) & 65535u;
-      b[114] = (t_.y >> 0) & 65535u;
-      b[115] = (t_.y >> 16) & 65535u;
-      b[120] = (t_.z >> 0) & 65535u;
-      b[121] = (t_.z >> 16) & 65535u;
-      b[122] = (t_.w >> 0) & 65535u;
-      b[123] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4928u]);
-      b[116] = (t_.x >> 0) & 65535u;
-      b[117] = (t_.x >> 16) & 65535u;
-      b[118] = (t_.y >> 0) & 65535u;
-      b[119] = (t_.y >> 16) & 65535u;
-      b[124] = (t_.z >> 0) & 65535u;
-      b[125] = (t_.z >> 16) & 65535u;
-      b[126] = (t_.w >> 0) & 65535u;
-      b[127] = (t_.w >> 16) & 65535u;
-    }
-  } else {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
-      b[0] = (t_.x >> 0) & 65535u;
-      b[1] = (t_.x >> 16) & 65535u;
-      b[2] = (t_.y >> 0) & 65535u;
-      b[3] = (t_.y >> 16) & 65535u;
-      b[8] = (t_.z >> 0) & 65535u;
-      b[9] = (t_.z >> 16) & 65535u;
-      b[10] = (t_.w >> 0) & 65535u;
-      b[11] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
-      b[16] = (t_.x >> 0) & 65535u;
-      b[17] = (t_.x >> 16) & 65535u;
-      b[18] = (t_.y >> 0) & 65535u;
-      b[19] = (t_.y >> 16) & 65535u;
-      b[24] = (t_.z >> 0) & 65535u;
-      b[25] = (t_.z >> 16) & 65535u;
-      b[26] = (t_.w >> 0) & 65535u;
-      b[27] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
-      b[32] = (t_.x >> 0) & 65535u;
-      b[33] = (t_.x >> 16) & 65535u;
-      b[34] = (t_.y >> 0) & 65535u;
-      b[35] = (t_.y >> 16) & 65535u;
-      b[40] = (t_.z >> 0) & 65535u;
-      b[41] = (t_.z >> 16) & 65535u;
-      b[42] = (t_.w >> 0) & 65535u;
-      b[43] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
-      b[48] = (t_.x >> 0) & 65535u;
-      b[49] = (t_.x >> 16) & 65535u;
-      b[50] = (t_.y >> 0) & 65535u;
-      b[51] = (t_.y >> 16) & 65535u;
-      b[56] = (t_.z >> 0) & 65535u;
-      b[57] = (t_.z >> 16) & 65535u;
-      b[58] = (t_.w >> 0) & 65535u;
-      b[59] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
-      b[64] = (t_.x >> 0) & 65535u;
-      b[65] = (t_.x >> 16) & 65535u;
-      b[66] = (t_.y >> 0) & 65535u;
-      b[67] = (t_.y >> 16) & 65535u;
-      b[72] = (t_.z >> 0) & 65535u;
-      b[73] = (t_.z >> 16) & 65535u;
-      b[74] = (t_.w >> 0) & 65535u;
-      b[75] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 576u]);
-      b[80] = (t_.x >> 0) & 65535u;
-      b[81] = (t_.x >> 16) & 65535u;
-      b[82] = (t_.y >> 0) & 65535u;
-      b[83] = (t_.y >> 16) & 65535u;
-      b[88] = (t_.z >> 0) & 65535u;
-      b[89] = (t_.z >> 16) & 65535u;
-      b[90] = (t_.w >> 0) & 65535u;
-      b[91] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
-      b[96] = (t_.x >> 0) & 65535u;
-      b[97] = (t_.x >> 16) & 65535u;
-      b[98] = (t_.y >> 0) & 65535u;
-      b[99] = (t_.y >> 16) & 65535u;
-      b[104] = (t_.z >> 0) & 65535u;
-      b[105] = (t_.z >> 16) & 65535u;
-      b[106] = (t_.w >> 0) & 65535u;
-      b[107] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 832u]);
-      b[112] = (t_.x >> 0) & 65535u;
-      b[113] = (t_.x >> 16) & 65535u;
-      b[114] = (t_.y >> 0) & 65535u;
-      b[115] = (t_.y >> 16) & 65535u;
-      b[120] = (t_.z >> 0) & 65535u;
-      b[121] = (t_.z >> 16) & 65535u;
-      b[122] = (t_.w >> 0) & 65535u;
-      b[123] = (t_.w >> 16) & 65535u;
-    }
-  }
-  PARTIAL_SYNC();
-}
-
-// Partial cross-warp conversion: 4096 of 16384 elements stay in their warp; 3 warp classes.
-__device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
-  unsigned o_st = 0u;
-  o_st ^= (0u - ((lane >> 0) & 1u)) & 16u;
-  o_st ^= (0u - ((lane >> 1) & 1u)) & 32u;
-  o_st ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 8192u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 128u;
-  asm volatile("" : "+r"(o_st));
-  if (warp == 0u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4160u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4352u]) = make_uint4((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4416u]) = make_uint4((uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4672u]) = make_uint4((uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4864u]) = make_uint4((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4928u]) = make_uint4((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
-    b[0] = a[0];
-    b[1] = a[1];
-    b[2] = a[2];
-    b[3] = a[3];
-    b[4] = a[8];
-    b[5] = a[9];
-    b[6] = a[10];
-    b[7] = a[11];
-    b[8] = a[16];
-    b[9] = a[17];
-    b[10] = a[18];
-    b[11] = a[19];
-    b[12] = a[24];
-    b[13] = a[25];
-    b[14] = a[26];
-    b[15] = a[27];
-    b[32] = a[32];
-    b[33] = a[33];
-    b[34] = a[34];
-    b[35] = a[35];
-    b[36] = a[40];
-    b[37] = a[41];
-    b[38] = a[42];
-    b[39] = a[43];
-    b[40] = a[48];
-    b[41] = a[49];
-    b[42] = a[50];
-    b[43] = a[51];
-    b[44] = a[56];
-    b[45] = a[57];
-    b[46] = a[58];
-    b[47] = a[59];
-    b[64] = a[64];
-    b[65] = a[65];
-    b[66] = a[66];
-    b[67] = a[67];
-    b[68] = a[72];
-    b[69] = a[73];
-    b[70] = a[74];
-    b[71] = a[75];
-    b[72] = a[80];
-    b[73] = a[81];
-    b[74] = a[82];
-    b[75] = a[83];
-    b[76] = a[88];
-    b[77] = a[89];
-    b[78] = a[90];
-    b[79] = a[91];
-    b[96] = a[96];
-    b[97] = a[97];
-    b[98] = a[98];
-    b[99] = a[99];
-    b[100] = a[104];
-    b[101] = a[105];
-    b[102] = a[106];
-    b[103] = a[107];
-    b[104] = a[112];
-    b[105] = a[113];
-    b[106] = a[114];
-    b[107] = a[115];
-    b[108] = a[120];
-    b[109] = a[121];
-    b[110] = a[122];
-    b[111] = a[123];
-  } else if (warp == 1u || warp == 2u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4160u]) = make_uint4((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4352u]) = make_uint4((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4416u]) = make_uint4((uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 576u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4672u]) = make_uint4((uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4864u]) = make_uint4((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 832u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 4928u]) = make_uint4((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
-  } else {
-    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 576u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
-    *reinterpret_cast<uint4*>(&smem[o_st + 832u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
-    b[16] = a[4];
-    b[17] = a[5];
-    b[18] = a[6];
-    b[19] = a[7];
-    b[20] = a[12];
-    b[21] = a[13];
-    b[22] = a[14];
-    b[23] = a[15];
+    b[12] = a[6];
+    b[13] = a[7];
+    b[16] = a[16];
+    b[17] = a[17];
+    b[20] = a[18];
+    b[21] = a[19];
     b[24] = a[20];
     b[25] = a[21];
-    b[26] = a[22];
-    b[27] = a[23];
-    b[28] = a[28];
-    b[29] = a[29];
-    b[30] = a[30];
-    b[31] = a[31];
-    b[48] = a[36];
-    b[49] = a[37];
-    b[50] = a[38];
-    b[51] = a[39];
-    b[52] = a[44];
-    b[53] = a[45];
-    b[54] = a[46];
-    b[55] = a[47];
+    b[28] = a[22];
+    b[29] = a[23];
+    b[32] = a[32];
+    b[33] = a[33];
+    b[36] = a[34];
+    b[37] = a[35];
+    b[40] = a[36];
+    b[41] = a[37];
+    b[44] = a[38];
+    b[45] = a[39];
+    b[48] = a[48];
+    b[49] = a[49];
+    b[52] = a[50];
+    b[53] = a[51];
     b[56] = a[52];
     b[57] = a[53];
-    b[58] = a[54];
-    b[59] = a[55];
-    b[60] = a[60];
-    b[61] = a[61];
+    b[60] = a[54];
+    b[61] = a[55];
+  } else if (warp == 1u || warp == 2u) {
+    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+  } else {
+    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    b[2] = a[8];
+    b[3] = a[9];
+    b[6] = a[10];
+    b[7] = a[11];
+    b[10] = a[12];
+    b[11] = a[13];
+    b[14] = a[14];
+    b[15] = a[15];
+    b[18] = a[24];
+    b[19] = a[25];
+    b[22] = a[26];
+    b[23] = a[27];
+    b[26] = a[28];
+    b[27] = a[29];
+    b[30] = a[30];
+    b[31] = a[31];
+    b[34] = a[40];
+    b[35] = a[41];
+    b[38] = a[42];
+    b[39] = a[43];
+    b[42] = a[44];
+    b[43] = a[45];
+    b[46] = a[46];
+    b[47] = a[47];
+    b[50] = a[56];
+    b[51] = a[57];
+    b[54] = a[58];
+    b[55] = a[59];
+    b[58] = a[60];
+    b[59] = a[61];
     b[62] = a[62];
     b[63] = a[63];
-    b[80] = a[68];
-    b[81] = a[69];
-    b[82] = a[70];
-    b[83] = a[71];
-    b[84] = a[76];
-    b[85] = a[77];
-    b[86] = a[78];
-    b[87] = a[79];
-    b[88] = a[84];
-    b[89] = a[85];
-    b[90] = a[86];
-    b[91] = a[87];
-    b[92] = a[92];
-    b[93] = a[93];
-    b[94] = a[94];
-    b[95] = a[95];
-    b[112] = a[100];
-    b[113] = a[101];
-    b[114] = a[102];
-    b[115] = a[103];
-    b[116] = a[108];
-    b[117] = a[109];
-    b[118] = a[110];
-    b[119] = a[111];
-    b[120] = a[116];
-    b[121] = a[117];
-    b[122] = a[118];
-    b[123] = a[119];
-    b[124] = a[124];
-    b[125] = a[125];
-    b[126] = a[126];
-    b[127] = a[127];
   }
   PARTIAL_SYNC();
   unsigned o_ld = 0u;
-  o_ld ^= (0u - ((lane >> 0) & 1u)) & 16u;
-  o_ld ^= (0u - ((lane >> 1) & 1u)) & 32u;
-  o_ld ^= (0u - ((lane >> 2) & 1u)) & 8u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
+  o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
   o_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 64u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
-      b[16] = (t_.x >> 0) & 65535u;
-      b[17] = (t_.x >> 16) & 65535u;
-      b[18] = (t_.y >> 0) & 65535u;
-      b[19] = (t_.y >> 16) & 65535u;
-      b[20] = (t_.z >> 0) & 65535u;
-      b[21] = (t_.z >> 16) & 65535u;
-      b[22] = (t_.w >> 0) & 65535u;
-      b[23] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
+      b[2] = (t_.x >> 0) & 4294967295u;
+      b[3] = (t_.y >> 0) & 4294967295u;
+      b[6] = (t_.z >> 0) & 4294967295u;
+      b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
-      b[24] = (t_.x >> 0) & 65535u;
-      b[25] = (t_.x >> 16) & 65535u;
-      b[26] = (t_.y >> 0) & 65535u;
-      b[27] = (t_.y >> 16) & 65535u;
-      b[28] = (t_.z >> 0) & 65535u;
-      b[29] = (t_.z >> 16) & 65535u;
-      b[30] = (t_.w >> 0) & 65535u;
-      b[31] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2080u]);
+      b[10] = (t_.x >> 0) & 4294967295u;
+      b[11] = (t_.y >> 0) & 4294967295u;
+      b[14] = (t_.z >> 0) & 4294967295u;
+      b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
-      b[48] = (t_.x >> 0) & 65535u;
-      b[49] = (t_.x >> 16) & 65535u;
-      b[50] = (t_.y >> 0) & 65535u;
-      b[51] = (t_.y >> 16) & 65535u;
-      b[52] = (t_.z >> 0) & 65535u;
-      b[53] = (t_.z >> 16) & 65535u;
-      b[54] = (t_.w >> 0) & 65535u;
-      b[55] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2176u]);
+      b[18] = (t_.x >> 0) & 4294967295u;
+      b[19] = (t_.y >> 0) & 4294967295u;
+      b[22] = (t_.z >> 0) & 4294967295u;
+      b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
-      b[56] = (t_.x >> 0) & 65535u;
-      b[57] = (t_.x >> 16) & 65535u;
-      b[58] = (t_.y >> 0) & 65535u;
-      b[59] = (t_.y >> 16) & 65535u;
-      b[60] = (t_.z >> 0) & 65535u;
-      b[61] = (t_.z >> 16) & 65535u;
-      b[62] = (t_.w >> 0) & 65535u;
-      b[63] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2208u]);
+      b[26] = (t_.x >> 0) & 4294967295u;
+      b[27] = (t_.y >> 0) & 4294967295u;
+      b[30] = (t_.z >> 0) & 4294967295u;
+      b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
-      b[80] = (t_.x >> 0) & 65535u;
-      b[81] = (t_.x >> 16) & 65535u;
-      b[82] = (t_.y >> 0) & 65535u;
-      b[83] = (t_.y >> 16) & 65535u;
-      b[84] = (t_.z >> 0) & 65535u;
-      b[85] = (t_.z >> 16) & 65535u;
-      b[86] = (t_.w >> 0) & 65535u;
-      b[87] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
+      b[34] = (t_.x >> 0) & 4294967295u;
+      b[35] = (t_.y >> 0) & 4294967295u;
+      b[38] = (t_.z >> 0) & 4294967295u;
+      b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 704u]);
-      b[88] = (t_.x >> 0) & 65535u;
-      b[89] = (t_.x >> 16) & 65535u;
-      b[90] = (t_.y >> 0) & 65535u;
-      b[91] = (t_.y >> 16) & 65535u;
-      b[92] = (t_.z >> 0) & 65535u;
-      b[93] = (t_.z >> 16) & 65535u;
-      b[94] = (t_.w >> 0) & 65535u;
-      b[95] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2336u]);
+      b[42] = (t_.x >> 0) & 4294967295u;
+      b[43] = (t_.y >> 0) & 4294967295u;
+      b[46] = (t_.z >> 0) & 4294967295u;
+      b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
-      b[112] = (t_.x >> 0) & 65535u;
-      b[113] = (t_.x >> 16) & 65535u;
-      b[114] = (t_.y >> 0) & 65535u;
-      b[115] = (t_.y >> 16) & 65535u;
-      b[116] = (t_.z >> 0) & 65535u;
-      b[117] = (t_.z >> 16) & 65535u;
-      b[118] = (t_.w >> 0) & 65535u;
-      b[119] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2432u]);
+      b[50] = (t_.x >> 0) & 4294967295u;
+      b[51] = (t_.y >> 0) & 4294967295u;
+      b[54] = (t_.z >> 0) & 4294967295u;
+      b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 960u]);
-      b[120] = (t_.x >> 0) & 65535u;
-      b[121] = (t_.x >> 16) & 65535u;
-      b[122] = (t_.y >> 0) & 65535u;
-      b[123] = (t_.y >> 16) & 65535u;
-      b[124] = (t_.z >> 0) & 65535u;
-      b[125] = (t_.z >> 16) & 65535u;
-      b[126] = (t_.w >> 0) & 65535u;
-      b[127] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2464u]);
+      b[58] = (t_.x >> 0) & 4294967295u;
+      b[59] = (t_.y >> 0) & 4294967295u;
+      b[62] = (t_.z >> 0) & 4294967295u;
+      b[63] = (t_.w >> 0) & 4294967295u;
     }
   } else if (warp == 1u || warp == 2u) {
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
-      b[0] = (t_.x >> 0) & 65535u;
-      b[1] = (t_.x >> 16) & 65535u;
-      b[2] = (t_.y >> 0) & 65535u;
-      b[3] = (t_.y >> 16) & 65535u;
-      b[4] = (t_.z >> 0) & 65535u;
-      b[5] = (t_.z >> 16) & 65535u;
-      b[6] = (t_.w >> 0) & 65535u;
-      b[7] = (t_.w >> 16) & 65535u;
+      b[0] = (t_.x >> 0) & 4294967295u;
+      b[1] = (t_.y >> 0) & 4294967295u;
+      b[4] = (t_.z >> 0) & 4294967295u;
+      b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
-      b[8] = (t_.x >> 0) & 65535u;
-      b[9] = (t_.x >> 16) & 65535u;
-      b[10] = (t_.y >> 0) & 65535u;
-      b[11] = (t_.y >> 16) & 65535u;
-      b[12] = (t_.z >> 0) & 65535u;
-      b[13] = (t_.z >> 16) & 65535u;
-      b[14] = (t_.w >> 0) & 65535u;
-      b[15] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
+      b[2] = (t_.x >> 0) & 4294967295u;
+      b[3] = (t_.y >> 0) & 4294967295u;
+      b[6] = (t_.z >> 0) & 4294967295u;
+      b[7] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+      b[8] = (t_.x >> 0) & 4294967295u;
+      b[9] = (t_.y >> 0) & 4294967295u;
+      b[12] = (t_.z >> 0) & 4294967295u;
+      b[13] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2080u]);
+      b[10] = (t_.x >> 0) & 4294967295u;
+      b[11] = (t_.y >> 0) & 4294967295u;
+      b[14] = (t_.z >> 0) & 4294967295u;
+      b[15] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
-      b[16] = (t_.x >> 0) & 65535u;
-      b[17] = (t_.x >> 16) & 65535u;
-      b[18] = (t_.y >> 0) & 65535u;
-      b[19] = (t_.y >> 16) & 65535u;
-      b[20] = (t_.z >> 0) & 65535u;
-      b[21] = (t_.z >> 16) & 65535u;
-      b[22] = (t_.w >> 0) & 65535u;
-      b[23] = (t_.w >> 16) & 65535u;
+      b[16] = (t_.x >> 0) & 4294967295u;
+      b[17] = (t_.y >> 0) & 4294967295u;
+      b[20] = (t_.z >> 0) & 4294967295u;
+      b[21] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
-      b[24] = (t_.x >> 0) & 65535u;
-      b[25] = (t_.x >> 16) & 65535u;
-      b[26] = (t_.y >> 0) & 65535u;
-      b[27] = (t_.y >> 16) & 65535u;
-      b[28] = (t_.z >> 0) & 65535u;
-      b[29] = (t_.z >> 16) & 65535u;
-      b[30] = (t_.w >> 0) & 65535u;
-      b[31] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2176u]);
+      b[18] = (t_.x >> 0) & 4294967295u;
+      b[19] = (t_.y >> 0) & 4294967295u;
+      b[22] = (t_.z >> 0) & 4294967295u;
+      b[23] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+      b[24] = (t_.x >> 0) & 4294967295u;
+      b[25] = (t_.y >> 0) & 4294967295u;
+      b[28] = (t_.z >> 0) & 4294967295u;
+      b[29] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2208u]);
+      b[26] = (t_.x >> 0) & 4294967295u;
+      b[27] = (t_.y >> 0) & 4294967295u;
+      b[30] = (t_.z >> 0) & 4294967295u;
+      b[31] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
-      b[32] = (t_.x >> 0) & 65535u;
-      b[33] = (t_.x >> 16) & 65535u;
-      b[34] = (t_.y >> 0) & 65535u;
-      b[35] = (t_.y >> 16) & 65535u;
-      b[36] = (t_.z >> 0) & 65535u;
-      b[37] = (t_.z >> 16) & 65535u;
-      b[38] = (t_.w >> 0) & 65535u;
-      b[39] = (t_.w >> 16) & 65535u;
+      b[32] = (t_.x >> 0) & 4294967295u;
+      b[33] = (t_.y >> 0) & 4294967295u;
+      b[36] = (t_.z >> 0) & 4294967295u;
+      b[37] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
-      b[40] = (t_.x >> 0) & 65535u;
-      b[41] = (t_.x >> 16) & 65535u;
-      b[42] = (t_.y >> 0) & 65535u;
-      b[43] = (t_.y >> 16) & 65535u;
-      b[44] = (t_.z >> 0) & 65535u;
-      b[45] = (t_.z >> 16) & 65535u;
-      b[46] = (t_.w >> 0) & 65535u;
-      b[47] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
+      b[34] = (t_.x >> 0) & 4294967295u;
+      b[35] = (t_.y >> 0) & 4294967295u;
+      b[38] = (t_.z >> 0) & 4294967295u;
+      b[39] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+      b[40] = (t_.x >> 0) & 4294967295u;
+      b[41] = (t_.y >> 0) & 4294967295u;
+      b[44] = (t_.z >> 0) & 4294967295u;
+      b[45] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2336u]);
+      b[42] = (t_.x >> 0) & 4294967295u;
+      b[43] = (t_.y >> 0) & 4294967295u;
+      b[46] = (t_.z >> 0) & 4294967295u;
+      b[47] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
-      b[48] = (t_.x >> 0) & 65535u;
-      b[49] = (t_.x >> 16) & 65535u;
-      b[50] = (t_.y >> 0) & 65535u;
-      b[51] = (t_.y >> 16) & 65535u;
-      b[52] = (t_.z >> 0) & 65535u;
-      b[53] = (t_.z >> 16) & 65535u;
-      b[54] = (t_.w >> 0) & 65535u;
-      b[55] = (t_.w >> 16) & 65535u;
+      b[48] = (t_.x >> 0) & 4294967295u;
+      b[49] = (t_.y >> 0) & 4294967295u;
+      b[52] = (t_.z >> 0) & 4294967295u;
+      b[53] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
-      b[56] = (t_.x >> 0) & 65535u;
-      b[57] = (t_.x >> 16) & 65535u;
-      b[58] = (t_.y >> 0) & 65535u;
-      b[59] = (t_.y >> 16) & 65535u;
-      b[60] = (t_.z >> 0) & 65535u;
-      b[61] = (t_.z >> 16) & 65535u;
-      b[62] = (t_.w >> 0) & 65535u;
-      b[63] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2432u]);
+      b[50] = (t_.x >> 0) & 4294967295u;
+      b[51] = (t_.y >> 0) & 4294967295u;
+      b[54] = (t_.z >> 0) & 4294967295u;
+      b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
-      b[64] = (t_.x >> 0) & 65535u;
-      b[65] = (t_.x >> 16) & 65535u;
-      b[66] = (t_.y >> 0) & 65535u;
-      b[67] = (t_.y >> 16) & 65535u;
-      b[68] = (t_.z >> 0) & 65535u;
-      b[69] = (t_.z >> 16) & 65535u;
-      b[70] = (t_.w >> 0) & 65535u;
-      b[71] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+      b[56] = (t_.x >> 0) & 4294967295u;
+      b[57] = (t_.y >> 0) & 4294967295u;
+      b[60] = (t_.z >> 0) & 4294967295u;
+      b[61] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 576u]);
-      b[72] = (t_.x >> 0) & 65535u;
-      b[73] = (t_.x >> 16) & 65535u;
-      b[74] = (t_.y >> 0) & 65535u;
-      b[75] = (t_.y >> 16) & 65535u;
-      b[76] = (t_.z >> 0) & 65535u;
-      b[77] = (t_.z >> 16) & 65535u;
-      b[78] = (t_.w >> 0) & 65535u;
-      b[79] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
-      b[80] = (t_.x >> 0) & 65535u;
-      b[81] = (t_.x >> 16) & 65535u;
-      b[82] = (t_.y >> 0) & 65535u;
-      b[83] = (t_.y >> 16) & 65535u;
-      b[84] = (t_.z >> 0) & 65535u;
-      b[85] = (t_.z >> 16) & 65535u;
-      b[86] = (t_.w >> 0) & 65535u;
-      b[87] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 704u]);
-      b[88] = (t_.x >> 0) & 65535u;
-      b[89] = (t_.x >> 16) & 65535u;
-      b[90] = (t_.y >> 0) & 65535u;
-      b[91] = (t_.y >> 16) & 65535u;
-      b[92] = (t_.z >> 0) & 65535u;
-      b[93] = (t_.z >> 16) & 65535u;
-      b[94] = (t_.w >> 0) & 65535u;
-      b[95] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
-      b[96] = (t_.x >> 0) & 65535u;
-      b[97] = (t_.x >> 16) & 65535u;
-      b[98] = (t_.y >> 0) & 65535u;
-      b[99] = (t_.y >> 16) & 65535u;
-      b[100] = (t_.z >> 0) & 65535u;
-      b[101] = (t_.z >> 16) & 65535u;
-      b[102] = (t_.w >> 0) & 65535u;
-      b[103] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 832u]);
-      b[104] = (t_.x >> 0) & 65535u;
-      b[105] = (t_.x >> 16) & 65535u;
-      b[106] = (t_.y >> 0) & 65535u;
-      b[107] = (t_.y >> 16) & 65535u;
-      b[108] = (t_.z >> 0) & 65535u;
-      b[109] = (t_.z >> 16) & 65535u;
-      b[110] = (t_.w >> 0) & 65535u;
-      b[111] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
-      b[112] = (t_.x >> 0) & 65535u;
-      b[113] = (t_.x >> 16) & 65535u;
-      b[114] = (t_.y >> 0) & 65535u;
-      b[115] = (t_.y >> 16) & 65535u;
-      b[116] = (t_.z >> 0) & 65535u;
-      b[117] = (t_.z >> 16) & 65535u;
-      b[118] = (t_.w >> 0) & 65535u;
-      b[119] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 960u]);
-      b[120] = (t_.x >> 0) & 65535u;
-      b[121] = (t_.x >> 16) & 65535u;
-      b[122] = (t_.y >> 0) & 65535u;
-      b[123] = (t_.y >> 16) & 65535u;
-      b[124] = (t_.z >> 0) & 65535u;
-      b[125] = (t_.z >> 16) & 65535u;
-      b[126] = (t_.w >> 0) & 65535u;
-      b[127] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2464u]);
+      b[58] = (t_.x >> 0) & 4294967295u;
+      b[59] = (t_.y >> 0) & 4294967295u;
+      b[62] = (t_.z >> 0) & 4294967295u;
+      b[63] = (t_.w >> 0) & 4294967295u;
     }
   } else {
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
-      b[0] = (t_.x >> 0) & 65535u;
-      b[1] = (t_.x >> 16) & 65535u;
-      b[2] = (t_.y >> 0) & 65535u;
-      b[3] = (t_.y >> 16) & 65535u;
-      b[4] = (t_.z >> 0) & 65535u;
-      b[5] = (t_.z >> 16) & 65535u;
-      b[6] = (t_.w >> 0) & 65535u;
-      b[7] = (t_.w >> 16) & 65535u;
+      b[0] = (t_.x >> 0) & 4294967295u;
+      b[1] = (t_.y >> 0) & 4294967295u;
+      b[4] = (t_.z >> 0) & 4294967295u;
+      b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
-      b[8] = (t_.x >> 0) & 65535u;
-      b[9] = (t_.x >> 16) & 65535u;
-      b[10] = (t_.y >> 0) & 65535u;
-      b[11] = (t_.y >> 16) & 65535u;
-      b[12] = (t_.z >> 0) & 65535u;
-      b[13] = (t_.z >> 16) & 65535u;
-      b[14] = (t_.w >> 0) & 65535u;
-      b[15] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+      b[8] = (t_.x >> 0) & 4294967295u;
+      b[9] = (t_.y >> 0) & 4294967295u;
+      b[12] = (t_.z >> 0) & 4294967295u;
+      b[13] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+      b[16] = (t_.x >> 0) & 4294967295u;
+      b[17] = (t_.y >> 0) & 4294967295u;
+      b[20] = (t_.z >> 0) & 4294967295u;
+      b[21] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+      b[24] = (t_.x >> 0) & 4294967295u;
+      b[25] = (t_.y >> 0) & 4294967295u;
+      b[28] = (t_.z >> 0) & 4294967295u;
+      b[29] = (t_.w >> 0) & 4294967295u;
     }
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
-      b[32] = (t_.x >> 0) & 65535u;
-      b[33] = (t_.x >> 16) & 65535u;
-      b[34] = (t_.y >> 0) & 65535u;
-      b[35] = (t_.y >> 16) & 65535u;
-      b[36] = (t_.z >> 0) & 65535u;
-      b[37] = (t_.z >> 16) & 65535u;
-      b[38] = (t_.w >> 0) & 65535u;
-      b[39] = (t_.w >> 16) & 65535u;
+      b[32] = (t_.x >> 0) & 4294967295u;
+      b[33] = (t_.y >> 0) & 4294967295u;
+      b[36] = (t_.z >> 0) & 4294967295u;
+      b[37] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
-      b[40] = (t_.x >> 0) & 65535u;
-      b[41] = (t_.x >> 16) & 65535u;
-      b[42] = (t_.y >> 0) & 65535u;
-      b[43] = (t_.y >> 16) & 65535u;
-      b[44] = (t_.z >> 0) & 65535u;
-      b[45] = (t_.z >> 16) & 65535u;
-      b[46] = (t_.w >> 0) & 65535u;
-      b[47] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+      b[40] = (t_.x >> 0) & 4294967295u;
+      b[41] = (t_.y >> 0) & 4294967295u;
+      b[44] = (t_.z >> 0) & 4294967295u;
+      b[45] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
-      b[64] = (t_.x >> 0) & 65535u;
-      b[65] = (t_.x >> 16) & 65535u;
-      b[66] = (t_.y >> 0) & 65535u;
-      b[67] = (t_.y >> 16) & 65535u;
-      b[68] = (t_.z >> 0) & 65535u;
-      b[69] = (t_.z >> 16) & 65535u;
-      b[70] = (t_.w >> 0) & 65535u;
-      b[71] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+      b[48] = (t_.x >> 0) & 4294967295u;
+      b[49] = (t_.y >> 0) & 4294967295u;
+      b[52] = (t_.z >> 0) & 4294967295u;
+      b[53] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 576u]);
-      b[72] = (t_.x >> 0) & 65535u;
-      b[73] = (t_.x >> 16) & 65535u;
-      b[74] = (t_.y >> 0) & 65535u;
-      b[75] = (t_.y >> 16) & 65535u;
-      b[76] = (t_.z >> 0) & 65535u;
-      b[77] = (t_.z >> 16) & 65535u;
-      b[78] = (t_.w >> 0) & 65535u;
-      b[79] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
-      b[96] = (t_.x >> 0) & 65535u;
-      b[97] = (t_.x >> 16) & 65535u;
-      b[98] = (t_.y >> 0) & 65535u;
-      b[99] = (t_.y >> 16) & 65535u;
-      b[100] = (t_.z >> 0) & 65535u;
-      b[101] = (t_.z >> 16) & 65535u;
-      b[102] = (t_.w >> 0) & 65535u;
-      b[103] = (t_.w >> 16) & 65535u;
-    }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 832u]);
-      b[104] = (t_.x >> 0) & 65535u;
-      b[105] = (t_.x >> 16) & 65535u;
-      b[106] = (t_.y >> 0) & 65535u;
-      b[107] = (t_.y >> 16) & 65535u;
-      b[108] = (t_.z >> 0) & 65535u;
-      b[109] = (t_.z >> 16) & 65535u;
-      b[110] = (t_.w >> 0) & 65535u;
-      b[111] = (t_.w >> 16) & 65535u;
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+      b[56] = (t_.x >> 0) & 4294967295u;
+      b[57] = (t_.y >> 0) & 4294967295u;
+      b[60] = (t_.z >> 0) & 4294967295u;
+      b[61] = (t_.w >> 0) & 4294967295u;
     }
   }
   PARTIAL_SYNC();
 }
 
-__device__ __forceinline__ void run_warp(uint16_t (&a)[128], uint16_t* smem, unsigned lane, const unsigned warp, int R) {
-  uint16_t b[128];
+// Partial cross-warp conversion: 2048 of 8192 elements stay in their warp; 3 warp classes.
+__device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[64], uint16_t* smem_e, unsigned lane, unsigned warp) {
+  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
+  unsigned o_st = 0u;
+  o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 64u;
+  asm volatile("" : "+r"(o_st));
+  if (warp == 0u) {
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2080u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2176u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2208u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2336u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2432u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2464u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
+    b[0] = a[0];
+    b[1] = a[1];
+    b[2] = a[4];
+    b[3] = a[5];
+    b[4] = a[8];
+    b[5] = a[9];
+    b[6] = a[12];
+    b[7] = a[13];
+    b[16] = a[16];
+    b[17] = a[17];
+    b[18] = a[20];
+    b[19] = a[21];
+    b[20] = a[24];
+    b[21] = a[25];
+    b[22] = a[28];
+    b[23] = a[29];
+    b[32] = a[32];
+    b[33] = a[33];
+    b[34] = a[36];
+    b[35] = a[37];
+    b[36] = a[40];
+    b[37] = a[41];
+    b[38] = a[44];
+    b[39] = a[45];
+    b[48] = a[48];
+    b[49] = a[49];
+    b[50] = a[52];
+    b[51] = a[53];
+    b[52] = a[56];
+    b[53] = a[57];
+    b[54] = a[60];
+    b[55] = a[61];
+  } else if (warp == 1u || warp == 2u) {
+    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2080u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[20], (uint32_t)a[21]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2176u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[28], (uint32_t)a[29]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2208u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[36], (uint32_t)a[37]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2336u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[52], (uint32_t)a[53]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2432u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2464u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
+  } else {
+    *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[20], (uint32_t)a[21]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[28], (uint32_t)a[29]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[36], (uint32_t)a[37]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[52], (uint32_t)a[53]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
+    b[8] = a[2];
+    b[9] = a[3];
+    b[10] = a[6];
+    b[11] = a[7];
+    b[12] = a[10];
+    b[13] = a[11];
+    b[14] = a[14];
+    b[15] = a[15];
+    b[24] = a[18];
+    b[25] = a[19];
+    b[26] = a[22];
+    b[27] = a[23];
+    b[28] = a[26];
+    b[29] = a[27];
+    b[30] = a[30];
+    b[31] = a[31];
+    b[40] = a[34];
+    b[41] = a[35];
+    b[42] = a[38];
+    b[43] = a[39];
+    b[44] = a[42];
+    b[45] = a[43];
+    b[46] = a[46];
+    b[47] = a[47];
+    b[56] = a[50];
+    b[57] = a[51];
+    b[58] = a[54];
+    b[59] = a[55];
+    b[60] = a[58];
+    b[61] = a[59];
+    b[62] = a[62];
+    b[63] = a[63];
+  }
+  PARTIAL_SYNC();
+  unsigned o_ld = 0u;
+  o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  asm volatile("" : "+r"(o_ld));
+  if (warp == 0u) {
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+      b[8] = (t_.x >> 0) & 4294967295u;
+      b[9] = (t_.y >> 0) & 4294967295u;
+      b[10] = (t_.z >> 0) & 4294967295u;
+      b[11] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+      b[12] = (t_.x >> 0) & 4294967295u;
+      b[13] = (t_.y >> 0) & 4294967295u;
+      b[14] = (t_.z >> 0) & 4294967295u;
+      b[15] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+      b[24] = (t_.x >> 0) & 4294967295u;
+      b[25] = (t_.y >> 0) & 4294967295u;
+      b[26] = (t_.z >> 0) & 4294967295u;
+      b[27] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+      b[28] = (t_.x >> 0) & 4294967295u;
+      b[29] = (t_.y >> 0) & 4294967295u;
+      b[30] = (t_.z >> 0) & 4294967295u;
+      b[31] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+      b[40] = (t_.x >> 0) & 4294967295u;
+      b[41] = (t_.y >> 0) & 4294967295u;
+      b[42] = (t_.z >> 0) & 4294967295u;
+      b[43] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+      b[44] = (t_.x >> 0) & 4294967295u;
+      b[45] = (t_.y >> 0) & 4294967295u;
+      b[46] = (t_.z >> 0) & 4294967295u;
+      b[47] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+      b[56] = (t_.x >> 0) & 4294967295u;
+      b[57] = (t_.y >> 0) & 4294967295u;
+      b[58] = (t_.z >> 0) & 4294967295u;
+      b[59] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+      b[60] = (t_.x >> 0) & 4294967295u;
+      b[61] = (t_.y >> 0) & 4294967295u;
+      b[62] = (t_.z >> 0) & 4294967295u;
+      b[63] = (t_.w >> 0) & 4294967295u;
+    }
+  } else if (warp == 1u || warp == 2u) {
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
+      b[0] = (t_.x >> 0) & 4294967295u;
+      b[1] = (t_.y >> 0) & 4294967295u;
+      b[2] = (t_.z >> 0) & 4294967295u;
+      b[3] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+      b[4] = (t_.x >> 0) & 4294967295u;
+      b[5] = (t_.y >> 0) & 4294967295u;
+      b[6] = (t_.z >> 0) & 4294967295u;
+      b[7] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+      b[8] = (t_.x >> 0) & 4294967295u;
+      b[9] = (t_.y >> 0) & 4294967295u;
+      b[10] = (t_.z >> 0) & 4294967295u;
+      b[11] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+      b[12] = (t_.x >> 0) & 4294967295u;
+      b[13] = (t_.y >> 0) & 4294967295u;
+      b[14] = (t_.z >> 0) & 4294967295u;
+      b[15] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+      b[16] = (t_.x >> 0) & 4294967295u;
+      b[17] = (t_.y >> 0) & 4294967295u;
+      b[18] = (t_.z >> 0) & 4294967295u;
+      b[19] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+      b[20] = (t_.x >> 0) & 4294967295u;
+      b[21] = (t_.y >> 0) & 4294967295u;
+      b[22] = (t_.z >> 0) & 4294967295u;
+      b[23] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+      b[24] = (t_.x >> 0) & 4294967295u;
+      b[25] = (t_.y >> 0) & 4294967295u;
+      b[26] = (t_.z >> 0) & 4294967295u;
+      b[27] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+      b[28] = (t_.x >> 0) & 4294967295u;
+      b[29] = (t_.y >> 0) & 4294967295u;
+      b[30] = (t_.z >> 0) & 4294967295u;
+      b[31] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+      b[32] = (t_.x >> 0) & 4294967295u;
+      b[33] = (t_.y >> 0) & 4294967295u;
+      b[34] = (t_.z >> 0) & 4294967295u;
+      b[35] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+      b[36] = (t_.x >> 0) & 4294967295u;
+      b[37] = (t_.y >> 0) & 4294967295u;
+      b[38] = (t_.z >> 0) & 4294967295u;
+      b[39] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+      b[40] = (t_.x >> 0) & 4294967295u;
+      b[41] = (t_.y >> 0) & 4294967295u;
+      b[42] = (t_.z >> 0) & 4294967295u;
+      b[43] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+      b[44] = (t_.x >> 0) & 4294967295u;
+      b[45] = (t_.y >> 0) & 4294967295u;
+      b[46] = (t_.z >> 0) & 4294967295u;
+      b[47] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+      b[48] = (t_.x >> 0) & 4294967295u;
+      b[49] = (t_.y >> 0) & 4294967295u;
+      b[50] = (t_.z >> 0) & 4294967295u;
+      b[51] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+      b[52] = (t_.x >> 0) & 4294967295u;
+      b[53] = (t_.y >> 0) & 4294967295u;
+      b[54] = (t_.z >> 0) & 4294967295u;
+      b[55] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+      b[56] = (t_.x >> 0) & 4294967295u;
+      b[57] = (t_.y >> 0) & 4294967295u;
+      b[58] = (t_.z >> 0) & 4294967295u;
+      b[59] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+      b[60] = (t_.x >> 0) & 4294967295u;
+      b[61] = (t_.y >> 0) & 4294967295u;
+      b[62] = (t_.z >> 0) & 4294967295u;
+      b[63] = (t_.w >> 0) & 4294967295u;
+    }
+  } else {
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
+      b[0] = (t_.x >> 0) & 4294967295u;
+      b[1] = (t_.y >> 0) & 4294967295u;
+      b[2] = (t_.z >> 0) & 4294967295u;
+      b[3] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+      b[4] = (t_.x >> 0) & 4294967295u;
+      b[5] = (t_.y >> 0) & 4294967295u;
+      b[6] = (t_.z >> 0) & 4294967295u;
+      b[7] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+      b[16] = (t_.x >> 0) & 4294967295u;
+      b[17] = (t_.y >> 0) & 4294967295u;
+      b[18] = (t_.z >> 0) & 4294967295u;
+      b[19] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+      b[20] = (t_.x >> 0) & 4294967295u;
+      b[21] = (t_.y >> 0) & 4294967295u;
+      b[22] = (t_.z >> 0) & 4294967295u;
+      b[23] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+      b[32] = (t_.x >> 0) & 4294967295u;
+      b[33] = (t_.y >> 0) & 4294967295u;
+      b[34] = (t_.z >> 0) & 4294967295u;
+      b[35] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+      b[36] = (t_.x >> 0) & 4294967295u;
+      b[37] = (t_.y >> 0) & 4294967295u;
+      b[38] = (t_.z >> 0) & 4294967295u;
+      b[39] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+      b[48] = (t_.x >> 0) & 4294967295u;
+      b[49] = (t_.y >> 0) & 4294967295u;
+      b[50] = (t_.z >> 0) & 4294967295u;
+      b[51] = (t_.w >> 0) & 4294967295u;
+    }
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+      b[52] = (t_.x >> 0) & 4294967295u;
+      b[53] = (t_.y >> 0) & 4294967295u;
+      b[54] = (t_.z >> 0) & 4294967295u;
+      b[55] = (t_.w >> 0) & 4294967295u;
+    }
+  }
+  PARTIAL_SYNC();
+}
+
+__device__ __forceinline__ void run_warp(uint32_t (&aw)[64], uint16_t* smem, unsigned lane, const unsigned warp, int R) {
+  uint32_t bw[64];
   for (int it = 0; it < R; ++it) {
-    cvt_fwd(a, b, smem, lane, warp);
+    cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) b[i] += 1;
-    cvt_bwd(b, a, smem, lane, warp);
+    for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    cvt_bwd(bw, aw, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 128; ++i) a[i] += 1;
+    for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
 }
 
@@ -1063,7 +690,9 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint16_t* gin = in + (size_t)blockIdx.x * 16384u;
   uint16_t* gout = out + (size_t)blockIdx.x * 16384u;
-  uint16_t a[128];
+  uint32_t aw[64];
+  {
+    uint16_t a[128];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -1265,12 +894,19 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
     a[126] = (t_.y >> 0) & 65535u;
     a[127] = (t_.y >> 16) & 65535u;
   }
-  switch (warp) {
-  case 0u: run_warp(a, smem, lane, 0u, R); break;
-  case 1u: run_warp(a, smem, lane, 1u, R); break;
-  case 2u: run_warp(a, smem, lane, 2u, R); break;
-  default: run_warp(a, smem, lane, 3u, R); break;
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
+  switch (warp) {
+  case 0u: run_warp(aw, smem, lane, 0u, R); break;
+  case 1u: run_warp(aw, smem, lane, 1u, R); break;
+  case 2u: run_warp(aw, smem, lane, 2u, R); break;
+  default: run_warp(aw, smem, lane, 3u, R); break;
+  }
+  {
+    uint16_t a[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -1312,6 +948,7 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 14368u]) = make_uint2((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 14400u]) = make_uint2((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
   *reinterpret_cast<uint2*>(&gout[o_gout_st + 14432u]) = make_uint2((uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  }
 }
 
 

@@ -389,7 +389,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     // already built.
     let packed = packed16(case, ns, nd) || words.is_some() || shared.is_some();
     if packed {
-        s.push_str(if case.bits == 8 { ADD_U8X4 } else { ADD_U16X2 });
+        s.push_str(packed_add(case.bits).0);
     }
     let (fwd, bwd) = match (&words, &shared) {
         (Some((f, b)), _) => {
@@ -467,7 +467,7 @@ pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64) {
 }
 
 /// Whether [`emit_benchmark`]'s kernel keeps 8/16-bit elements packed in
-/// 32-bit words between conversions ([`packed16`] or word-form shuffles),
+/// 32-bit words between conversions (`packed16`, word-form shuffles or shared words),
 /// so that it holds `32 / bits` elements per register.
 pub fn keeps_elements_packed(case: &ConversionCase) -> bool {
     let ns = case.src.in_dim_size(DimName::REGISTER);
@@ -590,13 +590,129 @@ const ADD_U8X4: &str = r#"__device__ __forceinline__ uint32_t add_u8x4(uint32_t 
 }
 "#;
 
+/// The C source of the elementwise op on a packed word (`add_u8x4` or
+/// `add_u16x2`) and the word of ones it adds.
+pub(crate) fn packed_add(bits: u32) -> (&'static str, &'static str, &'static str) {
+    if bits == 8 {
+        (ADD_U8X4, "add_u8x4", "0x01010101u")
+    } else {
+        (ADD_U16X2, "add_u16x2", "0x00010001u")
+    }
+}
+
+/// `words[j] = ⊕_k arr[p.register(j, k)] << k·bits` for every word `j`:
+/// one unrolled loop for the consecutive packing, a statement per word
+/// otherwise.
+pub(crate) fn emit_pack(
+    s: &mut String,
+    p: &shared_words::WordPacking,
+    arr: &str,
+    words: &str,
+    bits: u32,
+) {
+    let e = p.per_word();
+    let term = |k: u64, idx: String| match k {
+        0 => format!("(uint32_t){arr}[{idx}]"),
+        _ => format!("((uint32_t){arr}[{idx}] << {})", k * u64::from(bits)),
+    };
+    if p.is_consecutive() {
+        let parts: Vec<String> = (0..e).map(|k| term(k, consecutive_index(e, k))).collect();
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int j = 0; j < {}; ++j) {words}[j] = {};",
+            p.num_words(),
+            parts.join(" | ")
+        )
+        .unwrap();
+        return;
+    }
+    for j in 0..p.num_words() {
+        let parts: Vec<String> = (0..e)
+            .map(|k| term(k, p.register(j, k).to_string()))
+            .collect();
+        writeln!(s, "    {words}[{j}] = {};", parts.join(" | ")).unwrap();
+    }
+}
+
+/// The inverse of [`emit_pack`]: `arr[p.register(j, k)] = words[j] >> k·bits`.
+pub(crate) fn emit_unpack(
+    s: &mut String,
+    p: &shared_words::WordPacking,
+    words: &str,
+    arr: &str,
+    bits: u32,
+) {
+    let (e, t) = (p.per_word(), ctype(bits));
+    let stmt = |k: u64, idx: String, w: String| match k {
+        0 => format!("{arr}[{idx}] = ({t}){words}[{w}];"),
+        _ => format!(
+            "{arr}[{idx}] = ({t})({words}[{w}] >> {});",
+            k * u64::from(bits)
+        ),
+    };
+    if p.is_consecutive() {
+        let parts: Vec<String> = (0..e)
+            .map(|k| stmt(k, consecutive_index(e, k), "j".into()))
+            .collect();
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int j = 0; j < {}; ++j) {{ {} }}",
+            p.num_words(),
+            parts.join(" ")
+        )
+        .unwrap();
+        return;
+    }
+    for j in 0..p.num_words() {
+        for k in 0..e {
+            let r = p.register(j, k);
+            writeln!(
+                s,
+                "    {arr}[{r}] = ({t})({words}[{j}] >> {});",
+                k * u64::from(bits)
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// `e * j + k` as C (the loop form of the consecutive packing).
+fn consecutive_index(e: u64, k: u64) -> String {
+    match k {
+        0 => format!("{e} * j"),
+        _ => format!("{e} * j + {k}"),
+    }
+}
+
+/// The benchmark loop on packed words `aw` (`ws` source words) and `bw`
+/// (`wd` destination words) with word-native `cvt_*` functions:
+/// R × { cvt_fwd ; bw += 1 per element ; cvt_bwd ; aw += 1 per element }.
+pub(crate) fn emit_packed_loop(s: &mut String, ws: u64, wd: u64, bits: u32) {
+    let (_, add, one) = packed_add(bits);
+    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
+    writeln!(s, "    cvt_fwd(aw, bw, smem, lane, warp);").unwrap();
+    writeln!(
+        s,
+        "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = {add}(bw[j], {one});"
+    )
+    .unwrap();
+    writeln!(s, "    cvt_bwd(bw, aw, smem, lane, warp);").unwrap();
+    writeln!(
+        s,
+        "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = {add}(aw[j], {one});"
+    )
+    .unwrap();
+    writeln!(s, "  }}").unwrap();
+}
+
 /// The kernel body for 8- or 16-bit elements held packed in words (`aw`,
-/// `bw`; element `e·j + k` in bits `k·bits` of word `j`, `e = 32 / bits`).
+/// `bw`; the source side packed by `src_pack`, see [`shared_words`]).
 /// With `words_native` the `cvt_*` functions take and return the words;
-/// otherwise each conversion unpacks its input words into the element array
-/// the `cvt_*` functions take and packs their output, all in registers, so
-/// the compiler folds the unpack/pack pairs away where the plan moves whole
-/// words. The elementwise op is `add_u16x2` / `add_u8x4` per word.
+/// otherwise (consecutive packings only) each conversion unpacks its input
+/// words into the element array the `cvt_*` functions take and packs their
+/// output, all in registers, so the compiler folds the unpack/pack pairs
+/// away where the plan moves whole words. The elementwise op is
+/// `add_u16x2` / `add_u8x4` per word.
 fn emit_packed_body(
     s: &mut String,
     g: &AccessMap,
@@ -606,121 +722,49 @@ fn emit_packed_body(
     free: (u64, u64, u64),
     words_native: bool,
 ) -> Result<(), EmitError> {
-    let e = u64::from(32 / bits);
     let t = ctype(bits);
     let ns = src_pack.num_regs;
-    let (ws, wd) = (ns / e, nd / e);
-    let (add, one) = if bits == 8 {
-        ("add_u8x4", "0x01010101u")
-    } else {
-        ("add_u16x2", "0x00010001u")
-    };
-    let elem = |arr: &str, k: u64| {
-        if k == 0 {
-            format!("{arr}[{e} * j]")
-        } else {
-            format!("{arr}[{e} * j + {k}]")
-        }
-    };
-    let unpack = |s: &mut String, words: &str, arr: &str, n: u64| {
-        let parts: Vec<String> = (0..e)
-            .map(|k| match k {
-                0 => format!("{} = ({t}){words}[j];", elem(arr, 0)),
-                _ => format!(
-                    "{} = ({t})({words}[j] >> {});",
-                    elem(arr, k),
-                    k * u64::from(bits)
-                ),
-            })
-            .collect();
-        writeln!(
-            s,
-            "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {{ {} }}",
-            parts.join(" ")
-        )
-        .unwrap();
-    };
-    let pack = |s: &mut String, arr: &str, words: &str, n: u64| {
-        let parts: Vec<String> = (0..e)
-            .map(|k| match k {
-                0 => format!("(uint32_t){}", elem(arr, 0)),
-                _ => format!("((uint32_t){} << {})", elem(arr, k), k * u64::from(bits)),
-            })
-            .collect();
-        writeln!(
-            s,
-            "#pragma unroll\n    for (int j = 0; j < {n}; ++j) {words}[j] = {};",
-            parts.join(" | ")
-        )
-        .unwrap();
-    };
-    // The source side by its packing: loops for the consecutive one, one
-    // statement per word otherwise (`shared_words`).
-    let pack_src = |s: &mut String| {
-        if src_pack.is_consecutive() {
-            return pack(s, "a", "aw", ws);
-        }
-        for j in 0..ws {
-            let parts: Vec<String> = (0..e)
-                .map(|k| {
-                    let r = src_pack.register(j, k);
-                    match k {
-                        0 => format!("(uint32_t)a[{r}]"),
-                        _ => format!("((uint32_t)a[{r}] << {})", k * u64::from(bits)),
-                    }
-                })
-                .collect();
-            writeln!(s, "    aw[{j}] = {};", parts.join(" | ")).unwrap();
-        }
-    };
-    let unpack_src = |s: &mut String| {
-        if src_pack.is_consecutive() {
-            return unpack(s, "aw", "a", ws);
-        }
-        for j in 0..ws {
-            for k in 0..e {
-                let r = src_pack.register(j, k);
-                writeln!(s, "    a[{r}] = ({t})(aw[{j}] >> {});", k * u64::from(bits)).unwrap();
-            }
-        }
-    };
+    let dst_pack = shared_words::WordPacking::consecutive(bits, nd)?;
+    let (ws, wd) = (src_pack.num_words(), dst_pack.num_words());
+    if !words_native && !src_pack.is_consecutive() {
+        return Err(EmitError(
+            "element-wise conversions need the consecutive packing".into(),
+        ));
+    }
     writeln!(s, "  uint32_t aw[{ws}];\n  uint32_t bw[{wd}];").unwrap();
     writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
     g.emit_load(s, "gin", "a", bits)?;
-    pack_src(s);
+    emit_pack(s, src_pack, "a", "aw", bits);
     writeln!(s, "  }}").unwrap();
-    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
     if words_native {
-        writeln!(s, "    cvt_fwd(aw, bw, smem, lane, warp);").unwrap();
+        emit_packed_loop(s, ws, wd, bits);
     } else {
+        let (_, add, one) = packed_add(bits);
+        writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
         writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
-        unpack(s, "aw", "a", ws);
+        emit_unpack(s, src_pack, "aw", "a", bits);
         writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
-        pack(s, "b", "bw", wd);
+        emit_pack(s, &dst_pack, "b", "bw", bits);
         writeln!(s, "    }}").unwrap();
-    }
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = {add}(bw[j], {one});"
-    )
-    .unwrap();
-    if words_native {
-        writeln!(s, "    cvt_bwd(bw, aw, smem, lane, warp);").unwrap();
-    } else {
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = {add}(bw[j], {one});"
+        )
+        .unwrap();
         writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
-        unpack(s, "bw", "b", wd);
+        emit_unpack(s, &dst_pack, "bw", "b", bits);
         writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
-        pack(s, "a", "aw", ws);
+        emit_pack(s, src_pack, "a", "aw", bits);
         writeln!(s, "    }}").unwrap();
+        writeln!(
+            s,
+            "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = {add}(aw[j], {one});"
+        )
+        .unwrap();
+        writeln!(s, "  }}").unwrap();
     }
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = {add}(aw[j], {one});"
-    )
-    .unwrap();
-    writeln!(s, "  }}").unwrap();
     writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
-    unpack_src(s);
+    emit_unpack(s, src_pack, "aw", "a", bits);
     g.emit_store(s, "gout", "a", bits, free)?;
     writeln!(s, "  }}").unwrap();
     Ok(())

@@ -35,8 +35,15 @@
 //! becomes the instruction's immediate). Staying shuffles of 8/16-bit
 //! elements that read the same source lane are packed `32 / bits` per
 //! `shfl.sync`.
+//!
+//! 8/16-bit elements whose shared 4-byte words are register words on both
+//! sides ([`shared_words`]) are held packed instead, and both directions are
+//! planned as 32-bit partial conversions of the word layouts
+//! ([`shared_words::word_layouts`]): stores, loads, staying moves and
+//! shuffles then move whole words, and the elementwise op is one packed add
+//! per word.
 
-use crate::{free_masks, global_map, ConversionCase, EmitError};
+use crate::{free_masks, global_map, shared_words, ConversionCase, EmitError};
 use layout_codegen::partial::{plan_partial, PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
 use linear_layout::DimName;
@@ -54,6 +61,9 @@ pub struct PartialEmission {
     /// `shfl.sync` instructions per thread-warp summed over warps, forward
     /// and backward, after packing.
     pub shuffles: (u64, u64),
+    /// Whether 8/16-bit elements are held packed in words and the plans
+    /// move words ([`shared_words::word_layouts`]).
+    pub packed: bool,
 }
 
 /// `⊕` over the set bits of `var` of the masked constants, as C.
@@ -256,6 +266,7 @@ fn emit_direction(
     out: &mut String,
     fname: &str,
     plan: &PartialCrossWarpPlan,
+    smem_t: &str,
 ) -> Result<u64, EmitError> {
     let bits = plan.bitwidth;
     let t = crate::ctype(bits);
@@ -268,11 +279,20 @@ fn emit_direction(
         plan.classes.len()
     )
     .unwrap();
-    writeln!(
-        out,
-        "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {t}* smem, unsigned lane, unsigned warp) {{"
-    )
-    .unwrap();
+    if smem_t == t {
+        writeln!(
+            out,
+            "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {t}* smem, unsigned lane, unsigned warp) {{"
+        )
+        .unwrap();
+    } else {
+        // Packed words of narrower elements: the kernel's buffer as words.
+        writeln!(
+            out,
+            "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {smem_t}* smem_e, unsigned lane, unsigned warp) {{\n  {t}* smem = reinterpret_cast<{t}*>(smem_e);"
+        )
+        .unwrap();
+    }
     let st_addr = plan
         .classes
         .iter()
@@ -334,7 +354,8 @@ fn emit_direction(
 }
 
 /// Emits the benchmark program of `case` with both directions planned by
-/// [`plan_partial`] through `case.smem` (`force_shared` and
+/// [`plan_partial`] through `case.smem` (on packed words where the shared
+/// words allow it, see the module doc; `force_shared` and
 /// `use_matrix_ops` are ignored). Errors when either direction is outside
 /// the class, for elements wider than 32 bits, or for non-2D tiles.
 pub fn emit_partial_benchmark(
@@ -363,10 +384,26 @@ pub fn emit_partial_benchmark(
         }
     }
     let e = |d: &str, x: layout_codegen::CodegenError| EmitError(format!("{d}: {x}"));
-    let fwd =
-        plan_partial(&case.src, &case.dst, &case.smem, case.bits).map_err(|x| e("src → dst", x))?;
-    let bwd =
-        plan_partial(&case.dst, &case.src, &case.smem, case.bits).map_err(|x| e("dst → src", x))?;
+    // 8/16-bit elements whose shared words are register words on both
+    // sides: plan the 32-bit conversion of the packed words instead.
+    let words = match case.bits {
+        8 | 16 => shared_words::plan(&case.src, &case.dst, &case.smem, case.bits)?,
+        _ => None,
+    };
+    let (psrc, pdst, psmem, pbits) = match &words {
+        Some(p) => {
+            let (a, b, c) = shared_words::word_layouts(p)?;
+            (a, b, c, 32)
+        }
+        None => (
+            case.src.clone(),
+            case.dst.clone(),
+            case.smem.clone(),
+            case.bits,
+        ),
+    };
+    let fwd = plan_partial(&psrc, &pdst, &psmem, pbits).map_err(|x| e("src → dst", x))?;
+    let bwd = plan_partial(&pdst, &psrc, &psmem, pbits).map_err(|x| e("dst → src", x))?;
     let t = crate::ctype(case.bits);
     let ns = case.src.in_dim_size(DimName::REGISTER);
     let nd = case.dst.in_dim_size(DimName::REGISTER);
@@ -393,8 +430,20 @@ pub fn emit_partial_benchmark(
     } else {
         s.push_str("#define PARTIAL_SYNC() __syncthreads()\n\n");
     }
-    let sf = emit_direction(&mut s, "cvt_fwd", &fwd)?;
-    let sb = emit_direction(&mut s, "cvt_bwd", &bwd)?;
+    if words.is_some() {
+        s.push_str(crate::packed_add(case.bits).0);
+    }
+    let sf = emit_direction(&mut s, "cvt_fwd", &fwd, t)?;
+    let sb = emit_direction(&mut s, "cvt_bwd", &bwd, t)?;
+    // Data registers the loop holds: words when packed.
+    let (hs, hd) = match &words {
+        Some(p) => (p.src.num_words(), p.dst.num_words()),
+        None => (ns, nd),
+    };
+    let (held, ht) = match &words {
+        Some(_) => ("aw", "uint32_t"),
+        None => ("a", t),
+    };
     let g = global_map(&case.src, &case.shape)?;
     let free = free_masks(&case.src);
     let threads = 32 * case.num_warps;
@@ -402,20 +451,36 @@ pub fn emit_partial_benchmark(
         // The benchmark loop with the warp id a compile-time constant: the
         // warp-class branches fold away and the staying register moves
         // become renamings (no phi merges between classes).
+        let bw = if words.is_some() { "bw" } else { "b" };
         writeln!(
             s,
-            "__device__ __forceinline__ void run_warp({t} (&a)[{ns}], {t}* smem, unsigned lane, const unsigned warp, int R) {{\n  {t} b[{nd}];"
+            "__device__ __forceinline__ void run_warp({ht} (&{held})[{hs}], {t}* smem, unsigned lane, const unsigned warp, int R) {{\n  {ht} {bw}[{hd}];"
         )
         .unwrap();
-        crate::emit_bench_loop(&mut s, ns, nd);
+        emit_loop(&mut s, words.is_some(), (hs, hd), case.bits);
         writeln!(s, "}}\n").unwrap();
     }
     // Staying and moving data are live together: two copies.
-    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * case.bits as u64 / 8;
-    let min_blocks = crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2);
+    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * pbits as u64 / 8;
+    let (held_n, held_bits) = if words.is_some() {
+        (hs.max(hd), 32)
+    } else {
+        (ns.max(nd), case.bits)
+    };
+    let min_blocks = crate::occupancy::hopper_min_blocks(threads, bytes, held_n, held_bits, 2);
     crate::kernel_head(&mut s, t, threads, min_blocks, tile, false);
-    writeln!(s, "  {t} a[{ns}];").unwrap();
-    g.emit_load(&mut s, "gin", "a", case.bits)?;
+    match &words {
+        Some(p) => {
+            writeln!(s, "  uint32_t aw[{hs}];\n  {{\n    {t} a[{ns}];").unwrap();
+            g.emit_load(&mut s, "gin", "a", case.bits)?;
+            crate::emit_pack(&mut s, &p.src, "a", "aw", case.bits);
+            writeln!(s, "  }}").unwrap();
+        }
+        None => {
+            writeln!(s, "  {t} a[{ns}];").unwrap();
+            g.emit_load(&mut s, "gin", "a", case.bits)?;
+        }
+    }
     if specialise_warps {
         writeln!(s, "  switch (warp) {{").unwrap();
         for w in 0..case.num_warps {
@@ -424,14 +489,27 @@ pub fn emit_partial_benchmark(
             } else {
                 format!("case {w}u")
             };
-            writeln!(s, "  {label}: run_warp(a, smem, lane, {w}u, R); break;").unwrap();
+            writeln!(
+                s,
+                "  {label}: run_warp({held}, smem, lane, {w}u, R); break;"
+            )
+            .unwrap();
         }
         writeln!(s, "  }}").unwrap();
     } else {
-        writeln!(s, "  {t} b[{nd}];").unwrap();
-        crate::emit_bench_loop(&mut s, ns, nd);
+        let bw = if words.is_some() { "bw" } else { "b" };
+        writeln!(s, "  {ht} {bw}[{hd}];").unwrap();
+        emit_loop(&mut s, words.is_some(), (hs, hd), case.bits);
     }
-    g.emit_store(&mut s, "gout", "a", case.bits, free)?;
+    match &words {
+        Some(p) => {
+            writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
+            crate::emit_unpack(&mut s, &p.src, "aw", "a", case.bits);
+            g.emit_store(&mut s, "gout", "a", case.bits, free)?;
+            writeln!(s, "  }}").unwrap();
+        }
+        None => g.emit_store(&mut s, "gout", "a", case.bits, free)?,
+    }
     writeln!(s, "}}\n").unwrap();
     s.push_str(&crate::host_main(&case.name, t, tile, bytes, threads));
     Ok(PartialEmission {
@@ -439,7 +517,18 @@ pub fn emit_partial_benchmark(
         fwd,
         bwd,
         shuffles: (sf, sb),
+        packed: words.is_some(),
     })
+}
+
+/// The benchmark loop on `held = (source, destination)` registers: packed
+/// words ([`crate::emit_packed_loop`]) or elements ([`crate::emit_bench_loop`]).
+fn emit_loop(s: &mut String, packed: bool, held: (u64, u64), bits: u32) {
+    if packed {
+        crate::emit_packed_loop(s, held.0, held.1, bits);
+    } else {
+        crate::emit_bench_loop(s, held.0, held.1);
+    }
 }
 
 /// The opening of warp class `i` of `n` in an if/else-if chain over the

@@ -24,7 +24,7 @@
 //! ```
 
 use crate::{AccessMap, EmitError};
-use linear_layout::LinearLayout;
+use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
 /// Which registers share a 32-bit word: register `r` is slot
@@ -245,6 +245,38 @@ pub fn plan(
         src: ps,
         dst: pd,
     }))
+}
+
+/// The word-level layouts of `p`: `(src_w, dst_w, smem_w)` where
+/// `src_w: (register, lane, warp) → word` is [`SharedWordPlan::src_map`] as a
+/// layout onto the shared words (one out dim `dim0`), `dst_w` likewise, and
+/// `smem_w` the identity on words. Any conversion planner run on them at
+/// 32 bits (such as `layout_codegen::partial::plan_partial`) moves the
+/// packed words of the element conversion: a word's slots are the same
+/// elements on both sides (the shared word's), in the same order.
+pub fn word_layouts(
+    p: &SharedWordPlan,
+) -> Result<(LinearLayout, LinearLayout, LinearLayout), EmitError> {
+    let words = 1u64 << p.src_map.reg.len() << p.src_map.lane.len() << p.src_map.warp.len();
+    let out = DimName::dim(0);
+    let layout = |m: &AccessMap| {
+        let col = |bases: &[u64]| bases.iter().map(|&b| vec![b]).collect::<Vec<_>>();
+        LinearLayout::new(
+            vec![
+                (DimName::REGISTER, col(&m.reg)),
+                (DimName::LANE, col(&m.lane)),
+                (DimName::WARP, col(&m.warp)),
+                (DimName::BLOCK, vec![]),
+            ],
+            vec![(out, words)],
+            true,
+        )
+    };
+    Ok((
+        layout(&p.src_map)?,
+        layout(&p.dst_map)?,
+        LinearLayout::identity_1d(words, DimName::OFFSET, out),
+    ))
 }
 
 /// Emits `fname(a, b, smem, lane, warp)` converting words `a` (packed as

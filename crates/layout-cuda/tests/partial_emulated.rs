@@ -9,6 +9,7 @@ use hw_layouts::Encoding;
 use layout_cuda::gather::row_major_smem;
 use layout_cuda::partial::emit_partial_benchmark;
 use layout_cuda::ConversionCase;
+use linear_layout::{DimName, LinearLayout};
 mod emu;
 use emu::{check, have_gxx, run_case};
 
@@ -19,13 +20,23 @@ fn blocked(tpw: [u64; 2], wpc: [u64; 2], order: [u64; 2]) -> String {
     )
 }
 
+/// The shared layout of a case.
+#[derive(Clone, Copy)]
+enum Smem {
+    Swizzled,
+    RowMajor,
+    /// Consecutive offsets down a column: a shared word holds elements of
+    /// two source lanes, so 16-bit elements stay unpacked.
+    ColumnMajor,
+}
+
 fn case(
     name: &str,
     shape: [u64; 2],
     bits: u32,
     src: &str,
     dst: &str,
-    swizzled: bool,
+    smem: Smem,
 ) -> ConversionCase {
     let ll = |a: &str| {
         Encoding::parse(a)
@@ -34,12 +45,18 @@ fn case(
             .unwrap()
     };
     let (src, dst) = (ll(src), ll(dst));
-    let smem = if swizzled {
-        layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, 4)
-            .expect("a swizzle")
-            .0
-    } else {
-        row_major_smem(&shape)
+    let smem = match smem {
+        Smem::Swizzled => {
+            layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, 4)
+                .expect("a swizzle")
+                .0
+        }
+        Smem::RowMajor => row_major_smem(&shape),
+        Smem::ColumnMajor => {
+            let id = LinearLayout::identity_1d;
+            let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
+            id(shape[0], o, d0) * id(shape[1], o, d1)
+        }
     };
     ConversionCase {
         name: name.into(),
@@ -64,7 +81,7 @@ fn cases() -> Vec<ConversionCase> {
             16,
             &b22,
             &blocked([8, 4], [4, 1], [1, 0]),
-            false,
+            Smem::RowMajor,
         ),
         // Half stays, by register moves.
         case(
@@ -73,7 +90,7 @@ fn cases() -> Vec<ConversionCase> {
             32,
             &b22,
             &blocked([8, 4], [1, 4], [1, 0]),
-            true,
+            Smem::Swizzled,
         ),
         // Half stays, by shuffles (packed two per shfl for f16).
         case(
@@ -82,7 +99,7 @@ fn cases() -> Vec<ConversionCase> {
             16,
             &b22,
             &blocked([8, 4], [1, 4], [0, 1]),
-            true,
+            Smem::Swizzled,
         ),
         case(
             "p_b22_b14o_f32",
@@ -90,7 +107,17 @@ fn cases() -> Vec<ConversionCase> {
             32,
             &b22,
             &blocked([8, 4], [1, 4], [0, 1]),
-            false,
+            Smem::RowMajor,
+        ),
+        // The same through column-major shared memory: unpacked
+        // elements, two per shfl.sync.
+        case(
+            "p_b22_b14o_f16_cols",
+            [64, 64],
+            16,
+            &b22,
+            &blocked([8, 4], [1, 4], [0, 1]),
+            Smem::ColumnMajor,
         ),
         case(
             "p_b22_b14o_f8",
@@ -98,7 +125,7 @@ fn cases() -> Vec<ConversionCase> {
             8,
             &b22,
             &blocked([8, 4], [1, 4], [0, 1]),
-            false,
+            Smem::RowMajor,
         ),
     ]
 }
@@ -133,14 +160,26 @@ fn the_cases_cover_moves_and_packed_shuffles() {
     let cs = cases();
     let em0 = emit_partial_benchmark(&cs[0], true).unwrap();
     assert_eq!(em0.shuffles, (0, 0));
+    // Packed words: the f16 cases through row-major and swizzled shared
+    // memory and the f8 one; the plan moves words (one shuffle each).
+    for i in [0, 2, 5] {
+        let em = emit_partial_benchmark(&cs[i], true).unwrap();
+        assert!(em.packed, "{}", cs[i].name);
+        assert_eq!(em.fwd.bitwidth, 32, "{}", cs[i].name);
+        assert_eq!(em.shuffles.0, em.fwd.cost.shuffles, "{}", cs[i].name);
+    }
     let em2 = emit_partial_benchmark(&cs[2], true).unwrap();
-    // f16: two staying elements per shfl.sync.
-    assert_eq!(2 * em2.shuffles.0, em2.fwd.cost.shuffles);
-    assert_eq!(em2.shuffles.0, em2.fwd.cost.packed_shuffles);
-    assert_eq!(em2.shuffles.1, em2.bwd.cost.packed_shuffles);
-    let em3 = emit_partial_benchmark(&cs[3], false).unwrap();
-    assert_eq!(em3.shuffles.0, em3.fwd.cost.shuffles);
     assert!(em2.code.contains("__shfl_sync"));
+    // Unpacked f16 (column-major shared memory): two staying elements per
+    // shfl.sync.
+    let em4 = emit_partial_benchmark(&cs[4], true).unwrap();
+    assert!(!em4.packed);
+    assert_eq!(2 * em4.shuffles.0, em4.fwd.cost.shuffles);
+    assert_eq!(em4.shuffles.0, em4.fwd.cost.packed_shuffles);
+    assert_eq!(em4.shuffles.1, em4.bwd.cost.packed_shuffles);
+    let em3 = emit_partial_benchmark(&cs[3], false).unwrap();
+    assert!(!em3.packed);
+    assert_eq!(em3.shuffles.0, em3.fwd.cost.shuffles);
 }
 
 /// Removes the first line of `cvt_fwd` after `from` that starts with `prefix`.

@@ -467,11 +467,12 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
     // moves fewer wavefronts, its staying part is register moves (H200
     // run of 2026-11-21: with shfl.idx for the staying part the partial
     // plan ran at 0.51x of its full twin; with moves only at 1.05-2.0x),
-    // and it holds no more registers than the twin: partial kernels keep
-    // one element per register, so against a twin that keeps 8/16-bit
-    // elements packed they hold 2-4x the data registers (session 4: 248
+    // and it holds no more registers than the twin: a partial kernel that
+    // keeps one element per register against a twin that keeps 8/16-bit
+    // elements packed holds 2-4x the data registers (session 4: 248
     // against 122 registers and 0.90x on the 16-bit case; session 5's
-    // occupancy sweep did not recover it).
+    // occupancy sweep did not recover it). Since session 7 partial kernels
+    // keep words packed too where the shared words allow it.
     // name -> chosen, for both the partial entry and its full twin.
     let mut partial_choice = std::collections::HashMap::new();
     for e in meta.iter() {
@@ -483,7 +484,7 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             let twin = meta.iter().find(|x| x["name"] == full);
             let twin_packed = twin.is_some_and(|x| x["packed"] == true);
             let take = shuffles == 0
-                && !twin_packed
+                && (e["packed"] == true || !twin_packed)
                 && costs.get(full).is_some_and(|f| costs[name].0 < f.0);
             partial_choice.insert(name.to_string(), take);
             partial_choice.insert(full.to_string(), !take);
@@ -650,8 +651,7 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
                 "src_attr": src_t, "dst_attr": dst_t,
                 "src": src.bases_json(), "dst": dst.bases_json(),
                 "path_fwd": "partial", "path_bwd": "partial",
-                // Partial kernels keep one element per register.
-                "packed": false,
+                "packed": em.packed,
                 "predicted_fwd": fp, "predicted_bwd": bp,
                 "full_twin": format!("{}_full", spec.0), "warp_specialised": specialise,
             }));
