@@ -472,7 +472,9 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
     // elements packed holds 2-4x the data registers (session 4: 248
     // against 122 registers and 0.90x on the 16-bit case; session 5's
     // occupancy sweep did not recover it). Since session 7 partial kernels
-    // keep words packed too where the shared words allow it.
+    // keep words packed too where the shared words allow it, and a packed
+    // partial plan is taken when its predicted units (wavefronts plus
+    // shuffles) are fewer than its twin's.
     // name -> chosen, for both the partial entry and its full twin.
     let mut partial_choice = std::collections::HashMap::new();
     for e in meta.iter() {
@@ -483,9 +485,23 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
                 .sum::<u64>();
             let twin = meta.iter().find(|x| x["name"] == full);
             let twin_packed = twin.is_some_and(|x| x["packed"] == true);
-            let take = shuffles == 0
-                && (e["packed"] == true || !twin_packed)
-                && costs.get(full).is_some_and(|f| costs[name].0 < f.0);
+            let units = |k: &str| {
+                ["predicted_fwd", "predicted_bwd"]
+                    .iter()
+                    .map(|d| e[*d][k].as_u64().unwrap_or(0))
+                    .sum::<u64>()
+            };
+            let take = if e["packed"] == true {
+                // On packed words the staying shuffles cost what the units
+                // model says (layout_codegen::partial::PartialCost): H200,
+                // session 7, predicted partial/full 0.75 and measured 0.79
+                // (moves only) and 0.80 (half the elements by shuffles).
+                units("partial_units") < units("full_units")
+            } else {
+                shuffles == 0
+                    && !twin_packed
+                    && costs.get(full).is_some_and(|f| costs[name].0 < f.0)
+            };
             partial_choice.insert(name.to_string(), take);
             partial_choice.insert(full.to_string(), !take);
         }

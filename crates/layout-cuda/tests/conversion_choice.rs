@@ -1,0 +1,62 @@
+//! The conversion variants the planner chose from predictions alone
+//! (`chosen` in `bench/gpu/generated/cases.json`: vector path or
+//! stmatrix/ldmatrix `_mx`, partial plan or its `_full` twin) against the
+//! H200 timings committed in `bench/gpu/results/ours.jsonl` (the latest
+//! run): on every case with variants, the chosen one must be the fastest
+//! measured or within the 3% noise band of it. The grouping is report.py's.
+
+use serde_json::Value;
+use std::collections::HashMap;
+
+fn read(rel: &str) -> String {
+    let path = format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
+    let cases: Vec<Value> = serde_json::from_str(&read("bench/gpu/generated/cases.json")).unwrap();
+    let chosen: HashMap<&str, bool> = cases
+        .iter()
+        .filter(|c| c.get("kind").is_none())
+        .map(|c| {
+            let name = c["name"].as_str().unwrap();
+            (name, c["chosen"].as_bool().unwrap_or(true))
+        })
+        .collect();
+    let timings: HashMap<String, f64> = read("bench/gpu/results/ours.jsonl")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|r| Some((r["case"].as_str()?.to_string(), r["per_cvt_us"].as_f64()?)))
+        .collect();
+    let mut compared = 0;
+    for base in chosen.keys().filter(|n| {
+        !["_mx", "_smem", "_full", "_branch"]
+            .iter()
+            .any(|s| n.ends_with(s))
+    }) {
+        let variants: Vec<String> = [String::new(), "_mx".into(), "_full".into()]
+            .iter()
+            .map(|s| format!("{base}{s}"))
+            .filter(|v| chosen.contains_key(v.as_str()))
+            .collect();
+        if variants.len() < 2 {
+            continue;
+        }
+        let picks: Vec<&String> = variants.iter().filter(|v| chosen[v.as_str()]).collect();
+        assert_eq!(picks.len(), 1, "{base}: chosen {picks:?}");
+        let time = |v: &str| *timings.get(v).unwrap_or_else(|| panic!("{v} not timed"));
+        let best = variants
+            .iter()
+            .map(|v| time(v))
+            .fold(f64::INFINITY, f64::min);
+        let t = time(picks[0]);
+        assert!(
+            t <= best * 1.03,
+            "{base}: chose {} at {t} us, fastest variant {best} us",
+            picks[0]
+        );
+        compared += 1;
+    }
+    assert!(compared >= 9, "only {compared} cases with variants");
+}
