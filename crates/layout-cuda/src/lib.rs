@@ -421,12 +421,13 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     };
     let shuffles = fwd == Path::WarpShuffle || bwd == Path::WarpShuffle;
     let copies = if shuffles { 2 } else { 1 };
-    // 8-bit elements take a register each unless packed (then count words).
-    let (elements, bits) = match &shared {
-        Some(_) if case.bits == 8 => (ns.max(nd) / 4, 32),
-        _ => (ns.max(nd), case.bits),
+    let min_blocks = match &shared {
+        Some(p) => {
+            let words = p.src.num_words().max(p.dst.num_words());
+            occupancy::hopper_min_blocks_words(threads, bytes, words, copies)
+        }
+        None => occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies),
     };
-    let min_blocks = occupancy::hopper_min_blocks(threads, bytes, elements, bits, copies);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile, false);
     if packed {

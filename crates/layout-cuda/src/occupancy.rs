@@ -164,6 +164,23 @@ pub fn hopper_min_blocks(
     min_blocks(&SmLimits::HOPPER, threads, shared_bytes, &f)
 }
 
+/// [`hopper_min_blocks`] for a kernel that holds its data as `words`
+/// packed 32-bit words per copy (8/16-bit elements kept `32 / bits` to a
+/// register, see [`crate::shared_words`]).
+///
+/// ```
+/// // 128 threads holding 32 words of packed bytes through 16 KiB: four CTAs.
+/// assert_eq!(layout_cuda::occupancy::hopper_min_blocks_words(128, 16384, 32, 1), Some(4));
+/// ```
+pub fn hopper_min_blocks_words(
+    threads: u32,
+    shared_bytes: u64,
+    words: u64,
+    copies: u64,
+) -> Option<u32> {
+    hopper_min_blocks(threads, shared_bytes, words, 32, copies)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

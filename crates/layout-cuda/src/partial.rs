@@ -440,9 +440,9 @@ pub fn emit_partial_benchmark(
         Some(p) => (p.src.num_words(), p.dst.num_words()),
         None => (ns, nd),
     };
-    let (held, ht) = match &words {
-        Some(_) => ("aw", "uint32_t"),
-        None => ("a", t),
+    let (held, bw, ht) = match &words {
+        Some(_) => ("aw", "bw", "uint32_t"),
+        None => ("a", "b", t),
     };
     let g = global_map(&case.src, &case.shape)?;
     let free = free_masks(&case.src);
@@ -451,7 +451,6 @@ pub fn emit_partial_benchmark(
         // The benchmark loop with the warp id a compile-time constant: the
         // warp-class branches fold away and the staying register moves
         // become renamings (no phi merges between classes).
-        let bw = if words.is_some() { "bw" } else { "b" };
         writeln!(
             s,
             "__device__ __forceinline__ void run_warp({ht} (&{held})[{hs}], {t}* smem, unsigned lane, const unsigned warp, int R) {{\n  {ht} {bw}[{hd}];"
@@ -462,12 +461,10 @@ pub fn emit_partial_benchmark(
     }
     // Staying and moving data are live together: two copies.
     let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * pbits as u64 / 8;
-    let (held_n, held_bits) = if words.is_some() {
-        (hs.max(hd), 32)
-    } else {
-        (ns.max(nd), case.bits)
+    let min_blocks = match &words {
+        Some(_) => crate::occupancy::hopper_min_blocks_words(threads, bytes, hs.max(hd), 2),
+        None => crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2),
     };
-    let min_blocks = crate::occupancy::hopper_min_blocks(threads, bytes, held_n, held_bits, 2);
     crate::kernel_head(&mut s, t, threads, min_blocks, tile, false);
     match &words {
         Some(p) => {
@@ -497,7 +494,6 @@ pub fn emit_partial_benchmark(
         }
         writeln!(s, "  }}").unwrap();
     } else {
-        let bw = if words.is_some() { "bw" } else { "b" };
         writeln!(s, "  {ht} {bw}[{hd}];").unwrap();
         emit_loop(&mut s, words.is_some(), (hs, hd), case.bits);
     }

@@ -11,7 +11,7 @@
 //! images of single register bits in `S` and in `L`, and no other basis
 //! (lane, warp, other registers) touches them, every shared 4-byte word is
 //! held by one thread on each side. Packing each side by *those* register
-//! bits ([`shared_word_packings`]) makes the store and the load move whole
+//! bits ([`packing_of`]) makes the store and the load move whole
 //! register words, with no byte moved within a word: the conversion is the
 //! 32-bit conversion of the word maps ([`word_map`]).
 //!
@@ -190,17 +190,6 @@ pub fn word_map(map: &AccessMap, p: &WordPacking) -> AccessMap {
     }
 }
 
-/// The packings of the source (store map `st`) and destination (load map
-/// `ld`) under which a conversion through shared memory moves whole words
-/// on both sides, when they exist.
-pub fn shared_word_packings(
-    st: &AccessMap,
-    ld: &AccessMap,
-    bits: u32,
-) -> Option<(WordPacking, WordPacking)> {
-    Some((packing_of(st, bits)?, packing_of(ld, bits)?))
-}
-
 /// A conversion through shared memory on packed words, both directions:
 /// each side's packing and word-level map, and the free-variable masks of
 /// each side's store (word units).
@@ -230,7 +219,7 @@ pub fn plan(
 ) -> Result<Option<SharedWordPlan>, EmitError> {
     let st = crate::smem_map(src, smem)?;
     let ld = crate::smem_map(dst, smem)?;
-    let Some((ps, pd)) = shared_word_packings(&st, &ld, bits) else {
+    let (Some(ps), Some(pd)) = (packing_of(&st, bits), packing_of(&ld, bits)) else {
         return Ok(None);
     };
     let free = |l: &LinearLayout, p: &WordPacking| {

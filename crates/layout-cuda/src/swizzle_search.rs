@@ -168,8 +168,18 @@ pub fn best_swizzle(
     bits: u32,
     num_warps: u64,
 ) -> Option<(LinearLayout, u64)> {
-    let searched = search_swizzle(src, dst, shape, bits, num_warps);
-    let built = construct_swizzle(src, dst, bits, num_warps);
+    better(
+        search_swizzle(src, dst, shape, bits, num_warps),
+        construct_swizzle(src, dst, bits, num_warps),
+    )
+}
+
+/// The lower-scoring of a [`search_swizzle`] and a [`construct_swizzle`]
+/// result (the construction on ties), or whichever exists.
+pub fn better(
+    searched: Option<(LinearLayout, u64)>,
+    built: Option<(LinearLayout, u64)>,
+) -> Option<(LinearLayout, u64)> {
     match (searched, built) {
         (Some(a), Some(b)) => Some(if b.1 <= a.1 { b } else { a }),
         (a, b) => a.or(b),

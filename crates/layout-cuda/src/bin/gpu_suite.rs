@@ -270,9 +270,8 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
         searched.as_ref().map(|x| x.1),
         built.as_ref().map(|x| x.1)
     );
-    let (smem, score) =
-        layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
-            .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0));
+    let (smem, score) = layout_cuda::swizzle_search::better(searched, built)
+        .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0));
     if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
         let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
         eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
