@@ -66,6 +66,7 @@ pub mod gather;
 pub mod gather_cost;
 pub mod partial;
 pub mod plan;
+pub mod replica;
 mod shared_plan;
 pub mod shuffle;
 mod shuffle_rounds;

@@ -6,11 +6,15 @@
 //! `shfl.sync.idx` when the lane changes).
 //!
 //! ## The math
-//! Both layouts are CTA-local bijections `(register, lane, warp) → tensor`
-//! (block dim of size 1, no broadcast). Let
-//! `C = src⁻¹ ∘ dst: (r, l, w) ↦ (r', l', w')` map a destination hardware
-//! index to the source hardware index holding the same element (GF(2)-linear,
-//! register bit `i` of the input is `r >> i & 1`). Write its warp output as
+//! Both layouts are CTA-local surjections `(register, lane, warp) → tensor`
+//! (block dim of size 1; broadcast allowed). Let
+//! `C: (r, l, w) ↦ (r', l', w')` map a destination hardware index to a
+//! source hardware index holding the same element (GF(2)-linear, register
+//! bit `i` of the input is `r >> i & 1`): `src⁻¹ ∘ dst` for an injective
+//! source; for a broadcast source, the map of
+//! [`crate::replica::local_conversion_layout`], which reads the replica in
+//! the reader's own warp (then lane) whenever there is one. Write its warp
+//! output as
 //! `w' = C_wr(r) ⊕ C_wl(l) ⊕ C_ww(w)`. The element of destination `(r, l, w)`
 //! stays in its warp iff `w' = w`. The class requires
 //!
@@ -58,12 +62,21 @@
 //! - Lane-dependent staying (`C_wl ≠ 0`, e.g. mma v2 `[2, 2]` ↔ blocked) and
 //!   lane-dependent source registers (`C_rl ≠ 0`) are refused; they would
 //!   need per-lane predicated accesses or sender-side selects.
-//! - Broadcast (non-injective) layouts and multi-CTA layouts are refused.
+//! - Multi-CTA layouts and layouts that do not cover the tile are refused.
+//!   Broadcast layouts are planned: a replicated destination is loaded by
+//!   every warp that holds it (e.g. mma v2 `[2, 2]` → its A operand keeps
+//!   the half of each warp's rows it computed and loads the other half), a
+//!   broadcast source stores one replica.
+//! - [`plan_split`] drops condition 3, so that a benchmark can run a pair of
+//!   conversions where one direction stays in every warp (the A operand back
+//!   to the accumulators: register moves whose source register depends on
+//!   the warp, which Triton sends through shared memory).
 //! - The scratch buffer is the full conversion's (same addresses), though
 //!   only the crossing part of it is used.
 
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address};
+use crate::replica::local_conversion_layout;
 use crate::simulator::access_wavefronts;
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
@@ -219,10 +232,10 @@ impl Hw {
                 l.in_dim_size(DimName::BLOCK)
             )));
         }
-        if !l.is_injective() || !l.is_surjective() {
+        if !l.is_surjective() {
             return Err(CodegenError::Unsupported(format!(
-                "{what} layout is not a bijection onto the tile (broadcast or partial \
-                 coverage); partial cross-warp plans need bijective layouts"
+                "{what} layout does not cover the whole tile (partial coverage); \
+                 partial cross-warp plans need surjective layouts"
             )));
         }
         Ok(Hw {
@@ -301,22 +314,23 @@ fn xor_bits(bases: &[u64], v: u64) -> u64 {
         .fold(0, |a, (_, &b)| a ^ b)
 }
 
-/// `C = src⁻¹ ∘ dst` as a table: destination flat hardware index → source
-/// flat hardware index holding the same element (brute force over the
-/// bijection, so independent of the algebra's inversion).
+/// `C: dst hw → src hw` as a table (destination flat hardware index →
+/// source flat hardware index holding the same element): the linear map of
+/// [`local_conversion_layout`], which reads a broadcast source's replica in
+/// the reader's own warp (and lane) whenever there is one; each entry is
+/// checked by evaluating both layouts.
 fn conversion_table(src: &Hw, dst: &Hw) -> Result<Vec<u64>> {
-    let mut where_src: HashMap<u64, u64> = HashMap::new();
-    for f in 0..src.count() {
-        where_src.insert(src.layout.apply_flat(f), f);
-    }
+    let c = local_conversion_layout(&src.layout, &dst.layout)?;
     (0..dst.count())
         .map(|f| {
-            let c = dst.layout.apply_flat(f);
-            where_src.get(&c).copied().ok_or_else(|| {
-                CodegenError::Invalid(format!(
-                    "element {c:#x} of the destination is held by no source thread"
-                ))
-            })
+            let g = c.apply_flat(f);
+            if g >= src.count() || src.layout.apply_flat(g) != dst.layout.apply_flat(f) {
+                return Err(CodegenError::Invalid(format!(
+                    "element {:#x} of the destination is held by no source thread",
+                    dst.layout.apply_flat(f)
+                )));
+            }
+            Ok(g)
         })
         .collect()
 }
@@ -325,9 +339,9 @@ fn conversion_table(src: &Hw, dst: &Hw) -> Result<Vec<u64>> {
 /// when `src → dst` is a partial cross-warp conversion.
 pub fn why_not_partial(src: &LinearLayout, dst: &LinearLayout) -> Result<Option<String>> {
     let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
-    if (s.nl, s.nw) != (d.nl, d.nw) || s.count() != d.count() {
+    if (s.nl, s.nw) != (d.nl, d.nw) {
         return Err(CodegenError::Invalid(
-            "source and destination differ in lanes, warps or elements".into(),
+            "source and destination differ in lanes or warps".into(),
         ));
     }
     let c = conversion_table(&s, &d)?;
@@ -335,6 +349,12 @@ pub fn why_not_partial(src: &LinearLayout, dst: &LinearLayout) -> Result<Option<
 }
 
 fn check_class(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
+    check_split(s, d, c).or_else(|| check_mixed(s, d, c))
+}
+
+/// Conditions 1 and 2 of the module doc (staying is warp-uniform and its
+/// source registers are static per warp).
+fn check_split(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
     for i in 0..d.nl {
         let (r2, _, w2) = s.split(c[d.flat(0, 1 << i, 0) as usize]);
         if w2 != 0 {
@@ -350,6 +370,11 @@ fn check_class(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
             ));
         }
     }
+    None
+}
+
+/// Condition 3: some elements stay and some cross warps.
+fn check_mixed(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
     let (mut stay, mut cross) = (false, false);
     for f in 0..d.count() {
         let (_, _, w) = d.split(f);
@@ -379,11 +404,37 @@ pub fn plan_partial(
     smem: &LinearLayout,
     bitwidth: u32,
 ) -> Result<PartialCrossWarpPlan> {
+    plan_with(src, dst, smem, bitwidth, true)
+}
+
+/// The plan of [`plan_partial`] without condition 3 of the class: a
+/// conversion where every element stays in its warp gives warp classes
+/// with staying moves only (no shared memory, no barrier; e.g. a
+/// broadcast source whose source register depends on the warp, which
+/// Triton sends through shared memory), and one where every element
+/// crosses gives the full shared-memory plan in this form. Lets a
+/// benchmark run both directions of a conversion pair in one program.
+pub fn plan_split(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+) -> Result<PartialCrossWarpPlan> {
+    plan_with(src, dst, smem, bitwidth, false)
+}
+
+fn plan_with(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+    require_mixed: bool,
+) -> Result<PartialCrossWarpPlan> {
     check_bitwidth(bitwidth)?;
     let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
-    if (s.nl, s.nw) != (d.nl, d.nw) || s.count() != d.count() {
+    if (s.nl, s.nw) != (d.nl, d.nw) {
         return Err(CodegenError::Invalid(
-            "source and destination differ in lanes, warps or elements".into(),
+            "source and destination differ in lanes or warps".into(),
         ));
     }
     if src.out_dims() != dst.out_dims() || smem.out_dims() != src.out_dims() {
@@ -400,7 +451,12 @@ pub fn plan_partial(
         ));
     }
     let c = conversion_table(&s, &d)?;
-    if let Some(why) = check_class(&s, &d, &c) {
+    let why = if require_mixed {
+        check_class(&s, &d, &c)
+    } else {
+        check_split(&s, &d, &c)
+    };
+    if let Some(why) = why {
         return Err(CodegenError::Unsupported(format!(
             "not a partial cross-warp conversion: {why}"
         )));
@@ -513,14 +569,30 @@ fn cost_of(
     d: &Hw,
 ) -> PartialCost {
     let bytes = plan.bitwidth as u64 / 8;
-    let wf = |acc: &Access, w: u64| -> u64 {
+    // The full plan stores one replica of a broadcast source: the lanes,
+    // warps and registers with no free bit set (as the full emitter does).
+    let free = |dim| {
+        s.layout
+            .free_variable_masks()
+            .into_iter()
+            .find(|x| x.0 == dim)
+            .map_or(0, |x| x.1)
+    };
+    let (fr, fl, fw) = (
+        free(DimName::REGISTER),
+        free(DimName::LANE),
+        free(DimName::WARP),
+    );
+    let wf_lanes = |acc: &Access, w: u64, lane_mask: u64| -> u64 {
         let starts: Vec<u64> = (0..plan.num_lanes)
+            .filter(|l| l & lane_mask == 0)
             .map(|l| acc.address.eval(l, w) * bytes)
             .collect();
         access_wavefronts(&starts, acc.registers.len() as u64 * bytes)
             .iter()
             .sum()
     };
+    let wf = |acc: &Access, w: u64| wf_lanes(acc, w, 0);
     let mut cost = PartialCost {
         elements: d.count(),
         ..Default::default()
@@ -545,13 +617,13 @@ fn cost_of(
         }
         let per = (32 / plan.bitwidth.min(32)) as u64;
         cost.packed_shuffles += per_lane.values().map(|n| n.div_ceil(per)).sum::<u64>();
-        for g in st_groups {
+        for g in st_groups.iter().filter(|g| g[0] & fr == 0 && w & fw == 0) {
             let a = Access {
                 registers: g.clone(),
                 address: st.address(g[0]),
                 matrix: None,
             };
-            cost.full_store_wavefronts += wf(&a, w);
+            cost.full_store_wavefronts += wf_lanes(&a, w, fl);
         }
         for g in ld_groups {
             let a = Access {

@@ -2,7 +2,7 @@
 //! Triton layouts, proven by `simulate_partial`, and mutations that must fail.
 
 use hw_layouts::Encoding;
-use layout_codegen::partial::{plan_partial, simulate_partial, why_not_partial};
+use layout_codegen::partial::{plan_partial, plan_split, simulate_partial, why_not_partial};
 use linear_layout::{DimName, LinearLayout};
 
 fn ll(attr: &str, shape: &[u64]) -> LinearLayout {
@@ -201,13 +201,98 @@ fn conversions_outside_the_class_are_refused_with_the_reason() {
     // Identity: nothing crosses warps.
     let e = plan_partial(&b41, &b41, &smem, 32).unwrap_err().to_string();
     assert!(e.contains("no element crosses"), "{e}");
-    // Broadcast source (64x64 tile under a 128-row layout) is refused.
+    // A broadcast layout (16x16 tile under a 32x16 layout) to itself: every
+    // thread reads its own replica, nothing crosses warps.
     let small = ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &[16, 16]);
+    assert!(!small.is_injective());
     let e = plan_partial(&small, &small, &row_major(&[16, 16]), 32)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("bijection"), "{e}");
+    assert!(e.contains("no element crosses"), "{e}");
+    // A layout that does not cover its tile is refused.
+    let holes = LinearLayout::new(
+        vec![
+            (DimName::REGISTER, vec![vec![0, 1]]),
+            (DimName::LANE, vec![vec![0, 2]]),
+            (DimName::WARP, vec![]),
+        ],
+        vec![(DimName::dim(0), 2), (DimName::dim(1), 8)],
+        false,
+    )
+    .unwrap();
+    let e = plan_partial(&holes, &holes, &row_major(&[2, 8]), 32)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("does not cover"), "{e}");
     assert!(plan_partial(&b41, &b41, &smem, 12).is_err());
+}
+
+fn dot_a() -> String {
+    format!("#ttg.dot_op<{{opIdx = 0, parent = {MMA2}, kWidth = 2}}>")
+}
+
+/// mma v2 `[2, 2]` accumulators → A operand (replicated over the two N
+/// warps): each warp keeps the half of its A rows it computed (register
+/// moves, same lane) and loads the other half, which every warp stores
+/// whole. The full plan loads both halves.
+#[test]
+fn mma_to_replicated_dot_a_keeps_half_in_registers() {
+    let shape = [64u64, 64];
+    let (mma, a) = (ll(MMA2, &shape), ll(&dot_a(), &shape));
+    assert!(!a.is_injective());
+    let p = plan_partial(&mma, &a, &row_major(&shape), 16).unwrap();
+    let rep = simulate_partial(&p, &mma, &a).unwrap();
+    // 4 warps x 32 lanes x 64 registers, half of them delivered in-warp.
+    assert_eq!(rep.registers_checked, 4 * 32 * 64);
+    assert_eq!(rep.delivered_in_warp, 4 * 32 * 32);
+    let c = &p.cost;
+    assert_eq!(c.staying_elements * 2, c.elements);
+    assert_eq!((c.shuffles, c.register_moves), (0, 4 * 32));
+    assert_eq!(c.store_wavefronts, c.full_store_wavefronts);
+    assert_eq!(c.load_wavefronts * 2, c.full_load_wavefronts);
+    // Staying moves pick the warp's own half: the two N warps differ.
+    assert_eq!(p.classes.len(), 2);
+    let mut m = p.clone();
+    m.classes[1].staying[0].src_register ^= 1;
+    assert!(simulate_partial(&m, &mma, &a).is_err());
+}
+
+/// A operand → mma v2 accumulators: every thread already holds its
+/// accumulator elements (its own replica of the A rows), so the split plan
+/// has no store, load or shuffle; only the source register depends on the
+/// N warp. `plan_partial` refuses it (nothing crosses warps).
+#[test]
+fn dot_a_to_mma_is_register_moves_per_warp() {
+    let shape = [64u64, 64];
+    let (mma, a) = (ll(MMA2, &shape), ll(&dot_a(), &shape));
+    let smem = row_major(&shape);
+    let e = plan_partial(&a, &mma, &smem, 16).unwrap_err().to_string();
+    assert!(e.contains("no element crosses"), "{e}");
+    let p = plan_split(&a, &mma, &smem, 16).unwrap();
+    simulate_partial(&p, &a, &mma).unwrap();
+    let c = &p.cost;
+    assert_eq!(c.store_wavefronts + c.load_wavefronts + c.shuffles, 0);
+    assert_eq!(c.register_moves, 4 * 32);
+    assert!(p
+        .classes
+        .iter()
+        .all(|k| k.stores.is_empty() && k.loads.is_empty()));
+    // The full plan stores one replica (two of the four warps): as many
+    // wavefronts as the load of the same elements (4-byte accesses on both
+    // sides); storing both replicas would double the store.
+    assert_eq!(c.full_store_wavefronts, c.full_load_wavefronts);
+    let regs: Vec<u64> = p
+        .classes
+        .iter()
+        .map(|k| k.staying[0].src_register)
+        .collect();
+    assert!(
+        regs.iter().any(|&r| r != regs[0]),
+        "source register depends on the warp"
+    );
+    let mut m = p.clone();
+    m.classes[0].staying.pop();
+    assert!(simulate_partial(&m, &a, &mma).is_err());
 }
 
 #[test]

@@ -44,7 +44,7 @@
 //! per word.
 
 use crate::{free_masks, global_map, shared_words, ConversionCase, EmitError};
-use layout_codegen::partial::{plan_partial, PartialCrossWarpPlan, StayingMove};
+use layout_codegen::partial::{plan_split, PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
 use linear_layout::DimName;
 use std::fmt::Write;
@@ -328,10 +328,23 @@ fn emit_direction(
         }
         shuffles += emit_staying(out, &k.staying, &k.warps, bits) * k.warps.len() as u64;
     }
-    writeln!(out, "  }}\n  PARTIAL_SYNC();").unwrap();
-    if let Some(a) = &ld_addr {
-        emit_base(out, "o_ld", a);
+    // A direction that keeps every element in its warp touches no shared
+    // memory and needs no barrier.
+    let sync = if st_addr.is_none() && ld_addr.is_none() {
+        ""
+    } else {
+        "\n  PARTIAL_SYNC();"
+    };
+    writeln!(out, "  }}{sync}").unwrap();
+    if st_addr.is_none() {
+        writeln!(out, "  (void)smem;").unwrap();
     }
+    let Some(ld_base) = &ld_addr else {
+        // Nothing crosses warps in this direction: no load phase.
+        writeln!(out, "}}\n").unwrap();
+        return Ok(shuffles);
+    };
+    emit_base(out, "o_ld", ld_base);
     for (i, k) in plan.classes.iter().enumerate() {
         writeln!(out, "{}", class_head(i, n, &k.warps)).unwrap();
         for l in &k.loads {
@@ -349,12 +362,13 @@ fn emit_direction(
             )?;
         }
     }
-    writeln!(out, "  }}\n  PARTIAL_SYNC();\n}}\n").unwrap();
+    writeln!(out, "  }}{sync}\n}}\n").unwrap();
     Ok(shuffles)
 }
 
 /// Emits the benchmark program of `case` with both directions planned by
-/// [`plan_partial`] through `case.smem` (on packed words where the shared
+/// [`plan_split`] (at least one of them a partial cross-warp conversion,
+/// [`layout_codegen::partial::plan_partial`]) through `case.smem` (on packed words where the shared
 /// words allow it, see the module doc; `force_shared` and
 /// `use_matrix_ops` are ignored). Errors when either direction is outside
 /// the class, for elements wider than 32 bits, or for non-2D tiles.
@@ -402,8 +416,25 @@ pub fn emit_partial_benchmark(
             case.bits,
         ),
     };
-    let fwd = plan_partial(&psrc, &pdst, &psmem, pbits).map_err(|x| e("src → dst", x))?;
-    let bwd = plan_partial(&pdst, &psrc, &psmem, pbits).map_err(|x| e("dst → src", x))?;
+    // Each direction may also keep everything in its warps (`plan_split`:
+    // e.g. a replicated A operand back to its mma accumulators); at least
+    // one must be a partial cross-warp conversion.
+    let fwd = plan_split(&psrc, &pdst, &psmem, pbits).map_err(|x| e("src → dst", x))?;
+    let bwd = plan_split(&pdst, &psrc, &psmem, pbits).map_err(|x| e("dst → src", x))?;
+    let mixed = |p: &PartialCrossWarpPlan| {
+        p.cost.staying_elements > 0 && p.cost.staying_elements < p.cost.elements
+    };
+    if !mixed(&fwd) && !mixed(&bwd) {
+        return Err(EmitError(format!(
+            "neither direction of '{}' is a partial cross-warp conversion \
+             (src → dst keeps {} of {} elements in their warps, dst → src {} of {})",
+            case.name,
+            fwd.cost.staying_elements,
+            fwd.cost.elements,
+            bwd.cost.staying_elements,
+            bwd.cost.elements
+        )));
+    }
     let t = crate::ctype(case.bits);
     let ns = case.src.in_dim_size(DimName::REGISTER);
     let nd = case.dst.in_dim_size(DimName::REGISTER);

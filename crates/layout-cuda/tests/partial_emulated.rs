@@ -127,7 +127,25 @@ fn cases() -> Vec<ConversionCase> {
             &blocked([8, 4], [1, 4], [0, 1]),
             Smem::RowMajor,
         ),
+        // A broadcast destination: mma v2 [2, 2] accumulators to their A
+        // operand (replicated over the N warps); back, every thread holds
+        // its accumulators already (register moves by warp class).
+        case(
+            "p_mma2_dota_f16",
+            [64, 64],
+            16,
+            MMA2,
+            &dot_a(),
+            Smem::Swizzled,
+        ),
     ]
+}
+
+const MMA2: &str =
+    "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+
+fn dot_a() -> String {
+    format!("#ttg.dot_op<{{opIdx = 0, parent = {MMA2}, kWidth = 2}}>")
 }
 
 fn fails(name: &str, code: &str) -> bool {
@@ -144,7 +162,7 @@ fn partial_programs_run_correctly_on_the_cpu() {
     for (i, c) in cases().into_iter().enumerate() {
         // Both forms: warp-specialised loops and run-time class branches.
         for spec in [true, false] {
-            if i > 1 && !spec {
+            if (2..6).contains(&i) && !spec {
                 continue;
             }
             let em = emit_partial_benchmark(&c, spec).unwrap();
@@ -177,6 +195,21 @@ fn the_cases_cover_moves_and_packed_shuffles() {
     assert_eq!(2 * em4.shuffles.0, em4.fwd.cost.shuffles);
     assert_eq!(em4.shuffles.0, em4.fwd.cost.packed_shuffles);
     assert_eq!(em4.shuffles.1, em4.bwd.cost.packed_shuffles);
+    // Broadcast destination: forward loads half of what the full plan
+    // loads (the other half stays by register moves); backward touches no
+    // shared memory and has no barrier.
+    let em6 = emit_partial_benchmark(&cs[6], true).unwrap();
+    assert!(em6.packed);
+    let (f, b) = (&em6.fwd.cost, &em6.bwd.cost);
+    assert_eq!(2 * f.load_wavefronts, f.full_load_wavefronts);
+    assert_eq!(f.store_wavefronts, f.full_store_wavefronts);
+    assert_eq!(b.store_wavefronts + b.load_wavefronts + b.shuffles, 0);
+    let bwd = &em6.code[em6.code.find("void cvt_bwd").unwrap()..];
+    let bwd = &bwd[..bwd.find("\n}\n").unwrap()];
+    assert!(
+        !bwd.contains("PARTIAL_SYNC") && !bwd.contains("smem["),
+        "{bwd}"
+    );
     let em3 = emit_partial_benchmark(&cs[3], false).unwrap();
     assert!(!em3.packed);
     assert_eq!(em3.shuffles.0, em3.fwd.cost.shuffles);
@@ -220,6 +253,14 @@ fn mutations_fail_the_programs_own_check() {
     let wrong = shfl.replacen("sl_ ^ 0u)", "sl_ ^ 1u)", 1);
     assert_ne!(wrong, shfl);
     assert!(fails("mut_lane", &wrong));
+    // Backward register moves of the broadcast case: warps 1 and 3 read
+    // the first half of K instead of their own.
+    let bcast = emit_partial_benchmark(&cs[6], true).unwrap().code;
+    let at = bcast.find("void cvt_bwd").unwrap();
+    let (head, tail) = bcast.split_at(at);
+    let wrong = format!("{head}{}", tail.replacen("b[0] = a[2];", "b[0] = a[0];", 1));
+    assert_ne!(wrong, bcast);
+    assert!(fails("mut_bcast", &wrong));
 }
 
 /// The committed suite programs `bench/gpu/generated/partial_*.cu` (partial

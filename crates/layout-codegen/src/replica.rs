@@ -1,0 +1,158 @@
+//! # Choosing the nearest replica of a broadcast source
+//!
+//! When the source layout is not injective (a broadcast: several hardware
+//! indices hold the same element), a conversion may read each element from
+//! any of its replicas. Triton's `invert_and_compose` takes the pivot
+//! solution (free variables zero); only for the block level does it pick the
+//! replica in the reader's own CTA (`invertAndComposeBlockLocal`). Here the
+//! choice is made at every level, slowest first: the replica in the same
+//! block, then the same warp, then the same lane, whenever one exists.
+//!
+//! ## The math
+//! Let `C₀: dst hw → src hw` be any conversion map (`src ∘ C₀ = dst`) and
+//! `K = ker src`. Every conversion map is `C = C₀ ⊕ M` with `M` linear into
+//! `K`. For a level `L` (block, warp, lane) with projection `π_L`, already
+//! fixed slower levels `F`, and `K_L = {k ∈ K : π_F k = 0}` (replicas that
+//! keep the slower levels), the level error `e(x) = π_L C(x) ⊕ π_L x` can be
+//! cancelled exactly when `e(x) ∈ V = π_L K_L`. Reducing `e` modulo `V`
+//! against a fixed echelon basis is linear, so
+//! `C(x) ⊕= lift(e(x) ⊕ reduce_V(e(x)))` (on each basis vector of `x`) keeps
+//! `C` linear, keeps `src ∘ C = dst`, leaves slower levels alone, and zeroes
+//! the level error of every `x` for which a same-level replica exists.
+//!
+//! The result is Triton's conversion map whenever the source is injective
+//! (then `K = 0`).
+
+use crate::conversion::conversion_layout;
+use crate::error::Result;
+use linear_layout::{gf2, DimName, LinearLayout};
+
+/// Bit positions of in dim `d` in the flat (packed) index of `l`'s in dims
+/// (first in dim lowest), as a mask; 0 when absent.
+fn in_mask(l: &LinearLayout, d: DimName) -> u64 {
+    let mut shift = 0;
+    for (name, size) in l.in_dims() {
+        let n = size.trailing_zeros();
+        if name == d {
+            return ((1u64 << n) - 1) << shift;
+        }
+        shift += n;
+    }
+    0
+}
+
+/// `dst hw → src hw` (`src ∘ C = dst`) choosing, for every destination
+/// index, the replica of its element in the same block, else warp, else
+/// lane, when the source holds one there (module doc). Equal to
+/// [`conversion_layout`] when `src` is injective.
+///
+/// ```
+/// use layout_codegen::replica::local_conversion_layout;
+/// use linear_layout::{DimName, LinearLayout};
+/// let d = |r: Vec<Vec<u64>>, w: Vec<Vec<u64>>| {
+///     LinearLayout::new(
+///         vec![(DimName::REGISTER, r), (DimName::LANE, vec![]), (DimName::WARP, w)],
+///         vec![(DimName::dim(0), 4)],
+///         false,
+///     )
+///     .unwrap()
+/// };
+/// // Source: both warps hold all 4 elements; destination: warp w holds 2w, 2w+1.
+/// let src = d(vec![vec![1], vec![2]], vec![vec![0]]);
+/// let dst = d(vec![vec![1]], vec![vec![2]]);
+/// let c = local_conversion_layout(&src, &dst).unwrap();
+/// // Warp 1 reads its own copy: warp 1 → warp 1 (and register 1 of the source).
+/// let out = c.apply(&[(DimName::REGISTER, 0), (DimName::LANE, 0), (DimName::WARP, 1)]).unwrap();
+/// assert_eq!(out.iter().find(|x| x.0 == DimName::WARP).unwrap().1, 1);
+/// ```
+pub fn local_conversion_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<LinearLayout> {
+    let comp = conversion_layout(src, dst)?;
+    // The packed output of `comp` is the source's flat index when its out
+    // dims are the source's in dims in order (what invert_and_compose
+    // gives); otherwise keep Triton's map.
+    if comp.out_dims() != src.in_dims() || comp.in_dims() != dst.in_dims() {
+        return Ok(comp);
+    }
+    let kernel = gf2::nullspace(src.columns());
+    if kernel.is_empty() {
+        return Ok(comp);
+    }
+    let mut cols: Vec<u64> = comp.columns().to_vec();
+    let mut fixed = 0u64;
+    for level in [DimName::BLOCK, DimName::WARP, DimName::LANE] {
+        let (ms, md) = (in_mask(src, level), in_mask(dst, level));
+        if ms == 0 || md == 0 || ms.count_ones() != md.count_ones() {
+            fixed |= ms;
+            continue;
+        }
+        let (ss, ds) = (ms.trailing_zeros(), md.trailing_zeros());
+        // K_L: kernel combinations with no component on fixed levels.
+        let on_fixed: Vec<u64> = kernel.iter().map(|k| k & fixed).collect();
+        let k_l: Vec<u64> = gf2::nullspace(&on_fixed)
+            .into_iter()
+            .map(|combo| gf2::bits(combo).fold(0, |a, i| a ^ kernel[i as usize]))
+            .collect();
+        let v: Vec<u64> = k_l.iter().map(|k| k & ms).collect();
+        let basis = gf2::EchelonBasis::from_columns(&v);
+        for (j, col) in cols.iter_mut().enumerate() {
+            // The destination's own level-L bits, placed at the source's.
+            let own = if md >> j & 1 == 1 {
+                1u64 << (j as u32 - ds + ss)
+            } else {
+                0
+            };
+            let e = (*col & ms) ^ own;
+            let (_, combo) = basis.reduce(e);
+            *col ^= gf2::bits(combo).fold(0, |a, i| a ^ k_l[i as usize]);
+        }
+        fixed |= ms;
+    }
+    let mut shift = 0;
+    let ins = dst
+        .in_dims()
+        .into_iter()
+        .map(|(d, size)| {
+            let n = size.trailing_zeros() as usize;
+            let part = cols[shift..shift + n].to_vec();
+            shift += n;
+            (d, part)
+        })
+        .collect();
+    let outs = src
+        .in_dims()
+        .into_iter()
+        .map(|(d, size)| (d, size.trailing_zeros()))
+        .collect();
+    Ok(LinearLayout::from_packed(ins, outs, false)?)
+}
+
+/// Whether, under [`local_conversion_layout`], every destination index
+/// reads an element of its own block, warp and (when `same_lane`) lane:
+/// the conversion needs no shared memory (and, with `same_lane`, no
+/// shuffle), though the source register may still depend on the warp or
+/// lane (`C_rw`, `C_rl`).
+pub fn reads_own(src: &LinearLayout, dst: &LinearLayout, same_lane: bool) -> Result<bool> {
+    let c = local_conversion_layout(src, dst)?;
+    let mut levels = vec![DimName::BLOCK, DimName::WARP];
+    if same_lane {
+        levels.push(DimName::LANE);
+    }
+    for level in levels {
+        let (ms, md) = (in_mask(src, level), in_mask(dst, level));
+        if ms.count_ones() != md.count_ones() {
+            return Ok(false);
+        }
+        let (ss, ds) = (ms.trailing_zeros(), md.trailing_zeros());
+        for (j, &col) in c.columns().iter().enumerate() {
+            let own = if md >> j & 1 == 1 {
+                1u64 << (j as u32 - ds + ss)
+            } else {
+                0
+            };
+            if col & ms != own {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
