@@ -95,13 +95,13 @@ if ratios:
 # predicted wavefronts, then fewest shared-memory instructions), against
 # Triton on the same layouts. Forced variants (`_smem`, `_full`) are
 # comparisons, not choices, and are left out.
-bases = [n for n in cases if not n.endswith(("_mx", "_smem", "_full", "_branch"))]
+bases = [n for n in cases if not n.endswith(("_mx", "_smem", "_full", "_branch", "_partial"))]
 if bases:
     print("\n| case | planner's choice | its path | ours µs/cvt | Triton µs/cvt | Triton / ours | faster variant measured |")
     print("|---|---|---|---|---|---|---|")
     chosen_ratios = []
     for b in bases:
-        variants = [v for v in (b, b + "_mx", b + "_full") if v in cases]
+        variants = [v for v in (b, b + "_mx", b + "_full", b + "_partial") if v in cases]
         pick = next((v for v in variants if cases[v].get("chosen", True)), b)
         ou = ours.get(pick, {}).get("per_cvt_us")
         tu = triton.get(b, {}).get("per_cvt_us")
@@ -121,14 +121,14 @@ if bases:
 # The partial cross-warp class: only elements that leave their warp go
 # through shared memory; `partial_X_full` is the same conversion by the full
 # shared-memory plan through the same shared layout.
-partials = [n for n in cases if n.startswith("partial_") and n + "_full" in cases]
+partials = [n for n in cases if cases[n].get("full_twin") in cases and cases[n].get("warp_specialised", True)]
 if partials:
     print("\n| partial cross-warp conversion | predicted wavefronts partial / full (R=1, 1 tile) | ncu wavefronts partial / full | partial µs/cvt | full µs/cvt | speed-up over full | Triton µs/cvt | Triton / partial |")
     print("|---|---|---|---|---|---|---|---|")
     for a in partials:
-        b = a + "_full"
+        b = cases[a]["full_twin"]
         ta, tb = ours.get(a, {}).get("per_cvt_us"), ours.get(b, {}).get("per_cvt_us")
-        tt = triton.get(a, {}).get("per_cvt_us")
+        tt = triton.get(a, {}).get("per_cvt_us") or triton.get(b, {}).get("per_cvt_us")
         nw = lambda n: sum(v for k, v in ncu.get(n, {}).items() if "wavefronts" in k) if ncu.get(n) else None
         f = lambda x: "—" if x is None else (f"{x:.3f}" if isinstance(x, float) else str(x))
         s1 = f"{tb / ta:.2f}×" if ta and tb else "—"

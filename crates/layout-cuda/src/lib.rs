@@ -440,7 +440,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
         g.emit_load(&mut s, "gin", "a", case.bits)?;
-        emit_bench_loop(&mut s, ns, nd);
+        emit_bench_loop(&mut s, ns, nd, Sink::default());
         g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     }
     writeln!(s, "}}\n").unwrap();
@@ -450,7 +450,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
 
 /// The benchmark loop on element arrays `a` (`ns` source registers) and
 /// `b` (`nd` destination registers): R × { cvt_fwd ; b += 1 ; cvt_bwd ; a += 1 }.
-pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64) {
+pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64, sink: Sink) {
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
     writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
     writeln!(
@@ -458,13 +458,59 @@ pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64) {
         "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;"
     )
     .unwrap();
+    sink.consume(s, sink.dst, "b", nd);
     writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
     writeln!(
         s,
         "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;"
     )
     .unwrap();
+    sink.consume(s, sink.src, "a", ns);
     writeln!(s, "  }}").unwrap();
+}
+
+/// Which register arrays of the benchmark loop are XOR-folded into the
+/// variable `sink_` (declared by the caller, which must make it
+/// observable: a global store under a run-time condition that never holds,
+/// since an unused value is removed by ptxas even behind `asm volatile`).
+/// A replicated (broadcast) layout holds elements the way back need not
+/// read (e.g. each warp returns from its own copy of a replicated A
+/// operand); where the warp id is a compile-time constant (warp-specialised
+/// partial programs) the compiler would otherwise drop the loads of the
+/// unread copies, which a real consumer (an MMA) reads. Costs one XOR per
+/// register per iteration.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Sink {
+    /// Fold the source-layout registers (`a`).
+    pub src: bool,
+    /// Fold the destination-layout registers (`b`).
+    pub dst: bool,
+}
+
+impl Sink {
+    /// For a conversion `src ↔ dst`: fold the registers of each layout that
+    /// is not injective.
+    pub(crate) fn for_layouts(src: &LinearLayout, dst: &LinearLayout) -> Sink {
+        Sink {
+            src: !src.is_injective(),
+            dst: !dst.is_injective(),
+        }
+    }
+
+    /// Whether any array is folded (the caller declares `sink_`).
+    pub(crate) fn any(self) -> bool {
+        self.src || self.dst
+    }
+
+    fn consume(self, s: &mut String, on: bool, arr: &str, n: u64) {
+        if on {
+            writeln!(
+                s,
+                "#pragma unroll\n    for (int i = 0; i < {n}; ++i) sink_ ^= (uint32_t){arr}[i];"
+            )
+            .unwrap();
+        }
+    }
 }
 
 /// Whether [`emit_benchmark`]'s kernel keeps 8/16-bit elements packed in
@@ -688,7 +734,7 @@ fn consecutive_index(e: u64, k: u64) -> String {
 /// The benchmark loop on packed words `aw` (`ws` source words) and `bw`
 /// (`wd` destination words) with word-native `cvt_*` functions:
 /// R × { cvt_fwd ; bw += 1 per element ; cvt_bwd ; aw += 1 per element }.
-pub(crate) fn emit_packed_loop(s: &mut String, ws: u64, wd: u64, bits: u32) {
+pub(crate) fn emit_packed_loop(s: &mut String, ws: u64, wd: u64, bits: u32, sink: Sink) {
     let (_, add, one) = packed_add(bits);
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
     writeln!(s, "    cvt_fwd(aw, bw, smem, lane, warp);").unwrap();
@@ -697,12 +743,14 @@ pub(crate) fn emit_packed_loop(s: &mut String, ws: u64, wd: u64, bits: u32) {
         "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = {add}(bw[j], {one});"
     )
     .unwrap();
+    sink.consume(s, sink.dst, "bw", wd);
     writeln!(s, "    cvt_bwd(bw, aw, smem, lane, warp);").unwrap();
     writeln!(
         s,
         "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = {add}(aw[j], {one});"
     )
     .unwrap();
+    sink.consume(s, sink.src, "aw", ws);
     writeln!(s, "  }}").unwrap();
 }
 
@@ -738,7 +786,7 @@ fn emit_packed_body(
     emit_pack(s, src_pack, "a", "aw", bits);
     writeln!(s, "  }}").unwrap();
     if words_native {
-        emit_packed_loop(s, ws, wd, bits);
+        emit_packed_loop(s, ws, wd, bits, Sink::default());
     } else {
         let (_, add, one) = packed_add(bits);
         writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();

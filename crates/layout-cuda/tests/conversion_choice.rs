@@ -31,15 +31,20 @@ fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
         .collect();
     let mut compared = 0;
     for base in chosen.keys().filter(|n| {
-        !["_mx", "_smem", "_full", "_branch"]
+        !["_mx", "_smem", "_full", "_branch", "_partial"]
             .iter()
             .any(|s| n.ends_with(s))
     }) {
-        let variants: Vec<String> = [String::new(), "_mx".into(), "_full".into()]
-            .iter()
-            .map(|s| format!("{base}{s}"))
-            .filter(|v| chosen.contains_key(v.as_str()))
-            .collect();
+        let variants: Vec<String> = [
+            String::new(),
+            "_mx".into(),
+            "_full".into(),
+            "_partial".into(),
+        ]
+        .iter()
+        .map(|s| format!("{base}{s}"))
+        .filter(|v| chosen.contains_key(v.as_str()))
+        .collect();
         if variants.len() < 2 {
             continue;
         }

@@ -80,6 +80,7 @@ fn cases() -> Vec<CaseSpec> {
             MMA2,
         ),
         ("mma2_to_dotA_64x64_f16", [64, 64], 16, 4, MMA2, DOT_A),
+        ("mma2_to_dotA_128x64_bf16", [128, 64], 16, 4, MMA2, DOT_A),
         ("mma2_to_dotB_64x64_f16", [64, 64], 16, 4, MMA2, DOT_B),
         (
             "wgmma_to_blocked_128x128_f32",
@@ -179,6 +180,11 @@ fn main() {
     // Partial cross-warp conversions and their full shared-memory twins,
     // after everything else (see `partial_cases` at the end of this file).
     partial_cases(&dir, &mut meta);
+    // Every other conversion whose pair of directions the partial planner
+    // takes gets a `_partial` variant (full twin: the case itself).
+    for spec in cases() {
+        partial_variant(&dir, spec, &mut meta);
+    }
     choose_variants(&mut meta);
     std::fs::write(
         format!("{dir}/cases.json"),
@@ -478,6 +484,12 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
     let mut partial_choice = std::collections::HashMap::new();
     for e in meta.iter() {
         if let (Some(name), Some(full)) = (e["name"].as_str(), e["full_twin"].as_str()) {
+            if e["warp_specialised"] == false {
+                // The run-time-branch form is a comparison variant of the
+                // warp-specialised program, never the planner's choice.
+                partial_choice.insert(name.to_string(), false);
+                continue;
+            }
             let shuffles = ["predicted_fwd", "predicted_bwd"]
                 .iter()
                 .map(|k| e[*k]["shuffles"].as_u64().unwrap_or(0))
@@ -505,14 +517,32 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             partial_choice.insert(full.to_string(), !take);
         }
     }
+    // Conversions whose partial variant was taken: their other variants
+    // (the full twin and its `_mx`) are not chosen.
+    let lost: std::collections::HashSet<String> = partial_choice
+        .iter()
+        .filter(|(_, &taken)| !taken)
+        .map(|(n, _)| n.clone())
+        .collect();
+    let partial_names: std::collections::HashSet<String> = meta
+        .iter()
+        .filter(|e| e["full_twin"].is_string())
+        .filter_map(|e| e["name"].as_str().map(String::from))
+        .collect();
     for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
         let name = e["name"].as_str().unwrap_or("").to_string();
-        let chosen = match (partial_choice.get(&name), name.strip_suffix("_mx")) {
-            (Some(&c), _) => c,
-            (None, Some(base)) => costs.get(base).is_none_or(|v| costs[&name] < *v),
-            (None, None) => costs
-                .get(&format!("{name}_mx"))
-                .is_none_or(|m| costs[&name] <= *m),
+        let base = name.strip_suffix("_mx");
+        let chosen = if partial_names.contains(&name) {
+            partial_choice[&name]
+        } else if lost.contains(base.unwrap_or(&name)) {
+            false
+        } else {
+            match base {
+                Some(base) => costs.get(base).is_none_or(|v| costs[&name] < *v),
+                None => costs
+                    .get(&format!("{name}_mx"))
+                    .is_none_or(|m| costs[&name] <= *m),
+            }
         };
         e["chosen"] = json!(chosen);
         eprintln!(
@@ -608,6 +638,60 @@ fn partial_prediction(
            "full_st_wavefronts": c.full_store_wavefronts,
            "full_ld_wavefronts": c.full_load_wavefronts,
            "partial_units": c.partial_units(), "full_units": c.full_units()})
+}
+
+/// The `_partial` variant of a conversion case: both directions by
+/// `layout_codegen::partial::plan_split` through the case's own shared
+/// layout, when at least one direction keeps part of the data in its warps
+/// and the other is not left to a cheaper plan class (shuffle, register or
+/// `_smem` comparison cases are skipped). Its full twin is the case itself.
+fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>) {
+    let (name, shape, bits, nw, src_t, dst_t) = spec;
+    let ll = |t: &str| Encoding::parse(t).and_then(|e| e.to_linear_layout(&shape));
+    let (Ok(src), Ok(dst)) = (ll(src_t), ll(dst_t)) else {
+        return;
+    };
+    let twin = meta.iter().find(|e| e["name"] == name);
+    let shared_both = twin.is_some_and(|e| e["path_fwd"] == "shared" || e["path_bwd"] == "shared");
+    if !shared_both || name.ends_with("_smem") {
+        return;
+    }
+    let smem = layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
+        .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
+    let vname = format!("{name}_partial");
+    let case = ConversionCase {
+        name: vname.clone(),
+        shape: shape.to_vec(),
+        bits,
+        num_warps: nw,
+        src: src.clone(),
+        dst: dst.clone(),
+        smem,
+        force_shared: false,
+        use_matrix_ops: false,
+    };
+    let em = match layout_cuda::partial::emit_partial_benchmark(&case, true) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("  no {vname}: {e}");
+            return;
+        }
+    };
+    std::fs::write(format!("{dir}/{vname}.cu"), &em.code).expect("write");
+    let (fp, bp) = (
+        partial_prediction(&em.fwd, em.shuffles.0),
+        partial_prediction(&em.bwd, em.shuffles.1),
+    );
+    eprintln!("wrote {vname} (partial / partial): fwd {fp}, bwd {bp}");
+    meta.push(json!({
+        "name": vname, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
+        "src_attr": src_t, "dst_attr": dst_t,
+        "src": src.bases_json(), "dst": dst.bases_json(),
+        "path_fwd": "partial", "path_bwd": "partial",
+        "packed": em.packed,
+        "predicted_fwd": fp, "predicted_bwd": bp,
+        "full_twin": name, "warp_specialised": true,
+    }));
 }
 
 fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
