@@ -31,7 +31,7 @@ pub fn suite_cases() -> Vec<SuiteCase> {
         .filter(|c| {
             let n = c["name"].as_str().unwrap_or("");
             !n.starts_with("partial_")
-                && !["_smem", "_mx", "_full", "_branch"]
+                && !["_smem", "_mx", "_full", "_branch", "_partial"]
                     .iter()
                     .any(|v| n.ends_with(v))
         })
