@@ -36,6 +36,14 @@ pub struct ConvertArgs {
     /// The printed class stays Triton's classification.
     #[arg(long)]
     pub best: bool,
+    /// Also plan the conversion as a partial cross-warp plan through the
+    /// optimal swizzle: only the elements that leave their warp go through
+    /// shared memory, the rest stay by register moves or shfl.sync.idx (a
+    /// broadcast source is read from the copy in the reader's own warp);
+    /// prints its warp classes and predicted units against the full plan,
+    /// or why the class does not apply ("partial" in the JSON).
+    #[arg(long)]
+    pub partial: bool,
     /// Write the conversion picture (source, the plan's shared buffer,
     /// destination, with one element's path) as SVG to this file.
     #[arg(long, value_name = "FILE")]
@@ -340,6 +348,10 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
                 "simulated": b.report,
             })),
         });
+        let mut out = out;
+        if a.partial {
+            out["partial"] = crate::cmd_partial::partial_json(&src, &dst, bw);
+        }
         println!("{}", serde_json::to_string_pretty(&out).expect("json"));
         return Ok(());
     }
@@ -459,6 +471,9 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
         report.load_wavefronts,
         report.max_load_conflicts
     );
+    if a.partial {
+        crate::cmd_partial::print_partial(&src, &dst, bw);
+    }
     Ok(())
 }
 

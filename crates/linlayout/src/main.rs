@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 mod cmd_codegen;
 mod cmd_explain;
+mod cmd_partial;
 mod cmd_show;
 mod cmd_to_linear;
 mod input;

@@ -1,0 +1,94 @@
+//! `linlayout convert --partial`: the conversion as a partial cross-warp
+//! plan (`layout_codegen::partial::plan_split`): only the elements that
+//! leave their warp go through shared memory, the others stay by register
+//! moves or `shfl.sync.idx`; a broadcast source is read from the copy in
+//! the reader's own warp where there is one (`layout_codegen::replica`).
+
+use layout_codegen::partial::{
+    plan_split, simulate_partial, why_not_partial, PartialCrossWarpPlan,
+};
+use layout_codegen::swizzle::optimal_swizzling;
+use linear_layout::LinearLayout;
+use serde_json::{json, Value};
+
+/// The split plan through the optimal swizzle of the conversion (the shared
+/// layout Triton's plan would use), proved by `simulate_partial`; `Err`
+/// names why the class does not apply.
+fn plan(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<(PartialCrossWarpPlan, u64), String> {
+    if let Some(why) = why_not_partial(src, dst).map_err(|e| e.to_string())? {
+        // Warp-local conversions (nothing crosses) still have a split plan
+        // when their staying part is static per warp.
+        if !why.starts_with("no element crosses") {
+            return Err(why);
+        }
+    }
+    let smem = optimal_swizzling(src, dst, bitwidth)
+        .map_err(|e| e.to_string())?
+        .shared;
+    let p = plan_split(src, dst, &smem, bitwidth).map_err(|e| e.to_string())?;
+    let rep = simulate_partial(&p, src, dst).map_err(|e| format!("simulation failed: {e}"))?;
+    Ok((p, rep.registers_checked))
+}
+
+/// The `"partial"` object of `convert --json --partial`: the plan and its
+/// costs, or `{"refused": reason}`.
+pub fn partial_json(src: &LinearLayout, dst: &LinearLayout, bitwidth: u32) -> Value {
+    match plan(src, dst, bitwidth) {
+        Ok((p, checked)) => json!({
+            "plan": p,
+            "partial_units": p.cost.partial_units(),
+            "full_units": p.cost.full_units(),
+            "registers_checked": checked,
+        }),
+        Err(why) => json!({ "refused": why }),
+    }
+}
+
+/// The text section of `convert --partial`.
+pub fn print_partial(src: &LinearLayout, dst: &LinearLayout, bitwidth: u32) {
+    let (p, checked) = match plan(src, dst, bitwidth) {
+        Ok(x) => x,
+        Err(why) => {
+            println!("partial cross-warp plan: not applicable: {why}");
+            return;
+        }
+    };
+    let c = &p.cost;
+    println!(
+        "partial cross-warp plan (through the optimal swizzle): {} of {} destination elements stay in their warp",
+        c.staying_elements, c.elements
+    );
+    println!(
+        "  predicted units per CTA (wavefronts + shuffles): {} (stores {}, loads {}, shuffles {}); the full plan through the same layout: {}",
+        c.partial_units(),
+        c.store_wavefronts,
+        c.load_wavefronts,
+        c.packed_shuffles,
+        c.full_units()
+    );
+    for k in &p.classes {
+        let moves = k
+            .staying
+            .iter()
+            .filter(|m| k.warps.iter().all(|&w| m.is_register_move(w, p.num_lanes)))
+            .count();
+        println!(
+            "  warps {:?}: {} stores, {} register moves, {} shuffles, {} loads{}",
+            k.warps,
+            k.stores.len(),
+            moves,
+            k.staying.len() - moves,
+            k.loads.len(),
+            if k.stores.is_empty() && k.loads.is_empty() {
+                " (no shared memory, no barrier)"
+            } else {
+                ""
+            }
+        );
+    }
+    println!("  proved by simulate_partial: {checked} destination registers checked");
+}
