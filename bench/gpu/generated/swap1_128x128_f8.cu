@@ -287,7 +287,7 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
   (void)smem; (void)warp;
 }
 
-extern "C" __global__ void __launch_bounds__(128) bench(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int R) {
+extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int R) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>(smem_raw);
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;

@@ -421,12 +421,22 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     };
     let shuffles = fwd == Path::WarpShuffle || bwd == Path::WarpShuffle;
     let copies = if shuffles { 2 } else { 1 };
-    let min_blocks = match &shared {
-        Some(p) => {
+    // Packed kernels hold words: `32 / bits` elements per register (H200,
+    // session 8: counting swap1_128x128_f8's word-form shuffles as words
+    // gives `__launch_bounds__(128, 4)` instead of no floor, 0.999 -> 0.926
+    // us per conversion, bench/gpu/results/session8_occupancy).
+    let min_blocks = match (&shared, packed) {
+        (Some(p), _) => {
             let words = p.src.num_words().max(p.dst.num_words());
             occupancy::hopper_min_blocks_words(threads, bytes, words, copies)
         }
-        None => occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies),
+        (None, true) => {
+            let words = (ns.max(nd) * case.bits as u64).div_ceil(32);
+            occupancy::hopper_min_blocks_words(threads, bytes, words, copies)
+        }
+        (None, false) => {
+            occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies)
+        }
     };
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile, false);

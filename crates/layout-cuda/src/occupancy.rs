@@ -296,5 +296,13 @@ mod tests {
             copies: 1,
         };
         assert_eq!(min_blocks(&l, 128, 8192, &f), Some(4));
+        // 128×128 8-bit word-form shuffles: 32 words per copy, two copies:
+        // four CTAs (session 8: 0.925 against 0.999 us with no floor, which
+        // counting one register per byte gave).
+        assert_eq!(
+            crate::occupancy::hopper_min_blocks_words(128, 0, 32, 2),
+            Some(4)
+        );
+        assert_eq!(crate::occupancy::hopper_min_blocks(128, 0, 128, 8, 2), None);
     }
 }
