@@ -41,6 +41,17 @@ fn in_mask(l: &LinearLayout, d: DimName) -> u64 {
     0
 }
 
+/// For destination flat bit `j`: its own bit of a level (masks `md` in the
+/// destination's flat index, `ms` in the source's), placed at the source's
+/// position of the same level bit; 0 when `j` is not a bit of the level.
+fn own_bits(j: usize, md: u64, ms: u64) -> u64 {
+    if md >> j & 1 == 0 {
+        return 0;
+    }
+    let k = (md & ((1u64 << j) - 1)).count_ones();
+    1u64 << (ms.trailing_zeros() + k)
+}
+
 /// `dst hw → src hw` (`src ∘ C = dst`) choosing, for every destination
 /// index, the replica of its element in the same block, else warp, else
 /// lane, when the source holds one there (module doc). Equal to
@@ -85,7 +96,6 @@ pub fn local_conversion_layout(src: &LinearLayout, dst: &LinearLayout) -> Result
             fixed |= ms;
             continue;
         }
-        let (ss, ds) = (ms.trailing_zeros(), md.trailing_zeros());
         // K_L: kernel combinations with no component on fixed levels.
         let on_fixed: Vec<u64> = kernel.iter().map(|k| k & fixed).collect();
         let k_l: Vec<u64> = gf2::nullspace(&on_fixed)
@@ -95,13 +105,7 @@ pub fn local_conversion_layout(src: &LinearLayout, dst: &LinearLayout) -> Result
         let v: Vec<u64> = k_l.iter().map(|k| k & ms).collect();
         let basis = gf2::EchelonBasis::from_columns(&v);
         for (j, col) in cols.iter_mut().enumerate() {
-            // The destination's own level-L bits, placed at the source's.
-            let own = if md >> j & 1 == 1 {
-                1u64 << (j as u32 - ds + ss)
-            } else {
-                0
-            };
-            let e = (*col & ms) ^ own;
+            let e = (*col & ms) ^ own_bits(j, md, ms);
             let (_, combo) = basis.reduce(e);
             *col ^= gf2::bits(combo).fold(0, |a, i| a ^ k_l[i as usize]);
         }
@@ -142,14 +146,8 @@ pub fn reads_own(src: &LinearLayout, dst: &LinearLayout, same_lane: bool) -> Res
         if ms.count_ones() != md.count_ones() {
             return Ok(false);
         }
-        let (ss, ds) = (ms.trailing_zeros(), md.trailing_zeros());
         for (j, &col) in c.columns().iter().enumerate() {
-            let own = if md >> j & 1 == 1 {
-                1u64 << (j as u32 - ds + ss)
-            } else {
-                0
-            };
-            if col & ms != own {
+            if col & ms != own_bits(j, md, ms) {
                 return Ok(false);
             }
         }

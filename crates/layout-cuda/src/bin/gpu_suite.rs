@@ -652,45 +652,67 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
         return;
     };
     let twin = meta.iter().find(|e| e["name"] == name);
-    let shared_both = twin.is_some_and(|e| e["path_fwd"] == "shared" || e["path_bwd"] == "shared");
-    if !shared_both || name.ends_with("_smem") {
+    let uses_shared = twin.is_some_and(|e| e["path_fwd"] == "shared" || e["path_bwd"] == "shared");
+    if !uses_shared || name.ends_with("_smem") {
         return;
     }
     let smem = layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
         .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
-    let vname = format!("{name}_partial");
+    emit_partial_entry(
+        dir,
+        &format!("{name}_partial"),
+        spec,
+        (&src, &dst, &smem),
+        true,
+        name,
+        meta,
+    );
+}
+
+/// Emits one partial-plan program (`specialise`: one copy of the loop per
+/// warp) and appends its `cases.json` entry with its full twin's name.
+fn emit_partial_entry(
+    dir: &str,
+    name: &str,
+    spec: CaseSpec,
+    (src, dst, smem): (&LinearLayout, &LinearLayout, &LinearLayout),
+    specialise: bool,
+    full_twin: &str,
+    meta: &mut Vec<serde_json::Value>,
+) {
+    let (_, shape, bits, nw, src_t, dst_t) = spec;
     let case = ConversionCase {
-        name: vname.clone(),
+        name: name.into(),
         shape: shape.to_vec(),
         bits,
         num_warps: nw,
         src: src.clone(),
         dst: dst.clone(),
-        smem,
+        smem: smem.clone(),
         force_shared: false,
         use_matrix_ops: false,
     };
-    let em = match layout_cuda::partial::emit_partial_benchmark(&case, true) {
+    let em = match layout_cuda::partial::emit_partial_benchmark(&case, specialise) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("  no {vname}: {e}");
+            eprintln!("  no {name}: {e}");
             return;
         }
     };
-    std::fs::write(format!("{dir}/{vname}.cu"), &em.code).expect("write");
+    std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
     let (fp, bp) = (
         partial_prediction(&em.fwd, em.shuffles.0),
         partial_prediction(&em.bwd, em.shuffles.1),
     );
-    eprintln!("wrote {vname} (partial / partial): fwd {fp}, bwd {bp}");
+    eprintln!("wrote {name} (partial / partial): fwd {fp}, bwd {bp}");
     meta.push(json!({
-        "name": vname, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
+        "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
         "src_attr": src_t, "dst_attr": dst_t,
         "src": src.bases_json(), "dst": dst.bases_json(),
         "path_fwd": "partial", "path_bwd": "partial",
         "packed": em.packed,
         "predicted_fwd": fp, "predicted_bwd": bp,
-        "full_twin": name, "warp_specialised": true,
+        "full_twin": full_twin, "warp_specialised": specialise,
     }));
 }
 
@@ -718,44 +740,18 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
         } else {
             &[(true, "")]
         };
-        for &(specialise, suffix) in variants {
-            let vname = format!("{name}{suffix}");
-            let name = vname.as_str();
-            let case = ConversionCase {
-                name: name.into(),
-                shape: shape.to_vec(),
-                bits,
-                num_warps: nw,
-                src: src.clone(),
-                dst: dst.clone(),
-                smem: smem.clone(),
-                force_shared: false,
-                use_matrix_ops: false,
-            };
-            let em = match layout_cuda::partial::emit_partial_benchmark(&case, specialise) {
-                Ok(x) => x,
-                Err(e) => {
-                    eprintln!("skip {name}: {e}");
-                    continue;
-                }
-            };
-            std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
-            let (fp, bp) = (
-                partial_prediction(&em.fwd, em.shuffles.0),
-                partial_prediction(&em.bwd, em.shuffles.1),
-            );
-            eprintln!("wrote {name} (partial / partial): fwd {fp}, bwd {bp}");
-            meta.push(json!({
-                "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
-                "src_attr": src_t, "dst_attr": dst_t,
-                "src": src.bases_json(), "dst": dst.bases_json(),
-                "path_fwd": "partial", "path_bwd": "partial",
-                "packed": em.packed,
-                "predicted_fwd": fp, "predicted_bwd": bp,
-                "full_twin": format!("{}_full", spec.0), "warp_specialised": specialise,
-            }));
-        }
         let full = format!("{name}_full");
+        for &(specialise, suffix) in variants {
+            emit_partial_entry(
+                dir,
+                &format!("{name}{suffix}"),
+                spec,
+                (&src, &dst, &smem),
+                specialise,
+                &full,
+                meta,
+            );
+        }
         emit_and_record(dir, &full, spec, &src, &dst, smem, false, meta);
     }
 }
