@@ -89,14 +89,19 @@ fn ncu_counts_the_predicted_wavefronts_on_every_conversion_program() {
 }
 
 /// The check can fail: session 8's first call (kept as evidence, same
-/// predictions) disagrees exactly on the two programs whose loads the
-/// compiler removed.
+/// predictions for the programs it ran) disagrees exactly on the two
+/// programs whose loads the compiler removed.
 #[test]
 fn the_dead_load_run_fails_the_check() {
     let (bad, _) = disagreements(
         &cases(),
         &read("bench/gpu/results/session8_dead_loads/ncu.txt"),
     );
+    // Programs added to the suite after that call were not profiled then.
+    let bad: Vec<&String> = bad
+        .iter()
+        .filter(|b| !b.ends_with("not profiled"))
+        .collect();
     assert_eq!(bad.len(), 2, "{bad:#?}");
     assert!(
         bad.iter().all(|b| b.contains("_partial: load ncu 0")),

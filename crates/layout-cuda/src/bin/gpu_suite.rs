@@ -29,6 +29,8 @@ const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPe
 const DOT_A: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
 const DOT_B: &str = "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
 const WGMMA: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>";
+const WGMMA_N2: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 64, 16]}>";
+const DOT_A_WGMMA_N2: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 64, 16]}>, kWidth = 2}>";
 const WGMMA8: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>";
 
 /// (name, tile shape, element bits, warps, source attribute, destination attribute).
@@ -81,6 +83,16 @@ fn cases() -> Vec<CaseSpec> {
         ),
         ("mma2_to_dotA_64x64_f16", [64, 64], 16, 4, MMA2, DOT_A),
         ("mma2_to_dotA_128x64_bf16", [128, 64], 16, 4, MMA2, DOT_A),
+        // Hopper: two warpgroups along N (warps [4, 2]) to the register A
+        // operand of the next wgmma, replicated over the two warpgroups.
+        (
+            "wgmma_to_dotA_128x128_f16_w8",
+            [128, 128],
+            16,
+            8,
+            WGMMA_N2,
+            DOT_A_WGMMA_N2,
+        ),
         ("mma2_to_dotB_64x64_f16", [64, 64], 16, 4, MMA2, DOT_B),
         (
             "wgmma_to_blocked_128x128_f32",
