@@ -790,3 +790,29 @@ fn check_aligned(base: u64, len: u64, bits: u32) -> Result<()> {
     }
     Ok(())
 }
+
+/// [`plan_split`] through the optimal swizzle of the conversion
+/// ([`crate::swizzle::optimal_swizzling`], the shared layout Triton's plan
+/// would use), proved by [`simulate_partial`]: what `linlayout convert
+/// --partial` and the Python `partial` report. Conversions where every
+/// element crosses warps are refused (that is the full shared-memory
+/// class); warp-local ones are planned (staying moves only). Errors name
+/// the failed condition of the module doc.
+pub fn plan_split_optimal(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<(PartialCrossWarpPlan, PartialReport)> {
+    check_bitwidth(bitwidth)?;
+    if let Some(why) = why_not_partial(src, dst)? {
+        if !why.starts_with("no element crosses") {
+            return Err(CodegenError::Unsupported(format!(
+                "not a partial cross-warp conversion: {why}"
+            )));
+        }
+    }
+    let smem = crate::swizzle::optimal_swizzling(src, dst, bitwidth)?.shared;
+    let plan = plan_split(src, dst, &smem, bitwidth)?;
+    let report = simulate_partial(&plan, src, dst)?;
+    Ok((plan, report))
+}

@@ -1243,6 +1243,34 @@ fn _swizzle(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<(PyLayout
     })
 }
 
+/// `_partial(src, dst, bitwidth)`: JSON of the partial cross-warp plan
+/// through the optimal swizzle (`layout_codegen::partial::plan_split_optimal`,
+/// proved by its simulator): `{"plan", "report", "partial_units",
+/// "full_units"}`; raises `LayoutError` naming the failed condition.
+#[pyfunction]
+fn _partial(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<String> {
+    let (s, d) = (&src.inner, &dst.inner);
+    run(|| {
+        layout_codegen::partial::plan_split_optimal(s, d, bitwidth).map(|(p, r)| {
+            serde_json::json!({
+                "plan": p, "report": r,
+                "partial_units": p.cost.partial_units(), "full_units": p.cost.full_units(),
+            })
+            .to_string()
+        })
+    })
+}
+
+/// `local_conversion(src, dst)`: destination hardware → source hardware
+/// holding the same element, reading a broadcast source's copy in the
+/// reader's own block, warp, then lane where there is one
+/// (`layout_codegen::replica::local_conversion_layout`; Triton's map for an
+/// injective source).
+#[pyfunction]
+fn local_conversion(src: &PyLayout, dst: &PyLayout) -> PyResult<PyLayout> {
+    run(|| layout_codegen::replica::local_conversion_layout(&src.inner, &dst.inner).map(PyLayout::wrap))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_quiet_hook();
@@ -1257,5 +1285,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bank_conflicts, m)?)?;
     m.add_function(wrap_pyfunction!(_convert, m)?)?;
     m.add_function(wrap_pyfunction!(_swizzle, m)?)?;
+    m.add_function(wrap_pyfunction!(_partial, m)?)?;
+    m.add_function(wrap_pyfunction!(local_conversion, m)?)?;
     Ok(())
 }

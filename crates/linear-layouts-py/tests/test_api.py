@@ -98,3 +98,10 @@ def test_svg_picture_matches_the_layout():
     assert where[(160, 128)] == ("T9", "R1")
     assert len(cells) == 256
     assert "<svg" in a.svg(hw=True)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    result = doctest.testmod(ll)
+    assert result.attempted >= 8 and result.failed == 0, result

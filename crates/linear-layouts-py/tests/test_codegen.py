@@ -59,3 +59,47 @@ def test_bad_dtype_is_an_error():
     a = ll.blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[32, 32])
     with pytest.raises(ll.LayoutError):
         ll.convert(a, a, "complex128")
+
+
+def _mma_and_dot_a(shape):
+    mma = ll.nvmma_distributed([2, 0], [2, 2], [16, 8])
+    return mma.to_linear_layout(shape), ll.dot_operand(0, mma, 2, shape=shape)
+
+
+def test_partial_plan_of_mma_to_replicated_dot_a():
+    # By hand (64x64 f16 = 64 wavefronts of 128 B): every warp stores its
+    # accumulators (64), loads the half of its A rows it did not compute
+    # (64); the full plan loads both halves (128).
+    mma, a = _mma_and_dot_a([64, 64])
+    p = ll.partial(mma, a, "f16")
+    assert (p.staying_elements, p.elements) == (4096, 8192)
+    assert (p.partial_units, p.full_units) == (128, 192)
+    assert len(p.plan["classes"]) == 2
+    back = ll.partial(a, mma, "f16")
+    assert back.partial_units == 0 and back.staying_elements == back.elements
+
+
+def test_partial_refusal_names_the_condition():
+    a = ll.blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[64, 64])
+    b = ll.blocked([4, 1], [4, 8], [1, 4], [0, 1], shape=[64, 64])
+    with pytest.raises(ll.LayoutError, match="C_wl"):
+        ll.partial(a, b, "f16")
+
+
+def test_local_conversion_reads_the_copy_in_the_own_warp():
+    mma, a = _mma_and_dot_a([64, 64])
+    local = ll.local_conversion(a, mma)
+    triton = ll.convert(a, mma, "f16").conversion
+    own, triton_own = True, True
+    for w in range(4):
+        coords = {d: 0 for d, _ in mma.in_dims}
+        coords["warp"] = w
+        for c, ok in ((local, "own"), (triton, "triton")):
+            src_hw = c.apply(**coords)
+            assert a.apply(**src_hw) == mma.apply(**coords)
+            if src_hw["warp"] != w:
+                if ok == "own":
+                    own = False
+                else:
+                    triton_own = False
+    assert own and not triton_own

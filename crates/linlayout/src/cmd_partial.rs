@@ -4,34 +4,26 @@
 //! moves or `shfl.sync.idx`; a broadcast source is read from the copy in
 //! the reader's own warp where there is one (`layout_codegen::replica`).
 
-use layout_codegen::partial::{
-    plan_split, simulate_partial, why_not_partial, PartialCrossWarpPlan,
-};
-use layout_codegen::swizzle::optimal_swizzling;
+use layout_codegen::partial::{plan_split_optimal, PartialCrossWarpPlan};
 use linear_layout::LinearLayout;
 use serde_json::{json, Value};
 
-/// The split plan through the optimal swizzle of the conversion (the shared
-/// layout Triton's plan would use), proved by `simulate_partial`; `Err`
-/// names why the class does not apply.
+/// The split plan through the optimal swizzle, proved, with the count of
+/// destination registers checked; `Err` names why the class does not apply.
 fn plan(
     src: &LinearLayout,
     dst: &LinearLayout,
     bitwidth: u32,
 ) -> Result<(PartialCrossWarpPlan, u64), String> {
-    if let Some(why) = why_not_partial(src, dst).map_err(|e| e.to_string())? {
-        // Warp-local conversions (nothing crosses) still have a split plan
-        // when their staying part is static per warp.
-        if !why.starts_with("no element crosses") {
-            return Err(why);
-        }
-    }
-    let smem = optimal_swizzling(src, dst, bitwidth)
-        .map_err(|e| e.to_string())?
-        .shared;
-    let p = plan_split(src, dst, &smem, bitwidth).map_err(|e| e.to_string())?;
-    let rep = simulate_partial(&p, src, dst).map_err(|e| format!("simulation failed: {e}"))?;
-    Ok((p, rep.registers_checked))
+    plan_split_optimal(src, dst, bitwidth)
+        .map(|(p, r)| (p, r.registers_checked))
+        .map_err(|e| {
+            let e = e.to_string();
+            match e.split_once("not a partial cross-warp conversion: ") {
+                Some((_, why)) => why.to_string(),
+                None => e,
+            }
+        })
 }
 
 /// The `"partial"` object of `convert --json --partial`: the plan and its

@@ -40,11 +40,13 @@ from ._native import (
     LayoutError,
     LinearLayout,
     _convert,
+    _partial,
     _swizzle,
     bank_conflicts,
     clear_cache,
     factor_through,
     from_mlir,
+    local_conversion,
     mlir_space,
     normalize_mlir,
     supremum,
@@ -81,8 +83,11 @@ __all__ = [
     "bank_conflicts",
     "convert",
     "swizzle",
+    "partial",
+    "local_conversion",
     "Conversion",
     "Swizzle",
+    "PartialPlan",
 ]
 
 __version__ = "0.1.0"
@@ -149,6 +154,42 @@ def convert(src: LinearLayout, dst: LinearLayout, dtype="f16") -> Conversion:
 def swizzle(src: LinearLayout, dst: LinearLayout, dtype="f16") -> Swizzle:
     """The optimal swizzled shared layout for converting ``src -> dst``."""
     return Swizzle(*_swizzle(src, dst, _bits(dtype)))
+
+
+@_dataclasses.dataclass(frozen=True)
+class PartialPlan:
+    """A partial cross-warp plan: only the elements that leave their warp go
+    through shared memory (``staying_elements`` of ``elements`` destination
+    elements stay, by register moves or ``shfl.sync.idx``). ``partial_units``
+    and ``full_units`` are the predicted shared-memory wavefronts plus
+    shuffles per CTA of this plan and of the full shared-memory plan through
+    the same shared layout; ``plan`` is its plain data (warp classes with
+    their stores, staying moves and loads), proved by the simulator."""
+
+    staying_elements: int
+    elements: int
+    partial_units: int
+    full_units: int
+    plan: dict
+
+
+def partial(src: LinearLayout, dst: LinearLayout, dtype="f16") -> PartialPlan:
+    """Plans ``src -> dst`` as a partial cross-warp conversion through the
+    optimal swizzle (a broadcast source is read from the copy in the
+    reader's own warp); raises :class:`LayoutError` naming the condition
+    that fails (e.g. a transpose, whose staying elements depend on the lane).
+
+    >>> import linear_layouts as ll
+    >>> mma = ll.nvmma_distributed([2, 0], [2, 2], [16, 8], shape=[64, 64])
+    >>> a = ll.dot_operand(0, ll.nvmma_distributed([2, 0], [2, 2], [16, 8]), 2, shape=[64, 64])
+    >>> p = ll.partial(mma, a, "f16")
+    >>> (p.staying_elements * 2 == p.elements, p.partial_units, p.full_units)
+    (True, 128, 192)
+    """
+    rest = _json.loads(_partial(src, dst, _bits(dtype)))
+    cost = rest["plan"]["cost"]
+    return PartialPlan(cost["staying_elements"], cost["elements"], rest["partial_units"],
+                       rest["full_units"], rest["plan"])
 
 
 # ---------------------------------------------------------------------------
