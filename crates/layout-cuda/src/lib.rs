@@ -450,7 +450,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
         g.emit_load(&mut s, "gin", "a", case.bits)?;
-        emit_bench_loop(&mut s, ns, nd, Sink::default());
+        emit_bench_loop(&mut s, (ns, nd), None, Sink::default());
         g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     }
     writeln!(s, "}}\n").unwrap();
@@ -458,25 +458,56 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     Ok((s, fwd, bwd))
 }
 
-/// The benchmark loop on element arrays `a` (`ns` source registers) and
-/// `b` (`nd` destination registers): R × { cvt_fwd ; b += 1 ; cvt_bwd ; a += 1 }.
-pub(crate) fn emit_bench_loop(s: &mut String, ns: u64, nd: u64, sink: Sink) {
+/// The benchmark loop, R × { cvt_fwd ; +1 on the destination ; cvt_bwd ;
+/// +1 on the source }, over `held = (source, destination)` registers: the
+/// element arrays `a`, `b` (`+= 1`), or with `packed = Some(bits)` the
+/// packed words `aw`, `bw` (word-native `cvt_*`, one `add_u8x4` /
+/// `add_u16x2` per word). `sink` folds the arrays it names into `sink_`.
+pub(crate) fn emit_bench_loop(s: &mut String, held: (u64, u64), packed: Option<u32>, sink: Sink) {
+    let (ns, nd) = held;
+    let (a, b, k) = if packed.is_some() {
+        ("aw", "bw", "j")
+    } else {
+        ("a", "b", "i")
+    };
+    let step = |arr: &str| match packed {
+        Some(bits) => {
+            let (_, add, one) = packed_add(bits);
+            format!("{arr}[{k}] = {add}({arr}[{k}], {one})")
+        }
+        None => format!("{arr}[{k}] += 1"),
+    };
     writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-    writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
+    writeln!(s, "    cvt_fwd({a}, {b}, smem, lane, warp);").unwrap();
     writeln!(
         s,
-        "#pragma unroll\n    for (int i = 0; i < {nd}; ++i) b[i] += 1;"
+        "#pragma unroll\n    for (int {k} = 0; {k} < {nd}; ++{k}) {};",
+        step(b)
     )
     .unwrap();
-    sink.consume(s, sink.dst, "b", nd);
-    writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
+    if sink.dst {
+        emit_sink_fold(s, b, nd);
+    }
+    writeln!(s, "    cvt_bwd({b}, {a}, smem, lane, warp);").unwrap();
     writeln!(
         s,
-        "#pragma unroll\n    for (int i = 0; i < {ns}; ++i) a[i] += 1;"
+        "#pragma unroll\n    for (int {k} = 0; {k} < {ns}; ++{k}) {};",
+        step(a)
     )
     .unwrap();
-    sink.consume(s, sink.src, "a", ns);
+    if sink.src {
+        emit_sink_fold(s, a, ns);
+    }
     writeln!(s, "  }}").unwrap();
+}
+
+/// `sink_ ^= arr[i]` over the `n` registers of `arr`.
+fn emit_sink_fold(s: &mut String, arr: &str, n: u64) {
+    writeln!(
+        s,
+        "#pragma unroll\n    for (int i = 0; i < {n}; ++i) sink_ ^= (uint32_t){arr}[i];"
+    )
+    .unwrap();
 }
 
 /// Which register arrays of the benchmark loop are XOR-folded into the
@@ -510,16 +541,6 @@ impl Sink {
     /// Whether any array is folded (the caller declares `sink_`).
     pub(crate) fn any(self) -> bool {
         self.src || self.dst
-    }
-
-    fn consume(self, s: &mut String, on: bool, arr: &str, n: u64) {
-        if on {
-            writeln!(
-                s,
-                "#pragma unroll\n    for (int i = 0; i < {n}; ++i) sink_ ^= (uint32_t){arr}[i];"
-            )
-            .unwrap();
-        }
     }
 }
 
@@ -741,29 +762,6 @@ fn consecutive_index(e: u64, k: u64) -> String {
     }
 }
 
-/// The benchmark loop on packed words `aw` (`ws` source words) and `bw`
-/// (`wd` destination words) with word-native `cvt_*` functions:
-/// R × { cvt_fwd ; bw += 1 per element ; cvt_bwd ; aw += 1 per element }.
-pub(crate) fn emit_packed_loop(s: &mut String, ws: u64, wd: u64, bits: u32, sink: Sink) {
-    let (_, add, one) = packed_add(bits);
-    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-    writeln!(s, "    cvt_fwd(aw, bw, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = {add}(bw[j], {one});"
-    )
-    .unwrap();
-    sink.consume(s, sink.dst, "bw", wd);
-    writeln!(s, "    cvt_bwd(bw, aw, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = {add}(aw[j], {one});"
-    )
-    .unwrap();
-    sink.consume(s, sink.src, "aw", ws);
-    writeln!(s, "  }}").unwrap();
-}
-
 /// The kernel body for 8- or 16-bit elements held packed in words (`aw`,
 /// `bw`; the source side packed by `src_pack`, see [`shared_words`]).
 /// With `words_native` the `cvt_*` functions take and return the words;
@@ -796,7 +794,7 @@ fn emit_packed_body(
     emit_pack(s, src_pack, "a", "aw", bits);
     writeln!(s, "  }}").unwrap();
     if words_native {
-        emit_packed_loop(s, ws, wd, bits, Sink::default());
+        emit_bench_loop(s, (ws, wd), Some(bits), Sink::default());
     } else {
         let (_, add, one) = packed_add(bits);
         writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();

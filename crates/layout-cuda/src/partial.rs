@@ -490,7 +490,7 @@ pub fn emit_partial_benchmark(
             "__device__ __forceinline__ void run_warp({ht} (&{held})[{hs}], {t}* smem, unsigned lane, const unsigned warp, int R{sink_param}) {{\n  {ht} {bw}[{hd}];"
         )
         .unwrap();
-        emit_loop(&mut s, words.is_some(), (hs, hd), case.bits, sink);
+        crate::emit_bench_loop(&mut s, (hs, hd), words.is_some().then_some(case.bits), sink);
         writeln!(s, "}}\n").unwrap();
     }
     // Staying and moving data are live together: two copies.
@@ -533,7 +533,7 @@ pub fn emit_partial_benchmark(
         writeln!(s, "  }}").unwrap();
     } else {
         writeln!(s, "  {ht} {bw}[{hd}];").unwrap();
-        emit_loop(&mut s, words.is_some(), (hs, hd), case.bits, sink);
+        crate::emit_bench_loop(&mut s, (hs, hd), words.is_some().then_some(case.bits), sink);
     }
     if sink.any() {
         // Observable but never taken: the benchmark never runs R = INT_MAX
@@ -562,16 +562,6 @@ pub fn emit_partial_benchmark(
         shuffles: (sf, sb),
         packed: words.is_some(),
     })
-}
-
-/// The benchmark loop on `held = (source, destination)` registers: packed
-/// words ([`crate::emit_packed_loop`]) or elements ([`crate::emit_bench_loop`]).
-fn emit_loop(s: &mut String, packed: bool, held: (u64, u64), bits: u32, sink: crate::Sink) {
-    if packed {
-        crate::emit_packed_loop(s, held.0, held.1, bits, sink);
-    } else {
-        crate::emit_bench_loop(s, held.0, held.1, sink);
-    }
 }
 
 /// The opening of warp class `i` of `n` in an if/else-if chain over the

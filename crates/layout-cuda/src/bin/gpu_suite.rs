@@ -297,6 +297,29 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
     emit_and_record(dir, name, spec, &src, &dst, smem, false, meta);
 }
 
+/// The `ConversionCase` of `spec` named `name` through `smem` (`mx`:
+/// stmatrix/ldmatrix where the tiling applies; names ending in `_smem` and
+/// `mx` variants go through shared memory even where shuffles would do).
+fn case_of(
+    name: &str,
+    spec: CaseSpec,
+    (src, dst, smem): (&LinearLayout, &LinearLayout, &LinearLayout),
+    mx: bool,
+) -> ConversionCase {
+    let (_, shape, bits, nw, _, _) = spec;
+    ConversionCase {
+        name: name.into(),
+        shape: shape.to_vec(),
+        bits,
+        num_warps: nw,
+        src: src.clone(),
+        dst: dst.clone(),
+        smem: smem.clone(),
+        force_shared: name.ends_with("_smem") || mx,
+        use_matrix_ops: mx,
+    }
+}
+
 /// Emits the program of one conversion case through `smem` and appends
 /// its `cases.json` entry (`mx`: stmatrix/ldmatrix where the tiling applies).
 #[allow(clippy::too_many_arguments)]
@@ -311,17 +334,7 @@ fn emit_and_record(
     meta: &mut Vec<serde_json::Value>,
 ) {
     let (_, shape, bits, nw, src_t, dst_t) = spec;
-    let case = ConversionCase {
-        name: name.into(),
-        shape: shape.to_vec(),
-        bits,
-        num_warps: nw,
-        src: src.clone(),
-        dst: dst.clone(),
-        smem: smem.clone(),
-        force_shared: name.ends_with("_smem") || mx,
-        use_matrix_ops: mx,
-    };
+    let case = case_of(name, spec, (src, dst, &smem), mx);
     let (code, fwd, bwd) = match emit_benchmark(&case) {
         Ok(x) => x,
         Err(e) => {
@@ -693,17 +706,7 @@ fn emit_partial_entry(
     meta: &mut Vec<serde_json::Value>,
 ) {
     let (_, shape, bits, nw, src_t, dst_t) = spec;
-    let case = ConversionCase {
-        name: name.into(),
-        shape: shape.to_vec(),
-        bits,
-        num_warps: nw,
-        src: src.clone(),
-        dst: dst.clone(),
-        smem: smem.clone(),
-        force_shared: false,
-        use_matrix_ops: false,
-    };
+    let case = case_of(name, spec, (src, dst, smem), false);
     let em = match layout_cuda::partial::emit_partial_benchmark(&case, specialise) {
         Ok(x) => x,
         Err(e) => {
