@@ -6,7 +6,9 @@ runner) to sm_90a PTX, and the `ptxas` / `cuobjdump` bundled with Triton
 
     python3 bench/gpu/local_sass.py bench/gpu/generated/mma2_to_dotA_64x64_f16_partial.cu
 
-prints one line per program: counts of LDS*, STS*, LDSM, STSM, SHFL*, BAR*.
+prints one line per program: counts of LDS*, STS*, LDSM, STSM, SHFL*, BAR*,
+and the number of SASS instructions (code size: the instruction cache holds
+128 KiB, 8192 of them, on Hopper).
 A check before a device call (e.g. that the compiler kept the loads the plan
 predicts: session 8's sink), not a measurement.
 """
@@ -65,7 +67,7 @@ def main():
                 m.group(1) for m in re.finditer(
                     r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*(?:\.[A-Z0-9.]+)?)", sass))
             picked = {k: v for k, v in sorted(ops.items()) if k.split(".")[0] in keep}
-            print(name, picked)
+            print(name, picked, "instructions:", sum(ops.values()))
 
 
 if __name__ == "__main__":

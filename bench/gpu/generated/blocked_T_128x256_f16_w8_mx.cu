@@ -252,7 +252,6 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[111] = (t_.w >> 0) & 65535u;
     b[127] = (t_.w >> 16) & 65535u;
   }
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
@@ -388,7 +387,6 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[124] = (uint16_t)(w2_ & 0xffffu); b[125] = (uint16_t)(w2_ >> 16);
     b[126] = (uint16_t)(w3_ & 0xffffu); b[127] = (uint16_t)(w3_ >> 16);
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
@@ -573,9 +571,11 @@ extern "C" __global__ void __launch_bounds__(256, 2) bench(const uint16_t* __res
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) b[i] += 1;
+    __syncthreads();
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) a[i] += 1;
+    __syncthreads();
   }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 8u;

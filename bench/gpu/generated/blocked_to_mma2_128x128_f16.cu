@@ -157,7 +157,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     b[61] = (t_.z >> 0) & 4294967295u;
     b[63] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[64], uint16_t* smem, unsigned lane, unsigned warp) {
   uint32_t* smem_w = reinterpret_cast<uint32_t*>(smem);
@@ -292,7 +291,6 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     b[61] = (t_.z >> 0) & 4294967295u;
     b[63] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
@@ -513,9 +511,11 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    __syncthreads();
     cvt_bwd(bw, aw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
+    __syncthreads();
   }
   {
     uint16_t a[128];

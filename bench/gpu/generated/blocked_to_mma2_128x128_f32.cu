@@ -259,7 +259,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[
     b[126] = (t_.z >> 0) & 4294967295u;
     b[127] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[128], uint32_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
@@ -505,7 +504,6 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
     b[126] = (t_.z >> 0) & 4294967295u;
     b[127] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int R) {
@@ -721,9 +719,11 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint32_t* __res
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) b[i] += 1;
+    __syncthreads();
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) a[i] += 1;
+    __syncthreads();
   }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;

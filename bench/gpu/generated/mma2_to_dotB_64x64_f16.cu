@@ -96,7 +96,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[3
     b[23] = (t_.z >> 0) & 4294967295u;
     b[31] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[16], uint16_t* smem, unsigned lane, unsigned warp) {
   uint32_t* smem_w = reinterpret_cast<uint32_t*>(smem);
@@ -152,7 +151,6 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[1
     b[13] = (t_.z >> 0) & 4294967295u;
     b[15] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
@@ -259,7 +257,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 32; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
-    cvt_bwd(bw, aw, smem, lane, warp);
+    cvt_bwd(bw, aw, smem + 4096u, lane, warp);
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
@@ -341,11 +339,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&din, n * sizeof(uint16_t)));
   CK(cudaMalloc(&dout, n * sizeof(uint16_t)));
   CK(cudaMemcpy(din, h.data(), n * sizeof(uint16_t), cudaMemcpyHostToDevice));
-  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 8192));
+  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
   bool ok = true;
   for (int rr : {0, R}) {
     CK(cudaMemset(dout, 0xA5, n * sizeof(uint16_t)));
-    bench<<<tiles, 128, 8192>>>(din, dout, rr);
+    bench<<<tiles, 128, 16384>>>(din, dout, rr);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(o.data(), dout, n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
@@ -359,11 +357,11 @@ int main(int argc, char** argv) {
   float med[2];
   int rs[2] = {0, R};
   for (int k = 0; k < 2; ++k) {
-    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 8192>>>(din, dout, rs[k]);
+    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
     std::vector<float> ts;
     for (int i = 0; i < reps; ++i) {
       CK(cudaEventRecord(e0));
-      bench<<<tiles, 128, 8192>>>(din, dout, rs[k]);
+      bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
       CK(cudaEventRecord(e1));
       CK(cudaEventSynchronize(e1));
       float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);

@@ -400,7 +400,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[
       b[119] = (t_.w >> 0) & 4294967295u;
     }
   }
-  PARTIAL_SYNC();
 }
 
 // Partial cross-warp conversion: 8192 of 16384 elements stay in their warp; 2 warp classes.
@@ -782,7 +781,6 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
       b[123] = (t_.w >> 0) & 4294967295u;
     }
   }
-  PARTIAL_SYNC();
 }
 
 __device__ __forceinline__ void run_warp(uint32_t (&a)[128], uint32_t* smem, unsigned lane, const unsigned warp, int R) {
@@ -791,9 +789,11 @@ __device__ __forceinline__ void run_warp(uint32_t (&a)[128], uint32_t* smem, uns
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) b[i] += 1;
+    PARTIAL_SYNC();
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) a[i] += 1;
+    PARTIAL_SYNC();
   }
 }
 

@@ -396,7 +396,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[
       b[119] = (t_.w >> 0) & 4294967295u;
     }
   }
-  PARTIAL_SYNC();
 }
 
 // Partial cross-warp conversion: 8192 of 16384 elements stay in their warp; 2 warp classes.
@@ -778,7 +777,6 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
       b[123] = (t_.w >> 0) & 4294967295u;
     }
   }
-  PARTIAL_SYNC();
 }
 
 extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int R) {
@@ -994,9 +992,11 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) b[i] += 1;
+    PARTIAL_SYNC();
     cvt_bwd(b, a, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 128; ++i) a[i] += 1;
+    PARTIAL_SYNC();
   }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;

@@ -95,7 +95,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
     b[29] = (t_.z >> 0) & 4294967295u;
     b[31] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[32], uint8_t* smem, unsigned lane, unsigned warp) {
   uint32_t* smem_w = reinterpret_cast<uint32_t*>(smem);
@@ -174,7 +173,6 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
     b[29] = (t_.z >> 0) & 4294967295u;
     b[31] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, int R) {
@@ -425,7 +423,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint8_t* __rest
     cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 32; ++j) bw[j] = add_u8x4(bw[j], 0x01010101u);
-    cvt_bwd(bw, aw, smem, lane, warp);
+    cvt_bwd(bw, aw, smem + 16384u, lane, warp);
 #pragma unroll
     for (int j = 0; j < 32; ++j) aw[j] = add_u8x4(aw[j], 0x01010101u);
   }
@@ -619,11 +617,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&din, n * sizeof(uint8_t)));
   CK(cudaMalloc(&dout, n * sizeof(uint8_t)));
   CK(cudaMemcpy(din, h.data(), n * sizeof(uint8_t), cudaMemcpyHostToDevice));
-  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
+  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 32768));
   bool ok = true;
   for (int rr : {0, R}) {
     CK(cudaMemset(dout, 0xA5, n * sizeof(uint8_t)));
-    bench<<<tiles, 128, 16384>>>(din, dout, rr);
+    bench<<<tiles, 128, 32768>>>(din, dout, rr);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(o.data(), dout, n * sizeof(uint8_t), cudaMemcpyDeviceToHost));
@@ -637,11 +635,11 @@ int main(int argc, char** argv) {
   float med[2];
   int rs[2] = {0, R};
   for (int k = 0; k < 2; ++k) {
-    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
+    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 32768>>>(din, dout, rs[k]);
     std::vector<float> ts;
     for (int i = 0; i < reps; ++i) {
       CK(cudaEventRecord(e0));
-      bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
+      bench<<<tiles, 128, 32768>>>(din, dout, rs[k]);
       CK(cudaEventRecord(e1));
       CK(cudaEventSynchronize(e1));
       float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);

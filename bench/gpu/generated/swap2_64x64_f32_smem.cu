@@ -91,7 +91,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
     b[27] = (t_.z >> 0) & 4294967295u;
     b[31] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[32], uint32_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
@@ -169,7 +168,6 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
     b[27] = (t_.z >> 0) & 4294967295u;
     b[31] = (t_.w >> 0) & 4294967295u;
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int R) {
@@ -241,7 +239,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint32_t* __res
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 32; ++i) b[i] += 1;
-    cvt_bwd(b, a, smem, lane, warp);
+    cvt_bwd(b, a, smem + 4096u, lane, warp);
 #pragma unroll
     for (int i = 0; i < 32; ++i) a[i] += 1;
   }
@@ -280,11 +278,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&din, n * sizeof(uint32_t)));
   CK(cudaMalloc(&dout, n * sizeof(uint32_t)));
   CK(cudaMemcpy(din, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
+  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 32768));
   bool ok = true;
   for (int rr : {0, R}) {
     CK(cudaMemset(dout, 0xA5, n * sizeof(uint32_t)));
-    bench<<<tiles, 128, 16384>>>(din, dout, rr);
+    bench<<<tiles, 128, 32768>>>(din, dout, rr);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(o.data(), dout, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
@@ -298,11 +296,11 @@ int main(int argc, char** argv) {
   float med[2];
   int rs[2] = {0, R};
   for (int k = 0; k < 2; ++k) {
-    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
+    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 32768>>>(din, dout, rs[k]);
     std::vector<float> ts;
     for (int i = 0; i < reps; ++i) {
       CK(cudaEventRecord(e0));
-      bench<<<tiles, 128, 16384>>>(din, dout, rs[k]);
+      bench<<<tiles, 128, 32768>>>(din, dout, rs[k]);
       CK(cudaEventRecord(e1));
       CK(cudaEventSynchronize(e1));
       float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);

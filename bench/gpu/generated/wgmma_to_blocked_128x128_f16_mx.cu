@@ -291,7 +291,6 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[126] = (t_.y >> 0) & 65535u;
     b[127] = (t_.y >> 16) & 65535u;
   }
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
@@ -441,7 +440,6 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[
     b[124] = (uint16_t)(w2_ & 0xffffu); b[125] = (uint16_t)(w2_ >> 16);
     b[126] = (uint16_t)(w3_ & 0xffffu); b[127] = (uint16_t)(w3_ >> 16);
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
@@ -733,6 +731,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     }
 #pragma unroll
     for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    __syncthreads();
     {
     uint16_t a[128], b[128];
 #pragma unroll
@@ -743,6 +742,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     }
 #pragma unroll
     for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
+    __syncthreads();
   }
   {
     uint16_t a[128];

@@ -235,7 +235,6 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
       b[47] = (t_.w >> 0) & 4294967295u;
     }
   }
-  PARTIAL_SYNC();
 }
 
 // Partial cross-warp conversion: 8192 of 8192 elements stay in their warp; 2 warp classes.
@@ -319,6 +318,7 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[32], uint16_t* smem, uns
     for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
 #pragma unroll
     for (int i = 0; i < 64; ++i) sink_ ^= (uint32_t)bw[i];
+    PARTIAL_SYNC();
     cvt_bwd(bw, aw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 32; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);

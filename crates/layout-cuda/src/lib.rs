@@ -37,14 +37,18 @@ use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
 mod access;
+mod bench_loop;
 pub mod gather;
 pub mod matrix_ops;
 pub mod occupancy;
 pub mod partial;
+pub mod scratch;
 pub mod shared_words;
 pub mod swizzle_search;
 pub mod word_shuffle;
 pub use access::{wavefronts, AccessMap};
+pub(crate) use bench_loop::{emit_bench_loop, emit_scheduled, Scratch, Sink};
+use scratch::{Direction, Schedule};
 
 /// Errors of the emitter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,7 +218,9 @@ fn emit_convert(
         Some(p) => matrix_ops::emit_load(out, p, "smem", "b")?,
         None => ld.emit_load(out, "smem", "b", case.bits)?,
     }
-    writeln!(out, "  __syncthreads();\n}}").unwrap();
+    // The barrier before the next store into this buffer is the loop's
+    // (see `scratch`).
+    writeln!(out, "}}").unwrap();
     Ok(Path::SharedMemory)
 }
 
@@ -425,7 +431,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     // session 8: counting swap1_128x128_f8's word-form shuffles as words
     // gives `__launch_bounds__(128, 4)` instead of no floor, 0.999 -> 0.926
     // us per conversion, bench/gpu/results/session8_occupancy).
-    let min_blocks = match (&shared, packed) {
+    let blocks = |bytes: u64| match (&shared, packed) {
         (Some(p), _) => {
             let words = p.src.num_words().max(p.dst.num_words());
             occupancy::hopper_min_blocks_words(threads, bytes, words, copies)
@@ -438,6 +444,20 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
             occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies)
         }
     };
+    let schedule = scratch_schedule(
+        (fwd == Path::SharedMemory, bwd == Path::SharedMemory),
+        bytes,
+        true,
+        blocks,
+    );
+    let stride = bytes * 8 / case.bits as u64;
+    let bytes = bytes * schedule.buffers().max(1) as u64;
+    let min_blocks = blocks(bytes);
+    let scratch = Scratch {
+        schedule: &schedule,
+        stride,
+        sync: "__syncthreads()",
+    };
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile, false);
     if packed {
@@ -446,11 +466,19 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
             None => shared_words::WordPacking::consecutive(case.bits, ns)?,
         };
         let native = words.is_some() || shared.is_some();
-        emit_packed_body(&mut s, &g, &src_pack, nd, case.bits, free, native)?;
+        emit_packed_body(
+            &mut s,
+            (&g, free),
+            &src_pack,
+            nd,
+            case.bits,
+            native,
+            scratch,
+        )?;
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
         g.emit_load(&mut s, "gin", "a", case.bits)?;
-        emit_bench_loop(&mut s, (ns, nd), None, Sink::default());
+        emit_bench_loop(&mut s, (ns, nd), None, Sink::default(), scratch);
         g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     }
     writeln!(s, "}}\n").unwrap();
@@ -458,90 +486,30 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     Ok((s, fwd, bwd))
 }
 
-/// The benchmark loop, R × { cvt_fwd ; +1 on the destination ; cvt_bwd ;
-/// +1 on the source }, over `held = (source, destination)` registers: the
-/// element arrays `a`, `b` (`+= 1`), or with `packed = Some(bits)` the
-/// packed words `aw`, `bw` (word-native `cvt_*`, one `add_u8x4` /
-/// `add_u16x2` per word). `sink` folds the arrays it names into `sink_`.
-pub(crate) fn emit_bench_loop(s: &mut String, held: (u64, u64), packed: Option<u32>, sink: Sink) {
-    let (ns, nd) = held;
-    let (a, b, k) = if packed.is_some() {
-        ("aw", "bw", "j")
-    } else {
-        ("a", "b", "i")
-    };
-    let step = |arr: &str| match packed {
-        Some(bits) => {
-            let (_, add, one) = packed_add(bits);
-            format!("{arr}[{k}] = {add}({arr}[{k}], {one})")
-        }
-        None => format!("{arr}[{k}] += 1"),
-    };
-    writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-    writeln!(s, "    cvt_fwd({a}, {b}, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int {k} = 0; {k} < {nd}; ++{k}) {};",
-        step(b)
-    )
-    .unwrap();
-    if sink.dst {
-        emit_sink_fold(s, b, nd);
-    }
-    writeln!(s, "    cvt_bwd({b}, {a}, smem, lane, warp);").unwrap();
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int {k} = 0; {k} < {ns}; ++{k}) {};",
-        step(a)
-    )
-    .unwrap();
-    if sink.src {
-        emit_sink_fold(s, a, ns);
-    }
-    writeln!(s, "  }}").unwrap();
-}
-
-/// `sink_ ^= arr[i]` over the `n` registers of `arr`.
-fn emit_sink_fold(s: &mut String, arr: &str, n: u64) {
-    writeln!(
-        s,
-        "#pragma unroll\n    for (int i = 0; i < {n}; ++i) sink_ ^= (uint32_t){arr}[i];"
-    )
-    .unwrap();
-}
-
-/// Which register arrays of the benchmark loop are XOR-folded into the
-/// variable `sink_` (declared by the caller, which must make it
-/// observable: a global store under a run-time condition that never holds,
-/// since an unused value is removed by ptxas even behind `asm volatile`).
-/// A replicated (broadcast) layout holds elements the way back need not
-/// read (e.g. each warp returns from its own copy of a replicated A
-/// operand); where the warp id is a compile-time constant (warp-specialised
-/// partial programs) the compiler would otherwise drop the loads of the
-/// unread copies, which a real consumer (an MMA) reads. Costs one XOR per
-/// register per iteration.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Sink {
-    /// Fold the source-layout registers (`a`).
-    pub src: bool,
-    /// Fold the destination-layout registers (`b`).
-    pub dst: bool,
-}
-
-impl Sink {
-    /// For a conversion `src ↔ dst`: fold the registers of each layout that
-    /// is not injective.
-    pub(crate) fn for_layouts(src: &LinearLayout, dst: &LinearLayout) -> Sink {
-        Sink {
-            src: !src.is_injective(),
-            dst: !dst.is_injective(),
-        }
-    }
-
-    /// Whether any array is folded (the caller declares `sink_`).
-    pub(crate) fn any(self) -> bool {
-        self.src || self.dst
-    }
+/// The loop's [`Schedule`] when the forward and backward conversions do
+/// or do not go through shared memory (`shared`), each with `bytes` of
+/// scratch: two buffers taken in turn, one barrier per conversion instead
+/// of two, when `blocks` (the CTAs per SM a scratch size allows, see
+/// [`occupancy`]) is no lower for twice the scratch and, if turn-taking
+/// needs the body unrolled by two (one direction in shared memory),
+/// `unroll_ok`. H200, session 9 (`bench/gpu/session9a.sh`): 3–5% less
+/// time per conversion on the 64×64 and 8-bit 128×128 cases, 1.4% on a
+/// 128×128 16-bit one that lost a CTA per SM (not taken by this rule).
+pub(crate) fn scratch_schedule(
+    shared: (bool, bool),
+    bytes: u64,
+    unroll_ok: bool,
+    blocks: impl Fn(u64) -> Option<u32>,
+) -> Schedule {
+    let one = blocks(bytes);
+    // The second buffer starts `bytes` in: keep it 16-byte aligned for
+    // vector accesses.
+    let two = (shared.0 || shared.1)
+        && bytes.is_multiple_of(16)
+        && one.is_some()
+        && blocks(2 * bytes) == one
+        && (unroll_ok || shared.0 == shared.1);
+    Schedule::new(shared.0, shared.1, two)
 }
 
 /// Whether [`emit_benchmark`]'s kernel keeps 8/16-bit elements packed in
@@ -772,13 +740,14 @@ fn consecutive_index(e: u64, k: u64) -> String {
 /// `add_u16x2` / `add_u8x4` per word.
 fn emit_packed_body(
     s: &mut String,
-    g: &AccessMap,
+    global: (&AccessMap, (u64, u64, u64)),
     src_pack: &shared_words::WordPacking,
     nd: u64,
     bits: u32,
-    free: (u64, u64, u64),
     words_native: bool,
+    scratch: Scratch,
 ) -> Result<(), EmitError> {
+    let (g, free) = global;
     let t = ctype(bits);
     let ns = src_pack.num_regs;
     let dst_pack = shared_words::WordPacking::consecutive(bits, nd)?;
@@ -794,31 +763,29 @@ fn emit_packed_body(
     emit_pack(s, src_pack, "a", "aw", bits);
     writeln!(s, "  }}").unwrap();
     if words_native {
-        emit_bench_loop(s, (ws, wd), Some(bits), Sink::default());
+        emit_bench_loop(s, (ws, wd), Some(bits), Sink::default(), scratch);
     } else {
         let (_, add, one) = packed_add(bits);
-        writeln!(s, "  for (int it = 0; it < R; ++it) {{").unwrap();
-        writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
-        emit_unpack(s, src_pack, "aw", "a", bits);
-        writeln!(s, "    cvt_fwd(a, b, smem, lane, warp);").unwrap();
-        emit_pack(s, &dst_pack, "b", "bw", bits);
-        writeln!(s, "    }}").unwrap();
-        writeln!(
-            s,
-            "#pragma unroll\n    for (int j = 0; j < {wd}; ++j) bw[j] = {add}(bw[j], {one});"
-        )
-        .unwrap();
-        writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
-        emit_unpack(s, &dst_pack, "bw", "b", bits);
-        writeln!(s, "    cvt_bwd(b, a, smem, lane, warp);").unwrap();
-        emit_pack(s, src_pack, "a", "aw", bits);
-        writeln!(s, "    }}").unwrap();
-        writeln!(
-            s,
-            "#pragma unroll\n    for (int j = 0; j < {ws}; ++j) aw[j] = {add}(aw[j], {one});"
-        )
-        .unwrap();
-        writeln!(s, "  }}").unwrap();
+        // Each direction unpacks its source words, converts element-wise
+        // and packs the destination: (elements, packing, words, word count).
+        let src = ("a", src_pack, "aw", ws);
+        let dst = ("b", &dst_pack, "bw", wd);
+        emit_scheduled(s, scratch, |s, direction, smem| {
+            let (name, (x, px, xw, _), (y, py, yw, nyw)) = match direction {
+                Direction::Forward => ("cvt_fwd", src, dst),
+                Direction::Backward => ("cvt_bwd", dst, src),
+            };
+            writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
+            emit_unpack(s, px, xw, x, bits);
+            writeln!(s, "    {name}({x}, {y}, {smem}, lane, warp);").unwrap();
+            emit_pack(s, py, y, yw, bits);
+            writeln!(s, "    }}").unwrap();
+            writeln!(
+                s,
+                "#pragma unroll\n    for (int j = 0; j < {nyw}; ++j) {yw}[j] = {add}({yw}[j], {one});"
+            )
+            .unwrap();
+        });
     }
     writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
     emit_unpack(s, src_pack, "aw", "a", bits);

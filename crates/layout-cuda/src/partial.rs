@@ -49,6 +49,10 @@ use layout_codegen::plan::Address;
 use linear_layout::DimName;
 use std::fmt::Write;
 
+/// The most warps whose specialised loop copies are unrolled by two for
+/// alternating scratch buffers (see [`emit_partial_benchmark`]).
+pub const MAX_UNROLLED_WARP_COPIES: u32 = 4;
+
 /// What [`emit_partial_benchmark`] produced.
 #[derive(Clone, Debug)]
 pub struct PartialEmission {
@@ -362,7 +366,9 @@ fn emit_direction(
             )?;
         }
     }
-    writeln!(out, "  }}{sync}\n}}\n").unwrap();
+    // The barrier before the next store into this buffer is the loop's
+    // (see `crate::scratch`).
+    writeln!(out, "  }}\n}}\n").unwrap();
     Ok(shuffles)
 }
 
@@ -480,6 +486,28 @@ pub fn emit_partial_benchmark(
     // Replicated layouts: keep every copy's registers live (see `Sink`).
     let sink = crate::Sink::for_layouts(&case.src, &case.dst);
     let threads = 32 * case.num_warps;
+    // Staying and moving data are live together: two copies.
+    let blocks = |bytes: u64| match &words {
+        Some(_) => crate::occupancy::hopper_min_blocks_words(threads, bytes, hs.max(hd), 2),
+        None => crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2),
+    };
+    let crosses = |p: &PartialCrossWarpPlan| p.cost.staying_elements < p.cost.elements;
+    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * pbits as u64 / 8;
+    // Turn-taking with one direction in shared memory unrolls the loop by
+    // two; with one copy of the loop per warp that doubles the code of
+    // every copy: on the H200, 8 warps' unrolled copies ran 4.6x slower
+    // (wgmma_to_dotA_128x128_f16_w8_partial, 1.10 -> 5.11 us, about 4100
+    // SASS instructions), 4 warps' 4-5% faster (bench/gpu/session9a.sh).
+    let unroll_ok = !specialise_warps || case.num_warps <= MAX_UNROLLED_WARP_COPIES;
+    let schedule =
+        crate::scratch_schedule((crosses(&fwd), crosses(&bwd)), bytes, unroll_ok, blocks);
+    let stride = bytes * 8 / case.bits as u64;
+    let bytes = bytes * schedule.buffers().max(1) as u64;
+    let scratch = crate::Scratch {
+        schedule: &schedule,
+        stride,
+        sync: "PARTIAL_SYNC()",
+    };
     if specialise_warps {
         // The benchmark loop with the warp id a compile-time constant: the
         // warp-class branches fold away and the staying register moves
@@ -490,15 +518,16 @@ pub fn emit_partial_benchmark(
             "__device__ __forceinline__ void run_warp({ht} (&{held})[{hs}], {t}* smem, unsigned lane, const unsigned warp, int R{sink_param}) {{\n  {ht} {bw}[{hd}];"
         )
         .unwrap();
-        crate::emit_bench_loop(&mut s, (hs, hd), words.is_some().then_some(case.bits), sink);
+        crate::emit_bench_loop(
+            &mut s,
+            (hs, hd),
+            words.is_some().then_some(case.bits),
+            sink,
+            scratch,
+        );
         writeln!(s, "}}\n").unwrap();
     }
-    // Staying and moving data are live together: two copies.
-    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * pbits as u64 / 8;
-    let min_blocks = match &words {
-        Some(_) => crate::occupancy::hopper_min_blocks_words(threads, bytes, hs.max(hd), 2),
-        None => crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2),
-    };
+    let min_blocks = blocks(bytes);
     crate::kernel_head(&mut s, t, threads, min_blocks, tile, false);
     match &words {
         Some(p) => {
@@ -533,7 +562,13 @@ pub fn emit_partial_benchmark(
         writeln!(s, "  }}").unwrap();
     } else {
         writeln!(s, "  {ht} {bw}[{hd}];").unwrap();
-        crate::emit_bench_loop(&mut s, (hs, hd), words.is_some().then_some(case.bits), sink);
+        crate::emit_bench_loop(
+            &mut s,
+            (hs, hd),
+            words.is_some().then_some(case.bits),
+            sink,
+            scratch,
+        );
     }
     if sink.any() {
         // Observable but never taken: the benchmark never runs R = INT_MAX

@@ -294,7 +294,9 @@ pub fn emit_convert(
     from_map.emit_store(out, "smem_w", "a", 32, from_free)?;
     writeln!(out, "  __syncthreads();").unwrap();
     to_map.emit_load(out, "smem_w", "b", 32)?;
-    writeln!(out, "  __syncthreads();\n}}").unwrap();
+    // The barrier before the next store into this buffer is the loop's
+    // (see `crate::scratch`).
+    writeln!(out, "}}").unwrap();
     Ok(())
 }
 

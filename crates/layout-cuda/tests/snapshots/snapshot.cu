@@ -45,7 +45,6 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[8], uint16_t (&b)[8]
   b[5] = smem[o_smem_ld + 544u];
   b[6] = smem[o_smem_ld + 576u];
   b[7] = smem[o_smem_ld + 608u];
-  __syncthreads();
 }
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[8], uint16_t (&b)[8], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned o_smem_st = 0u;
@@ -87,7 +86,6 @@ __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[8], uint16_t (&b)[8]
     b[6] = (t_.y >> 0) & 65535u;
     b[7] = (t_.y >> 16) & 65535u;
   }
-  __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
@@ -123,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
     for (int i = 0; i < 8; ++i) b[i] += 1;
-    cvt_bwd(b, a, smem, lane, warp);
+    cvt_bwd(b, a, smem + 1024u, lane, warp);
 #pragma unroll
     for (int i = 0; i < 8; ++i) a[i] += 1;
   }
@@ -156,11 +154,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&din, n * sizeof(uint16_t)));
   CK(cudaMalloc(&dout, n * sizeof(uint16_t)));
   CK(cudaMemcpy(din, h.data(), n * sizeof(uint16_t), cudaMemcpyHostToDevice));
-  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 2048));
+  CK(cudaFuncSetAttribute(bench, cudaFuncAttributeMaxDynamicSharedMemorySize, 4096));
   bool ok = true;
   for (int rr : {0, R}) {
     CK(cudaMemset(dout, 0xA5, n * sizeof(uint16_t)));
-    bench<<<tiles, 128, 2048>>>(din, dout, rr);
+    bench<<<tiles, 128, 4096>>>(din, dout, rr);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(o.data(), dout, n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
@@ -174,11 +172,11 @@ int main(int argc, char** argv) {
   float med[2];
   int rs[2] = {0, R};
   for (int k = 0; k < 2; ++k) {
-    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 2048>>>(din, dout, rs[k]);
+    for (int w = 0; w < 5; ++w) bench<<<tiles, 128, 4096>>>(din, dout, rs[k]);
     std::vector<float> ts;
     for (int i = 0; i < reps; ++i) {
       CK(cudaEventRecord(e0));
-      bench<<<tiles, 128, 2048>>>(din, dout, rs[k]);
+      bench<<<tiles, 128, 4096>>>(din, dout, rs[k]);
       CK(cudaEventRecord(e1));
       CK(cudaEventSynchronize(e1));
       float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); ts.push_back(ms);
