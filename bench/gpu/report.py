@@ -42,12 +42,40 @@ for line in open(f"{out}/ncu.txt"):
             ncu[cur][rows[-3]] = float(rows[-1].replace(",", ""))
 
 
+def ncu_sum(name, what):
+    """ncu's `what` ("wavefronts" / "conflicts") of one iteration of the
+    loop: the R = 2 count minus the R = 1 count where the run profiled both
+    (since session 9), else the R = 1 count; None when not profiled."""
+    one, two = ncu.get(name), ncu.get(f"{name} R=2")
+    if not one:
+        return None
+    s1 = sum(v for k, v in one.items() if what in k)
+    return sum(v for k, v in two.items() if what in k) - s1 if two else s1
+
+
+def ncu_total(name, what):
+    """ncu's `what` over a whole R = 1 kernel (one tile)."""
+    one = ncu.get(name)
+    return sum(v for k, v in one.items() if what in k) if one else None
+
+
 def predicted(c):
     tot = 0
     for k in ("predicted_fwd", "predicted_bwd"):
         p = c.get(k)
         if p:
             tot += p["st_wavefronts"] + p["ld_wavefronts"]
+    return tot
+
+
+def units(c):
+    """Predicted wavefronts plus, for partial plans, their staying shuffles
+    (a warp-wide 32-bit shfl.sync moves 128 B through the same crossbar):
+    what the throughput column divides by the time."""
+    tot = predicted(c)
+    if c.get("path_fwd") == "partial":
+        for k in ("predicted_fwd", "predicted_bwd"):
+            tot += (c.get(k) or {}).get("shuffles", 0)
     return tot
 
 
@@ -66,23 +94,22 @@ try:
 except Exception:
     ceiling = None
 print(f"Shared-memory ceiling (conflict-free 16-byte st+ld microbenchmark): {ceiling} TB/s\n")
-print("| case | ours: path | ours µs/cvt | Triton path (PTX) | Triton µs/cvt | Triton/ours | predicted wavefronts (R=1, 1 tile) | ncu wavefronts | ncu conflicts | ours smem throughput TB/s = wavefronts×128 B/time (% of ceiling) | correct (ours, Triton) | ours: registers, spills |")
+print("| case | ours: path | ours µs/cvt | Triton path (PTX) | Triton µs/cvt | Triton/ours | predicted wavefronts (R=1, 1 tile) | ncu wavefronts (one iteration) | ncu conflicts (one iteration) | ours smem throughput TB/s = units×128 B/time (% of ceiling); units = wavefronts, + shuffles for partial plans | correct (ours, Triton) | ours: registers, spills |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 ratios = []
 for name, c in cases.items():
     o = ours.get(name, {})
     t = triton.get(name, {})
     n = ncu.get(name, {})
-    ncu_w = sum(v for k, v in n.items() if "wavefronts" in k) if n else None
-    ncu_c = sum(v for k, v in n.items() if "conflicts" in k) if n else None
+    ncu_w, ncu_c = ncu_sum(name, "wavefronts"), ncu_sum(name, "conflicts")
     ou, tu = o.get("per_cvt_us"), t.get("per_cvt_us")
     ratio = (tu / ou) if (ou and tu and ou > 0.05 and tu > 0.05) else None
     if ratio:
         ratios.append(ratio)
     bw = None
-    if ou and ou > 0.05 and predicted(c):
-        # wavefronts of one conversion (half of fwd+bwd) × 128 B × tiles / time
-        bw = predicted(c) / 2 * 128 * c["tiles"] / (ou * 1e-6) / 1e12
+    if ou and ou > 0.05 and units(c):
+        # units of one conversion (half of fwd+bwd) × 128 B × tiles / time
+        bw = units(c) / 2 * 128 * c["tiles"] / (ou * 1e-6) / 1e12
     bws = "—" if bw is None else (f"{bw:.1f} ({100 * bw / ceiling:.0f}%)" if ceiling else f"{bw:.1f}")
     fmt = lambda x: "—" if x is None else (f"{x:.3f}" if isinstance(x, float) else str(x))
     print(f"| {name} | {c['path_fwd']}/{c['path_bwd']} | {fmt(ou)} | {tri_class(t.get('ptx'))} | {fmt(tu)} | {fmt(ratio)} | {predicted(c)} | {fmt(ncu_w)} | {fmt(ncu_c)} | {bws} | {o.get('ok', o.get('error'))}, {t.get('ok', t.get('error', '—'))} | {ptxas.get(name, '—')} |")
@@ -129,7 +156,7 @@ if partials:
         b = cases[a]["full_twin"]
         ta, tb = ours.get(a, {}).get("per_cvt_us"), ours.get(b, {}).get("per_cvt_us")
         tt = triton.get(a, {}).get("per_cvt_us") or triton.get(b, {}).get("per_cvt_us")
-        nw = lambda n: sum(v for k, v in ncu.get(n, {}).items() if "wavefronts" in k) if ncu.get(n) else None
+        nw = lambda n: ncu_sum(n, "wavefronts")
         f = lambda x: "—" if x is None else (f"{x:.3f}" if isinstance(x, float) else str(x))
         s1 = f"{tb / ta:.2f}×" if ta and tb else "—"
         s2 = f"{tt / ta:.2f}" if ta and tt else "—"

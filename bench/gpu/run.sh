@@ -5,7 +5,7 @@
 # `cargo run -p layout-cuda --bin gpu-suite`), checks every element on random
 # data, times ours (CUDA events, median) and Triton's Gluon kernel
 # (do_bench, median) in the same call, reads ncu's shared-memory wavefront
-# and bank-conflict counters for one tile and R = 1, and measures the
+# and bank-conflict counters for one tile at R = 1 and R = 2, and measures the
 # shared-memory ceiling. Everything lands in $OUT (or bench/gpu/out).
 set -u
 OUT=${OUT:-bench/gpu/out}
@@ -35,6 +35,11 @@ for f in $G/*.cu; do
   [ -x /tmp/b/$n ] || continue
   echo "== $n" >> "$OUT/ncu.txt"
   timeout 60 ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $M --csv /tmp/b/$n 1 1 1 2>&1 | grep -E '^"' >> "$OUT/ncu.txt"
+  # R = 2 as well: the difference is one iteration's counts, free of what
+  # happens once per kernel (session 9: 4 extra load wavefronts per CTA on
+  # one 8-warp program, whatever R is).
+  echo "== $n R=2" >> "$OUT/ncu.txt"
+  timeout 60 ncu --clock-control none --launch-skip 1 --launch-count 1 --metrics $M --csv /tmp/b/$n 2 1 1 2>&1 | grep -E '^"' >> "$OUT/ncu.txt"
 done
 PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu/triton_baseline.py $G/cases.json --R "$R" --out "$OUT/triton.json" 2>&1 | grep -v -E "leaked|nanobind|skipped remainder" | tee "$OUT/triton.log"
 # Gather (Figure 6): Triton's gl.gather on the gather cases' layouts.

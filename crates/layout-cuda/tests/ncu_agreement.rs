@@ -1,8 +1,9 @@
 //! The committed GPU run against the predictions it was generated with:
 //! for every conversion program of `bench/gpu/generated/cases.json`, the
-//! shared-memory store and load wavefronts `ncu` counted (one tile, R = 1,
-//! `bench/gpu/results/ncu.txt`) equal the planner's prediction, and no
-//! access conflicts. A program whose loads the compiler removed (session
+//! shared-memory store and load wavefronts `ncu` counted for one iteration
+//! of the loop (one tile, R = 2 minus R = 1, `bench/gpu/results/ncu.txt`;
+//! runs before session 9 profiled R = 1 only, and then that kernel counts)
+//! equal the planner's prediction, and no access conflicts. A program whose loads the compiler removed (session
 //! 8's first call: a replicated copy nobody read) fails here.
 
 use serde_json::Value;
@@ -49,7 +50,18 @@ fn disagreements(cases: &[Value], ncu_text: &str) -> (Vec<String>, usize) {
             bad.push(format!("{name}: not profiled"));
             continue;
         };
-        let got = |k: &str| -> f64 { m.iter().filter(|(n, _)| n.contains(k)).map(|x| x.1).sum() };
+        let sum = |m: &[(String, f64)], k: &str| -> f64 {
+            m.iter().filter(|(n, _)| n.contains(k)).map(|x| x.1).sum()
+        };
+        // One iteration: R = 2 minus R = 1 where both were profiled
+        // (session 9 on), else the R = 1 kernel.
+        let two = ncu.get(&format!("{name} R=2"));
+        let got = |k: &str| -> f64 {
+            match two {
+                Some(t) => sum(t, k) - sum(m, k),
+                None => sum(m, k),
+            }
+        };
         let pairs = [
             (
                 "store",
@@ -107,4 +119,48 @@ fn the_dead_load_run_fails_the_check() {
         bad.iter().all(|b| b.contains("_partial: load ncu 0")),
         "{bad:#?}"
     );
+}
+
+/// One iteration is R = 2 minus R = 1: a count added once per kernel (as
+/// on session 9's 8-warp `wgmma_to_dotA_128x128_f16_w8`, 4 extra load
+/// wavefronts per CTA whatever R) cancels, a per-iteration excess does not.
+#[test]
+fn one_iteration_is_the_difference_of_two_runs() {
+    let case: Vec<Value> = serde_json::from_str(
+        r#"[{"name": "k", "predicted_fwd": {"st_wavefronts": 256, "ld_wavefronts": 384},
+             "predicted_bwd": {"st_wavefronts": 256, "ld_wavefronts": 384}}]"#,
+    )
+    .unwrap();
+    let dump = |r1: [u32; 4], r2: Option<[u32; 4]>| {
+        let sec = |title: &str, v: [u32; 4]| {
+            let names = [
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+            ];
+            let mut s = format!("== {title}\n");
+            for (n, x) in names.iter().zip(v) {
+                s += &format!(
+                    "\"0\",\"1\",\"k\",\"Command line profiler metrics\",\"{n}\",\"\",\"{x}\"\n"
+                );
+            }
+            s
+        };
+        let mut s = sec("k", r1);
+        if let Some(v) = r2 {
+            s += &sec("k R=2", v);
+        }
+        s
+    };
+    // R = 1 with 4 extra loads and 4 conflicts; R = 2 adds exactly one
+    // predicted iteration: agrees.
+    let (bad, agreed) = disagreements(&case, &dump([4, 0, 772, 512], Some([4, 0, 1540, 1024])));
+    assert!(bad.is_empty() && agreed == 1, "{bad:?}");
+    // Without the R = 2 run the R = 1 kernel is judged, and it disagrees.
+    let (bad, _) = disagreements(&case, &dump([4, 0, 772, 512], None));
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    // Extra loads in every iteration do not cancel.
+    let (bad, _) = disagreements(&case, &dump([4, 0, 772, 512], Some([8, 0, 1544, 1024])));
+    assert_eq!(bad.len(), 1, "{bad:?}");
 }
