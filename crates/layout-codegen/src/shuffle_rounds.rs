@@ -4,8 +4,8 @@
 //!
 //! ## One planning path, two output forms
 //! [`plan_shuffle`] asks both shuffle planners and keeps the cheaper plan
-//! under the cost model of [`crate::choice::plan_cost`] (`shuffles +
-//! (selects + prmt) / 4` per thread; a shuffle from one's own lane is a
+//! under the cost model of [`crate::choice::plan_cost`] (`max(shuffles,
+//! (selects + prmt) / 2)` per thread; a shuffle from one's own lane is a
 //! free register move):
 //!
 //! * [`crate::shuffle::shuffle_plan`] → `ConversionPlan::WarpProgram`:

@@ -264,7 +264,7 @@ fn swap1() -> (LinearLayout, LinearLayout) {
 /// 3 selects, 4 prmt. The rounds plan needs 4 shuffles (one per
 /// destination register), so `plan_conversion` now returns the program;
 /// in f32 there is no packing (2 words of one element: 2 × (1 shuffle, 3
-/// selects) = 2 shuffles, 6 selects, cost 3.5 < 4).
+/// selects) = 2 shuffles, 6 selects, cost max(2, 6 / 2) = 3 < 4).
 #[test]
 fn plan_conversion_returns_the_cheaper_program() {
     let (s, d) = swap1();
@@ -278,7 +278,7 @@ fn plan_conversion_returns_the_cheaper_program() {
     let rep = simulate(&plan, &s, &d).unwrap();
     assert_eq!((rep.shuffles, rep.selects, rep.prmt), (2, 6, 0));
     let program_cost = plan_cost(&rep, 1);
-    assert_eq!(program_cost, 2.0 + 6.0 / 4.0);
+    assert_eq!(program_cost, 3.0);
     // 64-bit elements: the program planner does not split words; the rounds
     // plan (the paper's R = 4 rounds, one per destination register, some
     // of them from one's own lane) is the fallback. It is the same plan

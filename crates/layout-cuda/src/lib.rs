@@ -224,9 +224,10 @@ fn emit_convert(
     Ok(Path::SharedMemory)
 }
 
-/// The warp-shuffle plan for `from → to` when one exists and costs fewer
-/// warp instructions (shuffles + selects/4 + packs/4) than the predicted
-/// shared-memory wavefronts per warp of the store and load.
+/// The warp-shuffle plan for `from → to` when one exists and its cycles
+/// per warp ([`layout_codegen::choice::shuffle_cycles`]: the busier of the
+/// shuffle and ALU pipes) are at most the predicted shared-memory
+/// wavefronts per warp of the store and load.
 pub fn shuffle_plan_if_cheaper(
     from: &LinearLayout,
     to: &LinearLayout,
@@ -236,14 +237,15 @@ pub fn shuffle_plan_if_cheaper(
 ) -> Option<layout_codegen::shuffle::WarpShufflePlan> {
     let plan = layout_codegen::shuffle::shuffle_plan(from, to, bits).ok()?;
     let c = plan.cost;
-    let shfl_cost = c.shuffles as u64 + (c.selects as u64 + c.prmt as u64) / 4;
+    let shfl_cost =
+        layout_codegen::choice::shuffle_cycles(c.shuffles as u64, c.selects as u64, c.prmt as u64);
     let smem_cost = {
         let st = smem_map(from, smem).ok()?;
         let ld = smem_map(to, smem).ok()?;
         let (fr, fl, fw) = free_masks(from);
         let (sw, _) = wavefronts(&st, bits, num_warps, fr, |l, w| l & fl == 0 && w & fw == 0);
         let (lw, _) = wavefronts(&ld, bits, num_warps, 0, |_, _| true);
-        (sw + lw) / num_warps.max(1)
+        (sw + lw) as f64 / num_warps.max(1) as f64
     };
     (shfl_cost <= smem_cost).then_some(plan)
 }
