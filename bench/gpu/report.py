@@ -53,12 +53,6 @@ def ncu_sum(name, what):
     return sum(v for k, v in two.items() if what in k) - s1 if two else s1
 
 
-def ncu_total(name, what):
-    """ncu's `what` over a whole R = 1 kernel (one tile)."""
-    one = ncu.get(name)
-    return sum(v for k, v in one.items() if what in k) if one else None
-
-
 def predicted(c):
     tot = 0
     for k in ("predicted_fwd", "predicted_bwd"):

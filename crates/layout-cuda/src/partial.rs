@@ -508,6 +508,8 @@ pub fn emit_partial_benchmark(
         stride,
         sync: "PARTIAL_SYNC()",
     };
+    let packed = words.is_some().then_some(case.bits);
+    let bench_loop = |s: &mut String| crate::emit_bench_loop(s, (hs, hd), packed, sink, scratch);
     if specialise_warps {
         // The benchmark loop with the warp id a compile-time constant: the
         // warp-class branches fold away and the staying register moves
@@ -518,13 +520,7 @@ pub fn emit_partial_benchmark(
             "__device__ __forceinline__ void run_warp({ht} (&{held})[{hs}], {t}* smem, unsigned lane, const unsigned warp, int R{sink_param}) {{\n  {ht} {bw}[{hd}];"
         )
         .unwrap();
-        crate::emit_bench_loop(
-            &mut s,
-            (hs, hd),
-            words.is_some().then_some(case.bits),
-            sink,
-            scratch,
-        );
+        bench_loop(&mut s);
         writeln!(s, "}}\n").unwrap();
     }
     let min_blocks = blocks(bytes);
@@ -562,13 +558,7 @@ pub fn emit_partial_benchmark(
         writeln!(s, "  }}").unwrap();
     } else {
         writeln!(s, "  {ht} {bw}[{hd}];").unwrap();
-        crate::emit_bench_loop(
-            &mut s,
-            (hs, hd),
-            words.is_some().then_some(case.bits),
-            sink,
-            scratch,
-        );
+        bench_loop(&mut s);
     }
     if sink.any() {
         // Observable but never taken: the benchmark never runs R = INT_MAX
