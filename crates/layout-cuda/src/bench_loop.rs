@@ -45,18 +45,18 @@ impl Sink {
 }
 
 /// Where the loop's conversions find their scratch and how they wait.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Scratch<'a> {
+#[derive(Clone, Debug)]
+pub(crate) struct Scratch {
     /// Buffers, barriers and unrolling.
-    pub schedule: &'a Schedule,
+    pub schedule: Schedule,
     /// Elements of the `smem` pointer's type per buffer: buffer `b` starts
     /// at `smem + b·stride`.
     pub stride: u64,
     /// The barrier statement (`__syncthreads()`, `PARTIAL_SYNC()`).
-    pub sync: &'a str,
+    pub sync: &'static str,
 }
 
-impl Scratch<'_> {
+impl Scratch {
     /// The `smem` argument of a conversion on buffer `b`.
     fn pointer(&self, buffer: Option<u32>) -> String {
         match buffer {
@@ -72,7 +72,7 @@ impl Scratch<'_> {
 /// An unrolled body runs `R / 2` times, then one more half when `R` is odd.
 pub(crate) fn emit_scheduled(
     s: &mut String,
-    scratch: Scratch,
+    scratch: &Scratch,
     mut step: impl FnMut(&mut String, Direction, &str),
 ) {
     let steps = &scratch.schedule.steps;
@@ -106,7 +106,7 @@ pub(crate) fn emit_bench_loop(
     held: (u64, u64),
     packed: Option<u32>,
     sink: Sink,
-    scratch: Scratch,
+    scratch: &Scratch,
 ) {
     let (ns, nd) = held;
     let (a, b, k) = if packed.is_some() {

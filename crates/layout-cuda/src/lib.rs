@@ -446,20 +446,14 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
             occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies)
         }
     };
-    let schedule = scratch_schedule(
+    let (scratch, bytes) = scratch_for(
         (fwd == Path::SharedMemory, bwd == Path::SharedMemory),
-        bytes,
+        (bytes, case.bits),
         true,
+        "__syncthreads()",
         blocks,
     );
-    let stride = bytes * 8 / case.bits as u64;
-    let bytes = bytes * schedule.buffers().max(1) as u64;
     let min_blocks = blocks(bytes);
-    let scratch = Scratch {
-        schedule: &schedule,
-        stride,
-        sync: "__syncthreads()",
-    };
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile, false);
     if packed {
@@ -475,12 +469,12 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
             nd,
             case.bits,
             native,
-            scratch,
+            &scratch,
         )?;
     } else {
         writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
         g.emit_load(&mut s, "gin", "a", case.bits)?;
-        emit_bench_loop(&mut s, (ns, nd), None, Sink::default(), scratch);
+        emit_bench_loop(&mut s, (ns, nd), None, Sink::default(), &scratch);
         g.emit_store(&mut s, "gout", "a", case.bits, free)?;
     }
     writeln!(s, "}}\n").unwrap();
@@ -488,21 +482,24 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     Ok((s, fwd, bwd))
 }
 
-/// The loop's [`Schedule`] when the forward and backward conversions do
+/// The loop's scratch ([`Scratch`]: its [`Schedule`], buffer stride and
+/// barrier statement `sync`) when the forward and backward conversions do
 /// or do not go through shared memory (`shared`), each with `bytes` of
-/// scratch: two buffers taken in turn, one barrier per conversion instead
-/// of two, when `blocks` (the CTAs per SM a scratch size allows, see
+/// scratch for `bits`-wide elements, and the shared memory the kernel then
+/// needs. Two buffers taken in turn, one barrier per conversion instead of
+/// two, when `blocks` (the CTAs per SM a scratch size allows, see
 /// [`occupancy`]) is no lower for twice the scratch and, if turn-taking
 /// needs the body unrolled by two (one direction in shared memory),
 /// `unroll_ok`. H200, session 9 (`bench/gpu/session9a.sh`): 3–5% less
 /// time per conversion on the 64×64 and 8-bit 128×128 cases, 1.4% on a
 /// 128×128 16-bit one that lost a CTA per SM (not taken by this rule).
-pub(crate) fn scratch_schedule(
+pub(crate) fn scratch_for(
     shared: (bool, bool),
-    bytes: u64,
+    (bytes, bits): (u64, u32),
     unroll_ok: bool,
+    sync: &'static str,
     blocks: impl Fn(u64) -> Option<u32>,
-) -> Schedule {
+) -> (Scratch, u64) {
     let one = blocks(bytes);
     // The second buffer starts `bytes` in: keep it 16-byte aligned for
     // vector accesses.
@@ -511,7 +508,14 @@ pub(crate) fn scratch_schedule(
         && one.is_some()
         && blocks(2 * bytes) == one
         && (unroll_ok || shared.0 == shared.1);
-    Schedule::new(shared.0, shared.1, two)
+    let schedule = Schedule::new(shared.0, shared.1, two);
+    let total = bytes * schedule.buffers().max(1) as u64;
+    let scratch = Scratch {
+        schedule,
+        stride: bytes * 8 / bits as u64,
+        sync,
+    };
+    (scratch, total)
 }
 
 /// Whether [`emit_benchmark`]'s kernel keeps 8/16-bit elements packed in
@@ -747,7 +751,7 @@ fn emit_packed_body(
     nd: u64,
     bits: u32,
     words_native: bool,
-    scratch: Scratch,
+    scratch: &Scratch,
 ) -> Result<(), EmitError> {
     let (g, free) = global;
     let t = ctype(bits);

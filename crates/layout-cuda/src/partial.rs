@@ -499,17 +499,15 @@ pub fn emit_partial_benchmark(
     // (wgmma_to_dotA_128x128_f16_w8_partial, 1.10 -> 5.11 us, about 4100
     // SASS instructions), 4 warps' 4-5% faster (bench/gpu/session9a.sh).
     let unroll_ok = !specialise_warps || case.num_warps <= MAX_UNROLLED_WARP_COPIES;
-    let schedule =
-        crate::scratch_schedule((crosses(&fwd), crosses(&bwd)), bytes, unroll_ok, blocks);
-    let stride = bytes * 8 / case.bits as u64;
-    let bytes = bytes * schedule.buffers().max(1) as u64;
-    let scratch = crate::Scratch {
-        schedule: &schedule,
-        stride,
-        sync: "PARTIAL_SYNC()",
-    };
+    let (scratch, bytes) = crate::scratch_for(
+        (crosses(&fwd), crosses(&bwd)),
+        (bytes, case.bits),
+        unroll_ok,
+        "PARTIAL_SYNC()",
+        blocks,
+    );
     let packed = words.is_some().then_some(case.bits);
-    let bench_loop = |s: &mut String| crate::emit_bench_loop(s, (hs, hd), packed, sink, scratch);
+    let bench_loop = |s: &mut String| crate::emit_bench_loop(s, (hs, hd), packed, sink, &scratch);
     if specialise_warps {
         // The benchmark loop with the warp id a compile-time constant: the
         // warp-class branches fold away and the staying register moves
