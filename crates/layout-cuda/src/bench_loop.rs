@@ -1,10 +1,12 @@
 //! The benchmark loop `R × { cvt_fwd ; +1 on the destination ; cvt_bwd ;
-//! +1 on the source }` as CUDA text, with its shared-memory buffers and
+//! +1 on the source }`, then one more `cvt_fwd` whose result the kernel
+//! stores by the destination layout (the forward check), as CUDA text, with its shared-memory buffers and
 //! barriers placed by a [`Schedule`] (the conversions' device functions hold
 //! only the barrier between their stores and loads).
 
-use crate::packed_add;
 use crate::scratch::{Direction, Schedule};
+use crate::shared_words::WordPacking;
+use crate::{ctype, emit_pack, emit_unpack, packed_add};
 use std::fmt::Write;
 
 /// Which register arrays of the benchmark loop are XOR-folded into the
@@ -66,6 +68,41 @@ impl Scratch {
     }
 }
 
+/// How the benchmark loop holds its data between conversions and what the
+/// conversions take.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Held<'a> {
+    /// One element per register in `a` (source layout) and `b`
+    /// (destination layout), in each layout's register order; the
+    /// conversions take and return those arrays. For 32- and 64-bit
+    /// elements, where a register is an element.
+    Elements,
+    /// 8/16-bit elements packed `32 / bits` to a word in `aw`, `bw`, always
+    /// *consecutively* (register `e·j + k` in slot `k` of word `j`): the
+    /// order in which a consumer such as `mma.sync` takes its operands and
+    /// Triton's lowering delivers them. `plan: None`: the conversions take
+    /// element arrays, so each one unpacks its input and packs its output;
+    /// `Some((src, dst))`: they take words packed as `src` / `dst` (see
+    /// [`crate::shared_words`]), so a packing other than the consecutive one
+    /// is repacked before and after each conversion (byte permutes, timed
+    /// with the conversion they serve).
+    Words {
+        bits: u32,
+        plan: Option<(&'a WordPacking, &'a WordPacking)>,
+    },
+}
+
+impl Held<'_> {
+    /// The loop's arrays `(source, destination)` and the index variable of
+    /// its per-register loops.
+    fn arrays(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Held::Elements => ("a", "b", "i"),
+            Held::Words { .. } => ("aw", "bw", "j"),
+        }
+    }
+}
+
 /// Emits `for (it < R)` over the schedule's body: `step(s, direction,
 /// smem)` writes one conversion (its call with the `smem` argument given,
 /// then whatever follows it); a barrier follows where the schedule says.
@@ -97,36 +134,150 @@ pub(crate) fn emit_scheduled(
     }
 }
 
-/// The benchmark loop over `held = (source, destination)` registers: the
-/// element arrays `a`, `b` (`+= 1`), or with `packed = Some(bits)` the
-/// packed words `aw`, `bw` (word-native `cvt_*`, one `add_u8x4` /
-/// `add_u16x2` per word). `sink` folds the arrays it names into `sink_`.
+/// The conversion that follows the loop, emitted by `step` on the buffer
+/// the schedule gives the step after `R` iterations (`steps[0]`, or
+/// `steps[2]` after an odd `R` of an unrolled body): the schedule is
+/// race-free as a loop, so this step needs no barrier of its own before it,
+/// and nothing after it touches shared memory.
+fn emit_after_loop(s: &mut String, scratch: &Scratch, mut step: impl FnMut(&mut String, &str)) {
+    let steps = &scratch.schedule.steps;
+    if scratch.schedule.unroll() == 1 {
+        step(s, &scratch.pointer(steps[0].buffer));
+    } else {
+        writeln!(s, "  if (R & 1) {{").unwrap();
+        step(s, &scratch.pointer(steps[2].buffer));
+        writeln!(s, "  }} else {{").unwrap();
+        step(s, &scratch.pointer(steps[0].buffer));
+        writeln!(s, "  }}").unwrap();
+    }
+}
+
+/// One conversion `name` from the loop's array `from` to `to` (`n_from`,
+/// `n_to` registers, elements) in the form `held` asks for.
+fn emit_call(
+    s: &mut String,
+    held: Held<'_>,
+    (name, direction): (&str, Direction),
+    (from, to): (&str, &str),
+    (n_from, n_to): (u64, u64),
+    smem: &str,
+) {
+    match held {
+        Held::Elements => {
+            writeln!(s, "    {name}({from}, {to}, {smem}, lane, warp);").unwrap();
+        }
+        Held::Words { bits, plan: None } => {
+            let t = ctype(bits);
+            let (cf, ct) = (consecutive(bits, n_from), consecutive(bits, n_to));
+            writeln!(s, "    {{\n    {t} x_[{n_from}], y_[{n_to}];").unwrap();
+            emit_unpack(s, &cf, from, "x_", bits);
+            writeln!(s, "    {name}(x_, y_, {smem}, lane, warp);").unwrap();
+            emit_pack(s, &ct, "y_", to, bits);
+            writeln!(s, "    }}").unwrap();
+        }
+        Held::Words {
+            bits,
+            plan: Some((ps, pd)),
+        } => {
+            let (pf, pt) = match direction {
+                Direction::Forward => (ps, pd),
+                Direction::Backward => (pd, ps),
+            };
+            if pf.is_consecutive() && pt.is_consecutive() {
+                writeln!(s, "    {name}({from}, {to}, {smem}, lane, warp);").unwrap();
+                return;
+            }
+            writeln!(s, "    {{").unwrap();
+            let input = if pf.is_consecutive() {
+                from.to_string()
+            } else {
+                writeln!(s, "    uint32_t x_[{}];", pf.num_words()).unwrap();
+                emit_repack(s, (&consecutive(bits, n_from), from), (pf, "x_"), bits);
+                "x_".to_string()
+            };
+            if pt.is_consecutive() {
+                writeln!(s, "    {name}({input}, {to}, {smem}, lane, warp);").unwrap();
+            } else {
+                writeln!(s, "    uint32_t y_[{}];", pt.num_words()).unwrap();
+                writeln!(s, "    {name}({input}, y_, {smem}, lane, warp);").unwrap();
+                emit_repack(s, (pt, "y_"), (&consecutive(bits, n_to), to), bits);
+            }
+            writeln!(s, "    }}").unwrap();
+        }
+    }
+}
+
+fn consecutive(bits: u32, n: u64) -> WordPacking {
+    WordPacking::consecutive(bits, n).expect("register counts are powers of two")
+}
+
+/// `to[j] = ⊕_k element(to.register(j, k)) << k·bits`, each element taken
+/// from its slot of `from`'s words: the repacking of one thread's words
+/// from one packing to another (`prmt` on the GPU).
+pub(crate) fn emit_repack(
+    s: &mut String,
+    (pf, from): (&WordPacking, &str),
+    (pt, to): (&WordPacking, &str),
+    bits: u32,
+) {
+    let mask = if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    };
+    for j in 0..pt.num_words() {
+        let parts: Vec<String> = (0..pt.per_word())
+            .map(|k| {
+                let (w, slot) = pf.locate(pt.register(j, k));
+                let shifted = match slot * u64::from(bits) {
+                    0 => format!("{from}[{w}]"),
+                    sh => format!("({from}[{w}] >> {sh})"),
+                };
+                let part = format!("({shifted} & {mask:#x}u)");
+                match k * u64::from(bits) {
+                    0 => part,
+                    sh => format!("({part} << {sh})"),
+                }
+            })
+            .collect();
+        writeln!(s, "    {to}[{j}] = {};", parts.join(" | ")).unwrap();
+    }
+}
+
+/// The benchmark loop over `regs = (source, destination)` registers held
+/// as `held` says (`+= 1` per element, or one `add_u8x4` / `add_u16x2` per
+/// word), then one more forward conversion (the step the schedule gives
+/// next, with no `+1`), so that after it the destination array (`b`, or
+/// `bw` packed consecutively) holds the destination layout's registers of
+/// the source data advanced by `2R`: the forward result the caller stores
+/// by the destination layout and the host checks. `sink` folds the arrays
+/// it names into `sink_`.
 pub(crate) fn emit_bench_loop(
     s: &mut String,
-    held: (u64, u64),
-    packed: Option<u32>,
+    regs: (u64, u64),
+    held: Held<'_>,
     sink: Sink,
     scratch: &Scratch,
 ) {
-    let (ns, nd) = held;
-    let (a, b, k) = if packed.is_some() {
-        ("aw", "bw", "j")
-    } else {
-        ("a", "b", "i")
+    let (ns, nd) = regs;
+    let (a, b, k) = held.arrays();
+    let (held_s, held_d) = match held {
+        Held::Elements => (ns, nd),
+        Held::Words { bits, .. } => (ns * u64::from(bits) / 32, nd * u64::from(bits) / 32),
     };
-    let op = |arr: &str| match packed {
-        Some(bits) => {
+    let op = |arr: &str| match held {
+        Held::Words { bits, .. } => {
             let (_, add, one) = packed_add(bits);
             format!("{arr}[{k}] = {add}({arr}[{k}], {one})")
         }
-        None => format!("{arr}[{k}] += 1"),
+        Held::Elements => format!("{arr}[{k}] += 1"),
     };
     emit_scheduled(s, scratch, |s, direction, smem| {
-        let (name, from, to, n, fold) = match direction {
-            Direction::Forward => ("cvt_fwd", a, b, nd, sink.dst),
-            Direction::Backward => ("cvt_bwd", b, a, ns, sink.src),
+        let (name, from, to, n, fold, regs) = match direction {
+            Direction::Forward => ("cvt_fwd", a, b, held_d, sink.dst, (ns, nd)),
+            Direction::Backward => ("cvt_bwd", b, a, held_s, sink.src, (nd, ns)),
         };
-        writeln!(s, "    {name}({from}, {to}, {smem}, lane, warp);").unwrap();
+        emit_call(s, held, (name, direction), (from, to), regs, smem);
         writeln!(
             s,
             "#pragma unroll\n    for (int {k} = 0; {k} < {n}; ++{k}) {};",
@@ -136,6 +287,21 @@ pub(crate) fn emit_bench_loop(
         if fold {
             emit_sink_fold(s, to, n);
         }
+    });
+    writeln!(
+        s,
+        "  // The forward result: the destination registers the host checks."
+    )
+    .unwrap();
+    emit_after_loop(s, scratch, |s, smem| {
+        emit_call(
+            s,
+            held,
+            ("cvt_fwd", Direction::Forward),
+            (a, b),
+            (ns, nd),
+            smem,
+        );
     });
 }
 

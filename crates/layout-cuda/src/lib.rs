@@ -5,8 +5,18 @@
 //! exactly that, for the benchmark kernel of the GPU suite:
 //!
 //! ```text
-//! load tile (src layout) ; R × { d = cvt(s) ; d += 1 ; s = cvt(d) ; s += 1 } ; store tile (src)
+//! load tile (src layout) ; R × { d = cvt(s) ; d += 1 ; s = cvt(d) ; s += 1 } ;
+//! d = cvt(s) ; store tile (dst layout)
 //! ```
+//!
+//! The host checks that every element of the stored tile is its input
+//! plus `2R`: the last, forward conversion is checked element by element
+//! against the destination layout (for `R = 0` it is the only one), not a
+//! round trip that a wrong destination undone by a wrong way back would
+//! pass. 8/16-bit data is held between conversions in 32-bit words packed
+//! consecutively (register `e·j + k` in slot `k` of word `j`), as a
+//! consumer such as `mma.sync` takes it; any other packing a plan works in
+//! is repacked inside the timed loop.
 //!
 //! Every address is a linear map of the hardware indices: for a distributed
 //! layout `D: (register, lane, warp) → dims` and a memory map `M: dims →
@@ -38,6 +48,7 @@ use std::fmt::Write;
 
 mod access;
 mod bench_loop;
+pub mod device_fn;
 pub mod gather;
 pub mod matrix_ops;
 pub mod occupancy;
@@ -47,8 +58,8 @@ pub mod shared_words;
 pub mod swizzle_search;
 pub mod word_shuffle;
 pub use access::{wavefronts, AccessMap};
-pub(crate) use bench_loop::{emit_bench_loop, emit_scheduled, Scratch, Sink};
-use scratch::{Direction, Schedule};
+pub(crate) use bench_loop::{emit_bench_loop, Held, Scratch, Sink};
+use scratch::Schedule;
 
 /// Errors of the emitter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +118,7 @@ pub enum Path {
     SharedMemory,
 }
 
-fn ctype(bits: u32) -> &'static str {
+pub(crate) fn ctype(bits: u32) -> &'static str {
     match bits {
         8 => "uint8_t",
         16 => "uint16_t",
@@ -167,7 +178,7 @@ pub fn register_permutation(src: &LinearLayout, dst: &LinearLayout) -> Option<Ve
 
 /// Emits the conversion `from → to` as a device function operating on
 /// register arrays `a` (source) and `b` (destination).
-fn emit_convert(
+pub(crate) fn emit_convert(
     out: &mut String,
     fname: &str,
     case: &ConversionCase,
@@ -392,13 +403,27 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
         Some(_) => None,
         None => shared_word_plan(case)?,
     };
-    // Elements packed in words between conversions (see `emit_packed_body`).
-    // The rule of [`keeps_elements_packed`], with `words` and `shared`
-    // already built.
-    let packed = packed16(case, ns, nd) || words.is_some() || shared.is_some();
-    if packed {
+    // The conversions work on words where a word-form plan exists
+    // (consecutive words for shuffles, the shared words' packings for
+    // shared memory); the loop holds consecutive words either way.
+    let (cs, cd);
+    let plan_packings = match (&words, &shared) {
+        (Some(_), _) => {
+            cs = shared_words::WordPacking::consecutive(case.bits, ns)?;
+            cd = shared_words::WordPacking::consecutive(case.bits, nd)?;
+            Some((&cs, &cd))
+        }
+        (None, Some(p)) => Some((&p.src, &p.dst)),
+        (None, None) => None,
+    };
+    let held = held_form(case.bits, (ns, nd), plan_packings);
+    if matches!(held, Held::Words { .. }) {
         s.push_str(packed_add(case.bits).0);
     }
+    // Kernels that kept elements packed before consumer packing was
+    // required ([`keeps_elements_packed`]'s rule): the occupancy rule
+    // below counts their registers as words.
+    let packed = packed16(case, ns, nd) || words.is_some() || shared.is_some();
     let (fwd, bwd) = match (&words, &shared) {
         (Some((f, b)), _) => {
             emit_word_convert(&mut s, "cvt_fwd", t, f);
@@ -416,8 +441,6 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
             emit_convert(&mut s, "cvt_bwd", case, &case.dst, &case.src)?,
         ),
     };
-    let g = global_map(&case.src, &case.shape)?;
-    let free = free_masks(&case.src);
     let threads = 32 * case.num_warps;
     // No shared memory unless a direction goes through it (it would only
     // lower occupancy).
@@ -456,27 +479,10 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let min_blocks = blocks(bytes);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile, false);
-    if packed {
-        let src_pack = match &shared {
-            Some(p) => p.src.clone(),
-            None => shared_words::WordPacking::consecutive(case.bits, ns)?,
-        };
-        let native = words.is_some() || shared.is_some();
-        emit_packed_body(
-            &mut s,
-            (&g, free),
-            &src_pack,
-            nd,
-            case.bits,
-            native,
-            &scratch,
-        )?;
-    } else {
-        writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap();
-        g.emit_load(&mut s, "gin", "a", case.bits)?;
-        emit_bench_loop(&mut s, (ns, nd), None, Sink::default(), &scratch);
-        g.emit_store(&mut s, "gout", "a", case.bits, free)?;
-    }
+    let sides = KernelSides::new(&case.src, &case.dst, &case.shape, case.bits)?;
+    sides.emit_load(&mut s, held)?;
+    emit_bench_loop(&mut s, (ns, nd), held, Sink::default(), &scratch);
+    sides.emit_store(&mut s, held)?;
     writeln!(s, "}}\n").unwrap();
     s.push_str(&host_main(&case.name, t, tile, bytes, threads));
     Ok((s, fwd, bwd))
@@ -736,68 +742,117 @@ fn consecutive_index(e: u64, k: u64) -> String {
     }
 }
 
-/// The kernel body for 8- or 16-bit elements held packed in words (`aw`,
-/// `bw`; the source side packed by `src_pack`, see [`shared_words`]).
-/// With `words_native` the `cvt_*` functions take and return the words;
-/// otherwise (consecutive packings only) each conversion unpacks its input
-/// words into the element array the `cvt_*` functions take and packs their
-/// output, all in registers, so the compiler folds the unpack/pack pairs
-/// away where the plan moves whole words. The elementwise op is
-/// `add_u16x2` / `add_u8x4` per word.
-fn emit_packed_body(
-    s: &mut String,
-    global: (&AccessMap, (u64, u64, u64)),
-    src_pack: &shared_words::WordPacking,
-    nd: u64,
+/// How the benchmark loop holds `regs = (source, destination)` registers
+/// of `bits`-wide elements ([`Held`]): consecutive words for 8/16-bit
+/// elements whose register counts fill whole words (the conversions take
+/// words packed as `plan` when given, element arrays otherwise), elements
+/// otherwise.
+pub(crate) fn held_form<'a>(
     bits: u32,
-    words_native: bool,
-    scratch: &Scratch,
-) -> Result<(), EmitError> {
-    let (g, free) = global;
-    let t = ctype(bits);
-    let ns = src_pack.num_regs;
-    let dst_pack = shared_words::WordPacking::consecutive(bits, nd)?;
-    let (ws, wd) = (src_pack.num_words(), dst_pack.num_words());
-    if !words_native && !src_pack.is_consecutive() {
-        return Err(EmitError(
-            "element-wise conversions need the consecutive packing".into(),
-        ));
-    }
-    writeln!(s, "  uint32_t aw[{ws}];\n  uint32_t bw[{wd}];").unwrap();
-    writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
-    g.emit_load(s, "gin", "a", bits)?;
-    emit_pack(s, src_pack, "a", "aw", bits);
-    writeln!(s, "  }}").unwrap();
-    if words_native {
-        emit_bench_loop(s, (ws, wd), Some(bits), Sink::default(), scratch);
+    (ns, nd): (u64, u64),
+    plan: Option<(&'a shared_words::WordPacking, &'a shared_words::WordPacking)>,
+) -> Held<'a> {
+    let per_word = u64::from(32 / bits.max(1));
+    if bits < 32 && ns.is_multiple_of(per_word) && nd.is_multiple_of(per_word) {
+        Held::Words { bits, plan }
     } else {
-        let (_, add, one) = packed_add(bits);
-        // Each direction unpacks its source words, converts element-wise
-        // and packs the destination: (elements, packing, words, word count).
-        let src = ("a", src_pack, "aw", ws);
-        let dst = ("b", &dst_pack, "bw", wd);
-        emit_scheduled(s, scratch, |s, direction, smem| {
-            let (name, (x, px, xw, _), (y, py, yw, nyw)) = match direction {
-                Direction::Forward => ("cvt_fwd", src, dst),
-                Direction::Backward => ("cvt_bwd", dst, src),
-            };
-            writeln!(s, "    {{\n    {t} a[{ns}], b[{nd}];").unwrap();
-            emit_unpack(s, px, xw, x, bits);
-            writeln!(s, "    {name}({x}, {y}, {smem}, lane, warp);").unwrap();
-            emit_pack(s, py, y, yw, bits);
-            writeln!(s, "    }}").unwrap();
-            writeln!(
-                s,
-                "#pragma unroll\n    for (int j = 0; j < {nyw}; ++j) {yw}[j] = {add}({yw}[j], {one});"
-            )
-            .unwrap();
-        });
+        Held::Elements
     }
-    writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
-    emit_unpack(s, src_pack, "aw", "a", bits);
-    g.emit_store(s, "gout", "a", bits, free)?;
-    writeln!(s, "  }}").unwrap();
-    Ok(())
+}
+
+/// The global-memory sides of a benchmark kernel: the tile is loaded by
+/// the source layout and the forward result stored by the destination
+/// layout (row-major, [`global_map`]; duplicates of a broadcast layout are
+/// skipped by its free-variable masks).
+pub(crate) struct KernelSides {
+    load: AccessMap,
+    store: AccessMap,
+    store_free: (u64, u64, u64),
+    regs: (u64, u64),
+    bits: u32,
+}
+
+impl KernelSides {
+    pub(crate) fn new(
+        src: &LinearLayout,
+        dst: &LinearLayout,
+        shape: &[u64],
+        bits: u32,
+    ) -> Result<Self, EmitError> {
+        Ok(KernelSides {
+            load: global_map(src, shape)?,
+            store: global_map(dst, shape)?,
+            store_free: free_masks(dst),
+            regs: (
+                src.in_dim_size(DimName::REGISTER),
+                dst.in_dim_size(DimName::REGISTER),
+            ),
+            bits,
+        })
+    }
+
+    /// Declares the loop's arrays and loads the source registers from
+    /// `gin` (packed consecutively into `aw` when `held` is words).
+    pub(crate) fn emit_load(&self, s: &mut String, held: Held<'_>) -> Result<(), EmitError> {
+        self.emit_decl(s, held);
+        self.emit_load_only(s, held)
+    }
+
+    /// The declarations of the loop's arrays alone.
+    pub(crate) fn emit_decl(&self, s: &mut String, held: Held<'_>) {
+        let (ns, nd) = self.regs;
+        let t = ctype(self.bits);
+        match held {
+            Held::Elements => writeln!(s, "  {t} a[{ns}];\n  {t} b[{nd}];").unwrap(),
+            Held::Words { bits, .. } => {
+                let (ws, wd) = (ns * u64::from(bits) / 32, nd * u64::from(bits) / 32);
+                writeln!(s, "  uint32_t aw[{ws}];\n  uint32_t bw[{wd}];").unwrap()
+            }
+        }
+    }
+
+    /// The load of the source registers into the declared arrays.
+    pub(crate) fn emit_load_only(&self, s: &mut String, held: Held<'_>) -> Result<(), EmitError> {
+        let (ns, _) = self.regs;
+        let t = ctype(self.bits);
+        match held {
+            Held::Elements => self.load.emit_load(s, "gin", "a", self.bits)?,
+            Held::Words { bits, .. } => {
+                writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
+                self.load.emit_load(s, "gin", "a", bits)?;
+                let p = shared_words::WordPacking::consecutive(bits, ns)?;
+                emit_pack(s, &p, "a", "aw", bits);
+                writeln!(s, "  }}").unwrap();
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores the destination registers (`b`, or `bw` unpacked) to `gout`
+    /// by the destination layout: the forward check.
+    pub(crate) fn emit_store(&self, s: &mut String, held: Held<'_>) -> Result<(), EmitError> {
+        let (_, nd) = self.regs;
+        let t = ctype(self.bits);
+        writeln!(
+            s,
+            "  // The forward check: the destination registers, stored by the destination layout."
+        )
+        .unwrap();
+        match held {
+            Held::Elements => self
+                .store
+                .emit_store(s, "gout", "b", self.bits, self.store_free)?,
+            Held::Words { bits, .. } => {
+                writeln!(s, "  {{\n    {t} b[{nd}];").unwrap();
+                let p = shared_words::WordPacking::consecutive(bits, nd)?;
+                emit_unpack(s, &p, "bw", "b", bits);
+                self.store
+                    .emit_store(s, "gout", "b", bits, self.store_free)?;
+                writeln!(s, "  }}").unwrap();
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The head of every benchmark kernel `bench(in, out, R)`, or `bench(in,

@@ -43,7 +43,7 @@
 //! shuffles then move whole words, and the elementwise op is one packed add
 //! per word.
 
-use crate::{free_masks, global_map, shared_words, ConversionCase, EmitError};
+use crate::{shared_words, ConversionCase, EmitError};
 use layout_codegen::partial::{plan_split, PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
 use linear_layout::DimName;
@@ -467,22 +467,34 @@ pub fn emit_partial_benchmark(
     } else {
         s.push_str("#define PARTIAL_SYNC() __syncthreads()\n\n");
     }
-    if words.is_some() {
+    // The loop holds 8/16-bit data in consecutive words (the consumer's
+    // packing); word plans take the shared words' packings.
+    let held = crate::held_form(
+        case.bits,
+        (ns, nd),
+        words.as_ref().map(|p| (&p.src, &p.dst)),
+    );
+    if matches!(held, crate::Held::Words { .. }) {
         s.push_str(crate::packed_add(case.bits).0);
     }
     let sf = emit_direction(&mut s, "cvt_fwd", &fwd, t)?;
     let sb = emit_direction(&mut s, "cvt_bwd", &bwd, t)?;
-    // Data registers the loop holds: words when packed.
+    // Data registers the plans hold: words for word plans.
     let (hs, hd) = match &words {
         Some(p) => (p.src.num_words(), p.dst.num_words()),
         None => (ns, nd),
     };
-    let (held, bw, ht) = match &words {
-        Some(_) => ("aw", "bw", "uint32_t"),
-        None => ("a", "b", t),
+    // The loop's arrays, their type and length.
+    let (ha, hb, ht, (las, lad)) = match held {
+        crate::Held::Words { bits, .. } => (
+            "aw",
+            "bw",
+            "uint32_t",
+            (ns * u64::from(bits) / 32, nd * u64::from(bits) / 32),
+        ),
+        crate::Held::Elements => ("a", "b", t, (ns, nd)),
     };
-    let g = global_map(&case.src, &case.shape)?;
-    let free = free_masks(&case.src);
+    let sides = crate::KernelSides::new(&case.src, &case.dst, &case.shape, case.bits)?;
     // Replicated layouts: keep every copy's registers live (see `Sink`).
     let sink = crate::Sink::for_layouts(&case.src, &case.dst);
     let threads = 32 * case.num_warps;
@@ -506,8 +518,7 @@ pub fn emit_partial_benchmark(
         "PARTIAL_SYNC()",
         blocks,
     );
-    let packed = words.is_some().then_some(case.bits);
-    let bench_loop = |s: &mut String| crate::emit_bench_loop(s, (hs, hd), packed, sink, &scratch);
+    let bench_loop = |s: &mut String| crate::emit_bench_loop(s, (ns, nd), held, sink, &scratch);
     if specialise_warps {
         // The benchmark loop with the warp id a compile-time constant: the
         // warp-class branches fold away and the staying register moves
@@ -515,7 +526,7 @@ pub fn emit_partial_benchmark(
         let sink_param = if sink.any() { ", uint32_t& sink_" } else { "" };
         writeln!(
             s,
-            "__device__ __forceinline__ void run_warp({ht} (&{held})[{hs}], {t}* smem, unsigned lane, const unsigned warp, int R{sink_param}) {{\n  {ht} {bw}[{hd}];"
+            "__device__ __forceinline__ void run_warp({ht} (&{ha})[{las}], {ht} (&{hb})[{lad}], {t}* smem, unsigned lane, const unsigned warp, int R{sink_param}) {{"
         )
         .unwrap();
         bench_loop(&mut s);
@@ -523,18 +534,7 @@ pub fn emit_partial_benchmark(
     }
     let min_blocks = blocks(bytes);
     crate::kernel_head(&mut s, t, threads, min_blocks, tile, false);
-    match &words {
-        Some(p) => {
-            writeln!(s, "  uint32_t aw[{hs}];\n  {{\n    {t} a[{ns}];").unwrap();
-            g.emit_load(&mut s, "gin", "a", case.bits)?;
-            crate::emit_pack(&mut s, &p.src, "a", "aw", case.bits);
-            writeln!(s, "  }}").unwrap();
-        }
-        None => {
-            writeln!(s, "  {t} a[{ns}];").unwrap();
-            g.emit_load(&mut s, "gin", "a", case.bits)?;
-        }
-    }
+    sides.emit_load(&mut s, held)?;
     if sink.any() {
         writeln!(s, "  uint32_t sink_ = 0u;").unwrap();
     }
@@ -549,13 +549,12 @@ pub fn emit_partial_benchmark(
             };
             writeln!(
                 s,
-                "  {label}: run_warp({held}, smem, lane, {w}u, R{sink_arg}); break;"
+                "  {label}: run_warp({ha}, {hb}, smem, lane, {w}u, R{sink_arg}); break;"
             )
             .unwrap();
         }
         writeln!(s, "  }}").unwrap();
     } else {
-        writeln!(s, "  {ht} {bw}[{hd}];").unwrap();
         bench_loop(&mut s);
     }
     if sink.any() {
@@ -567,15 +566,7 @@ pub fn emit_partial_benchmark(
         )
         .unwrap();
     }
-    match &words {
-        Some(p) => {
-            writeln!(s, "  {{\n    {t} a[{ns}];").unwrap();
-            crate::emit_unpack(&mut s, &p.src, "aw", "a", case.bits);
-            g.emit_store(&mut s, "gout", "a", case.bits, free)?;
-            writeln!(s, "  }}").unwrap();
-        }
-        None => g.emit_store(&mut s, "gout", "a", case.bits, free)?,
-    }
+    sides.emit_store(&mut s, held)?;
     writeln!(s, "}}\n").unwrap();
     s.push_str(&crate::host_main(&case.name, t, tile, bytes, threads));
     Ok(PartialEmission {
