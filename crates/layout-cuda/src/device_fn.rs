@@ -1,0 +1,240 @@
+//! One conversion as CUDA a user can call: a `__device__` function that
+//! converts one thread's registers from the source layout to the
+//! destination layout inside the user's own kernel, and the standalone
+//! programs built around the same conversion (a load-convert-store kernel,
+//! the benchmark program). The front ends (`linlayout cuda`, Python's
+//! `linear_layouts.cuda`) call [`emit`].
+//!
+//! # Calling convention of the device function `NAME`
+//! ```text
+//! __device__ void NAME(const T (&src)[NAME_SRC_REGS], T (&dst)[NAME_DST_REGS],
+//!                      T* scratch, unsigned lane, unsigned warp);
+//! ```
+//! * `T` is the unsigned integer of the element width (`uint8_t`,
+//!   `uint16_t`, `uint32_t`, `unsigned long long`): the function moves bits
+//!   and never interprets them, so `half`/`bf16`/`float` data is passed by
+//!   its bit pattern.
+//! * `src[r]` holds the element the source layout assigns to register `r`
+//!   of thread `(lane, warp)`; on return `dst[r]` holds the element the
+//!   destination layout assigns to register `r` (the layouts' own register
+//!   order). `NAME_src_offset(r, lane, warp)` and `NAME_dst_offset(r, lane,
+//!   warp)` give those elements' row-major offsets in the tile (last
+//!   dimension fastest). Packing 8/16-bit registers into 32-bit words for a
+//!   consumer (consecutive registers in one word, as `mma.sync` takes them)
+//!   is the caller's; the compiler folds it into the conversion's moves.
+//! * `lane = threadIdx.x % 32` and `warp = threadIdx.x / 32` over a CTA of
+//!   exactly `NAME_THREADS` threads (one block of the layouts).
+//! * `scratch` points to `NAME_SCRATCH_BYTES` bytes of shared memory,
+//!   aligned to 16 bytes (0 bytes: the conversion stays in registers or
+//!   warp shuffles, and `scratch` is not touched).
+//! * Barriers: a shared-memory conversion contains exactly one
+//!   `__syncthreads()`, between its stores and its loads, so every thread of
+//!   the CTA must call it (no divergent call). It ends with loads and no
+//!   barrier: before the scratch is written again (by the next call or by
+//!   anything else) the caller must place a barrier, or use another buffer.
+//!   Before the call the scratch must not still be read by an earlier use
+//!   (same rule). Warp-shuffle conversions need all 32 lanes of each warp
+//!   converged (`__shfl_sync` with the full mask) and contain no barrier.
+
+use crate::{emit_benchmark, emit_convert, ConversionCase, EmitError, Path};
+use linear_layout::{DimName, LinearLayout};
+use std::fmt::Write;
+
+/// What to emit for a conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The `__device__` function alone (with its offset helpers and sizes),
+    /// for a user's kernel.
+    DeviceFunction,
+    /// A self-contained `__global__` kernel `bench(in, out, R)` that loads a
+    /// tile by the source layout, converts (`R = 0`: once) and stores it by
+    /// the destination layout; no host code.
+    Kernel,
+    /// The whole benchmark program (kernel, element check on random data,
+    /// event timing, one JSON line), as the GPU suite runs it.
+    Bench,
+}
+
+/// The case the front ends emit for a pair: one CTA of the layouts' warps,
+/// through the suite's shared layout (the better of the swizzle search and
+/// the paper's construction, row-major when neither applies).
+pub fn case_for_pair(
+    name: &str,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    shape: &[u64],
+    bits: u32,
+) -> Result<ConversionCase, EmitError> {
+    if !is_c_identifier(name) {
+        return Err(EmitError(format!(
+            "name '{name}' is not a C identifier (letters, digits, '_', not starting with a digit)"
+        )));
+    }
+    if !matches!(bits, 8 | 16 | 32 | 64) {
+        return Err(EmitError(format!(
+            "element width {bits} bits is not 8, 16, 32 or 64"
+        )));
+    }
+    if shape.len() != 2 {
+        return Err(EmitError(format!(
+            "the CUDA emitter takes rank-2 tiles, not shape {shape:?}"
+        )));
+    }
+    let warps = src.in_dim_size(DimName::WARP);
+    if dst.in_dim_size(DimName::WARP) != warps {
+        return Err(EmitError(format!(
+            "source has {warps} warps and destination {}",
+            dst.in_dim_size(DimName::WARP)
+        )));
+    }
+    let smem = crate::swizzle_search::best_swizzle(src, dst, shape, bits, warps)
+        .map_or_else(|| crate::gather::row_major_smem(shape), |x| x.0);
+    Ok(ConversionCase {
+        name: name.into(),
+        shape: shape.to_vec(),
+        bits,
+        num_warps: warps as u32,
+        src: src.clone(),
+        dst: dst.clone(),
+        smem,
+        force_shared: false,
+        use_matrix_ops: false,
+    })
+}
+
+fn is_c_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The source text of `what` for `case` (its name names the function or
+/// program).
+pub fn emit(case: &ConversionCase, what: Output) -> Result<String, EmitError> {
+    match what {
+        Output::DeviceFunction => Ok(device_function(case)?.code),
+        Output::Bench => Ok(emit_benchmark(case)?.0),
+        Output::Kernel => {
+            let (code, _, _) = emit_benchmark(case)?;
+            // The benchmark program without its host part: the kernel with
+            // R = 0 is load, one conversion, store by the destination.
+            let cut = code
+                .find("\n#ifndef __CUDACC_RTC__\n#define CK")
+                .ok_or_else(|| {
+                    EmitError("internal: the benchmark program has no host part".into())
+                })?;
+            let mut s = code[..cut].to_string();
+            s = s.replacen(
+                "// Generated by layout-cuda for case",
+                "// Generated by layout-cuda (load-convert-store kernel; R = 0 converts once) for case",
+                1,
+            );
+            Ok(s)
+        }
+    }
+}
+
+/// A device function and its sizes.
+#[derive(Clone, Debug)]
+pub struct DeviceFunction {
+    /// The CUDA text (function, offset helpers, size macros).
+    pub code: String,
+    /// How it converts.
+    pub path: Path,
+    /// Shared-memory scratch it needs, bytes (0 without shared memory).
+    pub scratch_bytes: u64,
+    /// Registers (elements) per thread of the source and destination.
+    pub registers: (u64, u64),
+}
+
+/// The `__device__` function `case.name` converting one thread's registers
+/// from `case.src` to `case.dst` (see the module's calling convention),
+/// with `NAME_src_offset` / `NAME_dst_offset` and the macros
+/// `NAME_SRC_REGS`, `NAME_DST_REGS`, `NAME_SCRATCH_BYTES`, `NAME_THREADS`,
+/// `NAME_TILE` (elements of the tile) and type `NAME_T`.
+pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitError> {
+    let name = &case.name;
+    if !is_c_identifier(name) {
+        return Err(EmitError(format!("name '{name}' is not a C identifier")));
+    }
+    let t = crate::ctype(case.bits);
+    let up = name.to_uppercase();
+    let (ns, nd) = (
+        case.src.in_dim_size(DimName::REGISTER),
+        case.dst.in_dim_size(DimName::REGISTER),
+    );
+    let mut body = String::new();
+    let path = emit_convert(&mut body, name, case, &case.src, &case.dst)?;
+    let scratch_bytes = match path {
+        Path::SharedMemory => case.smem.total_in_dim_size() * u64::from(case.bits) / 8,
+        _ => 0,
+    };
+    let tile: u64 = case.shape.iter().product();
+    let threads = 32 * case.num_warps;
+    let mut s = String::new();
+    writeln!(
+        s,
+        "// Generated by layout-cuda: the conversion '{name}' of a {:?} tile of {}-bit elements, {} warps ({}).",
+        case.shape,
+        case.bits,
+        case.num_warps,
+        match path {
+            Path::Registers => "register moves",
+            Path::WarpShuffle => "warp shuffles",
+            Path::SharedMemory => "through shared memory, one __syncthreads()",
+        }
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "// Call {name}(src, dst, scratch, lane, warp) from all {threads} threads of the CTA; see\n// layout_cuda::device_fn for the calling convention (register order, scratch, barriers)."
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "#pragma once\n#if !defined(__CUDACC_RTC__)\n#include <cstdint>\n#endif"
+    )
+    .unwrap();
+    writeln!(s, "typedef {t} {up}_T;").unwrap();
+    writeln!(s, "#define {up}_SRC_REGS {ns}").unwrap();
+    writeln!(s, "#define {up}_DST_REGS {nd}").unwrap();
+    writeln!(s, "#define {up}_SCRATCH_BYTES {scratch_bytes}").unwrap();
+    writeln!(s, "#define {up}_THREADS {threads}").unwrap();
+    writeln!(s, "#define {up}_TILE {tile}").unwrap();
+    for (side, l) in [("src", &case.src), ("dst", &case.dst)] {
+        emit_offset_fn(&mut s, &format!("{name}_{side}_offset"), l, &case.shape)?;
+    }
+    s.push_str(&body);
+    Ok(DeviceFunction {
+        code: s,
+        path,
+        scratch_bytes,
+        registers: (ns, nd),
+    })
+}
+
+/// `fname(r, lane, warp)`: the row-major tile offset of the element that
+/// register `r` of thread `(lane, warp)` holds under `l`, as the XOR of the
+/// images of the set bits (the layout is linear over GF(2)).
+fn emit_offset_fn(
+    s: &mut String,
+    fname: &str,
+    l: &LinearLayout,
+    shape: &[u64],
+) -> Result<(), EmitError> {
+    let m = crate::global_map(l, shape)?;
+    writeln!(
+        s,
+        "__device__ __forceinline__ unsigned {fname}(unsigned r, unsigned lane, unsigned warp) {{\n  unsigned o = 0u;"
+    )
+    .unwrap();
+    for (var, images) in [("r", &m.reg), ("lane", &m.lane), ("warp", &m.warp)] {
+        for (k, img) in images.iter().enumerate() {
+            writeln!(s, "  if (({var} >> {k}) & 1u) o ^= {img}u;").unwrap();
+        }
+    }
+    writeln!(s, "  return o;\n}}").unwrap();
+    Ok(())
+}

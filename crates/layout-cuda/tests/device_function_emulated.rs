@@ -1,0 +1,210 @@
+//! The conversion as a `__device__` function (`layout_cuda::device_fn`),
+//! called from the hand-written kernel `bench/gpu/device_function_demo.cu`
+//! and run under the CPU emulation (`emu`): every element of every tile
+//! must come out where the destination layout puts it. Independently of
+//! the emitter, the offset helpers it emits are checked against the
+//! layouts applied to every (register, lane, warp). A planted mutation
+//! (two lane bits of the destination exchanged inside the function only)
+//! must fail the demo's check.
+
+use hw_layouts::Encoding;
+use layout_cuda::device_fn::{case_for_pair, device_function, emit, Output};
+use layout_cuda::Path;
+use linear_layout::{DimName, LinearLayout};
+mod emu;
+use emu::{have_gxx, run_case};
+
+fn layout(enc: &str, shape: [u64; 2]) -> LinearLayout {
+    Encoding::parse(enc)
+        .unwrap()
+        .to_linear_layout(&shape)
+        .unwrap()
+}
+
+const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+const DOT_A: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
+
+/// The demo program with `header` (the generated `cvt.cuh`) in place of
+/// its include, its kernel named as the emulation's launcher expects.
+fn demo_with(header: &str) -> String {
+    let demo = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/gpu/device_function_demo.cu"
+    ))
+    .unwrap();
+    demo.replace(
+        "#include \"cvt.cuh\"",
+        &header.replace("#pragma once\n", ""),
+    )
+    .replace("convert_tile", "bench")
+}
+
+/// Row-major offset of `l`'s element at (register r, lane, warp).
+fn offset(l: &LinearLayout, shape: [u64; 2], r: u64, lane: u64, warp: u64) -> u64 {
+    let out = l
+        .apply(&[
+            (DimName::REGISTER, r),
+            (DimName::LANE, lane),
+            (DimName::WARP, warp),
+            (DimName::BLOCK, 0),
+        ])
+        .unwrap();
+    let get = |d: DimName| out.iter().find(|x| x.0 == d).map_or(0, |x| x.1);
+    get(DimName::dim(0)) * shape[1] + get(DimName::dim(1))
+}
+
+/// The offset helper `fname` of `code` evaluated in Rust from its text.
+fn helper_offset(code: &str, fname: &str, r: u64, lane: u64, warp: u64) -> u64 {
+    let start = code.find(&format!("unsigned {fname}(")).unwrap();
+    let body = &code[start..start + code[start..].find("return o;").unwrap()];
+    let mut o = 0;
+    for line in body.lines().filter(|l| l.trim_start().starts_with("if ((")) {
+        // `  if ((var >> k) & 1u) o ^= IMGu;`
+        let var = line.trim_start()["if ((".len()..]
+            .split(' ')
+            .next()
+            .unwrap();
+        let k: u64 = line
+            .split(">> ")
+            .nth(1)
+            .unwrap()
+            .split(')')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let img: u64 = line
+            .split("o ^= ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches("u;")
+            .parse()
+            .unwrap();
+        let v = match var {
+            "r" => r,
+            "lane" => lane,
+            _ => warp,
+        };
+        if v >> k & 1 == 1 {
+            o ^= img;
+        }
+    }
+    o
+}
+
+#[test]
+fn offset_helpers_are_the_layouts() {
+    let shape = [64, 64];
+    let (src, dst) = (layout(BLK_ROW, shape), layout(MMA2, shape));
+    let case = case_for_pair("cvt", &src, &dst, &shape, 16).unwrap();
+    let f = device_function(&case).unwrap();
+    for (side, l) in [("cvt_src_offset", &src), ("cvt_dst_offset", &dst)] {
+        let n = l.in_dim_size(DimName::REGISTER);
+        for warp in 0..4 {
+            for lane in 0..32 {
+                for r in 0..n {
+                    assert_eq!(
+                        helper_offset(&f.code, side, r, lane, warp),
+                        offset(l, shape, r, lane, warp),
+                        "{side} r{r} lane{lane} warp{warp}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_device_function_converts_inside_a_hand_written_kernel() {
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    let s64 = |e: &str| layout(e, [64, 64]);
+    let row = s64(BLK_ROW);
+    // Register basis 0 <-> lane basis 0: a warp-shuffle conversion.
+    let swap = {
+        let mut b = row.all_bases();
+        let r = b[0].1[0].clone();
+        b[0].1[0] = b[1].1[0].clone();
+        b[1].1[0] = r;
+        LinearLayout::new(b, row.out_dims(), true).unwrap()
+    };
+    let pairs = [
+        (
+            "blocked_to_mma2_f16",
+            row.clone(),
+            s64(MMA2),
+            16,
+            Path::SharedMemory,
+        ),
+        (
+            "mma2_to_dotA_f16",
+            s64(MMA2),
+            s64(DOT_A),
+            16,
+            Path::SharedMemory,
+        ),
+        ("swap1_f32", row.clone(), swap, 32, Path::WarpShuffle),
+        (
+            "blocked_to_mma2_f8",
+            row.clone(),
+            s64(MMA2),
+            8,
+            Path::SharedMemory,
+        ),
+    ];
+    for (label, src, dst, bits, path) in pairs {
+        let case = case_for_pair("cvt", &src, &dst, &[64, 64], bits).unwrap();
+        let f = device_function(&case).unwrap();
+        assert_eq!(f.path, path, "{label}");
+        let (ok, out) = run_case(label, &demo_with(&f.code));
+        assert!(ok && out.contains("\"ok\": true"), "{label}: {out}");
+        // Planted: the function converts to the destination with lane bases
+        // 0 and 1 exchanged; the kernel still stores by the real one.
+        let mut b = dst.all_bases();
+        b[1].1.swap(0, 1);
+        let wrong = LinearLayout::new(b, dst.out_dims(), true).unwrap();
+        let mut bad = case_for_pair("cvt", &src, &wrong, &[64, 64], bits).unwrap();
+        bad.smem = case.smem.clone();
+        let g = device_function(&bad).unwrap();
+        let honest_helpers = &f.code[f
+            .code
+            .find("__device__ __forceinline__ unsigned cvt_src_offset")
+            .unwrap()
+            ..f.code.find("__device__ __forceinline__ void cvt(").unwrap()];
+        let wrong_helpers = &g.code[g
+            .code
+            .find("__device__ __forceinline__ unsigned cvt_src_offset")
+            .unwrap()
+            ..g.code.find("__device__ __forceinline__ void cvt(").unwrap()];
+        let planted = g.code.replacen(wrong_helpers, honest_helpers, 1);
+        let (ok, out) = run_case(&format!("{label}_planted"), &demo_with(&planted));
+        assert!(
+            !ok && out.contains("\"ok\": false"),
+            "{label}: planted passed: {out}"
+        );
+    }
+}
+
+#[test]
+fn bad_requests_are_errors_naming_the_value() {
+    let shape = [64, 64];
+    let (src, dst) = (layout(BLK_ROW, shape), layout(MMA2, shape));
+    let e = case_for_pair("2cvt", &src, &dst, &shape, 16).unwrap_err();
+    assert!(e.0.contains("2cvt"), "{e}");
+    let e = case_for_pair("cvt", &src, &dst, &shape, 12).unwrap_err();
+    assert!(e.0.contains("12"), "{e}");
+    let w8 = layout(
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]}>",
+        shape,
+    );
+    let e = case_for_pair("cvt", &src, &w8, &shape, 16).unwrap_err();
+    assert!(e.0.contains('8') && e.0.contains('4'), "{e}");
+    // The kernel form is the benchmark's kernel without host code.
+    let case = case_for_pair("k", &src, &dst, &shape, 16).unwrap();
+    let k = emit(&case, Output::Kernel).unwrap();
+    assert!(k.contains("bench(") && !k.contains("int main("));
+    assert!(emit(&case, Output::Bench).unwrap().contains("int main("));
+}
