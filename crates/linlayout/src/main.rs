@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd_codegen;
+mod cmd_cuda;
 mod cmd_explain;
 mod cmd_partial;
 mod cmd_show;
@@ -49,6 +50,10 @@ enum Command {
     ///
     /// Example: linlayout explain invert-and-compose --shape 16x16 '#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>' '#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1]}>'
     Explain(cmd_explain::Args),
+    /// CUDA for a conversion: a device function (default), a load-convert-store kernel, or the benchmark program.
+    ///
+    /// Example: linlayout cuda --shape 64x64 --dtype f16 --device-function '#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>' '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>'
+    Cuda(cmd_cuda::Args),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
         Command::Swizzle(a) => cmd_codegen::run_swizzle(a),
         Command::BankConflicts(a) => cmd_codegen::run_bank_conflicts(a),
         Command::Explain(a) => cmd_explain::run(a),
+        Command::Cuda(a) => cmd_cuda::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
