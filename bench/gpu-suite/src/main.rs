@@ -1,14 +1,24 @@
-//! Writes the GPU benchmark suite: one `.cu` program per case plus
-//! `cases.json` (layout bases for the Triton baseline and the predicted
-//! shared-memory wavefronts) into the directory given as the argument
-//! (default `bench/gpu/generated`). Gather cases (the paper's Figure 6, by
-//! warp shuffles `_shfl` and through shared memory `_smem`) follow the
-//! conversion cases, with `kind: "gather"` in `cases.json`.
+//! Writes the GPU benchmark suite: one `.cu` program per case of
+//! `bench/gpu/cases.toml` (see [`cases`]) plus `cases.json` (layout bases
+//! for the Triton baseline and the predicted shared-memory wavefronts) into
+//! the directory given as the first argument (default
+//! `bench/gpu/generated`):
+//!
+//! ```text
+//! cargo run -p gpu-suite [-- OUT_DIR [CASES_TOML]]
+//! ```
+//!
+//! Gather cases (the paper's Figure 6, by warp shuffles `_shfl` and
+//! through shared memory `_smem`) follow the conversion cases, with
+//! `kind: "gather"` in `cases.json`.
 
 use hw_layouts::Encoding;
 use layout_cuda::{emit_benchmark, free_masks, smem_map, wavefronts, ConversionCase, Path};
-use linear_layout::{DimName, LinearLayout};
+use linear_layout::LinearLayout;
 use serde_json::json;
+
+mod cases;
+use cases::{dtype_bits, Suite};
 
 /// Iterations per kernel of the benchmark (both sides): large enough that
 /// the fixed part (t(0): loads, stores, launch) is a few percent of t(R).
@@ -18,183 +28,97 @@ use serde_json::json;
 /// R = 64 and 0.98x at R = 256, with equal slopes between the two).
 const BENCH_R: u32 = 256;
 
-const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
-const BLK_COL: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>";
-const BLK_ROW8: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>";
-const BLK_COL8: &str = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>";
-const BLK_WIDE: &str = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>";
-const BLK_TALL: &str = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>";
-const BLK_LANE_SWAP: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
-const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
-const DOT_A: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
-const DOT_B: &str = "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
-const WGMMA: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>";
-const WGMMA_N2: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 64, 16]}>";
-const DOT_A_WGMMA_N2: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 64, 16]}>, kWidth = 2}>";
-const WGMMA8: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>";
-
-/// (name, tile shape, element bits, warps, source attribute, destination attribute).
-type CaseSpec = (&'static str, [u64; 2], u32, u32, &'static str, &'static str);
-
-fn cases() -> Vec<CaseSpec> {
-    vec![
-        ("blocked_T_64x64_f16", [64, 64], 16, 4, BLK_ROW, BLK_COL),
-        ("blocked_T_128x128_f32", [128, 128], 32, 4, BLK_ROW, BLK_COL),
-        ("blocked_T_128x128_f8", [128, 128], 8, 4, BLK_ROW, BLK_COL),
-        (
-            "blocked_T_128x256_f16_w8",
-            [128, 256],
-            16,
-            8,
-            BLK_ROW8,
-            BLK_COL8,
-        ),
-        (
-            "wide_to_tall_64x64_f32",
-            [64, 64],
-            32,
-            4,
-            BLK_WIDE,
-            BLK_TALL,
-        ),
-        (
-            "lane_permute_64x64_f16",
-            [64, 64],
-            16,
-            4,
-            BLK_ROW,
-            BLK_LANE_SWAP,
-        ),
-        (
-            "blocked_to_mma2_128x128_f16",
-            [128, 128],
-            16,
-            4,
-            BLK_ROW,
-            MMA2,
-        ),
-        (
-            "blocked_to_mma2_128x128_f32",
-            [128, 128],
-            32,
-            4,
-            BLK_ROW,
-            MMA2,
-        ),
-        ("mma2_to_dotA_64x64_f16", [64, 64], 16, 4, MMA2, DOT_A),
-        ("mma2_to_dotA_128x64_bf16", [128, 64], 16, 4, MMA2, DOT_A),
-        // Hopper: two warpgroups along N (warps [4, 2]) to the register A
-        // operand of the next wgmma, replicated over the two warpgroups.
-        (
-            "wgmma_to_dotA_128x128_f16_w8",
-            [128, 128],
-            16,
-            8,
-            WGMMA_N2,
-            DOT_A_WGMMA_N2,
-        ),
-        ("mma2_to_dotB_64x64_f16", [64, 64], 16, 4, MMA2, DOT_B),
-        (
-            "wgmma_to_blocked_128x128_f32",
-            [128, 128],
-            32,
-            4,
-            WGMMA,
-            BLK_ROW,
-        ),
-        (
-            "wgmma_to_blocked_128x128_f16",
-            [128, 128],
-            16,
-            4,
-            WGMMA,
-            BLK_ROW,
-        ),
-        (
-            "wgmma_to_blocked_128x256_bf16_w8",
-            [128, 256],
-            16,
-            8,
-            WGMMA8,
-            BLK_ROW8,
-        ),
-        (
-            "blocked_to_wgmma_128x128_f16",
-            [128, 128],
-            16,
-            4,
-            BLK_ROW,
-            WGMMA,
-        ),
-        (
-            "blocked_to_wgmma_128x128_f8",
-            [128, 128],
-            8,
-            4,
-            BLK_ROW,
-            WGMMA,
-        ),
-        (
-            "mma2_to_blocked_128x128_f32",
-            [128, 128],
-            32,
-            4,
-            MMA2,
-            BLK_COL,
-        ),
-        (
-            "register_perm_64x64_f16",
-            [64, 64],
-            16,
-            4,
-            BLK_ROW,
-            "REGPERM",
-        ),
-        // Register <-> lane transpositions inside each warp (the paper's
-        // Figure 5): one swap (Triton: warp shuffles), two swaps (Triton:
-        // shared memory; ours: a shuffle plan), and the same conversions
-        // forced through shared memory ("_smem").
-        ("swap1_64x64_f16", [64, 64], 16, 4, BLK_ROW, "SWAP1"),
-        ("swap1_64x64_f16_smem", [64, 64], 16, 4, BLK_ROW, "SWAP1"),
-        ("swap1_64x64_f32", [64, 64], 32, 4, BLK_ROW, "SWAP1"),
-        ("swap1_64x64_f32_smem", [64, 64], 32, 4, BLK_ROW, "SWAP1"),
-        ("swap1_128x128_f8", [128, 128], 8, 4, BLK_ROW, "SWAP1"),
-        ("swap1_128x128_f8_smem", [128, 128], 8, 4, BLK_ROW, "SWAP1"),
-        ("swap2_64x64_f32", [64, 64], 32, 4, BLK_ROW, "SWAP2"),
-        ("swap2_64x64_f32_smem", [64, 64], 32, 4, BLK_ROW, "SWAP2"),
-        (
-            "lane_permute_64x64_f16_smem",
-            [64, 64],
-            16,
-            4,
-            BLK_ROW,
-            BLK_LANE_SWAP,
-        ),
-    ]
+/// One conversion of the suite as the emitters take it (from a
+/// `[[conversion]]` or `[[partial]]` entry of the case file).
+#[derive(Clone, Copy, Debug)]
+struct CaseSpec {
+    name: &'static str,
+    shape: [u64; 2],
+    bits: u32,
+    nw: u32,
+    src_t: &'static str,
+    dst_t: &'static str,
+    /// Through shared memory even where shuffles would do.
+    force_shared: bool,
+    /// Matrix (stmatrix/ldmatrix) variant wanted.
+    matrix_variant: bool,
+    /// A held-out pair (see `bench/gpu/cases.toml`).
+    held_out: bool,
 }
 
-/// Row-major identity shared layout (offset → dims, last dim fastest).
+/// The text of the case file lives as long as the program: the emitters'
+/// case tuples borrow it for `'static`.
+fn keep(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+fn spec_of(suite: &Suite, c: &cases::Conversion) -> CaseSpec {
+    CaseSpec {
+        name: keep(&c.name),
+        shape: c.shape,
+        bits: dtype_bits(&c.dtype).expect("checked by Suite::parse"),
+        nw: c.warps,
+        src_t: keep(suite.attr(&c.src)),
+        dst_t: keep(suite.attr(&c.dst)),
+        force_shared: c.force_shared,
+        matrix_variant: c.matrix_variant,
+        held_out: c.held_out,
+    }
+}
+
+fn partial_spec_of(suite: &Suite, c: &cases::Partial) -> CaseSpec {
+    CaseSpec {
+        name: keep(&c.name),
+        shape: c.shape,
+        bits: dtype_bits(&c.dtype).expect("checked by Suite::parse"),
+        nw: c.warps,
+        src_t: keep(suite.attr(&c.src)),
+        dst_t: keep(suite.attr(&c.dst)),
+        force_shared: false,
+        matrix_variant: false,
+        held_out: false,
+    }
+}
+
+/// `gpu-suite [OUT_DIR] [CASES_TOML]` (defaults `bench/gpu/generated`,
+/// `bench/gpu/cases.toml`, relative to the repository root).
 fn main() {
-    let dir = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "bench/gpu/generated".into());
+    let mut args = std::env::args().skip(1);
+    let dir = args.next().unwrap_or_else(|| "bench/gpu/generated".into());
+    let file = args.next().unwrap_or_else(|| "bench/gpu/cases.toml".into());
+    let suite = match Suite::read(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gpu-suite: {e}");
+            std::process::exit(2);
+        }
+    };
     std::fs::create_dir_all(&dir).expect("output dir");
+    let cases: Vec<CaseSpec> = suite
+        .conversion
+        .iter()
+        .map(|c| spec_of(&suite, c))
+        .collect();
     let mut meta = Vec::new();
-    for spec in cases() {
+    for &spec in &cases {
         conversion_case(&dir, spec, false, &mut meta);
     }
-    gather_cases(&dir, &mut meta);
-    // The stmatrix/ldmatrix variants ("_mx"), after everything else so that
-    // the files and entries above stay as they were.
-    for spec in cases().into_iter().filter(|s| MX_CASES.contains(&s.0)) {
+    gather_cases(&dir, &suite, &mut meta);
+    // The stmatrix/ldmatrix variants ("_mx").
+    for &spec in cases.iter().filter(|s| s.matrix_variant) {
         conversion_case(&dir, spec, true, &mut meta);
     }
-    // Partial cross-warp conversions and their full shared-memory twins,
-    // after everything else (see `partial_cases` at the end of this file).
-    partial_cases(&dir, &mut meta);
+    // Partial cross-warp conversions and their full shared-memory twins
+    // (see `partial_cases` at the end of this file).
+    let partials: Vec<(CaseSpec, bool)> = suite
+        .partial
+        .iter()
+        .map(|c| (partial_spec_of(&suite, c), c.branch_variant))
+        .collect();
+    partial_cases(&dir, &partials, &mut meta);
     // Every other conversion whose pair of directions the partial planner
     // takes gets a `_partial` variant (full twin: the case itself).
-    for spec in cases() {
+    for &spec in &cases {
         partial_variant(&dir, spec, &mut meta);
     }
     choose_variants(&mut meta);
@@ -205,21 +129,18 @@ fn main() {
     .expect("write");
 }
 
-/// The 16-bit cases that also get a `_mx` variant (`use_matrix_ops`, the
-/// shared layout chosen by `layout_cuda::matrix_ops::search_swizzle`).
-const MX_CASES: [&str; 6] = [
-    "blocked_T_64x64_f16",
-    "blocked_T_128x256_f16_w8",
-    "blocked_to_mma2_128x128_f16",
-    "blocked_to_wgmma_128x128_f16",
-    "wgmma_to_blocked_128x128_f16",
-    "mma2_to_dotB_64x64_f16",
-];
-
 /// Emits one conversion case (`mx`: its `_mx` variant through
 /// stmatrix/ldmatrix where the tiling applies) and appends its entry.
 fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_json::Value>) {
-    let (name, shape, bits, nw, src_t, dst_t) = spec;
+    let CaseSpec {
+        name,
+        shape,
+        bits,
+        nw,
+        src_t,
+        dst_t,
+        ..
+    } = spec;
     let full_name = if mx {
         format!("{name}_mx")
     } else {
@@ -234,35 +155,11 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
             return;
         }
     };
-    let swaps = match dst_t {
-        "SWAP1" => 1,
-        "SWAP2" => 2,
-        _ => 0,
-    };
-    let dst = if swaps > 0 {
-        // Swap register basis k with lane basis k for k < swaps.
-        let mut bases = src.all_bases();
-        for k in 0..swaps {
-            let r = bases[0].1[k].clone();
-            bases[0].1[k] = bases[1].1[k].clone();
-            bases[1].1[k] = r;
-        }
-        LinearLayout::new(bases, src.out_dims(), true).expect("swapped")
-    } else if dst_t == "REGPERM" {
-        // Same thread owns the same elements; registers in another order.
-        let regs = src.bases(DimName::REGISTER);
-        let mut rev = regs.clone();
-        rev.reverse();
-        let mut bases = src.all_bases();
-        bases[0].1 = rev;
-        LinearLayout::new(bases, src.out_dims(), true).expect("permuted")
-    } else {
-        match Encoding::parse(dst_t).and_then(|e| e.to_linear_layout(&shape)) {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("skip {name}: {e}");
-                return;
-            }
+    let dst = match Encoding::parse(dst_t).and_then(|e| e.to_linear_layout(&shape)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("skip {name}: {e}");
+            return;
         }
     };
     if mx {
@@ -306,7 +203,9 @@ fn case_of(
     (src, dst, smem): (&LinearLayout, &LinearLayout, &LinearLayout),
     mx: bool,
 ) -> ConversionCase {
-    let (_, shape, bits, nw, _, _) = spec;
+    let CaseSpec {
+        shape, bits, nw, ..
+    } = spec;
     ConversionCase {
         name: name.into(),
         shape: shape.to_vec(),
@@ -315,7 +214,7 @@ fn case_of(
         src: src.clone(),
         dst: dst.clone(),
         smem: smem.clone(),
-        force_shared: name.ends_with("_smem") || mx,
+        force_shared: spec.force_shared || mx,
         use_matrix_ops: mx,
     }
 }
@@ -333,7 +232,14 @@ fn emit_and_record(
     mx: bool,
     meta: &mut Vec<serde_json::Value>,
 ) {
-    let (_, shape, bits, nw, src_t, dst_t) = spec;
+    let CaseSpec {
+        shape,
+        bits,
+        nw,
+        src_t,
+        dst_t,
+        ..
+    } = spec;
     let case = case_of(name, spec, (src, dst, &smem), mx);
     let (code, fwd, bwd) = match emit_benchmark(&case) {
         Ok(x) => x,
@@ -392,19 +298,36 @@ fn emit_and_record(
         "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
         "src_attr": src_t, "dst_attr": dst_t,
         "src": src.bases_json(), "dst": dst.bases_json(),
+        "held_out": spec.held_out,
         "path_fwd": path(fwd), "path_bwd": path(bwd),
         "packed": layout_cuda::keeps_elements_packed(&case),
         "predicted_fwd": fp, "predicted_bwd": bp,
     }));
+    if spec.held_out {
+        // Kept apart from the suite's conversions (kind absent) wherever a
+        // reader counts or tunes on them.
+        if let Some(e) = meta.last_mut() {
+            e["kind"] = json!("held_out");
+        }
+    }
     eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
 }
 
 /// The gather cases (the paper's Figure 6): every entry of
 /// `layout_cuda::gather::suite_specs` by warp shuffles (`_shfl`) and through
 /// shared memory (`_smem`), with `kind: "gather"` in `cases.json`.
-fn gather_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
-    use layout_cuda::gather::{cases_of, emit_gather_benchmark, suite_specs};
-    for spec in suite_specs() {
+fn gather_cases(dir: &str, suite: &Suite, meta: &mut Vec<serde_json::Value>) {
+    use layout_cuda::gather::{cases_of, emit_gather_benchmark};
+    for g in &suite.gather {
+        let bits = dtype_bits(&g.dtype).expect("checked by Suite::parse");
+        let spec = (
+            keep(&g.name),
+            g.shape,
+            bits,
+            g.warps,
+            keep(suite.attr(&g.layout)),
+            g.axis,
+        );
         let cases = match cases_of(&spec) {
             Ok(c) => c,
             Err(e) => {
@@ -583,43 +506,6 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
 // twin `partial_X_full` through the same shared layout by the full plan.
 // ---------------------------------------------------------------------------
 
-const P_B22: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
-const P_B41: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
-const P_B14: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]}>";
-const P_B14_COLS: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>";
-
-/// The partial cases: a quarter stays by register moves (`[2, 2]` → `[4, 1]`),
-/// half stays by register moves (`[2, 2]` → `[1, 4]`), half stays by shuffles
-/// (the destination's lanes run down the rows first).
-fn partial_specs() -> Vec<CaseSpec> {
-    vec![
-        (
-            "partial_b22_to_b41_128x128_f16",
-            [128, 128],
-            16,
-            4,
-            P_B22,
-            P_B41,
-        ),
-        (
-            "partial_b22_to_b14_128x128_f32",
-            [128, 128],
-            32,
-            4,
-            P_B22,
-            P_B14,
-        ),
-        (
-            "partial_b22_to_b14cols_128x128_f16",
-            [128, 128],
-            16,
-            4,
-            P_B22,
-            P_B14_COLS,
-        ),
-    ]
-}
-
 /// Predicted wavefronts of one direction of a partial plan (one CTA), in
 /// the `predicted_*` form of the conversion cases plus the partial plan's
 /// own counts and the full plan's wavefronts through the same layout.
@@ -671,14 +557,22 @@ fn partial_prediction(
 /// and the other is not left to a cheaper plan class (shuffle, register or
 /// `_smem` comparison cases are skipped). Its full twin is the case itself.
 fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>) {
-    let (name, shape, bits, nw, src_t, dst_t) = spec;
+    let CaseSpec {
+        name,
+        shape,
+        bits,
+        nw,
+        src_t,
+        dst_t,
+        ..
+    } = spec;
     let ll = |t: &str| Encoding::parse(t).and_then(|e| e.to_linear_layout(&shape));
     let (Ok(src), Ok(dst)) = (ll(src_t), ll(dst_t)) else {
         return;
     };
     let twin = meta.iter().find(|e| e["name"] == name);
     let uses_shared = twin.is_some_and(|e| e["path_fwd"] == "shared" || e["path_bwd"] == "shared");
-    if !uses_shared || name.ends_with("_smem") {
+    if !uses_shared || spec.force_shared {
         return;
     }
     let smem = layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
@@ -705,7 +599,14 @@ fn emit_partial_entry(
     full_twin: &str,
     meta: &mut Vec<serde_json::Value>,
 ) {
-    let (_, shape, bits, nw, src_t, dst_t) = spec;
+    let CaseSpec {
+        shape,
+        bits,
+        nw,
+        src_t,
+        dst_t,
+        ..
+    } = spec;
     let case = case_of(name, spec, (src, dst, smem), false);
     let em = match layout_cuda::partial::emit_partial_benchmark(&case, specialise) {
         Ok(x) => x,
@@ -731,9 +632,20 @@ fn emit_partial_entry(
     }));
 }
 
-fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
-    for spec in partial_specs() {
-        let (name, shape, bits, nw, src_t, dst_t) = spec;
+/// The `[[partial]]` entries (with whether each wants its `_branch` form):
+/// each as its warp-specialised program, and its full twin `<name>_full`
+/// through the same shared layout.
+fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_json::Value>) {
+    for &(spec, branch) in partials {
+        let CaseSpec {
+            name,
+            shape,
+            bits,
+            nw,
+            src_t,
+            dst_t,
+            ..
+        } = spec;
         let ll = |t: &str| Encoding::parse(t).and_then(|e| e.to_linear_layout(&shape));
         let (src, dst) = match (ll(src_t), ll(dst_t)) {
             (Ok(a), Ok(b)) => (a, b),
@@ -750,7 +662,7 @@ fn partial_cases(dir: &str, meta: &mut Vec<serde_json::Value>) {
         // The warp-specialised program, and for one case also the form
         // with run-time warp-class branches (`_branch`) to measure the
         // specialisation.
-        let variants: &[(bool, &str)] = if name == "partial_b22_to_b14_128x128_f32" {
+        let variants: &[(bool, &str)] = if branch {
             &[(true, ""), (false, "_branch")]
         } else {
             &[(true, "")]

@@ -54,6 +54,15 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t smem_addr, uint32_t& 
 }
 #endif
 
+__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[128], uint16_t* smem, unsigned lane, unsigned warp) {
   unsigned m_smem_st = 0u;
   m_smem_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
@@ -395,8 +404,10 @@ extern "C" __global__ void __launch_bounds__(256, 2) bench(const uint16_t* __res
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint16_t* gin = in + (size_t)blockIdx.x * 32768u;
   uint16_t* gout = out + (size_t)blockIdx.x * 32768u;
-  uint16_t a[128];
-  uint16_t b[128];
+  uint32_t aw[64];
+  uint32_t bw[64];
+  {
+    uint16_t a[128];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
@@ -567,42 +578,186 @@ extern "C" __global__ void __launch_bounds__(256, 2) bench(const uint16_t* __res
     a[126] = (t_.w >> 0) & 65535u;
     a[127] = (t_.w >> 16) & 65535u;
   }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+  }
   for (int it = 0; it < R; ++it) {
-    cvt_fwd(a, b, smem, lane, warp);
+    {
+    uint16_t x_[128], y_[128];
 #pragma unroll
-    for (int i = 0; i < 128; ++i) b[i] += 1;
+    for (int j = 0; j < 64; ++j) { x_[2 * j] = (uint16_t)aw[j]; x_[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
+    cvt_fwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 64; ++j) bw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
     __syncthreads();
-    cvt_bwd(b, a, smem, lane, warp);
+    {
+    uint16_t x_[128], y_[128];
 #pragma unroll
-    for (int i = 0; i < 128; ++i) a[i] += 1;
+    for (int j = 0; j < 64; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
     __syncthreads();
   }
+  // The forward result: the destination registers the host checks.
+    {
+    uint16_t x_[128], y_[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { x_[2 * j] = (uint16_t)aw[j]; x_[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
+    cvt_fwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 64; ++j) bw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
+  // The forward check: the destination registers, stored by the destination layout.
+  {
+    uint16_t b[128];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
   unsigned o_gout_st = 0u;
-  o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
-  o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 32u;
-  o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
-  o_gout_st ^= (0u - ((warp >> 2) & 1u)) & 4096u;
+  o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 2048u;
+  o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 4096u;
+  o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 8192u;
+  o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 1u;
+  o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 2u;
+  o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 4u;
+  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 8u;
+  o_gout_st ^= (0u - ((warp >> 2) & 1u)) & 16u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 0u]) = make_uint4((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 64u]) = make_uint4((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 128u]) = make_uint4((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 192u]) = make_uint4((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8192u]) = make_uint4((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8256u]) = make_uint4((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8320u]) = make_uint4((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8384u]) = make_uint4((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16384u]) = make_uint4((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16448u]) = make_uint4((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16512u]) = make_uint4((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16576u]) = make_uint4((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24576u]) = make_uint4((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24640u]) = make_uint4((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24704u]) = make_uint4((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 24768u]) = make_uint4((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  gout[o_gout_st + 0u] = b[0];
+  gout[o_gout_st + 256u] = b[1];
+  gout[o_gout_st + 512u] = b[2];
+  gout[o_gout_st + 768u] = b[3];
+  gout[o_gout_st + 1024u] = b[4];
+  gout[o_gout_st + 1280u] = b[5];
+  gout[o_gout_st + 1536u] = b[6];
+  gout[o_gout_st + 1792u] = b[7];
+  gout[o_gout_st + 16384u] = b[8];
+  gout[o_gout_st + 16640u] = b[9];
+  gout[o_gout_st + 16896u] = b[10];
+  gout[o_gout_st + 17152u] = b[11];
+  gout[o_gout_st + 17408u] = b[12];
+  gout[o_gout_st + 17664u] = b[13];
+  gout[o_gout_st + 17920u] = b[14];
+  gout[o_gout_st + 18176u] = b[15];
+  gout[o_gout_st + 32u] = b[16];
+  gout[o_gout_st + 288u] = b[17];
+  gout[o_gout_st + 544u] = b[18];
+  gout[o_gout_st + 800u] = b[19];
+  gout[o_gout_st + 1056u] = b[20];
+  gout[o_gout_st + 1312u] = b[21];
+  gout[o_gout_st + 1568u] = b[22];
+  gout[o_gout_st + 1824u] = b[23];
+  gout[o_gout_st + 16416u] = b[24];
+  gout[o_gout_st + 16672u] = b[25];
+  gout[o_gout_st + 16928u] = b[26];
+  gout[o_gout_st + 17184u] = b[27];
+  gout[o_gout_st + 17440u] = b[28];
+  gout[o_gout_st + 17696u] = b[29];
+  gout[o_gout_st + 17952u] = b[30];
+  gout[o_gout_st + 18208u] = b[31];
+  gout[o_gout_st + 64u] = b[32];
+  gout[o_gout_st + 320u] = b[33];
+  gout[o_gout_st + 576u] = b[34];
+  gout[o_gout_st + 832u] = b[35];
+  gout[o_gout_st + 1088u] = b[36];
+  gout[o_gout_st + 1344u] = b[37];
+  gout[o_gout_st + 1600u] = b[38];
+  gout[o_gout_st + 1856u] = b[39];
+  gout[o_gout_st + 16448u] = b[40];
+  gout[o_gout_st + 16704u] = b[41];
+  gout[o_gout_st + 16960u] = b[42];
+  gout[o_gout_st + 17216u] = b[43];
+  gout[o_gout_st + 17472u] = b[44];
+  gout[o_gout_st + 17728u] = b[45];
+  gout[o_gout_st + 17984u] = b[46];
+  gout[o_gout_st + 18240u] = b[47];
+  gout[o_gout_st + 96u] = b[48];
+  gout[o_gout_st + 352u] = b[49];
+  gout[o_gout_st + 608u] = b[50];
+  gout[o_gout_st + 864u] = b[51];
+  gout[o_gout_st + 1120u] = b[52];
+  gout[o_gout_st + 1376u] = b[53];
+  gout[o_gout_st + 1632u] = b[54];
+  gout[o_gout_st + 1888u] = b[55];
+  gout[o_gout_st + 16480u] = b[56];
+  gout[o_gout_st + 16736u] = b[57];
+  gout[o_gout_st + 16992u] = b[58];
+  gout[o_gout_st + 17248u] = b[59];
+  gout[o_gout_st + 17504u] = b[60];
+  gout[o_gout_st + 17760u] = b[61];
+  gout[o_gout_st + 18016u] = b[62];
+  gout[o_gout_st + 18272u] = b[63];
+  gout[o_gout_st + 128u] = b[64];
+  gout[o_gout_st + 384u] = b[65];
+  gout[o_gout_st + 640u] = b[66];
+  gout[o_gout_st + 896u] = b[67];
+  gout[o_gout_st + 1152u] = b[68];
+  gout[o_gout_st + 1408u] = b[69];
+  gout[o_gout_st + 1664u] = b[70];
+  gout[o_gout_st + 1920u] = b[71];
+  gout[o_gout_st + 16512u] = b[72];
+  gout[o_gout_st + 16768u] = b[73];
+  gout[o_gout_st + 17024u] = b[74];
+  gout[o_gout_st + 17280u] = b[75];
+  gout[o_gout_st + 17536u] = b[76];
+  gout[o_gout_st + 17792u] = b[77];
+  gout[o_gout_st + 18048u] = b[78];
+  gout[o_gout_st + 18304u] = b[79];
+  gout[o_gout_st + 160u] = b[80];
+  gout[o_gout_st + 416u] = b[81];
+  gout[o_gout_st + 672u] = b[82];
+  gout[o_gout_st + 928u] = b[83];
+  gout[o_gout_st + 1184u] = b[84];
+  gout[o_gout_st + 1440u] = b[85];
+  gout[o_gout_st + 1696u] = b[86];
+  gout[o_gout_st + 1952u] = b[87];
+  gout[o_gout_st + 16544u] = b[88];
+  gout[o_gout_st + 16800u] = b[89];
+  gout[o_gout_st + 17056u] = b[90];
+  gout[o_gout_st + 17312u] = b[91];
+  gout[o_gout_st + 17568u] = b[92];
+  gout[o_gout_st + 17824u] = b[93];
+  gout[o_gout_st + 18080u] = b[94];
+  gout[o_gout_st + 18336u] = b[95];
+  gout[o_gout_st + 192u] = b[96];
+  gout[o_gout_st + 448u] = b[97];
+  gout[o_gout_st + 704u] = b[98];
+  gout[o_gout_st + 960u] = b[99];
+  gout[o_gout_st + 1216u] = b[100];
+  gout[o_gout_st + 1472u] = b[101];
+  gout[o_gout_st + 1728u] = b[102];
+  gout[o_gout_st + 1984u] = b[103];
+  gout[o_gout_st + 16576u] = b[104];
+  gout[o_gout_st + 16832u] = b[105];
+  gout[o_gout_st + 17088u] = b[106];
+  gout[o_gout_st + 17344u] = b[107];
+  gout[o_gout_st + 17600u] = b[108];
+  gout[o_gout_st + 17856u] = b[109];
+  gout[o_gout_st + 18112u] = b[110];
+  gout[o_gout_st + 18368u] = b[111];
+  gout[o_gout_st + 224u] = b[112];
+  gout[o_gout_st + 480u] = b[113];
+  gout[o_gout_st + 736u] = b[114];
+  gout[o_gout_st + 992u] = b[115];
+  gout[o_gout_st + 1248u] = b[116];
+  gout[o_gout_st + 1504u] = b[117];
+  gout[o_gout_st + 1760u] = b[118];
+  gout[o_gout_st + 2016u] = b[119];
+  gout[o_gout_st + 16608u] = b[120];
+  gout[o_gout_st + 16864u] = b[121];
+  gout[o_gout_st + 17120u] = b[122];
+  gout[o_gout_st + 17376u] = b[123];
+  gout[o_gout_st + 17632u] = b[124];
+  gout[o_gout_st + 17888u] = b[125];
+  gout[o_gout_st + 18144u] = b[126];
+  gout[o_gout_st + 18400u] = b[127];
+  }
 }
 
 

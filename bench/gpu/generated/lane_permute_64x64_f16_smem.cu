@@ -203,27 +203,30 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
+  // The forward result: the destination registers the host checks.
+    cvt_fwd(aw, bw, smem, lane, warp);
+  // The forward check: the destination registers, stored by the destination layout.
   {
-    uint16_t a[32];
+    uint16_t b[32];
 #pragma unroll
-    for (int j = 0; j < 16; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
+    for (int j = 0; j < 16; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
-  o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 64u;
-  o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 128u;
-  o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 16u;
+  o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 64u;
+  o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 128u;
+  o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 256u;
+  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 512u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 48u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2048u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2064u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2096u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)b[0] | ((uint32_t)b[1] << 16), (uint32_t)b[2] | ((uint32_t)b[3] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)b[4] | ((uint32_t)b[5] << 16), (uint32_t)b[6] | ((uint32_t)b[7] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 1024u]) = make_uint2((uint32_t)b[8] | ((uint32_t)b[9] << 16), (uint32_t)b[10] | ((uint32_t)b[11] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 1056u]) = make_uint2((uint32_t)b[12] | ((uint32_t)b[13] << 16), (uint32_t)b[14] | ((uint32_t)b[15] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2048u]) = make_uint2((uint32_t)b[16] | ((uint32_t)b[17] << 16), (uint32_t)b[18] | ((uint32_t)b[19] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)b[20] | ((uint32_t)b[21] << 16), (uint32_t)b[22] | ((uint32_t)b[23] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 3072u]) = make_uint2((uint32_t)b[24] | ((uint32_t)b[25] << 16), (uint32_t)b[26] | ((uint32_t)b[27] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 3104u]) = make_uint2((uint32_t)b[28] | ((uint32_t)b[29] << 16), (uint32_t)b[30] | ((uint32_t)b[31] << 16));
   }
 }
 

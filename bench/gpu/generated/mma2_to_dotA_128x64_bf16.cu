@@ -395,51 +395,87 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
 #pragma unroll
     for (int j = 0; j < 32; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
+  // The forward result: the destination registers the host checks.
+    cvt_fwd(aw, bw, smem, lane, warp);
+  // The forward check: the destination registers, stored by the destination layout.
   {
-    uint16_t a[64];
+    uint16_t b[128];
 #pragma unroll
-    for (int j = 0; j < 32; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
+    for (int j = 0; j < 64; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 2u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 64u;
   o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 128u;
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 8u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 512u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 16u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 528u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 32u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 544u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 48u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 560u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2048u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2560u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2064u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2576u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2080u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2592u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2096u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2608u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4096u]) = (uint32_t)((uint32_t)a[32] | ((uint32_t)a[33] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4608u]) = (uint32_t)((uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4112u]) = (uint32_t)((uint32_t)a[36] | ((uint32_t)a[37] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4624u]) = (uint32_t)((uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4128u]) = (uint32_t)((uint32_t)a[40] | ((uint32_t)a[41] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4640u]) = (uint32_t)((uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4144u]) = (uint32_t)((uint32_t)a[44] | ((uint32_t)a[45] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4656u]) = (uint32_t)((uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6144u]) = (uint32_t)((uint32_t)a[48] | ((uint32_t)a[49] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6656u]) = (uint32_t)((uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6160u]) = (uint32_t)((uint32_t)a[52] | ((uint32_t)a[53] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6672u]) = (uint32_t)((uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6176u]) = (uint32_t)((uint32_t)a[56] | ((uint32_t)a[57] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6688u]) = (uint32_t)((uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6192u]) = (uint32_t)((uint32_t)a[60] | ((uint32_t)a[61] << 16));
-  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6704u]) = (uint32_t)((uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  if ((lane & 0u) == 0u && (warp & 1u) == 0u) {
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 0u]) = (uint32_t)((uint32_t)b[0] | ((uint32_t)b[1] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 512u]) = (uint32_t)((uint32_t)b[2] | ((uint32_t)b[3] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 8u]) = (uint32_t)((uint32_t)b[4] | ((uint32_t)b[5] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 520u]) = (uint32_t)((uint32_t)b[6] | ((uint32_t)b[7] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 16u]) = (uint32_t)((uint32_t)b[8] | ((uint32_t)b[9] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 528u]) = (uint32_t)((uint32_t)b[10] | ((uint32_t)b[11] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 24u]) = (uint32_t)((uint32_t)b[12] | ((uint32_t)b[13] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 536u]) = (uint32_t)((uint32_t)b[14] | ((uint32_t)b[15] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 32u]) = (uint32_t)((uint32_t)b[16] | ((uint32_t)b[17] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 544u]) = (uint32_t)((uint32_t)b[18] | ((uint32_t)b[19] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 40u]) = (uint32_t)((uint32_t)b[20] | ((uint32_t)b[21] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 552u]) = (uint32_t)((uint32_t)b[22] | ((uint32_t)b[23] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 48u]) = (uint32_t)((uint32_t)b[24] | ((uint32_t)b[25] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 560u]) = (uint32_t)((uint32_t)b[26] | ((uint32_t)b[27] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 56u]) = (uint32_t)((uint32_t)b[28] | ((uint32_t)b[29] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 568u]) = (uint32_t)((uint32_t)b[30] | ((uint32_t)b[31] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2048u]) = (uint32_t)((uint32_t)b[32] | ((uint32_t)b[33] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2560u]) = (uint32_t)((uint32_t)b[34] | ((uint32_t)b[35] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2056u]) = (uint32_t)((uint32_t)b[36] | ((uint32_t)b[37] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2568u]) = (uint32_t)((uint32_t)b[38] | ((uint32_t)b[39] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2064u]) = (uint32_t)((uint32_t)b[40] | ((uint32_t)b[41] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2576u]) = (uint32_t)((uint32_t)b[42] | ((uint32_t)b[43] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2072u]) = (uint32_t)((uint32_t)b[44] | ((uint32_t)b[45] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2584u]) = (uint32_t)((uint32_t)b[46] | ((uint32_t)b[47] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2080u]) = (uint32_t)((uint32_t)b[48] | ((uint32_t)b[49] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2592u]) = (uint32_t)((uint32_t)b[50] | ((uint32_t)b[51] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2088u]) = (uint32_t)((uint32_t)b[52] | ((uint32_t)b[53] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2600u]) = (uint32_t)((uint32_t)b[54] | ((uint32_t)b[55] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2096u]) = (uint32_t)((uint32_t)b[56] | ((uint32_t)b[57] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2608u]) = (uint32_t)((uint32_t)b[58] | ((uint32_t)b[59] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2104u]) = (uint32_t)((uint32_t)b[60] | ((uint32_t)b[61] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 2616u]) = (uint32_t)((uint32_t)b[62] | ((uint32_t)b[63] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4096u]) = (uint32_t)((uint32_t)b[64] | ((uint32_t)b[65] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4608u]) = (uint32_t)((uint32_t)b[66] | ((uint32_t)b[67] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4104u]) = (uint32_t)((uint32_t)b[68] | ((uint32_t)b[69] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4616u]) = (uint32_t)((uint32_t)b[70] | ((uint32_t)b[71] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4112u]) = (uint32_t)((uint32_t)b[72] | ((uint32_t)b[73] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4624u]) = (uint32_t)((uint32_t)b[74] | ((uint32_t)b[75] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4120u]) = (uint32_t)((uint32_t)b[76] | ((uint32_t)b[77] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4632u]) = (uint32_t)((uint32_t)b[78] | ((uint32_t)b[79] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4128u]) = (uint32_t)((uint32_t)b[80] | ((uint32_t)b[81] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4640u]) = (uint32_t)((uint32_t)b[82] | ((uint32_t)b[83] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4136u]) = (uint32_t)((uint32_t)b[84] | ((uint32_t)b[85] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4648u]) = (uint32_t)((uint32_t)b[86] | ((uint32_t)b[87] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4144u]) = (uint32_t)((uint32_t)b[88] | ((uint32_t)b[89] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4656u]) = (uint32_t)((uint32_t)b[90] | ((uint32_t)b[91] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4152u]) = (uint32_t)((uint32_t)b[92] | ((uint32_t)b[93] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 4664u]) = (uint32_t)((uint32_t)b[94] | ((uint32_t)b[95] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6144u]) = (uint32_t)((uint32_t)b[96] | ((uint32_t)b[97] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6656u]) = (uint32_t)((uint32_t)b[98] | ((uint32_t)b[99] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6152u]) = (uint32_t)((uint32_t)b[100] | ((uint32_t)b[101] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6664u]) = (uint32_t)((uint32_t)b[102] | ((uint32_t)b[103] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6160u]) = (uint32_t)((uint32_t)b[104] | ((uint32_t)b[105] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6672u]) = (uint32_t)((uint32_t)b[106] | ((uint32_t)b[107] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6168u]) = (uint32_t)((uint32_t)b[108] | ((uint32_t)b[109] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6680u]) = (uint32_t)((uint32_t)b[110] | ((uint32_t)b[111] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6176u]) = (uint32_t)((uint32_t)b[112] | ((uint32_t)b[113] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6688u]) = (uint32_t)((uint32_t)b[114] | ((uint32_t)b[115] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6184u]) = (uint32_t)((uint32_t)b[116] | ((uint32_t)b[117] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6696u]) = (uint32_t)((uint32_t)b[118] | ((uint32_t)b[119] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6192u]) = (uint32_t)((uint32_t)b[120] | ((uint32_t)b[121] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6704u]) = (uint32_t)((uint32_t)b[122] | ((uint32_t)b[123] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6200u]) = (uint32_t)((uint32_t)b[124] | ((uint32_t)b[125] << 16));
+  *reinterpret_cast<uint32_t*>(&gout[o_gout_st + 6712u]) = (uint32_t)((uint32_t)b[126] | ((uint32_t)b[127] << 16));
+  }
   }
 }
 

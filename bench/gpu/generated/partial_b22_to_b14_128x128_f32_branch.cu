@@ -786,6 +786,7 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
   const uint32_t* gin = in + (size_t)blockIdx.x * 16384u;
   uint32_t* gout = out + (size_t)blockIdx.x * 16384u;
   uint32_t a[128];
+  uint32_t b[128];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -987,7 +988,6 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
     a[126] = (t_.z >> 0) & 4294967295u;
     a[127] = (t_.w >> 0) & 4294967295u;
   }
-  uint32_t b[128];
   for (int it = 0; it < R; ++it) {
     cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
@@ -998,6 +998,9 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
     for (int i = 0; i < 128; ++i) a[i] += 1;
     PARTIAL_SYNC();
   }
+  // The forward result: the destination registers the host checks.
+    cvt_fwd(a, b, smem, lane, warp);
+  // The forward check: the destination registers, stored by the destination layout.
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -1005,40 +1008,40 @@ extern "C" __global__ void __launch_bounds__(128) bench(const uint32_t* __restri
   o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 16u;
-  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 32u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2048u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2080u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2112u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2144u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 4096u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 4128u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 4160u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 4192u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 6144u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 6176u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 6208u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 6240u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8192u]) = make_uint4((uint32_t)a[64], (uint32_t)a[65], (uint32_t)a[66], (uint32_t)a[67]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8224u]) = make_uint4((uint32_t)a[68], (uint32_t)a[69], (uint32_t)a[70], (uint32_t)a[71]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8256u]) = make_uint4((uint32_t)a[72], (uint32_t)a[73], (uint32_t)a[74], (uint32_t)a[75]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8288u]) = make_uint4((uint32_t)a[76], (uint32_t)a[77], (uint32_t)a[78], (uint32_t)a[79]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 10240u]) = make_uint4((uint32_t)a[80], (uint32_t)a[81], (uint32_t)a[82], (uint32_t)a[83]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 10272u]) = make_uint4((uint32_t)a[84], (uint32_t)a[85], (uint32_t)a[86], (uint32_t)a[87]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 10304u]) = make_uint4((uint32_t)a[88], (uint32_t)a[89], (uint32_t)a[90], (uint32_t)a[91]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 10336u]) = make_uint4((uint32_t)a[92], (uint32_t)a[93], (uint32_t)a[94], (uint32_t)a[95]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 12288u]) = make_uint4((uint32_t)a[96], (uint32_t)a[97], (uint32_t)a[98], (uint32_t)a[99]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 12320u]) = make_uint4((uint32_t)a[100], (uint32_t)a[101], (uint32_t)a[102], (uint32_t)a[103]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 12352u]) = make_uint4((uint32_t)a[104], (uint32_t)a[105], (uint32_t)a[106], (uint32_t)a[107]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 12384u]) = make_uint4((uint32_t)a[108], (uint32_t)a[109], (uint32_t)a[110], (uint32_t)a[111]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 14336u]) = make_uint4((uint32_t)a[112], (uint32_t)a[113], (uint32_t)a[114], (uint32_t)a[115]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 14368u]) = make_uint4((uint32_t)a[116], (uint32_t)a[117], (uint32_t)a[118], (uint32_t)a[119]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 14400u]) = make_uint4((uint32_t)a[120], (uint32_t)a[121], (uint32_t)a[122], (uint32_t)a[123]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 14432u]) = make_uint4((uint32_t)a[124], (uint32_t)a[125], (uint32_t)a[126], (uint32_t)a[127]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 0u]) = make_uint4((uint32_t)b[0], (uint32_t)b[1], (uint32_t)b[2], (uint32_t)b[3]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 64u]) = make_uint4((uint32_t)b[4], (uint32_t)b[5], (uint32_t)b[6], (uint32_t)b[7]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 1024u]) = make_uint4((uint32_t)b[8], (uint32_t)b[9], (uint32_t)b[10], (uint32_t)b[11]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 1088u]) = make_uint4((uint32_t)b[12], (uint32_t)b[13], (uint32_t)b[14], (uint32_t)b[15]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2048u]) = make_uint4((uint32_t)b[16], (uint32_t)b[17], (uint32_t)b[18], (uint32_t)b[19]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2112u]) = make_uint4((uint32_t)b[20], (uint32_t)b[21], (uint32_t)b[22], (uint32_t)b[23]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 3072u]) = make_uint4((uint32_t)b[24], (uint32_t)b[25], (uint32_t)b[26], (uint32_t)b[27]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 3136u]) = make_uint4((uint32_t)b[28], (uint32_t)b[29], (uint32_t)b[30], (uint32_t)b[31]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 4096u]) = make_uint4((uint32_t)b[32], (uint32_t)b[33], (uint32_t)b[34], (uint32_t)b[35]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 4160u]) = make_uint4((uint32_t)b[36], (uint32_t)b[37], (uint32_t)b[38], (uint32_t)b[39]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 5120u]) = make_uint4((uint32_t)b[40], (uint32_t)b[41], (uint32_t)b[42], (uint32_t)b[43]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 5184u]) = make_uint4((uint32_t)b[44], (uint32_t)b[45], (uint32_t)b[46], (uint32_t)b[47]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 6144u]) = make_uint4((uint32_t)b[48], (uint32_t)b[49], (uint32_t)b[50], (uint32_t)b[51]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 6208u]) = make_uint4((uint32_t)b[52], (uint32_t)b[53], (uint32_t)b[54], (uint32_t)b[55]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 7168u]) = make_uint4((uint32_t)b[56], (uint32_t)b[57], (uint32_t)b[58], (uint32_t)b[59]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 7232u]) = make_uint4((uint32_t)b[60], (uint32_t)b[61], (uint32_t)b[62], (uint32_t)b[63]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8192u]) = make_uint4((uint32_t)b[64], (uint32_t)b[65], (uint32_t)b[66], (uint32_t)b[67]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 8256u]) = make_uint4((uint32_t)b[68], (uint32_t)b[69], (uint32_t)b[70], (uint32_t)b[71]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 9216u]) = make_uint4((uint32_t)b[72], (uint32_t)b[73], (uint32_t)b[74], (uint32_t)b[75]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 9280u]) = make_uint4((uint32_t)b[76], (uint32_t)b[77], (uint32_t)b[78], (uint32_t)b[79]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 10240u]) = make_uint4((uint32_t)b[80], (uint32_t)b[81], (uint32_t)b[82], (uint32_t)b[83]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 10304u]) = make_uint4((uint32_t)b[84], (uint32_t)b[85], (uint32_t)b[86], (uint32_t)b[87]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 11264u]) = make_uint4((uint32_t)b[88], (uint32_t)b[89], (uint32_t)b[90], (uint32_t)b[91]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 11328u]) = make_uint4((uint32_t)b[92], (uint32_t)b[93], (uint32_t)b[94], (uint32_t)b[95]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 12288u]) = make_uint4((uint32_t)b[96], (uint32_t)b[97], (uint32_t)b[98], (uint32_t)b[99]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 12352u]) = make_uint4((uint32_t)b[100], (uint32_t)b[101], (uint32_t)b[102], (uint32_t)b[103]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 13312u]) = make_uint4((uint32_t)b[104], (uint32_t)b[105], (uint32_t)b[106], (uint32_t)b[107]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 13376u]) = make_uint4((uint32_t)b[108], (uint32_t)b[109], (uint32_t)b[110], (uint32_t)b[111]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 14336u]) = make_uint4((uint32_t)b[112], (uint32_t)b[113], (uint32_t)b[114], (uint32_t)b[115]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 14400u]) = make_uint4((uint32_t)b[116], (uint32_t)b[117], (uint32_t)b[118], (uint32_t)b[119]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 15360u]) = make_uint4((uint32_t)b[120], (uint32_t)b[121], (uint32_t)b[122], (uint32_t)b[123]);
+  *reinterpret_cast<uint4*>(&gout[o_gout_st + 15424u]) = make_uint4((uint32_t)b[124], (uint32_t)b[125], (uint32_t)b[126], (uint32_t)b[127]);
 }
 
 

@@ -670,8 +670,7 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
   }
 }
 
-__device__ __forceinline__ void run_warp(uint32_t (&aw)[64], uint16_t* smem, unsigned lane, const unsigned warp, int R) {
-  uint32_t bw[64];
+__device__ __forceinline__ void run_warp(uint32_t (&aw)[64], uint32_t (&bw)[64], uint16_t* smem, unsigned lane, const unsigned warp, int R) {
   for (int it = 0; it < R; ++it) {
     cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
@@ -680,6 +679,8 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[64], uint16_t* smem, uns
 #pragma unroll
     for (int j = 0; j < 64; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
+  // The forward result: the destination registers the host checks.
+    cvt_fwd(aw, bw, smem, lane, warp);
 }
 
 extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __restrict__ in, uint16_t* __restrict__ out, int R) {
@@ -689,6 +690,7 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
   const uint16_t* gin = in + (size_t)blockIdx.x * 16384u;
   uint16_t* gout = out + (size_t)blockIdx.x * 16384u;
   uint32_t aw[64];
+  uint32_t bw[64];
   {
     uint16_t a[128];
   unsigned o_gin_ld = 0u;
@@ -896,56 +898,57 @@ extern "C" __global__ void __launch_bounds__(128, 2) bench(const uint16_t* __res
     for (int j = 0; j < 64; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
   switch (warp) {
-  case 0u: run_warp(aw, smem, lane, 0u, R); break;
-  case 1u: run_warp(aw, smem, lane, 1u, R); break;
-  case 2u: run_warp(aw, smem, lane, 2u, R); break;
-  default: run_warp(aw, smem, lane, 3u, R); break;
+  case 0u: run_warp(aw, bw, smem, lane, 0u, R); break;
+  case 1u: run_warp(aw, bw, smem, lane, 1u, R); break;
+  case 2u: run_warp(aw, bw, smem, lane, 2u, R); break;
+  default: run_warp(aw, bw, smem, lane, 3u, R); break;
   }
+  // The forward check: the destination registers, stored by the destination layout.
   {
-    uint16_t a[128];
+    uint16_t b[128];
 #pragma unroll
-    for (int j = 0; j < 64; ++j) { a[2 * j] = (uint16_t)aw[j]; a[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
+    for (int j = 0; j < 64; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
   o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 128u;
   o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
   o_gout_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 16u;
-  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
+  o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 64u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 96u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2048u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2112u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2144u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4096u]) = make_uint2((uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4128u]) = make_uint2((uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4160u]) = make_uint2((uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4192u]) = make_uint2((uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 6144u]) = make_uint2((uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 6176u]) = make_uint2((uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 6208u]) = make_uint2((uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 6240u]) = make_uint2((uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8192u]) = make_uint2((uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8224u]) = make_uint2((uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8256u]) = make_uint2((uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8288u]) = make_uint2((uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 10240u]) = make_uint2((uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 10272u]) = make_uint2((uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 10304u]) = make_uint2((uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 10336u]) = make_uint2((uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12288u]) = make_uint2((uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12320u]) = make_uint2((uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12352u]) = make_uint2((uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12384u]) = make_uint2((uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 14336u]) = make_uint2((uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 14368u]) = make_uint2((uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 14400u]) = make_uint2((uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 14432u]) = make_uint2((uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)b[0] | ((uint32_t)b[1] << 16), (uint32_t)b[2] | ((uint32_t)b[3] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)b[4] | ((uint32_t)b[5] << 16), (uint32_t)b[6] | ((uint32_t)b[7] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)b[8] | ((uint32_t)b[9] << 16), (uint32_t)b[10] | ((uint32_t)b[11] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 48u]) = make_uint2((uint32_t)b[12] | ((uint32_t)b[13] << 16), (uint32_t)b[14] | ((uint32_t)b[15] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 64u]) = make_uint2((uint32_t)b[16] | ((uint32_t)b[17] << 16), (uint32_t)b[18] | ((uint32_t)b[19] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 80u]) = make_uint2((uint32_t)b[20] | ((uint32_t)b[21] << 16), (uint32_t)b[22] | ((uint32_t)b[23] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 96u]) = make_uint2((uint32_t)b[24] | ((uint32_t)b[25] << 16), (uint32_t)b[26] | ((uint32_t)b[27] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 112u]) = make_uint2((uint32_t)b[28] | ((uint32_t)b[29] << 16), (uint32_t)b[30] | ((uint32_t)b[31] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4096u]) = make_uint2((uint32_t)b[32] | ((uint32_t)b[33] << 16), (uint32_t)b[34] | ((uint32_t)b[35] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4112u]) = make_uint2((uint32_t)b[36] | ((uint32_t)b[37] << 16), (uint32_t)b[38] | ((uint32_t)b[39] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4128u]) = make_uint2((uint32_t)b[40] | ((uint32_t)b[41] << 16), (uint32_t)b[42] | ((uint32_t)b[43] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4144u]) = make_uint2((uint32_t)b[44] | ((uint32_t)b[45] << 16), (uint32_t)b[46] | ((uint32_t)b[47] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4160u]) = make_uint2((uint32_t)b[48] | ((uint32_t)b[49] << 16), (uint32_t)b[50] | ((uint32_t)b[51] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4176u]) = make_uint2((uint32_t)b[52] | ((uint32_t)b[53] << 16), (uint32_t)b[54] | ((uint32_t)b[55] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4192u]) = make_uint2((uint32_t)b[56] | ((uint32_t)b[57] << 16), (uint32_t)b[58] | ((uint32_t)b[59] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 4208u]) = make_uint2((uint32_t)b[60] | ((uint32_t)b[61] << 16), (uint32_t)b[62] | ((uint32_t)b[63] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8192u]) = make_uint2((uint32_t)b[64] | ((uint32_t)b[65] << 16), (uint32_t)b[66] | ((uint32_t)b[67] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8208u]) = make_uint2((uint32_t)b[68] | ((uint32_t)b[69] << 16), (uint32_t)b[70] | ((uint32_t)b[71] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8224u]) = make_uint2((uint32_t)b[72] | ((uint32_t)b[73] << 16), (uint32_t)b[74] | ((uint32_t)b[75] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8240u]) = make_uint2((uint32_t)b[76] | ((uint32_t)b[77] << 16), (uint32_t)b[78] | ((uint32_t)b[79] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8256u]) = make_uint2((uint32_t)b[80] | ((uint32_t)b[81] << 16), (uint32_t)b[82] | ((uint32_t)b[83] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8272u]) = make_uint2((uint32_t)b[84] | ((uint32_t)b[85] << 16), (uint32_t)b[86] | ((uint32_t)b[87] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8288u]) = make_uint2((uint32_t)b[88] | ((uint32_t)b[89] << 16), (uint32_t)b[90] | ((uint32_t)b[91] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 8304u]) = make_uint2((uint32_t)b[92] | ((uint32_t)b[93] << 16), (uint32_t)b[94] | ((uint32_t)b[95] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12288u]) = make_uint2((uint32_t)b[96] | ((uint32_t)b[97] << 16), (uint32_t)b[98] | ((uint32_t)b[99] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12304u]) = make_uint2((uint32_t)b[100] | ((uint32_t)b[101] << 16), (uint32_t)b[102] | ((uint32_t)b[103] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12320u]) = make_uint2((uint32_t)b[104] | ((uint32_t)b[105] << 16), (uint32_t)b[106] | ((uint32_t)b[107] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12336u]) = make_uint2((uint32_t)b[108] | ((uint32_t)b[109] << 16), (uint32_t)b[110] | ((uint32_t)b[111] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12352u]) = make_uint2((uint32_t)b[112] | ((uint32_t)b[113] << 16), (uint32_t)b[114] | ((uint32_t)b[115] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12368u]) = make_uint2((uint32_t)b[116] | ((uint32_t)b[117] << 16), (uint32_t)b[118] | ((uint32_t)b[119] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12384u]) = make_uint2((uint32_t)b[120] | ((uint32_t)b[121] << 16), (uint32_t)b[122] | ((uint32_t)b[123] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 12400u]) = make_uint2((uint32_t)b[124] | ((uint32_t)b[125] << 16), (uint32_t)b[126] | ((uint32_t)b[127] << 16));
   }
 }
 

@@ -15,6 +15,15 @@ typedef decltype(sizeof(0)) size_t;
 #include <cuda_runtime.h>
 #endif
 
+__device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y));
+  return d;
+#else
+  return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
+#endif
+}
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[32], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   b[0] = a[0];
   b[1] = a[16];
@@ -92,8 +101,10 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const uint16_t* gin = in + (size_t)blockIdx.x * 4096u;
   uint16_t* gout = out + (size_t)blockIdx.x * 4096u;
-  uint16_t a[32];
-  uint16_t b[32];
+  uint32_t aw[16];
+  uint32_t bw[16];
+  {
+    uint16_t a[32];
   unsigned o_gin_ld = 0u;
   o_gin_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gin_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -151,14 +162,45 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     a[30] = (t_.y >> 0) & 65535u;
     a[31] = (t_.y >> 16) & 65535u;
   }
-  for (int it = 0; it < R; ++it) {
-    cvt_fwd(a, b, smem, lane, warp);
 #pragma unroll
-    for (int i = 0; i < 32; ++i) b[i] += 1;
-    cvt_bwd(b, a, smem, lane, warp);
-#pragma unroll
-    for (int i = 0; i < 32; ++i) a[i] += 1;
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
+  for (int it = 0; it < R; ++it) {
+    {
+    uint16_t x_[32], y_[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { x_[2 * j] = (uint16_t)aw[j]; x_[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
+    cvt_fwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) bw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 16; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+    {
+    uint16_t x_[32], y_[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
+  }
+  // The forward result: the destination registers the host checks.
+    {
+    uint16_t x_[32], y_[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { x_[2 * j] = (uint16_t)aw[j]; x_[2 * j + 1] = (uint16_t)(aw[j] >> 16); }
+    cvt_fwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) bw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
+  // The forward check: the destination registers, stored by the destination layout.
+  {
+    uint16_t b[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
   unsigned o_gout_st = 0u;
   o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -168,14 +210,15 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 48u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2048u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2064u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2096u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)b[0] | ((uint32_t)b[16] << 16), (uint32_t)b[8] | ((uint32_t)b[24] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2048u]) = make_uint2((uint32_t)b[1] | ((uint32_t)b[17] << 16), (uint32_t)b[9] | ((uint32_t)b[25] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)b[2] | ((uint32_t)b[18] << 16), (uint32_t)b[10] | ((uint32_t)b[26] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)b[3] | ((uint32_t)b[19] << 16), (uint32_t)b[11] | ((uint32_t)b[27] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)b[4] | ((uint32_t)b[20] << 16), (uint32_t)b[12] | ((uint32_t)b[28] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2064u]) = make_uint2((uint32_t)b[5] | ((uint32_t)b[21] << 16), (uint32_t)b[13] | ((uint32_t)b[29] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 48u]) = make_uint2((uint32_t)b[6] | ((uint32_t)b[22] << 16), (uint32_t)b[14] | ((uint32_t)b[30] << 16));
+  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2096u]) = make_uint2((uint32_t)b[7] | ((uint32_t)b[23] << 16), (uint32_t)b[15] | ((uint32_t)b[31] << 16));
+  }
 }
 
 

@@ -192,67 +192,134 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     a[30] = (t_.y >> 0) & 65535u;
     a[31] = (t_.y >> 16) & 65535u;
   }
-    aw[0] = (uint32_t)a[0] | ((uint32_t)a[2] << 16);
-    aw[1] = (uint32_t)a[1] | ((uint32_t)a[3] << 16);
-    aw[2] = (uint32_t)a[4] | ((uint32_t)a[6] << 16);
-    aw[3] = (uint32_t)a[5] | ((uint32_t)a[7] << 16);
-    aw[4] = (uint32_t)a[8] | ((uint32_t)a[10] << 16);
-    aw[5] = (uint32_t)a[9] | ((uint32_t)a[11] << 16);
-    aw[6] = (uint32_t)a[12] | ((uint32_t)a[14] << 16);
-    aw[7] = (uint32_t)a[13] | ((uint32_t)a[15] << 16);
-    aw[8] = (uint32_t)a[16] | ((uint32_t)a[18] << 16);
-    aw[9] = (uint32_t)a[17] | ((uint32_t)a[19] << 16);
-    aw[10] = (uint32_t)a[20] | ((uint32_t)a[22] << 16);
-    aw[11] = (uint32_t)a[21] | ((uint32_t)a[23] << 16);
-    aw[12] = (uint32_t)a[24] | ((uint32_t)a[26] << 16);
-    aw[13] = (uint32_t)a[25] | ((uint32_t)a[27] << 16);
-    aw[14] = (uint32_t)a[28] | ((uint32_t)a[30] << 16);
-    aw[15] = (uint32_t)a[29] | ((uint32_t)a[31] << 16);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
   for (int it = 0; it < R; ++it) {
-    cvt_fwd(aw, bw, smem, lane, warp);
+    {
+    uint32_t x_[16];
+    x_[0] = (aw[0] & 0xffffu) | ((aw[1] & 0xffffu) << 16);
+    x_[1] = ((aw[0] >> 16) & 0xffffu) | (((aw[1] >> 16) & 0xffffu) << 16);
+    x_[2] = (aw[2] & 0xffffu) | ((aw[3] & 0xffffu) << 16);
+    x_[3] = ((aw[2] >> 16) & 0xffffu) | (((aw[3] >> 16) & 0xffffu) << 16);
+    x_[4] = (aw[4] & 0xffffu) | ((aw[5] & 0xffffu) << 16);
+    x_[5] = ((aw[4] >> 16) & 0xffffu) | (((aw[5] >> 16) & 0xffffu) << 16);
+    x_[6] = (aw[6] & 0xffffu) | ((aw[7] & 0xffffu) << 16);
+    x_[7] = ((aw[6] >> 16) & 0xffffu) | (((aw[7] >> 16) & 0xffffu) << 16);
+    x_[8] = (aw[8] & 0xffffu) | ((aw[9] & 0xffffu) << 16);
+    x_[9] = ((aw[8] >> 16) & 0xffffu) | (((aw[9] >> 16) & 0xffffu) << 16);
+    x_[10] = (aw[10] & 0xffffu) | ((aw[11] & 0xffffu) << 16);
+    x_[11] = ((aw[10] >> 16) & 0xffffu) | (((aw[11] >> 16) & 0xffffu) << 16);
+    x_[12] = (aw[12] & 0xffffu) | ((aw[13] & 0xffffu) << 16);
+    x_[13] = ((aw[12] >> 16) & 0xffffu) | (((aw[13] >> 16) & 0xffffu) << 16);
+    x_[14] = (aw[14] & 0xffffu) | ((aw[15] & 0xffffu) << 16);
+    x_[15] = ((aw[14] >> 16) & 0xffffu) | (((aw[15] >> 16) & 0xffffu) << 16);
+    uint32_t y_[16];
+    cvt_fwd(x_, y_, smem, lane, warp);
+    bw[0] = (y_[0] & 0xffffu) | ((y_[1] & 0xffffu) << 16);
+    bw[1] = ((y_[0] >> 16) & 0xffffu) | (((y_[1] >> 16) & 0xffffu) << 16);
+    bw[2] = (y_[2] & 0xffffu) | ((y_[3] & 0xffffu) << 16);
+    bw[3] = ((y_[2] >> 16) & 0xffffu) | (((y_[3] >> 16) & 0xffffu) << 16);
+    bw[4] = (y_[4] & 0xffffu) | ((y_[5] & 0xffffu) << 16);
+    bw[5] = ((y_[4] >> 16) & 0xffffu) | (((y_[5] >> 16) & 0xffffu) << 16);
+    bw[6] = (y_[6] & 0xffffu) | ((y_[7] & 0xffffu) << 16);
+    bw[7] = ((y_[6] >> 16) & 0xffffu) | (((y_[7] >> 16) & 0xffffu) << 16);
+    bw[8] = (y_[8] & 0xffffu) | ((y_[9] & 0xffffu) << 16);
+    bw[9] = ((y_[8] >> 16) & 0xffffu) | (((y_[9] >> 16) & 0xffffu) << 16);
+    bw[10] = (y_[10] & 0xffffu) | ((y_[11] & 0xffffu) << 16);
+    bw[11] = ((y_[10] >> 16) & 0xffffu) | (((y_[11] >> 16) & 0xffffu) << 16);
+    bw[12] = (y_[12] & 0xffffu) | ((y_[13] & 0xffffu) << 16);
+    bw[13] = ((y_[12] >> 16) & 0xffffu) | (((y_[13] >> 16) & 0xffffu) << 16);
+    bw[14] = (y_[14] & 0xffffu) | ((y_[15] & 0xffffu) << 16);
+    bw[15] = ((y_[14] >> 16) & 0xffffu) | (((y_[15] >> 16) & 0xffffu) << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 16; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
-    cvt_bwd(bw, aw, smem + 4096u, lane, warp);
+    {
+    uint32_t x_[16];
+    x_[0] = (bw[0] & 0xffffu) | ((bw[1] & 0xffffu) << 16);
+    x_[1] = ((bw[0] >> 16) & 0xffffu) | (((bw[1] >> 16) & 0xffffu) << 16);
+    x_[2] = (bw[2] & 0xffffu) | ((bw[3] & 0xffffu) << 16);
+    x_[3] = ((bw[2] >> 16) & 0xffffu) | (((bw[3] >> 16) & 0xffffu) << 16);
+    x_[4] = (bw[4] & 0xffffu) | ((bw[5] & 0xffffu) << 16);
+    x_[5] = ((bw[4] >> 16) & 0xffffu) | (((bw[5] >> 16) & 0xffffu) << 16);
+    x_[6] = (bw[6] & 0xffffu) | ((bw[7] & 0xffffu) << 16);
+    x_[7] = ((bw[6] >> 16) & 0xffffu) | (((bw[7] >> 16) & 0xffffu) << 16);
+    x_[8] = (bw[8] & 0xffffu) | ((bw[9] & 0xffffu) << 16);
+    x_[9] = ((bw[8] >> 16) & 0xffffu) | (((bw[9] >> 16) & 0xffffu) << 16);
+    x_[10] = (bw[10] & 0xffffu) | ((bw[11] & 0xffffu) << 16);
+    x_[11] = ((bw[10] >> 16) & 0xffffu) | (((bw[11] >> 16) & 0xffffu) << 16);
+    x_[12] = (bw[12] & 0xffffu) | ((bw[13] & 0xffffu) << 16);
+    x_[13] = ((bw[12] >> 16) & 0xffffu) | (((bw[13] >> 16) & 0xffffu) << 16);
+    x_[14] = (bw[14] & 0xffffu) | ((bw[15] & 0xffffu) << 16);
+    x_[15] = ((bw[14] >> 16) & 0xffffu) | (((bw[15] >> 16) & 0xffffu) << 16);
+    uint32_t y_[16];
+    cvt_bwd(x_, y_, smem + 4096u, lane, warp);
+    aw[0] = (y_[0] & 0xffffu) | ((y_[1] & 0xffffu) << 16);
+    aw[1] = ((y_[0] >> 16) & 0xffffu) | (((y_[1] >> 16) & 0xffffu) << 16);
+    aw[2] = (y_[2] & 0xffffu) | ((y_[3] & 0xffffu) << 16);
+    aw[3] = ((y_[2] >> 16) & 0xffffu) | (((y_[3] >> 16) & 0xffffu) << 16);
+    aw[4] = (y_[4] & 0xffffu) | ((y_[5] & 0xffffu) << 16);
+    aw[5] = ((y_[4] >> 16) & 0xffffu) | (((y_[5] >> 16) & 0xffffu) << 16);
+    aw[6] = (y_[6] & 0xffffu) | ((y_[7] & 0xffffu) << 16);
+    aw[7] = ((y_[6] >> 16) & 0xffffu) | (((y_[7] >> 16) & 0xffffu) << 16);
+    aw[8] = (y_[8] & 0xffffu) | ((y_[9] & 0xffffu) << 16);
+    aw[9] = ((y_[8] >> 16) & 0xffffu) | (((y_[9] >> 16) & 0xffffu) << 16);
+    aw[10] = (y_[10] & 0xffffu) | ((y_[11] & 0xffffu) << 16);
+    aw[11] = ((y_[10] >> 16) & 0xffffu) | (((y_[11] >> 16) & 0xffffu) << 16);
+    aw[12] = (y_[12] & 0xffffu) | ((y_[13] & 0xffffu) << 16);
+    aw[13] = ((y_[12] >> 16) & 0xffffu) | (((y_[13] >> 16) & 0xffffu) << 16);
+    aw[14] = (y_[14] & 0xffffu) | ((y_[15] & 0xffffu) << 16);
+    aw[15] = ((y_[14] >> 16) & 0xffffu) | (((y_[15] >> 16) & 0xffffu) << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
+  // The forward result: the destination registers the host checks.
+    {
+    uint32_t x_[16];
+    x_[0] = (aw[0] & 0xffffu) | ((aw[1] & 0xffffu) << 16);
+    x_[1] = ((aw[0] >> 16) & 0xffffu) | (((aw[1] >> 16) & 0xffffu) << 16);
+    x_[2] = (aw[2] & 0xffffu) | ((aw[3] & 0xffffu) << 16);
+    x_[3] = ((aw[2] >> 16) & 0xffffu) | (((aw[3] >> 16) & 0xffffu) << 16);
+    x_[4] = (aw[4] & 0xffffu) | ((aw[5] & 0xffffu) << 16);
+    x_[5] = ((aw[4] >> 16) & 0xffffu) | (((aw[5] >> 16) & 0xffffu) << 16);
+    x_[6] = (aw[6] & 0xffffu) | ((aw[7] & 0xffffu) << 16);
+    x_[7] = ((aw[6] >> 16) & 0xffffu) | (((aw[7] >> 16) & 0xffffu) << 16);
+    x_[8] = (aw[8] & 0xffffu) | ((aw[9] & 0xffffu) << 16);
+    x_[9] = ((aw[8] >> 16) & 0xffffu) | (((aw[9] >> 16) & 0xffffu) << 16);
+    x_[10] = (aw[10] & 0xffffu) | ((aw[11] & 0xffffu) << 16);
+    x_[11] = ((aw[10] >> 16) & 0xffffu) | (((aw[11] >> 16) & 0xffffu) << 16);
+    x_[12] = (aw[12] & 0xffffu) | ((aw[13] & 0xffffu) << 16);
+    x_[13] = ((aw[12] >> 16) & 0xffffu) | (((aw[13] >> 16) & 0xffffu) << 16);
+    x_[14] = (aw[14] & 0xffffu) | ((aw[15] & 0xffffu) << 16);
+    x_[15] = ((aw[14] >> 16) & 0xffffu) | (((aw[15] >> 16) & 0xffffu) << 16);
+    uint32_t y_[16];
+    cvt_fwd(x_, y_, smem, lane, warp);
+    bw[0] = (y_[0] & 0xffffu) | ((y_[1] & 0xffffu) << 16);
+    bw[1] = ((y_[0] >> 16) & 0xffffu) | (((y_[1] >> 16) & 0xffffu) << 16);
+    bw[2] = (y_[2] & 0xffffu) | ((y_[3] & 0xffffu) << 16);
+    bw[3] = ((y_[2] >> 16) & 0xffffu) | (((y_[3] >> 16) & 0xffffu) << 16);
+    bw[4] = (y_[4] & 0xffffu) | ((y_[5] & 0xffffu) << 16);
+    bw[5] = ((y_[4] >> 16) & 0xffffu) | (((y_[5] >> 16) & 0xffffu) << 16);
+    bw[6] = (y_[6] & 0xffffu) | ((y_[7] & 0xffffu) << 16);
+    bw[7] = ((y_[6] >> 16) & 0xffffu) | (((y_[7] >> 16) & 0xffffu) << 16);
+    bw[8] = (y_[8] & 0xffffu) | ((y_[9] & 0xffffu) << 16);
+    bw[9] = ((y_[8] >> 16) & 0xffffu) | (((y_[9] >> 16) & 0xffffu) << 16);
+    bw[10] = (y_[10] & 0xffffu) | ((y_[11] & 0xffffu) << 16);
+    bw[11] = ((y_[10] >> 16) & 0xffffu) | (((y_[11] >> 16) & 0xffffu) << 16);
+    bw[12] = (y_[12] & 0xffffu) | ((y_[13] & 0xffffu) << 16);
+    bw[13] = ((y_[12] >> 16) & 0xffffu) | (((y_[13] >> 16) & 0xffffu) << 16);
+    bw[14] = (y_[14] & 0xffffu) | ((y_[15] & 0xffffu) << 16);
+    bw[15] = ((y_[14] >> 16) & 0xffffu) | (((y_[15] >> 16) & 0xffffu) << 16);
+    }
+  // The forward check: the destination registers, stored by the destination layout.
   {
-    uint16_t a[32];
-    a[0] = (uint16_t)(aw[0] >> 0);
-    a[2] = (uint16_t)(aw[0] >> 16);
-    a[1] = (uint16_t)(aw[1] >> 0);
-    a[3] = (uint16_t)(aw[1] >> 16);
-    a[4] = (uint16_t)(aw[2] >> 0);
-    a[6] = (uint16_t)(aw[2] >> 16);
-    a[5] = (uint16_t)(aw[3] >> 0);
-    a[7] = (uint16_t)(aw[3] >> 16);
-    a[8] = (uint16_t)(aw[4] >> 0);
-    a[10] = (uint16_t)(aw[4] >> 16);
-    a[9] = (uint16_t)(aw[5] >> 0);
-    a[11] = (uint16_t)(aw[5] >> 16);
-    a[12] = (uint16_t)(aw[6] >> 0);
-    a[14] = (uint16_t)(aw[6] >> 16);
-    a[13] = (uint16_t)(aw[7] >> 0);
-    a[15] = (uint16_t)(aw[7] >> 16);
-    a[16] = (uint16_t)(aw[8] >> 0);
-    a[18] = (uint16_t)(aw[8] >> 16);
-    a[17] = (uint16_t)(aw[9] >> 0);
-    a[19] = (uint16_t)(aw[9] >> 16);
-    a[20] = (uint16_t)(aw[10] >> 0);
-    a[22] = (uint16_t)(aw[10] >> 16);
-    a[21] = (uint16_t)(aw[11] >> 0);
-    a[23] = (uint16_t)(aw[11] >> 16);
-    a[24] = (uint16_t)(aw[12] >> 0);
-    a[26] = (uint16_t)(aw[12] >> 16);
-    a[25] = (uint16_t)(aw[13] >> 0);
-    a[27] = (uint16_t)(aw[13] >> 16);
-    a[28] = (uint16_t)(aw[14] >> 0);
-    a[30] = (uint16_t)(aw[14] >> 16);
-    a[29] = (uint16_t)(aw[15] >> 0);
-    a[31] = (uint16_t)(aw[15] >> 16);
+    uint16_t b[32];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
   unsigned o_gout_st = 0u;
-  o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 1u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
   o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 64u;
   o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 128u;
@@ -260,14 +327,38 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 16u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 32u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 48u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2048u]) = make_uint2((uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2064u]) = make_uint2((uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2080u]) = make_uint2((uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint2*>(&gout[o_gout_st + 2096u]) = make_uint2((uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  gout[o_gout_st + 0u] = b[0];
+  gout[o_gout_st + 4u] = b[1];
+  gout[o_gout_st + 2u] = b[2];
+  gout[o_gout_st + 6u] = b[3];
+  gout[o_gout_st + 16u] = b[4];
+  gout[o_gout_st + 20u] = b[5];
+  gout[o_gout_st + 18u] = b[6];
+  gout[o_gout_st + 22u] = b[7];
+  gout[o_gout_st + 32u] = b[8];
+  gout[o_gout_st + 36u] = b[9];
+  gout[o_gout_st + 34u] = b[10];
+  gout[o_gout_st + 38u] = b[11];
+  gout[o_gout_st + 48u] = b[12];
+  gout[o_gout_st + 52u] = b[13];
+  gout[o_gout_st + 50u] = b[14];
+  gout[o_gout_st + 54u] = b[15];
+  gout[o_gout_st + 2048u] = b[16];
+  gout[o_gout_st + 2052u] = b[17];
+  gout[o_gout_st + 2050u] = b[18];
+  gout[o_gout_st + 2054u] = b[19];
+  gout[o_gout_st + 2064u] = b[20];
+  gout[o_gout_st + 2068u] = b[21];
+  gout[o_gout_st + 2066u] = b[22];
+  gout[o_gout_st + 2070u] = b[23];
+  gout[o_gout_st + 2080u] = b[24];
+  gout[o_gout_st + 2084u] = b[25];
+  gout[o_gout_st + 2082u] = b[26];
+  gout[o_gout_st + 2086u] = b[27];
+  gout[o_gout_st + 2096u] = b[28];
+  gout[o_gout_st + 2100u] = b[29];
+  gout[o_gout_st + 2098u] = b[30];
+  gout[o_gout_st + 2102u] = b[31];
   }
 }
 

@@ -243,8 +243,11 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint32_t* __res
 #pragma unroll
     for (int i = 0; i < 32; ++i) a[i] += 1;
   }
+  // The forward result: the destination registers the host checks.
+    cvt_fwd(a, b, smem, lane, warp);
+  // The forward check: the destination registers, stored by the destination layout.
   unsigned o_gout_st = 0u;
-  o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 4u;
+  o_gout_st ^= (0u - ((lane >> 0) & 1u)) & 1u;
   o_gout_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
   o_gout_st ^= (0u - ((lane >> 2) & 1u)) & 64u;
   o_gout_st ^= (0u - ((lane >> 3) & 1u)) & 128u;
@@ -252,14 +255,38 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint32_t* __res
   o_gout_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o_gout_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_gout_st));
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 16u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 32u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 48u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2048u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2064u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2080u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-  *reinterpret_cast<uint4*>(&gout[o_gout_st + 2096u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+  gout[o_gout_st + 0u] = b[0];
+  gout[o_gout_st + 4u] = b[1];
+  gout[o_gout_st + 2u] = b[2];
+  gout[o_gout_st + 6u] = b[3];
+  gout[o_gout_st + 16u] = b[4];
+  gout[o_gout_st + 20u] = b[5];
+  gout[o_gout_st + 18u] = b[6];
+  gout[o_gout_st + 22u] = b[7];
+  gout[o_gout_st + 32u] = b[8];
+  gout[o_gout_st + 36u] = b[9];
+  gout[o_gout_st + 34u] = b[10];
+  gout[o_gout_st + 38u] = b[11];
+  gout[o_gout_st + 48u] = b[12];
+  gout[o_gout_st + 52u] = b[13];
+  gout[o_gout_st + 50u] = b[14];
+  gout[o_gout_st + 54u] = b[15];
+  gout[o_gout_st + 2048u] = b[16];
+  gout[o_gout_st + 2052u] = b[17];
+  gout[o_gout_st + 2050u] = b[18];
+  gout[o_gout_st + 2054u] = b[19];
+  gout[o_gout_st + 2064u] = b[20];
+  gout[o_gout_st + 2068u] = b[21];
+  gout[o_gout_st + 2066u] = b[22];
+  gout[o_gout_st + 2070u] = b[23];
+  gout[o_gout_st + 2080u] = b[24];
+  gout[o_gout_st + 2084u] = b[25];
+  gout[o_gout_st + 2082u] = b[26];
+  gout[o_gout_st + 2086u] = b[27];
+  gout[o_gout_st + 2096u] = b[28];
+  gout[o_gout_st + 2100u] = b[29];
+  gout[o_gout_st + 2098u] = b[30];
+  gout[o_gout_st + 2102u] = b[31];
 }
 
 

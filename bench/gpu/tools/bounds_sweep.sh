@@ -2,7 +2,7 @@
 # CTAs-per-SM sweep on the device machine: each listed generated case rebuilt
 # with __launch_bounds__(threads, k) for several k, checked and timed
 # (R = 64, 1056 tiles, median of 30). Prints: case k registers per_cvt_us ok.
-#   bash bench/gpu/bounds_sweep.sh "swap1_64x64_f32 blocked_T_64x64_f16" "4 6 8 12"
+#   bash bench/gpu/tools/bounds_sweep.sh "swap1_64x64_f32 blocked_T_64x64_f16" "4 6 8 12"
 set -u
 mkdir -p /tmp/sweep
 for n in $1; do

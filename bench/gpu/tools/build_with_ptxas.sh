@@ -2,7 +2,7 @@
 # Build one generated case with nvcc's front end but another ptxas (device
 # machine), e.g. Triton's bundled one, so that ours and Triton's kernels can be
 # assembled by the same assembler:
-#   bash bench/gpu/build_with_ptxas.sh PTXAS OUT_BINARY SRC.cu [extra nvcc flags]
+#   bash bench/gpu/tools/build_with_ptxas.sh PTXAS OUT_BINARY SRC.cu [extra nvcc flags]
 # It replays `nvcc --dryrun`, replacing the ptxas step; the PTX's `.version`
 # line is lowered to PTX_VERSION (default 8.7, the newest ptxas 12.8 reads):
 # nvcc 13 writes 9.0 but our kernels use nothing newer than sm_90a's 7.8.

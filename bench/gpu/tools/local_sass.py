@@ -4,7 +4,7 @@ compiles the device part (guarded by `__CUDACC_RTC__`, as for the cudarc
 runner) to sm_90a PTX, and the `ptxas` / `cuobjdump` bundled with Triton
 (`pip install triton`) assemble and disassemble it.
 
-    python3 bench/gpu/local_sass.py bench/gpu/generated/mma2_to_dotA_64x64_f16_partial.cu
+    python3 bench/gpu/tools/local_sass.py bench/gpu/generated/mma2_to_dotA_64x64_f16_partial.cu
 
 prints one line per program: counts of LDS*, STS*, LDSM, STSM, SHFL*, BAR*,
 and the number of SASS instructions (code size: the instruction cache holds

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instruction-level comparison of one case, ours vs Triton (device machine):
-#   bash bench/gpu/profile_case.sh swap1_64x64_f32
+#   bash bench/gpu/tools/profile_case.sh swap1_64x64_f32
 # ncu: executed instructions and elapsed cycles of one launch (R = 64) of each
 # kernel; plus our SASS instruction histogram.
 set -u

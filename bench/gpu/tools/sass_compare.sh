@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SASS of one case, ours and Triton's (device machine, after run.sh built
-# /tmp/b/<case>):  bash bench/gpu/sass_compare.sh swap1_64x64_f32
+# /tmp/b/<case>):  bash bench/gpu/tools/sass_compare.sh swap1_64x64_f32
 # Writes $OUT/sass_<case>_{ours,triton}.txt and prints both instruction
 # histograms of the R loop (the basic block that holds the conversions).
 set -u

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Toolchain and occupancy study (device machine, repository root):
-#   bash bench/gpu/toolchain.sh
+#   bash bench/gpu/tools/toolchain.sh
 # Builds every generated conversion case four ways and times each the way
 # run.sh does (R = 64, 1056 tiles, median of 30):
 #   nvcc13     nvcc 13 with its own ptxas (what run.sh does);
@@ -21,7 +21,7 @@ TPTXAS=$(python3 -c "import os, triton; print(os.path.join(os.path.dirname(trito
 cases=$(ls $G/*.cu | xargs -n1 basename | sed 's/\.cu$//' | grep -v -E '^gather_|_branch$')
 for n in $cases; do
   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/t/${n}.nvcc13 $G/$n.cu > /tmp/t/${n}.nvcc13.log 2>&1 &
-  bash bench/gpu/build_with_ptxas.sh "$TPTXAS" /tmp/t/${n}.tptxas $G/$n.cu > /tmp/t/${n}.tptxas.log 2>&1 &
+  bash bench/gpu/tools/build_with_ptxas.sh "$TPTXAS" /tmp/t/${n}.tptxas $G/$n.cu > /tmp/t/${n}.tptxas.log 2>&1 &
   for m in 3 4; do
     sed -E "s/__launch_bounds__\(128\)/__launch_bounds__(128, $m)/; s/__launch_bounds__\(256\)/__launch_bounds__(256, 2)/" $G/$n.cu > /tmp/t/${n}_min$m.cu
     nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Xptxas -v -o /tmp/t/${n}.min$m /tmp/t/${n}_min$m.cu > /tmp/t/${n}.min$m.log 2>&1 &
@@ -40,4 +40,4 @@ for n in $cases; do
 done
 [ "${SKIP_TRITON:-0}" = 1 ] && exit 0
 TRITON_PTXAS_PATH=$(which ptxas) TRITON_CACHE_DIR=/tmp/t/tcache PYTHONUNBUFFERED=1 timeout 200 python3 bench/gpu/triton_baseline.py $G/cases.json --out "$OUT/triton_ptxas13.json" 2>&1 | grep -v -E "leaked|nanobind|skipped remainder" | tail -40
-timeout 100 python3 bench/gpu/triton_regs.py $G/cases.json 2>&1 | grep registers | tee "$OUT/triton_regs.txt"
+timeout 100 python3 bench/gpu/tools/triton_regs.py $G/cases.json 2>&1 | grep registers | tee "$OUT/triton_regs.txt"

@@ -1,5 +1,5 @@
 """Registers per thread of Triton's kernel for each conversion case (device
-machine): python3 bench/gpu/triton_regs.py bench/gpu/generated/cases.json"""
+machine): python3 bench/gpu/tools/triton_regs.py bench/gpu/generated/cases.json"""
 import json
 import sys
 

@@ -1,7 +1,7 @@
 //! The committed GPU run against the predictions it was generated with:
 //! for every conversion program of `bench/gpu/generated/cases.json`, the
 //! shared-memory store and load wavefronts `ncu` counted for one iteration
-//! of the loop (one tile, R = 2 minus R = 1, `bench/gpu/results/ncu.txt`;
+//! of the loop (one tile, R = 2 minus R = 1, `bench/gpu/results/2026-11-21-h200/ncu.txt`;
 //! runs before session 9 profiled R = 1 only, and then that kernel counts)
 //! equal the planner's prediction, and no access conflicts. A program whose loads the compiler removed (session
 //! 8's first call: a replicated copy nobody read) fails here.
@@ -95,19 +95,20 @@ fn cases() -> Vec<Value> {
 
 #[test]
 fn ncu_counts_the_predicted_wavefronts_on_every_conversion_program() {
-    let (bad, agreed) = disagreements(&cases(), &read("bench/gpu/results/ncu.txt"));
+    let (bad, agreed) = disagreements(&cases(), &read("bench/gpu/results/2026-11-21-h200/ncu.txt"));
     assert!(bad.is_empty(), "{bad:#?}");
     assert!(agreed >= 40, "only {agreed} programs checked");
 }
 
-/// The check can fail: session 8's first call (kept as evidence, same
-/// predictions for the programs it ran) disagrees exactly on the two
-/// programs whose loads the compiler removed.
+/// The check can fail: a recorded ncu run of 2026-11-21 on the H200
+/// (`tests/data/ncu_dead_loads.txt`, programs whose replicated registers
+/// were not yet folded into a sink, same predictions) disagrees exactly on
+/// the two programs whose loads the compiler removed.
 #[test]
 fn the_dead_load_run_fails_the_check() {
     let (bad, _) = disagreements(
         &cases(),
-        &read("bench/gpu/results/session8_dead_loads/ncu.txt"),
+        &read("crates/layout-cuda/tests/data/ncu_dead_loads.txt"),
     );
     // Programs added to the suite after that call were not profiled then.
     let bad: Vec<&String> = bad
