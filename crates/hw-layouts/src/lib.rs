@@ -19,10 +19,12 @@ pub mod encoding;
 pub mod error;
 pub mod linear;
 pub mod nvidia_mma;
+pub mod shape;
 pub mod shared;
 pub mod slice;
 pub mod syntax;
 pub mod tmem;
 
-pub use encoding::{check_shape, Encoding, Space};
+pub use encoding::{Encoding, Space};
 pub use error::{HwError, Result};
+pub use shape::check_shape;

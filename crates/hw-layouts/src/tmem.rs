@@ -7,8 +7,8 @@
 //! several CTAs share the tensor. Zero bases in `row` 32/64 mean broadcast;
 //! zero bases elsewhere mean an unused (undefined) slot.
 
-use crate::encoding::check_shape;
 use crate::error::{invalid, HwError, Result};
+use crate::shape::check_shape;
 use crate::shared::common::*;
 use crate::syntax::{Attribute, Value};
 use linear_layout::utils::ensure_layout_not_larger_than;
