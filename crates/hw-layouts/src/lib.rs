@@ -11,6 +11,8 @@
 //! # let _ = enc;
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod amd;
 pub mod blocked;
 pub mod cga;
