@@ -196,8 +196,8 @@ fn seed23_rejects_are_rejected() {
     check_reject_records(&records, 47);
 }
 
-/// 400 layouts of a later fresh run (seed 41, `gen_oracle.py --count 400
-/// --bank-count 300 --trivial-count 300`, session 2), and its rejects.
+/// 400 layouts of a held-out run (seed 41, `gen_oracle.py --count 400
+/// --bank-count 300 --trivial-count 300`), and its rejects.
 #[test]
 fn seed41_all_families_match_triton() {
     let records = read_jsonl("seed41-layouts.jsonl", "TRITON_ORACLE_LAYOUTS_5");
@@ -212,7 +212,7 @@ fn seed41_rejects_are_rejected() {
     check_reject_records(&records, 13);
 }
 
-/// 1000 layouts of another fresh run (seed 53, session 2), and its rejects.
+/// 1000 layouts of a held-out run (seed 53), and its rejects.
 #[test]
 fn seed53_all_families_match_triton() {
     let records = read_jsonl("seed53-layouts.jsonl", "TRITON_ORACLE_LAYOUTS_6");
@@ -227,7 +227,7 @@ fn seed53_rejects_are_rejected() {
     check_reject_records(&records, 38);
 }
 
-/// 1500 layouts of a third fresh run (seed 67, session 2), and its rejects.
+/// 1500 layouts of a held-out run (seed 67), and its rejects.
 #[test]
 fn seed67_all_families_match_triton() {
     let records = read_jsonl("seed67-layouts.jsonl", "TRITON_ORACLE_LAYOUTS_7");
@@ -242,7 +242,7 @@ fn seed67_rejects_are_rejected() {
     check_reject_records(&records, 49);
 }
 
-/// 1200 layouts of a fourth fresh run (seed 97, session 3), and its rejects.
+/// 1200 layouts of a held-out run (seed 97), and its rejects.
 #[test]
 fn seed97_all_families_match_triton() {
     let records = read_jsonl("seed97-layouts.jsonl", "TRITON_ORACLE_LAYOUTS_8");
