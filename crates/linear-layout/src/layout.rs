@@ -861,8 +861,10 @@ impl LinearLayout {
     /// The heap pairs are deliberate: returning scalars keeps `apply`'s
     /// fast path building its `Coords` once. Returning a finished `Coords`
     /// from here instead (inline for those layouts too) measured the fast
-    /// path at 12.6 ns instead of 6.3 ns (`floor apply`), for a saving only
-    /// on layouts with an out dim above 2^16 values.
+    /// path at 12.6 ns instead of 6.3 ns (`floor apply`; 2026-11-21, the
+    /// 2-vCPU development VM, `cargo bench -p linear-layout --bench algebra
+    /// -- apply`), for a saving only on layouts with an out dim above 2^16
+    /// values.
     #[inline(never)]
     fn output_general(&self, ins: &[(DimName, u64)]) -> Result<(u64, usize, Spill)> {
         let flat = self.flat_index(ins)?;
@@ -896,31 +898,14 @@ impl LinearLayout {
 
     #[cold]
     fn flat_index_any_order(&self, ins: &[(DimName, u64)]) -> Result<u64> {
-        if ins.len() != self.ins.len() {
-            return Err(LayoutError::DimMismatch {
-                what: "apply needs exactly the input dims",
-                expected: self.in_dim_names().collect(),
-                found: ins.iter().map(|x| x.0).collect(),
-            });
-        }
         let mut flat = 0u64;
-        let mut seen = 0u64;
-        for &(name, v) in ins {
-            let Some(i) = self.ins.iter().position(|x| x.name == name) else {
-                return Err(LayoutError::MissingDim {
-                    which: "input",
-                    name,
-                });
-            };
-            if seen >> i & 1 == 1 {
-                return Err(LayoutError::DuplicateDim {
-                    which: "input",
-                    name,
-                });
-            }
-            seen |= 1 << i;
-            flat |= in_bits(&self.ins[i], v);
-        }
+        for_each_named_input(
+            ins,
+            self.ins.len(),
+            || self.in_dim_names().collect(),
+            |name| self.ins.iter().position(|x| x.name == name),
+            |i, v| flat |= in_bits(&self.ins[i], v),
+        )?;
         Ok(flat)
     }
 
@@ -1052,6 +1037,46 @@ impl LinearLayout {
 /// position `d.start..d.start + d.log2` in the flat index. (`d.start` may be
 /// 64 only for a size-1 dim, whose masked value is 0.)
 #[inline]
+/// Named inputs in any order, matched to a layout's in dims: calls
+/// `visit(position, value)` for each input, where `position(name)` is the
+/// index of its dim among the layout's `n_dims` in dims (at most 64).
+/// Errors, in this order, when the count differs from `n_dims` (naming
+/// `expected()`), when a name is not an in dim, or when one repeats; the one
+/// home of that check for `apply`'s general path and [`Evaluator::apply`].
+fn for_each_named_input(
+    ins: &[(DimName, u64)],
+    n_dims: usize,
+    expected: impl FnOnce() -> Vec<DimName>,
+    position: impl Fn(DimName) -> Option<usize>,
+    mut visit: impl FnMut(usize, u64),
+) -> Result<()> {
+    if ins.len() != n_dims {
+        return Err(LayoutError::DimMismatch {
+            what: "apply needs exactly the input dims",
+            expected: expected(),
+            found: ins.iter().map(|x| x.0).collect(),
+        });
+    }
+    let mut seen = 0u64;
+    for &(name, v) in ins {
+        let Some(i) = position(name) else {
+            return Err(LayoutError::MissingDim {
+                which: "input",
+                name,
+            });
+        };
+        if seen >> i & 1 == 1 {
+            return Err(LayoutError::DuplicateDim {
+                which: "input",
+                name,
+            });
+        }
+        seen |= 1 << i;
+        visit(i, v);
+    }
+    Ok(())
+}
+
 fn in_bits(d: &InDim, v: u64) -> u64 {
     (v & low_mask(d.log2)).wrapping_shl(d.start)
 }
@@ -1318,23 +1343,13 @@ impl Evaluator {
             }
             return Ok(self.unpack_named(packed));
         }
-        let mut seen = 0u64;
-        for &(name, v) in ins {
-            let Some(i) = self.dims.iter().position(|d| d.name == name) else {
-                return Err(LayoutError::MissingDim {
-                    which: "input",
-                    name,
-                });
-            };
-            if seen >> i & 1 == 1 {
-                return Err(LayoutError::DuplicateDim {
-                    which: "input",
-                    name,
-                });
-            }
-            seen |= 1 << i;
-            packed ^= self.dim(&self.dims[i], v);
-        }
+        for_each_named_input(
+            ins,
+            self.dims.len(),
+            || self.dims.iter().map(|d| d.name).collect(),
+            |name| self.dims.iter().position(|d| d.name == name),
+            |i, v| packed ^= self.dim(&self.dims[i], v),
+        )?;
         Ok(self.unpack_named(packed))
     }
 

@@ -196,15 +196,7 @@ impl LinearLayout {
                 log2: bases.len() as u32 - start,
             });
         }
-        if bases.len() > 64 {
-            return None;
-        }
-        Some(LinearLayout {
-            ins,
-            outs,
-            bases,
-            eval: EvalCache::default(),
-        })
+        fast_product_parts(ins, outs, bases)
     }
 
     /// [`Self::try_mul_fast`] when `outer` has one in dim `d` and one out
@@ -277,15 +269,7 @@ impl LinearLayout {
                 bases.extend(outer_cols);
             }
         }
-        if bases.len() > 64 {
-            return None;
-        }
-        Some(LinearLayout {
-            ins,
-            outs,
-            bases,
-            eval: EvalCache::default(),
-        })
+        fast_product_parts(ins, outs, bases)
     }
 
     /// [`Self::try_mul`] through [`LinearLayout::from_packed`], with its
@@ -368,6 +352,24 @@ impl MulAssign<&LinearLayout> for LinearLayout {
     fn mul_assign(&mut self, rhs: &LinearLayout) {
         *self = &*self * rhs;
     }
+}
+
+/// The layout the fast products built, or `None` (the checked path then
+/// answers) when its input bits exceed the 64 a flat input index holds.
+fn fast_product_parts(
+    ins: SmallVec<[InDim; 4]>,
+    outs: SmallVec<[OutDim; 4]>,
+    bases: Bases,
+) -> Option<LinearLayout> {
+    if bases.len() > 64 {
+        return None;
+    }
+    Some(LinearLayout {
+        ins,
+        outs,
+        bases,
+        eval: EvalCache::default(),
+    })
 }
 
 impl MulAssign for LinearLayout {
