@@ -26,7 +26,7 @@ use crate::encoding::Encoding;
 use crate::error::{invalid, Result};
 use crate::nvidia_mma::{nvidia_mma_tile, NvidiaMma};
 use crate::syntax::Attribute;
-use crate::{blocked::Blocked, slice::distributed_rank};
+use crate::{blocked::Blocked, slice::distributed_rank, slice::read_parent};
 use linear_layout::{DimName, LinearLayout};
 
 const L: &str = "dot_op";
@@ -60,13 +60,7 @@ impl DotOperand {
         if k_width > 1 << 20 {
             return Err(invalid(L, format!("kWidth = {k_width} is out of range")));
         }
-        let p = a
-            .get("parent")
-            .ok_or_else(|| invalid(L, "missing field 'parent'"))?;
-        let pa = p
-            .as_attr()
-            .ok_or_else(|| invalid(L, format!("parent must be a layout attribute, got {p}")))?;
-        let parent = Encoding::from_attr(pa)?;
+        let (pa, parent) = read_parent(a, L)?;
         match &parent {
             Encoding::NvidiaMma(m) => {
                 if k_width == 0 || !k_width.is_power_of_two() {

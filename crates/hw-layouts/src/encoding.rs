@@ -2,6 +2,7 @@
 //! layout for a shape, and printed back.
 
 use crate::error::{HwError, Result};
+use crate::shape::check_shape;
 use crate::syntax::Attribute;
 use crate::{amd, blocked, dot_operand, linear, nvidia_mma, shared, slice, tmem};
 use linear_layout::LinearLayout;
@@ -156,29 +157,4 @@ impl Encoding {
             _ => Space::Distributed,
         }
     }
-}
-
-/// Every dim a power of two ≥ 1.
-pub fn check_shape(shape: &[u64]) -> Result<()> {
-    if shape.is_empty() {
-        return Err(HwError::InvalidShape {
-            shape: vec![],
-            message: "rank 0".into(),
-        });
-    }
-    for &s in shape {
-        if s == 0 || !s.is_power_of_two() {
-            return Err(HwError::InvalidShape {
-                shape: shape.to_vec(),
-                message: format!("dimension {s} is not a power of two"),
-            });
-        }
-    }
-    if shape.iter().map(|s| s.trailing_zeros()).sum::<u32>() > 40 {
-        return Err(HwError::InvalidShape {
-            shape: shape.to_vec(),
-            message: "more than 2^40 elements".into(),
-        });
-    }
-    Ok(())
 }

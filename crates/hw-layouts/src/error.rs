@@ -8,19 +8,29 @@ pub enum HwError {
     /// Malformed attribute text: `pos` is a byte offset into the input.
     #[error("parse error at byte {pos}: expected {expected}, found {found}")]
     Parse {
+        /// Byte offset of the first unexpected character.
         pos: usize,
+        /// What the grammar allows there.
         expected: String,
+        /// What the text holds there.
         found: String,
     },
     /// A parameter Triton rejects (names the layout, the field and the value).
     #[error("invalid {layout} layout: {message}")]
     InvalidParam {
+        /// The attribute's name (`blocked`, `amd_mfma`, ...).
         layout: &'static str,
+        /// Which field is wrong, with its value and the rule it breaks.
         message: String,
     },
     /// The shape does not suit the layout (rank, power of two, too small).
     #[error("invalid shape {shape:?}: {message}")]
-    InvalidShape { shape: Vec<u64>, message: String },
+    InvalidShape {
+        /// The shape as given, dim0 first.
+        shape: Vec<u64>,
+        /// The rule it breaks.
+        message: String,
+    },
     /// An attribute name we do not know.
     #[error("unknown layout attribute '{0}'")]
     UnknownAttribute(String),

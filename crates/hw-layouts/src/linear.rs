@@ -135,7 +135,7 @@ impl Linear {
         let layout = match shape {
             None => LinearLayout::with_inferred_out_sizes(bases, outs),
             Some(s) => {
-                crate::encoding::check_shape(s)?;
+                crate::shape::check_shape(s)?;
                 LinearLayout::new(
                     bases,
                     outs.into_iter().zip(s.iter().copied()).collect(),

@@ -25,18 +25,31 @@ pub struct Slice {
     pub parent: Box<Encoding>,
 }
 
+/// The `parent` field of a wrapping attribute (`#ttg.slice`,
+/// `#ttg.dot_op`): its attribute text and the parsed [`Encoding`]; errors
+/// name `layout` when the field is missing or not a layout attribute.
+pub(crate) fn read_parent<'a>(
+    a: &'a Attribute,
+    layout: &'static str,
+) -> Result<(&'a Attribute, Encoding)> {
+    let p = a
+        .get("parent")
+        .ok_or_else(|| invalid(layout, "missing field 'parent'"))?;
+    let pa = p.as_attr().ok_or_else(|| {
+        invalid(
+            layout,
+            format!("parent must be a layout attribute, got {p}"),
+        )
+    })?;
+    Ok((pa, Encoding::from_attr(pa)?))
+}
+
 impl Slice {
     /// Reads the attribute.
     pub fn from_attr(a: &Attribute) -> Result<Self> {
         check_fields(a, &["dim", "parent"], L)?;
         let dim = uint_field(a, "dim", L)?;
-        let p = a
-            .get("parent")
-            .ok_or_else(|| invalid(L, "missing field 'parent'"))?;
-        let pa = p
-            .as_attr()
-            .ok_or_else(|| invalid(L, format!("parent must be a layout attribute, got {p}")))?;
-        let parent = Encoding::from_attr(pa)?;
+        let (pa, parent) = read_parent(a, L)?;
         if parent.space() != Space::Distributed {
             return Err(invalid(
                 L,

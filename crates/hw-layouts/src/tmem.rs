@@ -7,8 +7,8 @@
 //! several CTAs share the tensor. Zero bases in `row` 32/64 mean broadcast;
 //! zero bases elsewhere mean an unused (undefined) slot.
 
-use crate::encoding::check_shape;
 use crate::error::{invalid, HwError, Result};
+use crate::shape::check_shape;
 use crate::shared::common::*;
 use crate::syntax::{Attribute, Value};
 use linear_layout::utils::ensure_layout_not_larger_than;
@@ -352,11 +352,7 @@ impl TensorMemory {
     /// What Triton 3.9's `to_linear_layout` binding reports: the `row, col`
     /// part only (the `block` dim is dropped).
     pub fn to_triton_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
-        let l = self.to_linear_layout(shape)?;
-        Ok(l.sublayout(
-            &[DimName::ROW, DimName::COL],
-            &DimName::standard_out_dims(2),
-        )?)
+        without_block(&self.to_linear_layout(shape)?)
     }
 
     /// Triton's printed form.
@@ -403,6 +399,15 @@ pub struct TensorMemoryScales {
     pub block_rep_order: BlockRepOrder,
     /// CGA bases in tile units.
     pub cga: Vec<Vec<u64>>,
+}
+
+/// The `row, col → dim0, dim1` part of a tensor-memory layout: what
+/// Triton 3.9's `to_linear_layout` binding reports (it drops `block`).
+fn without_block(l: &LinearLayout) -> Result<LinearLayout> {
+    Ok(l.sublayout(
+        &[DimName::ROW, DimName::COL],
+        &DimName::standard_out_dims(2),
+    )?)
 }
 
 impl TensorMemoryScales {
@@ -465,11 +470,7 @@ impl TensorMemoryScales {
     /// What Triton 3.9's `to_linear_layout` binding reports: `row, col`
     /// only.
     pub fn to_triton_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
-        let l = self.to_linear_layout(shape)?;
-        Ok(l.sublayout(
-            &[DimName::ROW, DimName::COL],
-            &DimName::standard_out_dims(2),
-        )?)
+        without_block(&self.to_linear_layout(shape)?)
     }
 
     /// Triton's printed form.

@@ -171,7 +171,7 @@ fn sample_layouts_match_triton() {
 }
 
 /// 400 more AMD records generated with the shared generator restricted to
-/// AMD kinds (seed 7, see tests/data/triton-oracle/README-amd.md).
+/// AMD kinds (seed 7, see tests/data/triton-oracle/README.md).
 #[test]
 fn amd_extra_layouts_match_triton() {
     let n = check_file("amd-extra-layouts.jsonl");

@@ -4,44 +4,38 @@
 //! return a layout or an error. A panic fails the test.
 
 use hw_layouts::Encoding;
+use proptest::prelude::Rng;
+use proptest::test_runner::{RngAlgorithm, TestRng};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// xorshift64*: a fixed-seed generator, so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
+/// A number in `0..n` (0 when `n` is 0) from proptest's fixed-seed
+/// generator, so failures reproduce.
+fn below(rng: &mut TestRng, n: usize) -> usize {
+    (rng.next_u64() % n.max(1) as u64) as usize
 }
 
-fn mutate(text: &str, rng: &mut Rng) -> String {
+fn mutate(text: &str, rng: &mut TestRng) -> String {
     let mut t: Vec<char> = text.chars().collect();
-    let n = 1 + rng.below(3);
+    let n = 1 + below(rng, 3);
     for _ in 0..n {
         if t.is_empty() {
             break;
         }
-        let i = rng.below(t.len());
-        match rng.below(6) {
-            0 => t[i] = "0123456789"[rng.below(10)..].chars().next().unwrap(),
+        let i = below(rng, t.len());
+        match below(rng, 6) {
+            0 => t[i] = "0123456789"[below(rng, 10)..].chars().next().unwrap(),
             1 => {
                 t.remove(i);
             }
             2 => t.insert(i, t[i]),
             3 if t[i].is_ascii_digit() => t.insert(i, '-'),
             4 if t[i].is_ascii_digit() => {
-                for _ in 0..rng.below(12) {
+                for _ in 0..below(rng, 12) {
                     t.insert(i, '9');
                 }
             }
-            _ => t[i] = ['[', ']', ',', '{', '}', '=', '<', '>', ' ', '#'][rng.below(10)],
+            _ => t[i] = ['[', ']', ',', '{', '}', '=', '<', '>', ' ', '#'][below(rng, 10)],
         }
     }
     t.into_iter().collect()
@@ -52,7 +46,7 @@ fn mutated_oracle_texts_never_panic() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/data/triton-oracle/sample-layouts.jsonl");
     let text = std::fs::read_to_string(path).expect("oracle data");
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let mut parsed = 0;
     for line in text.lines() {
         let r: Value = serde_json::from_str(line).unwrap();
@@ -82,14 +76,14 @@ fn mutated_oracle_texts_never_panic() {
         for _ in 0..60 {
             let t = mutate(mlir, &mut rng);
             let mut s = shape.clone();
-            match rng.below(5) {
-                0 => s.push(1 << rng.below(8)),
+            match below(&mut rng, 5) {
+                0 => s.push(1 << below(&mut rng, 8)),
                 1 if s.len() > 1 => {
                     s.pop();
                 }
                 2 => {
-                    let i = rng.below(s.len());
-                    s[i] = [0, 3, 1 << 20, 1 << 40, 6][rng.below(5)];
+                    let i = below(&mut rng, s.len());
+                    s[i] = [0, 3, 1 << 20, 1 << 40, 6][below(&mut rng, 5)];
                 }
                 _ => {}
             }

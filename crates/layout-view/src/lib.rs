@@ -41,6 +41,8 @@
 //! assert_eq!(hardware_view(&ll, &[4]).unwrap(), "Warp0:\n(0), (2)\n(1), (3)\n");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod access;
 pub mod convert;
 pub mod html;
@@ -67,11 +69,18 @@ pub enum ViewError {
     UnsupportedDims(Vec<String>),
     /// The shape does not match the layout's output dims.
     ShapeMismatch {
+        /// The shape asked for, dim0 first.
         shape: Vec<u64>,
+        /// The layout's output dims and sizes.
         out_dims: Vec<(String, u64)>,
     },
     /// Too many points to enumerate.
-    TooLarge { what: &'static str, count: u64 },
+    TooLarge {
+        /// What would be enumerated (elements, hardware slots, ...).
+        what: &'static str,
+        /// How many there are (more than [`MAX_POINTS`]).
+        count: u64,
+    },
     /// A window is empty or out of the tensor.
     BadWindow(String),
     /// A view does not apply to this kind of layout.

@@ -3,6 +3,25 @@
 use crate::layout::low_mask;
 use crate::{DimName, LinearLayout};
 
+/// The out dims of a quotient `C` of `A` by `B` (either side): `A`'s out
+/// dims in `A`'s order, each `log2` reduced by `B`'s; `None` when one of
+/// `B`'s in or out dims is not `A`'s or `B` is larger than `A` on an out dim.
+fn quotient_out_dims(a: &LinearLayout, b: &LinearLayout) -> Option<Vec<(DimName, u32)>> {
+    if b.ins.iter().any(|d| !a.has_in_dim(d.name)) || b.outs.iter().any(|o| !a.has_out_dim(o.name))
+    {
+        return None;
+    }
+    if b.outs.iter().any(|o| a.out_dim_size_log2(o.name) < o.log2) {
+        return None;
+    }
+    Some(
+        a.outs
+            .iter()
+            .map(|o| (o.name, o.log2 - b.out_dim_size_log2(o.name)))
+            .collect(),
+    )
+}
+
 /// Left division: `C` with `A == B * C`, or `None` when `A` is not such a
 /// product. `B`'s dims must all occur in `A`; `A`'s first bases of each in
 /// dim must be `B`'s, and every later basis must be 0 in the low bits that
@@ -16,26 +35,12 @@ use crate::{DimName, LinearLayout};
 /// assert_eq!(c, LinearLayout::zeros_1d(2, r, o, 1));
 /// ```
 pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
-    if b.ins.iter().any(|d| !a.has_in_dim(d.name)) || b.outs.iter().any(|o| !a.has_out_dim(o.name))
-    {
-        return None;
-    }
-    for o in &b.outs {
-        if a.out_dim_size_log2(o.name) < o.log2 {
-            return None;
-        }
-    }
+    let outs = quotient_out_dims(a, b)?;
     for d in &b.ins {
         if a.in_dim_size_log2(d.name) < d.log2 {
             return None;
         }
     }
-    // Out layout of C: A's out dims with log2 reduced by B's.
-    let outs: Vec<(DimName, u32)> = a
-        .outs
-        .iter()
-        .map(|o| (o.name, o.log2 - b.out_dim_size_log2(o.name)))
-        .collect();
     let mut ins = Vec::with_capacity(a.ins.len());
     for d in &a.ins {
         let cols = a.packed_bases(d.name);
@@ -85,20 +90,7 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
 /// assert_eq!(c, LinearLayout::zeros_1d(4, r, o, 1));
 /// ```
 pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
-    if b.ins.iter().any(|d| !a.has_in_dim(d.name)) || b.outs.iter().any(|o| !a.has_out_dim(o.name))
-    {
-        return None;
-    }
-    for o in &b.outs {
-        if a.out_dim_size_log2(o.name) < o.log2 {
-            return None;
-        }
-    }
-    let outs: Vec<(DimName, u32)> = a
-        .outs
-        .iter()
-        .map(|o| (o.name, o.log2 - b.out_dim_size_log2(o.name)))
-        .collect();
+    let outs = quotient_out_dims(a, b)?;
     let mut ins = Vec::with_capacity(a.ins.len());
     for d in &a.ins {
         let nb = b.in_dim_size_log2(d.name);

@@ -65,6 +65,28 @@
 //! operations, [`utils`] (Triton's LayoutUtils), [`ColumnAction`], and
 //! [`Evaluator`] / [`LinearLayout::table`] for evaluating many inputs.
 //!
+//! ## Modules and what each depends on
+//!
+//! Leaves: `dim` ([`DimName`]), `error` ([`LayoutError`]), `coords`
+//! ([`Coords`]) and [`gf2`]. `layout` defines the [`LinearLayout`] type
+//! (fields, construction, invariants, queries, printing). Each of the next
+//! modules adds one family of methods to that type and uses its fields,
+//! not one another, except where listed:
+//!
+//! | module | methods | also uses |
+//! |---|---|---|
+//! | `eval` | `apply`, `apply_values`, `apply_flat`, `table`, [`Evaluator`] | `coords` |
+//! | `product` | `*`, [`supremum`], [`product_dim_order`] | |
+//! | `solve` | `compose`, `invert`, `pseudoinvert`, `invert_and_compose`, [`factor_through`] | [`gf2`] |
+//! | `divide` | [`divide_left`], [`divide_right`], quotients | |
+//! | `shape` | reshape, transpose, flatten, squeeze, resize, concat, sublayout, renaming | |
+//! | [`utils`] | Triton's LayoutUtils as free functions | the methods above, [`factor_through`] |
+//! | [`column_action`], `json` | column permutations; JSON bases | |
+//!
+//! Two edges point back into `layout`'s own methods, both by design: the
+//! type holds `eval`'s cache of tables as a field (filled on the first
+//! `apply`), and `num_consecutive_in_out` is defined by `divide_left`.
+//!
 //! Printing a layout (`{}`) gives Triton's `toString` byte for byte,
 //! including its leading newline; `{:#}` omits that newline.
 
@@ -75,6 +97,7 @@ mod coords;
 mod dim;
 mod divide;
 mod error;
+mod eval;
 pub mod gf2;
 mod json;
 mod layout;
@@ -88,6 +111,7 @@ pub use coords::{Coords, CoordsIntoIter, COORDS_INLINE};
 pub use dim::DimName;
 pub use divide::{divide_left, divide_right};
 pub use error::{LayoutError, Result};
-pub use layout::{Evaluator, LinearLayout};
+pub use eval::Evaluator;
+pub use layout::LinearLayout;
 pub use product::{product_dim_order, supremum};
 pub use solve::factor_through;

@@ -281,46 +281,51 @@ impl LinearLayout {
 
     /// Renames input dim `old` to `new`, keeping its position.
     pub fn rename_in_dim(&self, old: DimName, new: DimName) -> Result<LinearLayout> {
-        if !self.has_in_dim(old) {
-            return Err(LayoutError::MissingDim {
-                which: "input",
-                name: old,
-            });
-        }
-        let ins = self
-            .ins
-            .iter()
-            .map(|x| {
-                (
-                    if x.name == old { new } else { x.name },
-                    self.packed_bases(x.name).to_vec(),
-                )
-            })
-            .collect();
-        LinearLayout::from_packed(
-            ins,
-            self.outs.iter().map(|o| (o.name, o.log2)).collect(),
-            false,
-        )
+        self.with_renamed_dims(&[(old, new)], &[])
     }
 
     /// Renames output dim `old` to `new`, keeping its position.
     pub fn rename_out_dim(&self, old: DimName, new: DimName) -> Result<LinearLayout> {
-        if !self.has_out_dim(old) {
-            return Err(LayoutError::MissingDim {
-                which: "output",
-                name: old,
-            });
+        self.with_renamed_dims(&[], &[(old, new)])
+    }
+
+    /// Renames input and output dims simultaneously: `(old, new)` pairs,
+    /// applied all at once so that swaps work; positions, sizes and bases
+    /// are unchanged. Errors when an `old` dim is missing (inputs checked
+    /// first) or the result would have duplicate names. The one home of
+    /// renaming ([`crate::utils::rename_dims`] is Triton's name for it).
+    pub(crate) fn with_renamed_dims(
+        &self,
+        in_renames: &[(DimName, DimName)],
+        out_renames: &[(DimName, DimName)],
+    ) -> Result<LinearLayout> {
+        for &(old, _) in in_renames {
+            if !self.has_in_dim(old) {
+                return Err(LayoutError::MissingDim {
+                    which: "input",
+                    name: old,
+                });
+            }
         }
+        for &(old, _) in out_renames {
+            if !self.has_out_dim(old) {
+                return Err(LayoutError::MissingDim {
+                    which: "output",
+                    name: old,
+                });
+            }
+        }
+        let map =
+            |d: DimName, r: &[(DimName, DimName)]| r.iter().find(|x| x.0 == d).map_or(d, |x| x.1);
         let ins = self
             .ins
             .iter()
-            .map(|x| (x.name, self.packed_bases(x.name).to_vec()))
+            .map(|x| (map(x.name, in_renames), self.packed_bases(x.name).to_vec()))
             .collect();
         let outs = self
             .outs
             .iter()
-            .map(|o| (if o.name == old { new } else { o.name }, o.log2))
+            .map(|o| (map(o.name, out_renames), o.log2))
             .collect();
         LinearLayout::from_packed(ins, outs, false)
     }

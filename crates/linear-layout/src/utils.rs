@@ -190,33 +190,7 @@ pub fn rename_dims(
     in_renames: &[(DimName, DimName)],
     out_renames: &[(DimName, DimName)],
 ) -> Result<LinearLayout> {
-    for &(old, _) in in_renames {
-        if !layout.has_in_dim(old) {
-            return Err(LayoutError::MissingDim {
-                which: "input",
-                name: old,
-            });
-        }
-    }
-    for &(old, _) in out_renames {
-        if !layout.has_out_dim(old) {
-            return Err(LayoutError::MissingDim {
-                which: "output",
-                name: old,
-            });
-        }
-    }
-    let map = |d: DimName, r: &[(DimName, DimName)]| r.iter().find(|x| x.0 == d).map_or(d, |x| x.1);
-    let ins = layout
-        .in_dim_names()
-        .map(|d| (map(d, in_renames), layout.packed_bases(d).to_vec()))
-        .collect();
-    let outs = layout
-        .out_dims()
-        .into_iter()
-        .map(|(d, s)| (map(d, out_renames), s.trailing_zeros()))
-        .collect();
-    LinearLayout::from_packed(ins, outs, false)
+    layout.with_renamed_dims(in_renames, out_renames)
 }
 
 /// Largest `2^k ≤ limit` such that `divide_left(L, identity_1d(2^k, in, out))`

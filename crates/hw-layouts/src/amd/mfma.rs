@@ -2,10 +2,11 @@
 //! and the layouts of their A / B operands.
 
 use super::{
-    check_fields, check_rank, dim, fmt_bases, fmt_list, get_bool, get_uint, get_uint_list,
-    identity_nd, matrix_order, mul, order_for_dot_operand, read_cga,
+    check_attr, check_k_width_power_of_two, check_operand, check_rank, dim, fmt_cga, fmt_list,
+    get_bool, get_uint, get_uint_list, identity_nd, matrix_order, mul, order_for_dot_operand,
+    read_cga, with_batch_dim, with_cga,
 };
-use crate::cga::{cga_from_bases, combine_cta_cga_with_shape};
+use crate::cga::cga_from_bases;
 use crate::error::{invalid, Result};
 use crate::syntax::Attribute;
 use linear_layout::{DimName, LinearLayout};
@@ -69,15 +70,10 @@ impl Mfma {
     /// `elementBitWidth` 32 or 64) and, because Triton's builders skip the
     /// verifier and would assert later, also powers of two and ranks.
     pub fn from_attr(a: &Attribute) -> Result<Self> {
-        if a.name != NAME {
-            return Err(invalid(
-                NAME,
-                format!("not an MFMA attribute: #{}", a.full_name()),
-            ));
-        }
-        check_fields(
+        check_attr(
             a,
             NAME,
+            "an MFMA",
             &[
                 "version",
                 "versionMajor",
@@ -333,12 +329,10 @@ impl Mfma {
         tile = mul(&tile, &id(w_m, warp, dm)?)?;
         if rank == 3 {
             let db = dim(0);
-            tile = mul(&tile, &id(1, reg, db)?)?;
-            tile = mul(&tile, &id(1, lane, db)?)?;
+            tile = with_batch_dim(&tile, db)?;
             tile = mul(&tile, &id(self.warps_per_cta[0], warp, db)?)?;
         }
-        let cga = cga_from_bases(&self.cga_bases, rank)?;
-        combine_cta_cga_with_shape(&tile, &cga, shape)
+        with_cga(&tile, &self.cga_bases, rank, shape)
     }
 
     /// The layout of operand A (`op_idx = 0`, tensor `[.., M, K]`) or B
@@ -364,25 +358,14 @@ impl Mfma {
     ) -> Result<LinearLayout> {
         self.validate()?;
         let rank = self.rank();
-        check_rank(NAME, shape, rank)?;
-        if op_idx > 1 {
-            return Err(invalid(
-                "dot_op",
-                format!("opIdx must be 0 or 1, got {op_idx}"),
-            ));
-        }
+        check_operand(NAME, shape, rank, op_idx)?;
         if k_width == 0 {
             return Err(invalid(
                 "dot_op",
                 "ttg.dot_op kWidth parameter is mandatory for MFMA parent",
             ));
         }
-        if !k_width.is_power_of_two() {
-            return Err(invalid(
-                "dot_op",
-                format!("kWidth must be a power of two, got {k_width}"),
-            ));
-        }
+        check_k_width_power_of_two(k_width)?;
         let (reg, lane, warp) = (DimName::REGISTER, DimName::LANE, DimName::WARP);
         let (m_dim, n_dim) = self.mn();
         let non_k_index = if op_idx == 0 { rank - 2 } else { rank - 1 };
@@ -411,9 +394,7 @@ impl Mfma {
         tile = mul(&tile, &id(self.tiles_per_warp_at(non_k_index)?, reg, dnk)?)?;
         tile = tile.transpose_outs(&[dk, dnk])?;
         if rank == 3 {
-            let db = dim(order[2]);
-            tile = mul(&tile, &id(1, reg, db)?)?;
-            tile = mul(&tile, &id(1, lane, db)?)?;
+            tile = with_batch_dim(&tile, dim(order[2]))?;
         }
         let warps = identity_nd(warp, &self.warps_per_cta, &matrix_order(rank, true))?;
         let mut cta = mul(&tile, &warps)?;
@@ -421,8 +402,7 @@ impl Mfma {
             // All warp counts 0 (Triton's identity1D(0) is empty): one warp.
             cta = mul(&cta, &id(1, warp, dk)?)?;
         }
-        let cga = cga_from_bases(&self.cga_bases, rank)?;
-        combine_cta_cga_with_shape(&cta, &cga, shape)
+        with_cga(&cta, &self.cga_bases, rank, shape)
     }
 
     /// Triton 3.9's printed form: `version`, `warpsPerCTA`, `instrShape`,
@@ -437,9 +417,7 @@ impl Mfma {
             fmt_list(&self.instr_shape),
             self.is_transposed
         );
-        if !self.cga_bases.is_empty() {
-            s += &format!(", CGALayout = {}", fmt_bases(&self.cga_bases));
-        }
+        s += &fmt_cga(&self.cga_bases);
         if let Some(t) = &self.tiles_per_warp {
             if t.iter().any(|&x| x != 1) {
                 s += &format!(", tilesPerWarp = [{}]", fmt_list(t));

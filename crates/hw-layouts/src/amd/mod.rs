@@ -48,7 +48,7 @@ mod wmma;
 pub use mfma::Mfma;
 pub use wmma::Wmma;
 
-use crate::cga::cga_from_split_params;
+use crate::cga::{cga_from_bases, cga_from_split_params, combine_cta_cga_with_shape};
 use crate::error::{invalid, Result};
 use crate::syntax::{Attribute, Value};
 use linear_layout::{DimName, LinearLayout};
@@ -308,9 +308,90 @@ pub(crate) fn check_fields(a: &Attribute, layout: &'static str, allowed: &[&str]
     Ok(())
 }
 
+/// Checks that `a` is `#ttg.<layout>` (`what` names it in the error, e.g.
+/// "an MFMA") and that every field is one of `allowed`: the opening of both
+/// `Mfma::from_attr` and `Wmma::from_attr`.
+pub(crate) fn check_attr(
+    a: &Attribute,
+    layout: &'static str,
+    what: &str,
+    allowed: &[&str],
+) -> Result<()> {
+    if a.name != layout {
+        return Err(invalid(
+            layout,
+            format!("not {what} attribute: #{}", a.full_name()),
+        ));
+    }
+    check_fields(a, layout, allowed)
+}
+
+/// The checks every MFMA / WMMA dot operand starts with: `shape` has the
+/// parent's `rank` ([`check_rank`]) and `op_idx` is 0 (A) or 1 (B).
+pub(crate) fn check_operand(
+    layout: &'static str,
+    shape: &[u64],
+    rank: usize,
+    op_idx: u32,
+) -> Result<()> {
+    check_rank(layout, shape, rank)?;
+    if op_idx > 1 {
+        return Err(invalid(
+            "dot_op",
+            format!("opIdx must be 0 or 1, got {op_idx}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A dot operand's `kWidth` must be a power of two (both parents build
+/// `identity1D(kWidth, register, K)`).
+pub(crate) fn check_k_width_power_of_two(k_width: u32) -> Result<()> {
+    if !k_width.is_power_of_two() {
+        return Err(invalid(
+            "dot_op",
+            format!("kWidth must be a power of two, got {k_width}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Appends the batch dim `batch` to a rank-3 tile as Triton does: size-1
+/// `register` and `lane` identities along it (no bases; they only place
+/// `batch` in the out-dim order, after the tile's own dims).
+pub(crate) fn with_batch_dim(tile: &LinearLayout, batch: DimName) -> Result<LinearLayout> {
+    let id = LinearLayout::try_identity_1d;
+    let tile = mul(tile, &id(1, DimName::REGISTER, batch)?)?;
+    mul(&tile, &id(1, DimName::LANE, batch)?)
+}
+
+/// Triton's `combineCtaCgaWithShape(cta, CGALayout(cga_bases), shape)`: the
+/// closing step of every MFMA / WMMA layout (repetitions in `register`,
+/// broadcast where the tensor is smaller, `block` from the CGA bases given
+/// in CTA-tile units).
+pub(crate) fn with_cga(
+    cta: &LinearLayout,
+    cga_bases: &[Vec<u64>],
+    rank: usize,
+    shape: &[u64],
+) -> Result<LinearLayout> {
+    let cga = cga_from_bases(cga_bases, rank)?;
+    combine_cta_cga_with_shape(cta, &cga, shape)
+}
+
+/// `, CGALayout = [[..], ..]` when there are block bases, else nothing: how
+/// Triton prints the CGA of both MFMA and WMMA attributes.
+pub(crate) fn fmt_cga(cga_bases: &[Vec<u64>]) -> String {
+    if cga_bases.is_empty() {
+        String::new()
+    } else {
+        format!(", CGALayout = {}", fmt_bases(cga_bases))
+    }
+}
+
 /// Checks `shape` (powers of two) and that its rank is `rank` (2 or 3).
 pub(crate) fn check_rank(layout: &'static str, shape: &[u64], rank: usize) -> Result<()> {
-    crate::encoding::check_shape(shape)?;
+    crate::shape::check_shape(shape)?;
     if shape.len() != rank {
         return Err(crate::error::HwError::InvalidShape {
             shape: shape.to_vec(),

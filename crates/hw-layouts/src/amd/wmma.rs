@@ -2,10 +2,11 @@
 //! v1, RDNA4 v2, gfx1250 v3) and the layouts of their A / B operands.
 
 use super::{
-    check_fields, check_rank, dim, fmt_bases, fmt_list, get_bool, get_uint, get_uint_list,
-    matrix_order, mul, order_for_dot_operand, read_cga, uint_matrix,
+    check_attr, check_k_width_power_of_two, check_operand, check_rank, dim, fmt_bases, fmt_cga,
+    fmt_list, get_bool, get_uint, get_uint_list, matrix_order, mul, order_for_dot_operand,
+    read_cga, uint_matrix, with_batch_dim, with_cga,
 };
-use crate::cga::{cga_from_bases, combine_cta_cga_with_shape};
+use crate::cga::cga_from_bases;
 use crate::error::{invalid, Result};
 use crate::syntax::Attribute;
 use linear_layout::utils::action_remove_broadcasted_regs;
@@ -74,15 +75,10 @@ impl Wmma {
     /// shapes of each version) and that `ctaLayout` is surjective, as
     /// Triton's parser does.
     pub fn from_attr(a: &Attribute) -> Result<Self> {
-        if a.name != NAME {
-            return Err(invalid(
-                NAME,
-                format!("not a WMMA attribute: #{}", a.full_name()),
-            ));
-        }
-        check_fields(
+        check_attr(
             a,
             NAME,
+            "a WMMA",
             &[
                 "version",
                 "isTranspose",
@@ -291,11 +287,7 @@ impl Wmma {
             vec![da, db],
         )?;
         if rank == 3 {
-            tile = mul(
-                &tile,
-                &LinearLayout::identity_1d(1, DimName::REGISTER, dim(0)),
-            )?;
-            tile = mul(&tile, &LinearLayout::identity_1d(1, DimName::LANE, dim(0)))?;
+            tile = with_batch_dim(&tile, dim(0))?;
         }
         Ok(tile.transpose_outs(&DimName::standard_out_dims(rank))?)
     }
@@ -310,8 +302,7 @@ impl Wmma {
         let l = mul(&self.tile_layout()?, &self.cta_layout()?)?;
         let rep: Vec<DimName> = matrix_order(self.rank, true).into_iter().map(dim).collect();
         let l = l.transpose_outs(&rep)?;
-        let cga = cga_from_bases(&self.cga_bases, self.rank)?;
-        combine_cta_cga_with_shape(&l, &cga, shape)
+        with_cga(&l, &self.cga_bases, self.rank, shape)
     }
 
     /// The layout of operand A (`op_idx = 0`) or B (`op_idx = 1`) (Triton's
@@ -337,13 +328,7 @@ impl Wmma {
     ) -> Result<LinearLayout> {
         self.validate()?;
         let rank = self.rank;
-        check_rank(NAME, shape, rank)?;
-        if op_idx > 1 {
-            return Err(invalid(
-                "dot_op",
-                format!("opIdx must be 0 or 1, got {op_idx}"),
-            ));
-        }
+        check_operand(NAME, shape, rank, op_idx)?;
         let ok = match self.version {
             1 => [8, 16].contains(&k_width),
             2 => [4, 8, 16].contains(&k_width),
@@ -363,12 +348,7 @@ impl Wmma {
                 ),
             ));
         }
-        if !k_width.is_power_of_two() {
-            return Err(invalid(
-                "dot_op",
-                format!("kWidth must be a power of two, got {k_width}"),
-            ));
-        }
+        check_k_width_power_of_two(k_width)?;
         let (reg, lane) = (DimName::REGISTER, DimName::LANE);
         let order = order_for_dot_operand(op_idx, rank, true);
         let (dk, dnk) = (dim(order[0]), dim(order[1]));
@@ -422,8 +402,7 @@ impl Wmma {
         // The operand's CGA layout (Triton's DotOperandEncodingAttr::
         // getCGALayout): the parent's with the K component of every block
         // basis zeroed, i.e. CTAs split along K hold the same data.
-        let cga = cga_from_bases(&zero_k(&self.cga_bases), rank)?;
-        combine_cta_cga_with_shape(&l, &cga, shape)
+        with_cga(&l, &zero_k(&self.cga_bases), rank, shape)
     }
 
     fn mlir(&self, parseable: bool) -> String {
@@ -440,9 +419,7 @@ impl Wmma {
             self.is_transposed,
             cta.join(", ")
         );
-        if !self.cga_bases.is_empty() {
-            s += &format!(", CGALayout = {}", fmt_bases(&self.cga_bases));
-        }
+        s += &fmt_cga(&self.cga_bases);
         if self.instr_shape[..] != DEFAULT_INSTR[..] {
             s += &format!(", instrShape = [{}]", fmt_list(&self.instr_shape));
         }

@@ -260,7 +260,7 @@ pub(crate) fn inferred_sizes(bases: &[(DimName, Vec<Vec<u64>>)], rank: usize) ->
 /// have its rank and equal its out sizes (Triton: "Mismatch in expected
 /// shape for dimension d"); returns a copy.
 pub(crate) fn stored_layout(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> {
-    crate::encoding::check_shape(shape)?;
+    crate::shape::check_shape(shape)?;
     let rank = layout.num_out_dims();
     if shape.len() != rank {
         return Err(crate::error::HwError::InvalidShape {

@@ -1,8 +1,9 @@
 //! `#ttg.padded_shared` and `#ttg.partitioned_shared`.
 
 use super::common::*;
-use crate::encoding::{check_shape, Encoding};
+use crate::encoding::Encoding;
 use crate::error::{invalid, HwError, Result};
+use crate::shape::check_shape;
 use crate::syntax::{Attribute, Value};
 use linear_layout::utils::identity_standard_nd;
 use linear_layout::{DimName, LinearLayout};

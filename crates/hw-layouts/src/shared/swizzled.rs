@@ -2,8 +2,8 @@
 
 use super::common::*;
 use crate::cga::combine_cta_cga_with_shape;
-use crate::encoding::check_shape;
 use crate::error::{invalid, HwError, Result};
+use crate::shape::check_shape;
 use crate::syntax::Attribute;
 use linear_layout::{DimName, LinearLayout};
 

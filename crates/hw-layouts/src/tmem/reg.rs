@@ -359,7 +359,7 @@ pub fn tmem_reg_layout(p: &TmemRegParams) -> Result<LinearLayout> {
             ),
         ));
     }
-    crate::encoding::check_shape(&p.shape)?;
+    crate::shape::check_shape(&p.shape)?;
     if !matches!(p.element_bitwidth, 8 | 16 | 32) {
         return Err(invalid(
             TMEM_REG,
