@@ -46,6 +46,7 @@
 //! assert!(err.to_string().contains("mode 1 (shape 2, stride 3)"));
 //! ```
 
+pub mod algebra;
 mod error;
 mod from_linear;
 mod layout;
