@@ -47,6 +47,7 @@
 //! ```
 
 pub mod algebra;
+pub mod atoms;
 mod error;
 mod from_linear;
 mod layout;
