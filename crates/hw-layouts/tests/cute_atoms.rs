@@ -164,6 +164,51 @@ fn ldmatrix_atoms_equal_triton_fragments() {
     }
 }
 
+/// `ldmatrix.trans` in 16-bit elements loads the `B` operand (Triton's
+/// `K x N`, memory rows are K): `.x2.trans` is the 16x8 `B` fragment as is;
+/// `.x4.trans` the 16x16 one with matrices ordered (k 0-7, n 0-7), (k 8-15,
+/// n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15): stacked row bit 4 is n bit 3.
+#[test]
+fn ldmatrix_trans_atoms_equal_triton_b_operand() {
+    let frag = |count: u32| -> LinearLayout {
+        let c = atoms::upcast_bits(&atoms::ldsm_t_dst(count).unwrap(), 16).unwrap();
+        let l = cute::tv_to_distributed(&c, &[8, 8 * count as u64]).unwrap();
+        let (d0, d1) = (DimName::dim(0), DimName::dim(1));
+        let t = DimName::new("tmp");
+        let l = l
+            .rename_out_dim(d0, t)
+            .unwrap()
+            .rename_out_dim(d1, d0)
+            .unwrap()
+            .rename_out_dim(t, d1)
+            .unwrap();
+        l.transpose_outs(&[d0, d1]).unwrap()
+    };
+    let b = |n: u64| {
+        triton(
+            &format!(
+                "#ttg.dot_op<{{opIdx = 1, parent = {}, kWidth = 2}}>",
+                mma_v2()
+            ),
+            &[16, n],
+        )
+    };
+    assert_eq!(bases(&frag(2)), bases(&b(8)));
+    let x4 = frag(4);
+    let relabel = |v: &Vec<u64>| vec![v[0] & 15, v[1] | (v[0] >> 4) << 3];
+    for d in [DimName::REGISTER, DimName::LANE] {
+        let got: Vec<Vec<u64>> = x4.bases(d).iter().map(relabel).collect();
+        assert_eq!(got, b(16).bases(d), "{d}");
+    }
+    // .x1.trans: the first 8 rows (k) of the 16x8 B fragment.
+    let x1 = frag(1);
+    assert_eq!(x1.bases(DimName::LANE), b(8).bases(DimName::LANE));
+    assert_eq!(
+        x1.bases(DimName::REGISTER),
+        b(8).bases(DimName::REGISTER)[..1].to_vec()
+    );
+}
+
 #[test]
 fn atom_text_round_trips_through_triton() {
     // Every MMA atom: CuTe → distributed → CuTe gives the same function

@@ -159,6 +159,23 @@ pub fn ldsm_n_dst(count: u32) -> Result<CuteLayout> {
     parse(text)
 }
 
+/// `ldmatrix.trans` (`SM75_U16x{2,4,8}_LDSM_T`, i.e. 1, 2 or 4 matrices):
+/// the destination (thread, value) → bit layout. Thread `t` receives
+/// column `t / 4`, rows `2 (t mod 4)` and `+1` of each matrix.
+pub fn ldsm_t_dst(count: u32) -> Result<CuteLayout> {
+    let text = match count {
+        1 => "((4,8),(16,2)):((256,16),(1,128))",
+        2 => "((4,8),(16,2,2)):((256,16),(1,128,1024))",
+        4 => "((4,8),(16,2,4)):((256,16),(1,128,1024))",
+        _ => {
+            return Err(CuteError::Unsupported(format!(
+                "ldmatrix moves 1, 2 or 4 matrices, not {count}"
+            )))
+        }
+    };
+    parse(text)
+}
+
 /// A (thread, value) → bit layout in units of `bits`-bit elements (CuTe's
 /// `upcast`): the value bits below `bits` must be the low value bits at
 /// strides `1, 2, 4, ...`; they are dropped and every other offset divided
