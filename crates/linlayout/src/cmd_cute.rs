@@ -49,6 +49,24 @@ pub fn linear_from_cute(text: &str, tile: Option<&[u64]>) -> Result<LinearLayout
     .map_err(|e| e.to_string())
 }
 
+/// The layout `show` draws for CuTe text: a shared layout (offset → dims),
+/// unless `--shape` is given and differs from the layout's mode sizes, when
+/// the text is a TV layout over a tile of that shape. (Where a TV layout's
+/// mode sizes equal the tile shape, `from-cute --tv` says it explicitly.)
+pub fn show_layout(text: &str, shape: Option<&[u64]>) -> Result<LinearLayout, String> {
+    let c = cute::parse(text).map_err(|e| e.to_string())?;
+    let sizes: Option<Vec<u64>> = c
+        .layout
+        .modes()
+        .iter()
+        .map(|m| m.size().and_then(|s| u64::try_from(s).ok()))
+        .collect();
+    match shape {
+        Some(t) if sizes.as_deref() != Some(t) => linear_from_cute(text, Some(t)),
+        _ => linear_from_cute(text, None),
+    }
+}
+
 /// Runs `from-cute`.
 pub fn run_from(a: FromArgs) -> Result<(), String> {
     println!("{}", render_from(&a)?);

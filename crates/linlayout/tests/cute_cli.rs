@@ -82,6 +82,8 @@ fn show_takes_cute_text() {
     // Row-major 4x8: element (i, j) at offset 8 i + j, printed as i:j.
     let o = stdout(&run(&["show", "(4,8):(8,1)"]));
     assert!(o.contains("(1:0),(1:1)"), "{o}");
+    // --shape equal to the mode sizes keeps the shared reading.
+    assert_eq!(stdout(&run(&["show", "--shape", "4x8", "(4,8):(8,1)"])), o);
     let o = stdout(&run(&[
         "show",
         "--shape",
