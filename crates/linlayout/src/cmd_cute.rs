@@ -85,6 +85,12 @@ pub fn render_from(a: &FromArgs) -> Result<String, String> {
     if a.tv {
         let shape = parse_shape(a.shape.as_deref().unwrap_or_default())?;
         let l = linear_from_cute(&text, Some(&shape))?;
+        let lanes = l.in_dim_size(linear_layout::DimName::LANE);
+        if lanes != 32 {
+            return Err(format!(
+                "a #ttg.linear has 32 lanes, but the thread mode has {lanes} threads (thread bits 0-4 are lanes)"
+            ));
+        }
         Ok(distributed_linear_mlir(&l))
     } else {
         if a.shape.is_some() {

@@ -122,6 +122,10 @@ fn bad_input_exits_2_with_one_line() {
         ]),
         "tile index 64 is outside the 8x8 tile (size 64)",
     );
+    assert_bad(
+        &run(&["from-cute", "--tv", "--shape", "4x2", "(4,2):(1,4)"]),
+        "a #ttg.linear has 32 lanes, but the thread mode has 4 threads",
+    );
     let deep = format!("{}8{}", "(".repeat(5000), ")".repeat(5000));
     assert_bad(&run(&["from-cute", &deep]), "nesting depth is 33");
     // A warp basis that XORs two dims has no thread-value form.
