@@ -118,7 +118,8 @@ def main():
         "complement": lambda: (rand_linear(rng), 1 << rng.randint(0, 11)),
         "logical_divide": lambda: (rand_linear(rng, zero=0.0, gaps=False), rand_linear(rng, max_bits=5)),
         "logical_product": lambda: (rand_linear(rng, max_bits=6), rand_linear(rng, max_bits=5)),
-        "right_inverse": lambda: (rand_linear(rng, zero=0.0), None),
+        # Half compact (no gaps), so that most right inverses are not trivial.
+        "right_inverse": lambda: (rand_linear(rng, zero=0.0, gaps=rng.random() < 0.5), None),
         "left_inverse": lambda: (rand_linear(rng, zero=0.0), None),
     }
     fns = {
