@@ -137,6 +137,28 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// A layout with holes (gaps between its modes' offsets) read as a
+    /// shared layout pads the unreached offset bits with zero bases; every
+    /// reached offset still holds its coordinate, and the CuTe text comes
+    /// back with the same function.
+    #[test]
+    fn padded_shared_round_trip(layout in linear_layout(true)) {
+        prop_assume!(layout.flat_modes().iter().all(|&(s, d)| s == 1 || d != 0));
+        let c = CuteLayout::plain(layout);
+        let shared = cute::to_shared_linear(&c).unwrap();
+        for (v, i) in coords(&c.layout) {
+            let off = c.offset_of(i).unwrap() as u64;
+            let back: Vec<u64> = shared.apply(&[(DimName::OFFSET, off)]).unwrap().iter().map(|x| x.1).collect();
+            prop_assert_eq!(back, v);
+        }
+        let again = cute::from_shared_linear(&shared).unwrap();
+        prop_assert_eq!(cute::coordinate_to_offset(&again).unwrap(), cute::coordinate_to_offset(&c).unwrap());
+    }
+}
+
 fn triton_shared(attr: &str, shape: &[u64]) -> LinearLayout {
     let l = Encoding::parse(attr)
         .unwrap()
@@ -238,17 +260,31 @@ fn padding_makes_a_linear_layout() {
 }
 
 #[test]
-fn shared_layouts_must_be_bijections() {
+fn shared_layouts_hold_each_element_once_and_pad_whole_bits() {
     let e = cute::to_shared_linear(&cute::parse("(4,8):(0,1)").unwrap()).unwrap_err();
     assert!(
         e.to_string().contains("bit 0 of mode 0 has offset 0"),
         "{e}"
     );
-    let e = cute::to_shared_linear(&cute::parse("(4,8):(16,1)").unwrap()).unwrap_err();
-    assert!(
-        e.to_string().contains("offset 8 (bit 3) is never reached"),
-        "{e}"
+    // Holes are padding: offset bit 3 is never reached, a zero basis (as
+    // Triton writes an allocation larger than the tensor), and back.
+    let c = cute::parse("(4,8):(16,1)").unwrap();
+    let l = cute::to_shared_linear(&c).unwrap();
+    assert_eq!(
+        l.bases(DimName::OFFSET),
+        vec![
+            vec![0, 1],
+            vec![0, 2],
+            vec![0, 4],
+            vec![0, 0],
+            vec![1, 0],
+            vec![2, 0]
+        ]
     );
+    assert_eq!(cute::from_shared_linear(&l).unwrap(), c);
+    // Reached offsets that are not whole bits cannot be padding.
+    let e = cute::to_shared_linear(&cute::parse("(2,4):(3,4)").unwrap()).unwrap_err();
+    assert!(e.to_string().contains("not whole offset bits"), "{e}");
 }
 
 #[test]

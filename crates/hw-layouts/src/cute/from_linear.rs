@@ -147,9 +147,12 @@ fn single_out_columns(l: &LinearLayout, d: DimName) -> Vec<u64> {
     l.bases(d).into_iter().map(|b| b[0]).collect()
 }
 
-/// A shared layout (offset → `dim0, dim1, ...`, a bijection per CTA) as the
-/// CuTe layout coordinate → offset, its inverse. Top-level mode `k` is
-/// `dimk`.
+/// A shared layout (offset → `dim0, dim1, ...`) as the CuTe layout
+/// coordinate → offset, its inverse. Top-level mode `k` is `dimk`. Offset
+/// bits with a zero basis (padding: the allocation is larger than the
+/// tensor) are offsets CuTe never reaches; padding above the highest
+/// reached offset has no CuTe form (CuTe has no allocation size) and is
+/// dropped. The other offset bits must map one-to-one onto the coordinates.
 ///
 /// ```
 /// use hw_layouts::{cute, Encoding};
@@ -172,18 +175,46 @@ pub fn from_shared_linear(l: &LinearLayout) -> Result<CuteLayout> {
     } else {
         l.clone()
     };
-    if !l.is_invertible() {
+    // Offset bits with a zero basis are padding (Triton's way of an
+    // allocation larger than the tensor): CuTe never reaches them. The
+    // other offset bits must be a bijection onto the coordinates.
+    let offset_cols: Vec<u64> = l.packed_bases(DimName::OFFSET).to_vec();
+    let used: Vec<usize> = (0..offset_cols.len())
+        .filter(|&j| offset_cols[j] != 0)
+        .collect();
+    let dims: Vec<DimName> = l.out_dim_names().collect();
+    let compact = LinearLayout::new(
+        vec![(
+            DimName::OFFSET,
+            used.iter().map(|&j| l.basis(DimName::OFFSET, j)).collect(),
+        )],
+        l.out_dims(),
+        false,
+    )?;
+    if !compact.is_invertible() {
         return Err(CuteError::NotExpressible(format!(
-            "the shared layout is not a bijection (rank {} of {} offset bits onto {} coordinate bits)",
-            l.rank(),
-            l.total_in_dim_size_log2(),
+            "the shared layout's non-zero offset bases are not a bijection (rank {} of {} non-zero offset bits onto {} coordinate bits)",
+            compact.rank(),
+            used.len(),
             l.total_out_dim_size_log2()
         )));
     }
-    let inv = l.invert()?;
-    let dims: Vec<DimName> = l.out_dim_names().collect();
-    let inv = inv.transpose_ins(&dims)?;
-    let cols: Vec<Vec<u64>> = dims.iter().map(|&d| single_out_columns(&inv, d)).collect();
+    let inv = compact.invert()?.transpose_ins(&dims)?;
+    // Back from the compacted offset bits to the real ones.
+    let spread = |x: u64| -> u64 {
+        (0..used.len())
+            .filter(|&i| x >> i & 1 == 1)
+            .fold(0, |a, i| a | 1u64 << used[i])
+    };
+    let cols: Vec<Vec<u64>> = dims
+        .iter()
+        .map(|&d| {
+            single_out_columns(&inv, d)
+                .into_iter()
+                .map(spread)
+                .collect()
+        })
+        .collect();
     let names: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
     from_columns(&cols, &names, true)
 }

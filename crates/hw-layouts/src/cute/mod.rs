@@ -17,8 +17,10 @@
 //!   the first out dim is the low bits when flattened.
 //! - **Offset direction.** A CuTe layout maps coordinate → offset
 //!   ([`coordinate_to_offset`]). Triton's shared layouts map the other way,
-//!   offset → coordinate; [`to_shared_linear`] is the inverse and needs a
-//!   bijection. [`from_shared_linear`] goes back.
+//!   offset → coordinate; [`to_shared_linear`] is the inverse (each element
+//!   at one offset; offset bits never reached are padding, zero bases, as
+//!   Triton writes an allocation larger than the tensor).
+//!   [`from_shared_linear`] goes back.
 //! - **Thread-value layouts** `(thr, val) → tile index` (CUTLASS's MMA and
 //!   copy atoms) become distributed layouts: thread bits 0-4 are `lane`,
 //!   higher thread bits `warp`, value bits `register`; the tile index is

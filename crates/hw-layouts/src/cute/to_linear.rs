@@ -176,9 +176,10 @@ pub fn columns_layout(cols: &[u64]) -> Result<LinearLayout> {
 /// offset → tensor coordinate, in dims `offset` and out dims `dim0, ...`
 /// (top-level mode `k` is `dimk`), as `#ttg.shared_linear` holds it.
 ///
-/// Requires a bijection between coordinates and offsets `0..2^n`: a
-/// stride-0 (broadcast) bit or an offset bit never reached is an error
-/// naming it.
+/// Requires each coordinate at its own offset: a stride-0 (broadcast) bit
+/// is an error naming it. Offset bits never reached (a layout with holes,
+/// `cosize > size`, whose reached offsets are whole bits) are padding and
+/// get zero bases, as Triton writes an allocation larger than the tensor.
 ///
 /// ```
 /// use hw_layouts::cute::{parse, to_shared_linear};
@@ -198,20 +199,53 @@ pub fn to_shared_linear(c: &CuteLayout) -> Result<LinearLayout> {
         }
     }
     let bits = fwd.total_out_dim_size_log2();
-    if fwd.rank() < bits {
-        let span = fwd
-            .all_bases()
-            .iter()
-            .flat_map(|b| b.1.clone())
-            .fold(0, |a, b| a | b[0]);
+    let span = fwd
+        .all_bases()
+        .iter()
+        .flat_map(|b| b.1.clone())
+        .fold(0, |a, b| a | b[0]);
+    if fwd.rank() != span.count_ones() {
         let hole = (!span).trailing_zeros();
         return Err(CuteError::Unsupported(format!(
-            "offset {} (bit {hole}) is never reached: the layout has holes (size {} < 2^{bits} offsets), a shared layout must fill its allocation",
-            1u64 << hole,
-            fwd.total_in_dim_size()
+            "the offsets reached are not whole offset bits (rank {} within bits {span:#b}; offset {} is never reached alone): a shared layout pads whole offset bits",
+            fwd.rank(),
+            1u64 << hole.min(63)
         )));
     }
-    Ok(fwd.invert()?)
+    // Offset bits never reached are padding: zero bases, as Triton writes
+    // an allocation larger than the tensor. The reached bits form a
+    // bijection onto the coordinates; invert it on those bits.
+    let used: Vec<u32> = (0..bits).filter(|&j| span >> j & 1 == 1).collect();
+    let squeeze = |x: u64| -> u64 {
+        used.iter()
+            .enumerate()
+            .fold(0, |a, (i, &j)| a | (x >> j & 1) << i)
+    };
+    let compact = LinearLayout::new(
+        fwd.all_bases()
+            .into_iter()
+            .map(|(d, bs)| (d, bs.into_iter().map(|b| vec![squeeze(b[0])]).collect()))
+            .collect(),
+        vec![(DimName::OFFSET, 1u64 << used.len())],
+        false,
+    )?;
+    let inv = compact.invert()?;
+    let mut bases = inv.bases(DimName::OFFSET).into_iter();
+    let rank = inv.num_out_dims();
+    let offset: Vec<Vec<u64>> = (0..bits)
+        .map(|j| {
+            if span >> j & 1 == 1 {
+                bases.next().expect("one basis per reached bit")
+            } else {
+                vec![0; rank]
+            }
+        })
+        .collect();
+    Ok(LinearLayout::new(
+        vec![(DimName::OFFSET, offset)],
+        inv.out_dims(),
+        false,
+    )?)
 }
 
 /// A thread-value layout `(thr, val) → tile index` as a distributed layout
