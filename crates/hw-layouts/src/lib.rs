@@ -43,6 +43,7 @@
 pub mod amd;
 pub mod blocked;
 pub mod cga;
+pub mod cute;
 pub mod dot_operand;
 pub mod encoding;
 pub mod error;

@@ -13,6 +13,8 @@
 //! carrying the Rust message; a panic inside the Rust code is caught and
 //! raised the same way, so no input can bring the interpreter down.
 
+mod cute;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -982,6 +984,17 @@ impl PyLayout {
         linear_to_mlir(&self.inner, alignment).map_err(err)
     }
 
+    /// CuTe text of this layout (`Swizzle<B,M,S> o Shape:Stride` for a shared
+    /// layout, `(thr, val)` for a distributed one); see `linear_layouts.from_cute`.
+    fn to_cute(&self) -> PyResult<String> {
+        cute::to_cute(&self.inner)
+    }
+
+    /// The pycute object of [`Self::to_cute`]'s text. Needs pycute.
+    fn to_pycute<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        cute::to_pycute(py, &self.inner)
+    }
+
     /// Triton's Gluon object for this layout (`DistributedLinearLayout` or
     /// `SharedLinearLayout`); see `linear_layouts.to_gluon`. Needs Triton.
     #[pyo3(signature = (alignment=16))]
@@ -1287,5 +1300,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_swizzle, m)?)?;
     m.add_function(wrap_pyfunction!(_partial, m)?)?;
     m.add_function(wrap_pyfunction!(local_conversion, m)?)?;
+    cute::register(m)?;
     Ok(())
 }

@@ -108,6 +108,9 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
         let sh = shape.clone().or(rec_shape);
         LinearLayout::from_json(&bases, sh.as_deref())
             .map_err(|e| format!("invalid JSON layout: {e}"))?
+    } else if !text.starts_with('#') {
+        // CuTe text (see cmd_cute::show_layout).
+        crate::cmd_cute::show_layout(text, shape.as_deref())?
     } else {
         let shape = shape.clone().ok_or_else(|| {
             "--shape is required for a layout attribute (e.g. --shape 16x16)".to_string()

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 mod cmd_codegen;
 mod cmd_cuda;
+mod cmd_cute;
 mod cmd_explain;
 mod cmd_partial;
 mod cmd_show;
@@ -54,6 +55,14 @@ enum Command {
     ///
     /// Example: linlayout cuda --shape 64x64 --dtype f16 --device-function '#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>' '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>'
     Cuda(cmd_cuda::Args),
+    /// Read CuTe text: a shared layout (#ttg.shared_linear), or with --tv --shape a thread-value layout (#ttg.linear).
+    ///
+    /// Example: linlayout from-cute 'Swizzle<3,3,3> o (8,64):(64,1)'
+    FromCute(cmd_cute::FromArgs),
+    /// Print a Triton layout as CuTe text (Shape:Stride, maybe behind a Swizzle; TV layouts for distributed ones).
+    ///
+    /// Example: linlayout to-cute --shape 16x8 '#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>'
+    ToCute(cmd_cute::ToArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +102,8 @@ fn main() -> ExitCode {
         Command::BankConflicts(a) => cmd_codegen::run_bank_conflicts(a),
         Command::Explain(a) => cmd_explain::run(a),
         Command::Cuda(a) => cmd_cuda::run(a),
+        Command::FromCute(a) => cmd_cute::run_from(a),
+        Command::ToCute(a) => cmd_cute::run_to(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
