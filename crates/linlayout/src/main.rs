@@ -9,7 +9,9 @@ mod cmd_explain;
 mod cmd_partial;
 mod cmd_show;
 mod cmd_to_linear;
+mod common;
 mod input;
+mod output;
 
 /// Linear layouts: GPU tensor layouts as linear maps over GF(2).
 #[derive(Parser)]
@@ -64,6 +66,10 @@ fn main() -> ExitCode {
         if msg.contains("Broken pipe") {
             std::process::exit(0);
         }
+        if let Some(why) = output::write_failure(msg) {
+            eprintln!("linlayout: {why}");
+            std::process::exit(1);
+        }
         eprintln!("linlayout: internal error: {msg}");
         std::process::exit(101);
     }));
@@ -75,7 +81,11 @@ fn main() -> ExitCode {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
                 _ => 2,
             };
-            let _ = e.print();
+            if code == 0 {
+                let _ = e.print();
+            } else {
+                eprintln!("linlayout: {}", output::usage_error_line(&e));
+            }
             return ExitCode::from(code);
         }
     };
@@ -88,7 +98,7 @@ fn main() -> ExitCode {
         Command::BankConflicts(a) => cmd_codegen::run_bank_conflicts(a),
         Command::Explain(a) => cmd_explain::run(a),
     };
-    match result {
+    match result.and_then(|()| output::flush_stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             let line = msg.lines().next().unwrap_or("error").to_string();
