@@ -443,3 +443,107 @@ fn each_subcommand_at_its_largest_shape_is_bounded_and_above_it_refused_at_once(
         assert!(t.as_secs_f64() < 2.0, "{a:?} refused after {t:?}");
     }
 }
+
+// ----- fuzz through the binary ---------------------------------------------------
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn shape_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "",
+                "0",
+                "3",
+                "16x",
+                "x16",
+                "-16",
+                "16x16",
+                "16X16",
+                "16,16",
+                "1x1x1x1x1",
+                "18446744073709551616",
+                "4294967296x4294967296",
+                "16 x 16",
+                "１６",
+                "16x16x",
+            ])
+            .prop_map(str::to_string),
+            prop::collection::vec(0u32..24, 1..4).prop_map(|v| {
+                v.iter()
+                    .map(|k| (1u64 << k).to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
+            }),
+        ]
+    }
+
+    fn layout_text() -> impl Strategy<Value = String> {
+        let seeds = vec![BLOCKED, BLOCKED_T, DOT_A, SHARED];
+        (
+            prop::sample::select(seeds),
+            prop::collection::vec(
+                (
+                    any::<prop::sample::Index>(),
+                    prop::sample::select(vec![
+                        "",
+                        "-",
+                        "[",
+                        "}",
+                        ">",
+                        ",",
+                        "=",
+                        "0",
+                        "99999999999999999999",
+                        "order = [0, 1], ",
+                    ]),
+                ),
+                0..3,
+            ),
+            0u8..4,
+        )
+            .prop_map(|(seed, edits, form)| {
+                let mut t = seed.to_string();
+                for (at, s) in edits {
+                    t.insert_str(at.index(t.len() + 1), s);
+                }
+                match form {
+                    // A JSON object of bases, sometimes malformed.
+                    0 => r#"{"register": [[0, 1]], "lane": [[1, 0]], "shape": [2, 2]}"#.to_string(),
+                    1 => format!("{{\"register\": {t}}}"),
+                    _ => t,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Any shape and layout text through any subcommand: exit 0, or
+        /// exit 2 with one line; never a crash.
+        #[test]
+        fn any_input_exits_0_or_2_with_one_line(
+            cmd in 0usize..6,
+            shape in shape_text(),
+            a in layout_text(),
+            b in layout_text(),
+        ) {
+            let args: Vec<&str> = match cmd {
+                0 => vec!["to-linear", "--shape", &shape, &a],
+                1 => vec!["show", "--shape", &shape, &a],
+                2 => vec!["matrix", "--shape", &shape, &a],
+                3 => vec!["convert", "--shape", &shape, &a, &b],
+                4 => vec!["swizzle", "--shape", &shape, &a, &b],
+                _ => vec!["bank-conflicts", "--shape", &shape, &a, &b],
+            };
+            let o = run(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            match o.status.code() {
+                Some(0) => {}
+                Some(2) => prop_assert_eq!(err.lines().count(), 1, "{:?}: {}", args, err),
+                other => prop_assert!(false, "{:?}: exit {:?}: {}", args, other, err),
+            }
+        }
+    }
+}
