@@ -134,6 +134,19 @@ def test_to_dict_matches_tritons_to_linear_layout_on_every_corpus():
     assert not mismatches, f"{len(mismatches)} differ from Triton: {mismatches[:10]}"
 
 
+def test_every_written_form_reads_back_on_every_corpus():
+    for rec in CORPUS:
+        try:
+            lay = ll.from_mlir(rec["mlir"], rec["shape"], cache=False)
+        except ll.LayoutError:
+            continue  # the few refused on purpose, see above
+        assert ll.from_dict(lay.to_dict(out_dims=True)) == lay, rec["id"]
+        assert ll.LinearLayout.from_json(lay.to_json()) == lay, rec["id"]
+        # Triton's report with the tensor's shape, as the CLI writes it.
+        triton = {**lay.to_dict(), "shape": rec["shape"]}
+        assert ll.from_dict(triton) == ll.from_dict(rec["linear"], shape=rec["shape"]), rec["id"]
+
+
 def test_full_form_is_behind_an_option_and_reads_back():
     padded = "#ttg.padded_shared<[4:+4] {offset = [[0, 1], [0, 2], [1, 0], [2, 0]], block = [[0, 4]]}>"
     lay = ll.from_mlir(padded, [4, 8])

@@ -547,3 +547,65 @@ mod fuzz {
         }
     }
 }
+
+// ----- 6. read-back over the oracle corpora -----------------------------------------
+
+mod oracle_read_back {
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    /// Every accepted layout record of every corpus (Triton 3.9's answers).
+    fn records() -> &'static Vec<serde_json::Value> {
+        static R: OnceLock<Vec<serde_json::Value>> = OnceLock::new();
+        R.get_or_init(|| {
+            let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/data/triton-oracle");
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .expect("oracle dir")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with("layouts.jsonl"))
+                .collect();
+            files.sort();
+            files
+                .iter()
+                .flat_map(|f| {
+                    std::fs::read_to_string(f)
+                        .unwrap()
+                        .lines()
+                        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                        .collect::<Vec<_>>()
+                })
+                .filter(|r| r["mlir"].is_string() && r["linear"].is_object())
+                .collect()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// `to-linear --json` (Triton's report) reads back as the oracle's
+        /// own bases, and `--json --full` as the attribute itself.
+        #[test]
+        fn to_linear_json_of_any_oracle_layout_reads_back(pick in any::<prop::sample::Index>()) {
+            let recs = records();
+            prop_assert!(recs.len() > 14000);
+            let r = pick.get(recs);
+            let shape: Vec<String> = r["shape"].as_array().unwrap().iter().map(|x| x.to_string()).collect();
+            let shape = shape.join("x");
+            let mlir = r["mlir"].as_str().unwrap();
+            let json = run(&["to-linear", "--json", "--shape", &shape, mlir]);
+            // The few records we refuse on purpose (4096-thread warps).
+            prop_assume!(json.status.success());
+            let json = String::from_utf8(json.stdout).unwrap();
+            let record = serde_json::json!({"linear": r["linear"], "shape": r["shape"]}).to_string();
+            prop_assert_eq!(ok(&["matrix", json.trim()]), ok(&["matrix", &record]), "{}", r["id"]);
+            let full = ok(&["to-linear", "--json", "--full", "--shape", &shape, mlir]);
+            prop_assert_eq!(
+                ok(&["matrix", full.trim()]),
+                ok(&["matrix", "--shape", &shape, mlir]),
+                "{}", r["id"]
+            );
+        }
+    }
+}
