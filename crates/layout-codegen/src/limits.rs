@@ -15,11 +15,11 @@ use linear_layout::LinearLayout;
 /// the largest conversion in the Triton oracle's corpora (73 of the
 /// trivial-conversion and bank-conflict records have 2^18 elements).
 ///
-/// Measured with the debug CLI on a shared 2-core machine: `convert --json`
-/// of a 512x512 blocked -> dot operand pair takes 7.8 s and 25 MB (a
-/// release build is about 10x faster); above the limit the cost keeps
-/// growing with the tensor (a 2048x2048 pair took 15 s and 3.1 GB in
-/// release, 16384x16384 24 s and 6.1 GB).
+/// Measured on a shared 2-core machine (`/usr/bin/time`, release CLI):
+/// `convert --json --best --partial` of a 512x512 blocked -> dot operand
+/// pair takes 0.82 s and 21 MB (7.8 s in a debug build); above the limit
+/// the cost keeps growing with the tensor (a 2048x2048 pair took 15 s and
+/// 3.1 GB, 16384x16384 24 s and 6.1 GB, 65536x65536 aborted on allocation).
 pub const MAX_PLAN_ELEMENTS: u64 = 1 << 18;
 
 /// The most hardware indices (register x lane x warp x block, or offset x
