@@ -919,7 +919,21 @@ impl PyLayout {
     /// packed (first out dim in the low bits, dtype uint64), or with
     /// `unpacked=True` an `(N, number of out dims)` array of coordinates.
     #[pyo3(signature = (unpacked=false))]
+    ///
+    /// At most `2**24` values (entries times coordinates): the table is
+    /// built in Rust and copied twice on the way to NumPy (about 400 MB at
+    /// the limit), so a larger one is refused at once instead of exhausting
+    /// memory (a 2**32-entry table needs 32 GB per copy).
     fn table<'py>(&self, py: Python<'py>, unpacked: bool) -> PyResult<Bound<'py, PyAny>> {
+        const MAX_TABLE_VALUES_LOG2: u32 = 24;
+        let bits = self.inner.total_in_dim_size_log2();
+        let cols = if unpacked { self.inner.out_dims().len().max(1) } else { 1 };
+        let values_log2 = bits + (cols as u32).next_power_of_two().trailing_zeros();
+        if values_log2 > MAX_TABLE_VALUES_LOG2 && bits <= 32 {
+            return Err(err(format!(
+                "table: 2**{bits} entries x {cols} coordinate(s) exceed the limit of 2**{MAX_TABLE_VALUES_LOG2} values; use apply() or apply_flat() for single indices"
+            )));
+        }
         let t = run(|| self.inner.table())?;
         let np = py.import("numpy")?;
         let outs = self.inner.out_dims();

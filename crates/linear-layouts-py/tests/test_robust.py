@@ -172,6 +172,19 @@ def test_a_table_of_2_to_40_names_the_bits_and_the_limit():
         ll.LinearLayout.identity_1d(2**40, "register", "dim0").table()
 
 
+def test_tables_are_bounded_before_allocating():
+    # 2**30 entries of 8 bytes would be 8 GB per copy.
+    big = ll.LinearLayout.identity_1d(2**30, "register", "dim0")
+    t = time.time()
+    with pytest.raises(ll.LayoutError, match=r"2\*\*30 entries.*limit of 2\*\*24"):
+        big.table()
+    assert time.time() - t < 1.0
+    assert len(ll.LinearLayout.identity_1d(2**24, "register", "dim0").table()) == 2**24
+    two = ll.from_mlir(BLOCKED, [4096, 4096])
+    with pytest.raises(ll.LayoutError, match="2 coordinate"):
+        two.table(unpacked=True)
+
+
 def test_large_pictures_point_to_pythons_window_arguments():
     big = ll.from_mlir(BLOCKED, [1024, 1024])
     with pytest.raises(ll.LayoutError) as e:
