@@ -81,7 +81,9 @@ fn main() -> ExitCode {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
                 _ => 2,
             };
-            if code == 0 {
+            // Help (also when no subcommand is given) prints as clap
+            // formats it; a usage error is one line.
+            if code == 0 || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 let _ = e.print();
             } else {
                 eprintln!("linlayout: {}", output::usage_error_line(&e));

@@ -317,6 +317,10 @@ fn messages_name_the_value_in_the_users_terms() {
     );
     fails(&["to-linear", "--bogus"], 2, &["--bogus"]);
     fails(&["frobnicate"], 2, &["frobnicate"]);
+    // No subcommand at all: clap's help, on stderr, exit 2.
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Commands:"));
 }
 
 // ----- 2. resource limits -------------------------------------------------------
