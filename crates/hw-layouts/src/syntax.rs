@@ -40,7 +40,7 @@ use std::fmt;
 /// hand-written layout while bounding the parser's recursion. Each level
 /// costs at least 1.6 KB of stack (5 000 levels, about 160 KB of text,
 /// overflowed the CLI's 8 MB main-thread stack; 2 000 did not), so 64
-/// levels, about 100 KB at that rate even if a level cost 1 KB more, stay
+/// levels (about 100 KB at that rate, 170 KB if a level cost 1 KB more) stay
 /// far below even a 2 MB spawned-thread stack.
 pub const MAX_DEPTH: usize = 64;
 
