@@ -23,6 +23,14 @@ pub enum HwError {
         /// Which field is wrong, with its value and the rule it breaks.
         message: String,
     },
+    /// Attributes, lists and dicts nested deeper than
+    /// [`crate::syntax::MAX_DEPTH`] (`pos`: where the level past the limit
+    /// opens).
+    #[error("parse error at byte {pos}: nesting deeper than the limit of {limit} levels (attributes, lists and dicts)")]
+    TooDeep { pos: usize, limit: usize },
+    /// A key given twice in one attribute or dict (MLIR refuses it).
+    #[error("parse error at byte {pos}: duplicate key '{key}' (each key may appear once)")]
+    DuplicateKey { pos: usize, key: String },
     /// The shape does not suit the layout (rank, power of two, too small).
     #[error("invalid shape {shape:?}: {message}")]
     InvalidShape {

@@ -104,9 +104,13 @@ impl Linear {
                 for (k, &c) in b.iter().enumerate() {
                     let limit = shape.map_or(1 << 30, |s| s[k].min(1 << 30) as i64);
                     if !(0..limit).contains(&c) {
+                        let bound = match shape {
+                            Some(s) => format!("dim {k} has size {}", s[k]),
+                            None => "entries are below 2^30".to_string(),
+                        };
                         return Err(invalid(
                             L,
-                            format!("{key} basis {i} {b:?}: entry {c} is out of range (dim {k} has size {limit})"),
+                            format!("{key} basis {i} {b:?}: entry {c} is out of range ({bound})"),
                         ));
                     }
                     ub.push(c as u64);

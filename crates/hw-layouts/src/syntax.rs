@@ -13,6 +13,14 @@
 //! list      := '[' (value (',' value)*)? ']'
 //! ```
 //!
+//! Three rules follow Triton's (MLIR's) parser rather than being lenient:
+//! integers are unsigned (`-0` is refused, as MLIR refuses a negative
+//! literal for an unsigned parameter: "integer constant out of range"); a
+//! key may appear once per attribute or dict (MLIR: "duplicate key 'order'
+//! in dictionary attribute"); and nesting of attributes, lists and dicts is
+//! at most [`MAX_DEPTH`] levels, so that no input, however deep, can
+//! exhaust the stack of the recursive-descent parser.
+//!
 //! ```
 //! use hw_layouts::syntax::{Attribute, Value};
 //! let a = Attribute::parse("#ttg.slice<{dim = 1, parent = #ttg.blocked<{order = [1, 0]}>}>").unwrap();
@@ -24,6 +32,17 @@
 
 use crate::error::{HwError, Result};
 use std::fmt;
+
+/// The deepest nesting of attributes, lists and dicts the parser accepts.
+///
+/// Triton prints at most about 6 levels (a `dot_op` of a `slice` of an
+/// `nvidia_mma` with a list of `CGALayout` bases); 64 leaves room for any
+/// hand-written layout while bounding the parser's recursion. Each level
+/// costs at least 1.6 KB of stack (5 000 levels, about 160 KB of text,
+/// overflowed the CLI's 8 MB main-thread stack; 2 000 did not), so 64
+/// levels (about 100 KB at that rate, 170 KB if a level cost 1 KB more) stay
+/// far below even a 2 MB spawned-thread stack.
+pub const MAX_DEPTH: usize = 64;
 
 /// A parsed attribute `#dialect.name<...>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +63,7 @@ pub struct Attribute {
 /// A value in an attribute.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
-    /// An integer (may be negative).
+    /// A non-negative integer (the parser refuses a leading `-`).
     Int(i64),
     /// `true` / `false`.
     Bool(bool),
@@ -112,6 +131,8 @@ impl Attribute {
         let mut p = Parser {
             s: text.as_bytes(),
             i: 0,
+            depth: 0,
+            key: String::new(),
         };
         p.ws();
         let a = p.attribute()?;
@@ -145,6 +166,10 @@ impl Attribute {
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
+    /// Attributes, lists and dicts currently open.
+    depth: usize,
+    /// The key whose value is being read (named in value errors).
+    key: String,
 }
 
 impl Parser<'_> {
@@ -213,7 +238,14 @@ impl Parser<'_> {
         self.ws();
         let start = self.i;
         if self.peek() == Some(b'-') {
-            self.i += 1;
+            let within = if self.key.is_empty() {
+                String::new()
+            } else {
+                format!(" in '{}'", self.key)
+            };
+            return Err(self.err(&format!(
+                "a non-negative integer{within} (Triton's layout parameters are unsigned; MLIR: integer constant out of range)"
+            )));
         }
         while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
             self.i += 1;
@@ -221,13 +253,45 @@ impl Parser<'_> {
         let t = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
         t.parse::<i64>().map_err(|_| {
             self.i = start;
-            self.err("an integer")
+            self.err("an integer below 2^63")
         })
+    }
+
+    /// Enters one level of nesting (an attribute, list or dict) at the
+    /// current position; refuses beyond [`MAX_DEPTH`].
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(HwError::TooDeep {
+                pos: self.i,
+                limit: MAX_DEPTH,
+            });
+        }
+        Ok(())
+    }
+
+    /// `key` must not be among `fields` yet (MLIR refuses duplicate keys).
+    fn fresh_key(&self, fields: &[(String, Value)], key: &str, pos: usize) -> Result<()> {
+        if fields.iter().any(|(k, _)| k == key) {
+            return Err(HwError::DuplicateKey {
+                pos,
+                key: key.to_string(),
+            });
+        }
+        Ok(())
     }
 
     fn attribute(&mut self) -> Result<Attribute> {
         self.ws();
         let pos = self.i;
+        self.enter()?;
+        let a = self.attribute_body(pos)?;
+        self.depth -= 1;
+        Ok(a)
+    }
+
+    /// [`Self::attribute`] after its depth check.
+    fn attribute_body(&mut self, pos: usize) -> Result<Attribute> {
         self.expect(b'#')?;
         let mut dialect = self.ident()?;
         self.expect(b'.')?;
@@ -257,14 +321,19 @@ impl Parser<'_> {
                 }
                 Some(b'{') => {
                     self.i += 1;
+                    self.enter()?;
                     self.dict_body_into(&mut a.fields)?;
+                    self.depth -= 1;
                 }
                 Some(b'[') if a.padding.is_none() && a.fields.is_empty() => {
                     self.i += 1;
                     a.padding = Some(self.padding()?);
                 }
                 Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
+                    let at = self.i;
                     let k = self.ident()?;
+                    self.fresh_key(&a.fields, &k, at)?;
+                    self.key.clone_from(&k);
                     self.expect(b'=')?;
                     let v = self.value()?;
                     a.fields.push((k, v));
@@ -275,6 +344,7 @@ impl Parser<'_> {
     }
 
     fn padding(&mut self) -> Result<Vec<(i64, i64)>> {
+        "padding".clone_into(&mut self.key);
         let mut v = Vec::new();
         loop {
             let interval = self.int()?;
@@ -303,7 +373,11 @@ impl Parser<'_> {
         }
         d.reserve(8);
         loop {
+            self.ws();
+            let at = self.i;
             let k = self.key()?;
+            self.fresh_key(d, &k, at)?;
+            self.key.clone_from(&k);
             self.expect(b'=')?;
             let v = self.value()?;
             d.push((k, v));
@@ -341,6 +415,7 @@ impl Parser<'_> {
         let v = match self.peek() {
             Some(b'[') => {
                 self.i += 1;
+                self.enter()?;
                 let mut items = Vec::new();
                 if !self.eat(b']') {
                     items.reserve(4);
@@ -352,15 +427,19 @@ impl Parser<'_> {
                         self.expect(b',')?;
                     }
                 }
+                self.depth -= 1;
                 Value::List(items)
             }
             Some(b'{') => {
                 self.i += 1;
-                Value::Dict(self.dict_body()?)
+                self.enter()?;
+                let d = self.dict_body()?;
+                self.depth -= 1;
+                Value::Dict(d)
             }
             Some(b'#') => Value::Attr(Box::new(self.attribute()?)),
             Some(b'"') => Value::Str(self.string()?),
-            Some(c) if c == b'-' || c.is_ascii_digit() => Value::Int(self.int()?),
+            Some(c) if c == b'-' || c == b'+' || c.is_ascii_digit() => Value::Int(self.int()?),
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
                 let id = self.ident()?;
                 match id.as_str() {
@@ -461,5 +540,78 @@ mod tests {
         assert!(Attribute::parse("garbage").is_err());
         assert!(Attribute::parse("#ttg.blocked<{order = [1, 0]}> trailing").is_err());
         assert!(Attribute::parse("#ttg.blocked<{order = }>").is_err());
+    }
+
+    /// `n` slices around a blocked layout: `n + 1` attributes, each with a
+    /// dict, and the blocked layout's lists one level further in.
+    fn nested_slices(n: usize) -> String {
+        let inner = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>";
+        format!(
+            "{}{inner}{}",
+            "#ttg.slice<{dim = 0, parent = ".repeat(n),
+            "}>".repeat(n)
+        )
+    }
+
+    #[test]
+    fn nesting_at_the_limit_parses_and_beyond_it_is_refused() {
+        // Depth of the innermost list: 2 per attribute (attribute + dict),
+        // plus 1 for the list itself.
+        let fits = (MAX_DEPTH - 1) / 2 - 1;
+        assert!(Attribute::parse(&nested_slices(fits)).is_ok());
+        let e = Attribute::parse(&nested_slices(fits + 1)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                HwError::TooDeep {
+                    limit: MAX_DEPTH,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // Far beyond the limit (the depth that overflowed the stack): the
+        // same error, found without recursing further.
+        let e = Attribute::parse(&nested_slices(100_000)).unwrap_err();
+        assert!(e.to_string().contains("limit of 64 levels"), "{e}");
+        // Lists alone nest the same way.
+        let deep_list = format!(
+            "#ttg.linear<{{register = {}1{}}}>",
+            "[".repeat(70),
+            "]".repeat(70)
+        );
+        assert!(matches!(
+            Attribute::parse(&deep_list),
+            Err(HwError::TooDeep { .. })
+        ));
+    }
+
+    #[test]
+    fn negative_literals_are_refused_as_mlir_refuses_them() {
+        for t in [
+            "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [-0, 1]}>",
+            "#ttg.padded_shared<[4:+-16] {offset = [[0, 1]], block = []}>",
+            "#ttng.tensor_memory_encoding<blockM = -128, blockN = 8, colStride = 1>",
+        ] {
+            let e = Attribute::parse(t).unwrap_err().to_string();
+            assert!(e.contains("non-negative integer") && e.contains("found '-"), "{t}: {e}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_naming_the_key() {
+        let e = Attribute::parse("#ttg.blocked<{order = [1, 0], order = [0, 1]}>").unwrap_err();
+        assert_eq!(
+            e,
+            HwError::DuplicateKey {
+                pos: 30,
+                key: "order".into()
+            }
+        );
+        // Across the dict and a bare pair, and inside a nested dict.
+        assert!(Attribute::parse("#ttg.shared_linear<{alignment = 16}, alignment = 16>").is_err());
+        let e =
+            Attribute::parse("#ttg.amd_wmma<{ctaLayout = {warp = [], warp = []}}>").unwrap_err();
+        assert!(e.to_string().contains("duplicate key 'warp'"), "{e}");
     }
 }

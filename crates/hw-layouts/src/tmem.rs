@@ -424,7 +424,7 @@ impl TensorMemoryScales {
             Some(v) => {
                 return Err(invalid(
                     SCALES,
-                    format!("blockRepOrder must be mnThenK or kThenMn, got {v:?}"),
+                    format!("blockRepOrder must be mnThenK or kThenMn, got {v}"),
                 ))
             }
         };

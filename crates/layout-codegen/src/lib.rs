@@ -64,6 +64,7 @@ pub mod dedup;
 pub mod error;
 pub mod gather;
 pub mod gather_cost;
+pub mod limits;
 pub mod partial;
 pub mod plan;
 pub mod replica;

@@ -326,10 +326,9 @@ impl LinearLayout {
         out.clear();
         let n = self.bases.len() as u32;
         if n > 32 {
-            return Err(LayoutError::TooManyBits {
-                which: "table input (limit 32)",
-                bits: n,
-            });
+            return Err(LayoutError::Invalid(format!(
+                "table: the layout has {n} input bits, a table of 2^{n} entries; the limit is 32 bits"
+            )));
         }
         out.try_reserve_exact(1usize << n)
             .map_err(|_| LayoutError::Invalid(format!("table: cannot allocate 2^{n} entries")))?;

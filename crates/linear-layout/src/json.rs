@@ -1,6 +1,8 @@
 //! JSON in the schema of the Triton oracle: `{"register": [[..]], "lane":
 //! [[..]], ...}` (one list of bases per input dim, in order, each basis one
-//! component per output dim) plus `"out_dims": [["dim0", 16], ...]`.
+//! component per output dim) plus `"out_dims": [["dim0", 16], ...]`, or
+//! instead of `"out_dims"` the `"shape": [16, 16]` that the CLI's
+//! `to-linear --json` writes (out dims `dim0..` of those sizes).
 
 use crate::error::{LayoutError, Result};
 use crate::{DimName, LinearLayout};
@@ -33,15 +35,49 @@ impl LinearLayout {
     }
 
     /// Reads [`Self::to_json`]'s form. Without `"out_dims"`, the out dims
-    /// are `dim0..` with sizes from `shape` if given, else inferred (and
-    /// then the layout must be surjective, as Triton's inferring ctor).
+    /// are `dim0..` with sizes from `shape` if given, else from the object's
+    /// `"shape"` key, else inferred (and then the layout must be surjective,
+    /// as Triton's inferring ctor). A `shape` argument that differs from the
+    /// object's `"shape"` is an error naming both.
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// let v = serde_json::json!({"register": [[0, 1]], "lane": [[1, 0]], "shape": [2, 2]});
+    /// let l = LinearLayout::from_json(&v, None).unwrap();
+    /// assert_eq!(l.total_out_dim_size(), 4);
+    /// assert!(LinearLayout::from_json(&v, Some(&[2, 4])).is_err());
+    /// ```
     pub fn from_json(v: &Value, shape: Option<&[u64]>) -> Result<LinearLayout> {
         let obj = v
             .as_object()
             .ok_or_else(|| LayoutError::Json("expected an object of bases".into()))?;
+        let recorded = match obj.get("shape") {
+            None => None,
+            Some(s) => Some(
+                s.as_array()
+                    .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+                    .ok_or_else(|| {
+                        LayoutError::Json(format!(
+                            "\"shape\" must be a list of non-negative integers, got {s}"
+                        ))
+                    })?,
+            ),
+        };
+        let shape = match (shape, recorded.as_deref()) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(LayoutError::Json(format!(
+                    "shape {a:?} differs from the layout's recorded \"shape\" {b:?}"
+                )))
+            }
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        };
         let mut bases = Vec::new();
         let mut out_dims: Option<Vec<(DimName, u64)>> = None;
         for (k, val) in obj {
+            if k == "shape" {
+                continue;
+            }
             if k == "out_dims" {
                 let arr = val.as_array().ok_or_else(|| {
                     LayoutError::Json("out_dims must be a list of [name, size]".into())

@@ -332,14 +332,37 @@ fn parse_shape(shape: Vec<i64>) -> PyResult<Vec<u64>> {
 /// `strided_1d`) combined with `*`, or from Triton attribute text
 /// (`from_mlir`).
 #[pyclass(name = "LinearLayout", module = "linear_layouts", frozen, eq, hash)]
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct PyLayout {
     inner: LinearLayout,
+    /// What Triton 3.9's `to_linear_layout` reports for the attribute this
+    /// layout was read from (`from_mlir`), where that differs from `inner`:
+    /// padded shared gives block bases in CTA-tile units, partitioned shared
+    /// and multi-CTA tensor memory drop an input dim. `to_dict()` prints it,
+    /// `to_dict(full=True)` prints `inner`. Not part of equality or hashing.
+    triton: Option<Box<LinearLayout>>,
+}
+
+impl PartialEq for PyLayout {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl Eq for PyLayout {}
+
+impl std::hash::Hash for PyLayout {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.inner.hash(state);
+    }
 }
 
 impl PyLayout {
     fn wrap(inner: LinearLayout) -> Self {
-        PyLayout { inner }
+        PyLayout {
+            inner,
+            triton: None,
+        }
     }
 }
 
@@ -368,7 +391,21 @@ fn from_bases_impl(
                     "cannot infer the output dims of a layout without bases: pass out_dims",
                 ));
             };
-            run(|| LinearLayout::with_inferred_out_sizes(bs, DimName::standard_out_dims(rank)))?
+            if require_surjective {
+                run(|| LinearLayout::with_inferred_out_sizes(bs, DimName::standard_out_dims(rank)))?
+            } else {
+                // Each out dim just large enough for every component.
+                let mut sizes = vec![1u64; rank];
+                for (_, b) in &bs {
+                    for basis in b {
+                        for (size, &c) in sizes.iter_mut().zip(basis) {
+                            *size = (*size).max(c.saturating_add(1).checked_next_power_of_two().unwrap_or(u64::MAX));
+                        }
+                    }
+                }
+                let outs = DimName::standard_out_dims(rank).into_iter().zip(sizes).collect();
+                run(|| LinearLayout::new(bs, outs, false))?
+            }
         }
         (Some(_), Some(names)) if !names.is_empty() || rank.is_none() => {
             run(|| LinearLayout::with_inferred_out_sizes(bs, to_dims(&names)))?
@@ -468,14 +505,15 @@ impl PyLayout {
     /// The layout of Triton attribute `text` for a tensor of `shape` (see the
     /// module-level `from_mlir`).
     #[staticmethod]
-    #[pyo3(signature = (text, shape, threads_per_warp=None, cache=true))]
+    #[pyo3(signature = (text, shape, threads_per_warp=None, cache=true, num_warps=None))]
     fn from_mlir(
         text: &str,
         shape: Vec<i64>,
         threads_per_warp: Option<i64>,
         cache: bool,
+        num_warps: Option<i64>,
     ) -> PyResult<Self> {
-        from_mlir(text, shape, threads_per_warp, cache)
+        from_mlir(text, shape, threads_per_warp, cache, num_warps)
     }
 
     // ----- dims -----------------------------------------------------------
@@ -883,7 +921,21 @@ impl PyLayout {
     /// packed (first out dim in the low bits, dtype uint64), or with
     /// `unpacked=True` an `(N, number of out dims)` array of coordinates.
     #[pyo3(signature = (unpacked=false))]
+    ///
+    /// At most `2**24` values (entries times coordinates): the table is
+    /// built in Rust and copied twice on the way to NumPy (about 400 MB at
+    /// the limit), so a larger one is refused at once instead of exhausting
+    /// memory (a 2**32-entry table needs 32 GB per copy).
     fn table<'py>(&self, py: Python<'py>, unpacked: bool) -> PyResult<Bound<'py, PyAny>> {
+        const MAX_TABLE_VALUES_LOG2: u32 = 24;
+        let bits = self.inner.total_in_dim_size_log2();
+        let cols = if unpacked { self.inner.out_dims().len().max(1) } else { 1 };
+        let values_log2 = bits + (cols as u32).next_power_of_two().trailing_zeros();
+        if values_log2 > MAX_TABLE_VALUES_LOG2 && bits <= 32 {
+            return Err(err(format!(
+                "table: 2**{bits} entries x {cols} coordinate(s) exceed the limit of 2**{MAX_TABLE_VALUES_LOG2} values; use apply() or apply_flat() for single indices"
+            )));
+        }
         let t = run(|| self.inner.table())?;
         let np = py.import("numpy")?;
         let outs = self.inner.out_dims();
@@ -938,10 +990,21 @@ impl PyLayout {
     /// The oracle's JSON schema: `{"register": [[..]], ...}` (one list of
     /// bases per input dim, in order); with `out_dims=True` also
     /// `"out_dims": [[name, size], ...]`, which `from_dict` reads back exactly.
-    #[pyo3(signature = (out_dims=false))]
-    fn to_dict<'py>(&self, py: Python<'py>, out_dims: bool) -> PyResult<Bound<'py, PyDict>> {
+    ///
+    /// For a layout read by `from_mlir` this is what Triton 3.9's
+    /// `to_linear_layout` reports (as the CLI's `to-linear --json`): padded
+    /// shared gives block bases in CTA-tile units, partitioned shared and
+    /// multi-CTA tensor memory drop an input dim. `full=True` gives the
+    /// complete layout (every input dim, element units), which is also what
+    /// `to_dict(out_dims=True)` and `to_json()` write, so that they read back.
+    #[pyo3(signature = (out_dims=false, full=false))]
+    fn to_dict<'py>(&self, py: Python<'py>, out_dims: bool, full: bool) -> PyResult<Bound<'py, PyDict>> {
+        let layout = match &self.triton {
+            Some(t) if !full && !out_dims => t,
+            _ => &self.inner,
+        };
         let d = PyDict::new(py);
-        for (n, bs) in self.inner.all_bases() {
+        for (n, bs) in layout.all_bases() {
             d.set_item(n.as_str(), bs)?;
         }
         if out_dims {
@@ -1014,23 +1077,41 @@ impl PyLayout {
     /// the tensor grid coloured by warp with thread:register labels (or, with
     /// `hw=True`, warps × lanes × registers), for a shared layout the bank
     /// view. The tensor shape is the layout's out-dim sizes.
-    #[pyo3(signature = (hw=false))]
-    fn svg(&self, hw: bool) -> PyResult<String> {
+    ///
+    /// `rows=(a, b)` / `cols=(c, d)` (half-open) draw only that window of
+    /// the tensor grid of a distributed layout.
+    #[pyo3(signature = (hw=false, rows=None, cols=None))]
+    fn svg(&self, hw: bool, rows: Option<(u64, u64)>, cols: Option<(u64, u64)>) -> PyResult<String> {
         let shape: Vec<u64> = self.inner.out_dims().iter().map(|d| d.1).collect();
         let l = &self.inner;
-        run(|| {
+        let window = layout_view::Window {
+            rows: rows.map(|(a, b)| a..b),
+            cols: cols.map(|(a, b)| a..b),
+        };
+        if hw && window != layout_view::Window::default() {
+            return Err(err("rows/cols select a window of the tensor picture, not of hw=True"));
+        }
+        guard(|| {
             if hw {
                 layout_view::svg::hardware_picture(l, &shape)
+            } else if window != layout_view::Window::default() {
+                layout_view::svg::tensor_picture_window(l, &shape, &window)
             } else {
                 layout_view::svg::default_picture(l, &shape)
             }
             .map(|p| p.svg)
+            // The library names the CLI's flags; in Python they are arguments.
+            .map_err(|e| {
+                e.to_string()
+                    .replace("(--rows/--cols)", "with svg(rows=(a, b), cols=(c, d))")
+                    .replace("--rows/--cols", "svg(rows=(a, b), cols=(c, d))")
+            })
         })
     }
 
     /// Notebook display: the picture of [`Self::svg`].
     fn _repr_svg_(&self) -> PyResult<String> {
-        self.svg(false)
+        self.svg(false, None, None)
     }
 
     /// Triton's toString (multi-line): one line per basis, then the out dims.
@@ -1108,12 +1189,13 @@ impl PyLayout {
 /// call returns an equal layout without re-parsing. `cache=False` bypasses
 /// the memo; `clear_cache()` empties it.
 #[pyfunction]
-#[pyo3(signature = (text, shape, threads_per_warp=None, cache=true))]
+#[pyo3(signature = (text, shape, threads_per_warp=None, cache=true, num_warps=None))]
 fn from_mlir(
     text: &str,
     shape: Vec<i64>,
     threads_per_warp: Option<i64>,
     cache: bool,
+    num_warps: Option<i64>,
 ) -> PyResult<PyLayout> {
     let shape = parse_shape(shape)?;
     let cached = if cache { cache_get(text, &shape) } else { None };
@@ -1122,9 +1204,16 @@ fn from_mlir(
         None => {
             hw_layouts::check_shape(&shape).map_err(err)?;
             let l = guard(|| {
-                Encoding::parse(text)
-                    .and_then(|e| e.to_linear_layout(&shape))
-                    .map_err(|e| e.to_string())
+                let enc = Encoding::parse(text).map_err(|e| e.to_string())?;
+                let inner = enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
+                // Triton's report differs only outside distributed layouts.
+                let triton = match enc.space() {
+                    hw_layouts::Space::Distributed => None,
+                    _ => Some(enc.to_triton_linear_layout(&shape).map_err(|e| e.to_string())?)
+                        .filter(|t| *t != inner)
+                        .map(Box::new),
+                };
+                Ok(PyLayout { inner, triton })
             })?;
             if cache {
                 cache_put(text, &shape, &l);
@@ -1132,29 +1221,39 @@ fn from_mlir(
             l
         }
     };
-    if let Some(tpw) = threads_per_warp {
-        if l.has_in_dim(DimName::LANE) && l.in_dim_size(DimName::LANE) as i64 != tpw {
+    let size = |d| if l.inner.has_in_dim(d) { l.inner.in_dim_size(d) as i64 } else { 1 };
+    let distributed = l.inner.has_in_dim(DimName::LANE) || l.inner.has_in_dim(DimName::REGISTER);
+    if let (Some(tpw), true) = (threads_per_warp, distributed) {
+        if size(DimName::LANE) != tpw {
             return Err(err(format!(
                 "layout has {} threads per warp, expected threads_per_warp = {tpw}",
-                l.in_dim_size(DimName::LANE)
+                size(DimName::LANE)
             )));
         }
     }
-    Ok(PyLayout::wrap(l))
+    if let (Some(w), true) = (num_warps, distributed) {
+        if size(DimName::WARP) != w {
+            return Err(err(format!(
+                "layout has {} warps, expected num_warps = {w}",
+                size(DimName::WARP)
+            )));
+        }
+    }
+    Ok(l)
 }
 
 /// Memo of `from_mlir`: text → shape → layout. Bounded: emptied when it
 /// holds more than `CACHE_LIMIT` layouts.
-type Memo = HashMap<String, HashMap<Vec<u64>, LinearLayout>>;
+type Memo = HashMap<String, HashMap<Vec<u64>, PyLayout>>;
 const CACHE_LIMIT: usize = 4096;
 static CACHE: Mutex<Option<(Memo, usize)>> = Mutex::new(None);
 
-fn cache_get(text: &str, shape: &[u64]) -> Option<LinearLayout> {
+fn cache_get(text: &str, shape: &[u64]) -> Option<PyLayout> {
     let g = CACHE.lock().ok()?;
     g.as_ref()?.0.get(text)?.get(shape).cloned()
 }
 
-fn cache_put(text: &str, shape: &[u64], l: &LinearLayout) {
+fn cache_put(text: &str, shape: &[u64], l: &PyLayout) {
     let Ok(mut g) = CACHE.lock() else { return };
     let (memo, count) = g.get_or_insert_with(|| (HashMap::new(), 0));
     if *count >= CACHE_LIMIT {
@@ -1223,11 +1322,35 @@ fn bank_conflicts(reg: &PyLayout, shared: &PyLayout, bitwidth: u32) -> PyResult<
     run(|| layout_codegen::bank_conflicts::bank_conflicts(&reg.inner, &shared.inner, bitwidth))
 }
 
+/// Refuses, before planning, a conversion above
+/// `layout_codegen::limits` (the work is per element), and two distributed
+/// layouts on different threads (named, instead of a failed simulation).
+fn check_plan_size(s: &LinearLayout, d: &LinearLayout, command: &str) -> PyResult<()> {
+    use layout_codegen::limits::{check_plan_layout, check_plan_shape};
+    let shape: Vec<u64> = d.out_dims().iter().map(|o| o.1).collect();
+    check_plan_shape(&shape, command).map_err(err)?;
+    check_plan_layout(s, "the source layout", command).map_err(err)?;
+    check_plan_layout(d, "the destination layout", command).map_err(err)?;
+    let size = |l: &LinearLayout, n| if l.has_in_dim(n) { l.in_dim_size(n) } else { 1 };
+    if s.has_in_dim(DimName::LANE) && d.has_in_dim(DimName::LANE) {
+        for (n, what) in [(DimName::LANE, "threads per warp"), (DimName::WARP, "warps"), (DimName::BLOCK, "CTAs")] {
+            let (a, b) = (size(s, n), size(d, n));
+            if a != b {
+                return Err(err(format!(
+                    "the source layout has {a} {what} but the destination has {b}: a conversion keeps the kernel's {what}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `_convert(src, dst, bitwidth)`: (kind, conversion layout, JSON of
 /// {"cost", "plan"}) of the planned and simulated conversion.
 #[pyfunction]
 fn _convert(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<(String, PyLayout, String)> {
     let (s, d) = (&src.inner, &dst.inner);
+    check_plan_size(s, d, "convert")?;
     run(|| -> Result<(String, PyLayout, String), String> {
         let comp = layout_codegen::conversion::conversion_layout(s, d).map_err(|e| e.to_string())?;
         let kind = layout_codegen::conversion::classify(s, d).map_err(|e| e.to_string())?;
@@ -1263,6 +1386,7 @@ fn _swizzle(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<(PyLayout
 #[pyfunction]
 fn _partial(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<String> {
     let (s, d) = (&src.inner, &dst.inner);
+    check_plan_size(s, d, "partial")?;
     run(|| {
         layout_codegen::partial::plan_split_optimal(s, d, bitwidth).map(|(p, r)| {
             serde_json::json!({

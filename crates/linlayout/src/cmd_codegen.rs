@@ -5,6 +5,11 @@
 //! `linear` field (`{"register": [[0, 1]], "lane": [...], ...}` for
 //! distributed layouts, `{"offset": [...], "block": []}` for shared ones).
 
+#[allow(unused_imports)] // its old home: other subcommands import it from here
+pub use crate::common::dtype_bitwidth;
+use crate::common::{
+    check_plan_layout, check_plan_shape, check_same_threads, DtypeArgs, HardwareArgs,
+};
 use crate::input::{parse_shape, read_layout_text};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::choice::total_warps;
@@ -20,12 +25,13 @@ use serde_json::{json, Map, Value};
 /// Arguments of `convert`.
 #[derive(clap::Args)]
 pub struct ConvertArgs {
-    /// Tensor shape, e.g. 128x128.
+    /// Tensor shape, e.g. 128x128 (at most 2^18 elements).
     #[arg(long)]
     pub shape: String,
-    /// Element type: f16, bf16, f32, i8, f8E4M3FN, f64, ... (sets the bit width).
-    #[arg(long, default_value = "f32")]
-    pub dtype: String,
+    #[command(flatten)]
+    pub dtype: DtypeArgs,
+    #[command(flatten)]
+    pub hardware: HardwareArgs,
     /// Print JSON: {"kind", "conversion", "cost", "plan", "best"} ("kind"
     /// is Triton's class; "best" is our plan's kind, candidate and cost, with
     /// Triton's cost beside it).
@@ -72,9 +78,10 @@ pub struct SwizzleArgs {
     /// Tensor shape, e.g. 128x128.
     #[arg(long)]
     pub shape: String,
-    /// Element bit width (8, 16, 32, 64).
-    #[arg(long, default_value_t = 16)]
-    pub bitwidth: u32,
+    #[command(flatten)]
+    pub dtype: DtypeArgs,
+    #[command(flatten)]
+    pub hardware: HardwareArgs,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -90,9 +97,10 @@ pub struct BankConflictsArgs {
     /// Tensor shape, e.g. 64x64.
     #[arg(long)]
     pub shape: String,
-    /// Element bit width.
-    #[arg(long)]
-    pub bitwidth: u32,
+    #[command(flatten)]
+    pub dtype: DtypeArgs,
+    #[command(flatten)]
+    pub hardware: HardwareArgs,
     /// Print JSON with Triton's count and the exact hardware count.
     #[arg(long)]
     pub json: bool,
@@ -102,6 +110,19 @@ pub struct BankConflictsArgs {
     pub shared: String,
 }
 
+/// Reads one layout argument for `shape` and checks it against the
+/// hardware flags.
+pub fn read_plan_layout(
+    arg: &str,
+    shape: &[u64],
+    what: &str,
+    hardware: &HardwareArgs,
+) -> Result<LinearLayout, String> {
+    let ll = read_layout(arg, shape, what)?;
+    hardware.check(&ll, &format!("the {what} layout"))?;
+    Ok(ll)
+}
+
 /// Reads one layout argument for `shape`.
 pub fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout, String> {
     let text = read_layout_text(arg)?;
@@ -109,39 +130,25 @@ pub fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout,
     if t.starts_with('{') {
         let v: Value =
             serde_json::from_str(t).map_err(|e| format!("{what} layout: invalid JSON: {e}"))?;
-        return LinearLayout::from_json(&v, Some(shape)).map_err(|e| format!("{what} layout: {e}"));
+        // An oracle record (or `swizzle --json`) keeps the bases in "linear".
+        let bases = v.get("linear").unwrap_or(&v);
+        return LinearLayout::from_json(bases, Some(shape))
+            .map_err(|e| format!("{what} layout: {e}"));
     }
     let enc = hw_layouts::Encoding::parse(t).map_err(|e| format!("{what} layout: {e}"))?;
     enc.to_linear_layout(shape)
         .map_err(|e| format!("{what} layout: {e}"))
 }
 
+/// Parses `--shape` and checks that every dim is a power of two.
 pub fn shape_arg(s: &str) -> Result<Vec<u64>, String> {
     let shape = parse_shape(s)?;
-    if shape.is_empty() || shape.iter().any(|&d| d == 0 || !d.is_power_of_two()) {
+    if let Some(d) = shape.iter().find(|&&d| d == 0 || !d.is_power_of_two()) {
         return Err(format!(
-            "invalid shape '{s}': every dim must be a power of two"
+            "invalid shape '{s}': every dim must be a power of two, got {d}"
         ));
     }
     Ok(shape)
-}
-
-/// Bit width of a Triton element type name.
-pub fn dtype_bitwidth(dtype: &str) -> Result<u32, String> {
-    let d = dtype.trim().to_ascii_lowercase();
-    let w = match d.as_str() {
-        "f16" | "bf16" | "fp16" | "i16" | "u16" => 16,
-        "f32" | "fp32" | "i32" | "u32" | "tf32" => 32,
-        "f64" | "fp64" | "i64" | "u64" => 64,
-        "i8" | "u8" | "i1" => 8,
-        _ if d.starts_with("f8") || d.starts_with("fp8") => 8,
-        _ => {
-            return Err(format!(
-                "unknown dtype '{dtype}' (expected f16, bf16, f32, f64, i8, f8..., i16, i32, i64)"
-            ))
-        }
-    };
-    Ok(w)
 }
 
 /// `#ttg.shared_linear<{offset = [[..], ...]}, alignment = A>`.
@@ -171,11 +178,13 @@ fn shared_linear_text(l: &LinearLayout, alignment: u64) -> String {
 /// Runs `bank-conflicts`.
 pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), String> {
     let shape = shape_arg(&a.shape)?;
-    let reg = read_layout(&a.distributed, &shape, "distributed")?;
-    let smem = read_layout(&a.shared, &shape, "shared")?;
-    let n = bank_conflicts(&reg, &smem, a.bitwidth).map_err(|e| e.to_string())?;
+    let bw = a.dtype.bits()?;
+    a.hardware.validate()?;
+    let reg = read_plan_layout(&a.distributed, &shape, "distributed", &a.hardware)?;
+    let smem = read_plan_layout(&a.shared, &shape, "shared", &a.hardware)?;
+    let n = bank_conflicts(&reg, &smem, bw).map_err(|e| e.to_string())?;
     if a.json {
-        let exact = exact_bank_conflicts(&reg, &smem, a.bitwidth).map_err(|e| e.to_string())?;
+        let exact = exact_bank_conflicts(&reg, &smem, bw).map_err(|e| e.to_string())?;
         println!("{}", json!({"conflicts": n, "exact_hardware": exact}));
     } else {
         println!("{n}");
@@ -186,9 +195,12 @@ pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), String> {
 /// Runs `swizzle`.
 pub fn run_swizzle(a: SwizzleArgs) -> Result<(), String> {
     let shape = shape_arg(&a.shape)?;
-    let src = read_layout(&a.src, &shape, "source")?;
-    let dst = read_layout(&a.dst, &shape, "destination")?;
-    let r = optimal_swizzling(&src, &dst, a.bitwidth).map_err(|e| e.to_string())?;
+    let bitwidth = a.dtype.bits()?;
+    a.hardware.validate()?;
+    let src = read_plan_layout(&a.src, &shape, "source", &a.hardware)?;
+    let dst = read_plan_layout(&a.dst, &shape, "destination", &a.hardware)?;
+    check_same_threads(&src, &dst)?;
+    let r = optimal_swizzling(&src, &dst, bitwidth).map_err(|e| e.to_string())?;
     let text = shared_linear_text(&r.shared, 16);
     if a.json {
         println!(
@@ -197,7 +209,7 @@ pub fn run_swizzle(a: SwizzleArgs) -> Result<(), String> {
                 "shared": text,
                 "linear": r.shared.bases_json(),
                 "vector_elems": r.vector_elems,
-                "vector_bits": r.vector_elems * a.bitwidth as u64,
+                "vector_bits": r.vector_elems * bitwidth as u64,
                 "read_conflicts": r.read_conflicts,
                 "write_conflicts": r.write_conflicts,
                 "lower_bound_log2": r.lower_bound_log2,
@@ -209,7 +221,7 @@ pub fn run_swizzle(a: SwizzleArgs) -> Result<(), String> {
         println!(
             "vector: {} elements ({} bits)",
             r.vector_elems,
-            r.vector_elems * a.bitwidth as u64
+            r.vector_elems * bitwidth as u64
         );
         println!("write conflicts: {}", r.write_conflicts);
         println!("read conflicts: {}", r.read_conflicts);
@@ -296,9 +308,14 @@ fn report_cross_cta(a: &ConvertArgs, comp: &LinearLayout) -> Result<(), String> 
 /// Runs `convert`.
 pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
     let shape = shape_arg(&a.shape)?;
-    let bw = dtype_bitwidth(&a.dtype)?;
-    let src = read_layout(&a.src, &shape, "source")?;
-    let dst = read_layout(&a.dst, &shape, "destination")?;
+    let bw = a.dtype.bits()?;
+    a.hardware.validate()?;
+    check_plan_shape(&shape, "convert")?;
+    let src = read_plan_layout(&a.src, &shape, "source", &a.hardware)?;
+    let dst = read_plan_layout(&a.dst, &shape, "destination", &a.hardware)?;
+    check_plan_layout(&src, "the source layout", "convert")?;
+    check_plan_layout(&dst, "the destination layout", "convert")?;
+    check_same_threads(&src, &dst)?;
     let comp = conversion_layout(&src, &dst).map_err(|e| e.to_string())?;
     let kind = classify(&src, &dst).map_err(|e| e.to_string())?;
     if kind == ConversionKind::CrossCta {

@@ -2,7 +2,8 @@
 //! words, for people learning the algebra. Everything printed is read off
 //! the library's results (no second implementation here).
 
-use crate::cmd_codegen::{read_layout, shape_arg};
+use crate::cmd_codegen::{read_plan_layout, shape_arg};
+use crate::common::{check_same_threads, DtypeArgs, HardwareArgs};
 use layout_codegen::swizzle::optimal_swizzling;
 use linear_layout::{gf2, DimName, LinearLayout};
 
@@ -19,7 +20,9 @@ pub enum Op {
 
 /// Arguments of `explain`.
 ///
-/// Example: linlayout explain invert-and-compose --shape 16x16 '#ttg.blocked<{...}>' '#ttg.blocked<{...}>'
+/// Example: linlayout explain invert-and-compose --shape 16x16 '<source>' '<destination>'
+///
+/// The source comes first, as in `convert` and `swizzle`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The operation.
@@ -28,13 +31,14 @@ pub struct Args {
     /// Tensor shape, e.g. 16x16.
     #[arg(long)]
     pub shape: String,
-    /// Element bit width (swizzle).
-    #[arg(long, default_value_t = 16)]
-    pub bitwidth: u32,
-    /// The first layout (the destination for invert-and-compose / swizzle's source).
-    pub a: String,
-    /// The second layout (the source for invert-and-compose; swizzle's destination).
-    pub b: Option<String>,
+    #[command(flatten)]
+    pub dtype: DtypeArgs,
+    #[command(flatten)]
+    pub hardware: HardwareArgs,
+    /// The source layout (free-variables: the layout).
+    pub src: String,
+    /// The destination layout (invert-and-compose, swizzle).
+    pub dst: Option<String>,
 }
 
 fn bit_name(l: &LinearLayout, flat: u32) -> String {
@@ -62,14 +66,22 @@ fn fmt_basis(v: &[u64]) -> String {
 /// Runs the command.
 pub fn run(a: Args) -> Result<(), String> {
     let shape = shape_arg(&a.shape)?;
-    let first = read_layout(&a.a, &shape, "first")?;
+    let bitwidth = a.dtype.bits()?;
+    a.hardware.validate()?;
+    let first = read_plan_layout(&a.src, &shape, "source", &a.hardware)?;
     let second = || -> Result<LinearLayout, String> {
-        let b = a.b.as_deref().ok_or("this operation needs two layouts")?;
-        read_layout(b, &shape, "second")
+        let b = a
+            .dst
+            .as_deref()
+            .ok_or("this operation needs two layouts: the source, then the destination")?;
+        let dst = read_plan_layout(b, &shape, "destination", &a.hardware)?;
+        check_same_threads(&first, &dst)?;
+        Ok(dst)
     };
     match a.op {
         Op::InvertAndCompose => {
-            let (dst, src) = (first, second()?);
+            let dst = second()?;
+            let src = first;
             let c = dst.invert_and_compose(&src).map_err(|e| e.to_string())?;
             println!("C = dst.invert_and_compose(src): src(C(x)) = dst(x) for every hardware index x of dst.");
             println!("Each column of C says where one input bit of dst finds its data in src.\n");
@@ -150,7 +162,7 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         Op::Swizzle => {
             let dst = second()?;
-            let r = optimal_swizzling(&first, &dst, a.bitwidth).map_err(|e| e.to_string())?;
+            let r = optimal_swizzling(&first, &dst, bitwidth).map_err(|e| e.to_string())?;
             let name = |v: &u64| {
                 let u = first.unpack(*v);
                 fmt_basis(&u)

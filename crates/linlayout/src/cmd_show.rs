@@ -22,6 +22,8 @@ pub struct LayoutSource {
     /// Read the layout as JSON bases from this file.
     #[arg(long, value_name = "FILE")]
     pub json_layout: Option<String>,
+    #[command(flatten)]
+    pub hardware: crate::common::HardwareArgs,
     /// The layout attribute text or a JSON object ('{...}'), '-' for stdin,
     /// '@file' for a file.
     pub layout: Option<String>,
@@ -49,9 +51,9 @@ pub struct ShowArgs {
     /// Write a standalone HTML page (the picture plus a pointer read-out).
     #[arg(long, value_name = "FILE")]
     pub html: Option<String>,
-    /// Element bit width for the bank view of shared layouts.
-    #[arg(long, default_value_t = 16)]
-    pub elem_bits: u64,
+    /// The element type of the bank view of shared layouts.
+    #[command(flatten)]
+    pub dtype: crate::common::DtypeArgs,
     /// With a shared layout and --svg/--html: a distributed layout (attribute
     /// or JSON, same --shape) whose first shared-memory access of warp 0 is
     /// drawn on the bank view: touched cells outlined, bank conflicts in red,
@@ -69,6 +71,7 @@ pub struct MatrixArgs {
 
 /// Builds the layout and its shape from the command line.
 fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
+    src.hardware.validate()?;
     let shape = src.shape.as_deref().map(parse_shape).transpose()?;
     let (text, from_file) = match (&src.json_layout, &src.layout) {
         (Some(_), Some(_)) => {
@@ -119,11 +122,14 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
             .and_then(|enc| enc.to_linear_layout(&shape))
             .map_err(|e| e.to_string())?
     };
+    src.hardware.check(&ll, "the layout")?;
     let out: Vec<u64> = ll.out_dims().iter().map(|d| d.1).collect();
     if let Some(s) = shape {
         if s != out {
             return Err(format!(
-                "--shape {s:?} does not match the layout's output sizes {out:?}"
+                "--shape {} does not match the layout's output sizes {}",
+                crate::common::shape_text(&s),
+                crate::common::shape_text(&out)
             ));
         }
     }
@@ -136,6 +142,7 @@ fn write(path: &str, contents: &str) -> Result<(), String> {
 
 /// Runs `show`.
 pub fn run_show(a: ShowArgs) -> Result<(), String> {
+    let elem_bits = u64::from(a.dtype.bits()?);
     let (ll, shape) = load(&a.source)?;
     let kind = LayoutKind::of(&ll).map_err(|e| e.to_string())?;
     let window = text::Window {
@@ -153,6 +160,9 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?,
     };
     let windowed = window != text::Window::default();
+    if !windowed {
+        crate::common::check_view_size(&ll, &shape)?;
+    }
     let picture = a.svg.is_some() || a.html.is_some();
     if windowed && (a.hw || (picture && kind == LayoutKind::Shared)) {
         return Err(
@@ -178,11 +188,12 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
                             .join("x"),
                     ),
                     json_layout: None,
+                    hardware: a.source.hardware.clone(),
                     layout: Some(text.clone()),
                 };
                 let (reg, _) = load(&src).map_err(|e| format!("--access: {e}"))?;
                 Some(
-                    layout_view::access::first_access(&reg, &ll, &shape, a.elem_bits)
+                    layout_view::access::first_access(&reg, &ll, &shape, elem_bits)
                         .map_err(|e| format!("--access: {e}"))?,
                 )
             }
@@ -192,7 +203,7 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
             (LayoutKind::Distributed, false) => svg::tensor_picture_window(&ll, &shape, &window),
             (LayoutKind::Distributed, true) => svg::hardware_picture(&ll, &shape),
             (LayoutKind::Shared, _) => {
-                svg::bank_picture_access(&ll, &shape, a.elem_bits, access.as_ref())
+                svg::bank_picture_access(&ll, &shape, elem_bits, access.as_ref())
             }
         }
         .map_err(|e| e.to_string())?;

@@ -27,10 +27,8 @@ pub struct Args {
     /// input dim, e.g. `partition`, element units everywhere).
     #[arg(long, requires = "json")]
     pub full: bool,
-    /// Threads per warp, 32 (default) or 64 (AMD CDNA). When given, a
-    /// distributed layout must have exactly that many lanes.
-    #[arg(long)]
-    pub threads_per_warp: Option<u32>,
+    #[command(flatten)]
+    pub hardware: crate::common::HardwareArgs,
     /// The layout attribute text, '-' for stdin, '@file' for a file.
     pub layout: String,
 }
@@ -43,28 +41,14 @@ pub fn run(a: Args) -> Result<(), String> {
 
 /// The text `run` prints.
 pub fn render(a: &Args) -> Result<String, String> {
-    let tpw = a.threads_per_warp;
-    if let Some(t) = tpw {
-        if t != 32 && t != 64 {
-            return Err(format!("--threads-per-warp must be 32 or 64, got {t}"));
-        }
-    }
+    a.hardware.validate()?;
     let shape = parse_shape(&a.shape)?;
     let text = read_layout_text(&a.layout)?;
     let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
     let ll = enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
     let space = enc.space();
-    if let (Some(t), Space::Distributed) = (tpw, space) {
-        let lanes = if ll.has_in_dim(DimName::LANE) {
-            ll.in_dim_size(DimName::LANE)
-        } else {
-            1
-        };
-        if lanes != t as u64 {
-            return Err(format!(
-                "the layout has {lanes} threads per warp but --threads-per-warp is {t}"
-            ));
-        }
+    if space == Space::Distributed {
+        a.hardware.check(&ll, "the layout")?;
     }
     if a.json {
         // Triton's own report (the oracle's `linear`) unless --full.

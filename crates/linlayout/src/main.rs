@@ -11,7 +11,9 @@ mod cmd_explain;
 mod cmd_partial;
 mod cmd_show;
 mod cmd_to_linear;
+mod common;
 mod input;
+mod output;
 
 /// Linear layouts: GPU tensor layouts as linear maps over GF(2).
 #[derive(Parser)]
@@ -78,6 +80,10 @@ fn main() -> ExitCode {
         if msg.contains("Broken pipe") {
             std::process::exit(0);
         }
+        if let Some(why) = output::write_failure(msg) {
+            eprintln!("linlayout: {why}");
+            std::process::exit(1);
+        }
         eprintln!("linlayout: internal error: {msg}");
         std::process::exit(101);
     }));
@@ -89,7 +95,13 @@ fn main() -> ExitCode {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
                 _ => 2,
             };
-            let _ = e.print();
+            // Help (also when no subcommand is given) prints as clap
+            // formats it; a usage error is one line.
+            if code == 0 || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                let _ = e.print();
+            } else {
+                eprintln!("linlayout: {}", output::usage_error_line(&e));
+            }
             return ExitCode::from(code);
         }
     };
@@ -105,7 +117,7 @@ fn main() -> ExitCode {
         Command::FromCute(a) => cmd_cute::run_from(a),
         Command::ToCute(a) => cmd_cute::run_to(a),
     };
-    match result {
+    match result.and_then(|()| output::flush_stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             let line = msg.lines().next().unwrap_or("error").to_string();

@@ -20,7 +20,8 @@ fn run(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn invert_and_compose_names_the_source_bits() {
-    let (code, out, _) = run(&["explain", "invert-and-compose", "--shape", "16x16", B, A]);
+    // Source first: A, then the destination B.
+    let (code, out, _) = run(&["explain", "invert-and-compose", "--shape", "16x16", A, B]);
     assert_eq!(code, 0);
     // B's warp bit holds (0, 8); in A column 8 is lane bit 2 (lanes walk
     // dim1 by 2, 4, 8): so B's warp=1 finds its data at A's lane=4.

@@ -31,7 +31,7 @@ pub(crate) fn opt_u64(a: &Attribute, layout: &'static str, key: &str) -> Result<
             )),
             None => Err(invalid(
                 layout,
-                format!("{key} must be an integer, got {v:?}"),
+                format!("{key} must be an integer, got {v}"),
             )),
         },
     }
@@ -49,18 +49,15 @@ pub(crate) fn opt_bool(a: &Attribute, layout: &'static str, key: &str) -> Result
         Some(v) => v
             .as_bool()
             .map(Some)
-            .ok_or_else(|| invalid(layout, format!("{key} must be true or false, got {v:?}"))),
+            .ok_or_else(|| invalid(layout, format!("{key} must be true or false, got {v}"))),
     }
 }
 
 /// A list of non-negative integers.
 pub(crate) fn u64_list(v: &Value, layout: &'static str, key: &str) -> Result<Vec<u64>> {
-    let l = v.as_int_list().ok_or_else(|| {
-        invalid(
-            layout,
-            format!("{key} must be a list of integers, got {v:?}"),
-        )
-    })?;
+    let l = v
+        .as_int_list()
+        .ok_or_else(|| invalid(layout, format!("{key} must be a list of integers, got {v}")))?;
     l.into_iter()
         .map(|x| {
             u64::try_from(x).map_err(|_| {
@@ -78,7 +75,7 @@ pub(crate) fn u64_matrix(v: &Value, layout: &'static str, key: &str) -> Result<V
     let m = v.as_int_matrix().ok_or_else(|| {
         invalid(
             layout,
-            format!("{key} must be a list of integer lists, got {v:?}"),
+            format!("{key} must be a list of integer lists, got {v}"),
         )
     })?;
     m.into_iter()

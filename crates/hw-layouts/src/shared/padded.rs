@@ -380,7 +380,7 @@ impl PartitionedShared {
             Some(v) => {
                 return Err(invalid(
                     PARTITIONED,
-                    format!("partitionLayout must be an attribute, got {v:?}"),
+                    format!("partitionLayout must be an attribute, got {v}"),
                 ))
             }
             None => return Err(invalid(PARTITIONED, "missing field 'partitionLayout'")),
