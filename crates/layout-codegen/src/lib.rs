@@ -60,12 +60,14 @@
 pub mod bank_conflicts;
 pub mod choice;
 pub mod conversion;
+pub mod cost;
 pub mod dedup;
 pub mod error;
 pub mod gather;
 pub mod gather_cost;
 pub mod partial;
 pub mod plan;
+pub mod planner;
 pub mod replica;
 mod shared_plan;
 pub mod shuffle;
@@ -73,7 +75,9 @@ mod shuffle_rounds;
 pub mod shuffle_words;
 pub mod simulator;
 pub mod swizzle;
+pub mod target;
 pub mod tiling;
 pub mod vectorize;
+pub mod wavefront;
 
 pub use error::{CodegenError, Result};

@@ -8,9 +8,9 @@ use crate::bank_conflicts::{
 use crate::conversion::{classify, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address, Round, SharedMemoryPlan};
-use crate::simulator::matrix_wavefronts;
 use crate::swizzle::{optimal_swizzling, SwizzleResult};
 use crate::tiling::{check_tiling, matrix_plan, MatrixInstruction, TileInstruction, TilingPlan};
+use crate::wavefront::matrix_wavefronts;
 use linear_layout::{gf2, DimName, LinearLayout};
 
 /// Plans a conversion through shared memory whatever its class (for
