@@ -126,14 +126,17 @@ pub struct LowerBound {
     /// nearest to the reader is in another warp: they must cross shared
     /// memory.
     pub cross_warp_bytes: u64,
-    /// Shared-memory wavefronts those bytes need: stored once and loaded
-    /// once, at [`WAVEFRONT_BYTES`] per wavefront, in whole wavefronts per
-    /// warp.
-    pub wavefronts: u64,
-    /// Shuffles (warp instructions, summed over warps) that the elements
-    /// which change lane but stay in their warp need: `4 · lanes` bytes per
-    /// 32-bit `shfl.sync` (128 with 32 lanes).
-    pub shuffles: u64,
+    /// Bytes (summed over warps) of destination elements that the reader's
+    /// warp holds, but in another lane.
+    pub in_warp_bytes: u64,
+    /// Shared-memory wavefronts the crossing bytes need at least: stored
+    /// once and loaded once, at [`WAVEFRONT_BYTES`] per wavefront (a
+    /// fraction: a floor, not a count).
+    pub wavefronts: f64,
+    /// Shuffles (warp instructions, summed over warps) the in-warp bytes
+    /// need at least: `4 · lanes` bytes per 32-bit `shfl.sync` (128 with 32
+    /// lanes; a fraction).
+    pub shuffles: f64,
     /// The model's cycles of the bound (no selects, no barrier).
     pub cycles: f64,
 }

@@ -75,6 +75,7 @@ mod shuffle_rounds;
 pub mod shuffle_words;
 pub mod simulator;
 pub mod swizzle;
+pub mod swizzle_search;
 pub mod target;
 pub mod tiling;
 pub mod vectorize;

@@ -27,7 +27,8 @@
 //! plan first), so the plan is never costlier than Triton's.
 //!
 //! ## Partial plans on the one scale
-//! The GPU suite used to pick a partial plan by its own rule: taken when its
+//! The GPU suite (`gpu-suite` in layout-cuda) picks a partial plan by its
+//! own rule: taken when its
 //! *units* (store + load wavefronts + packed staying shuffles over the CTA)
 //! are fewer than its full twin's wavefronts through the same shared layout
 //! (and, for a kernel that keeps one element per register, only without
@@ -174,9 +175,10 @@ fn size(l: &LinearLayout, d: DimName) -> u64 {
 /// };
 /// let p = plan(&mk(1, 2), &mk(2, 1), 32, &Target::SM90).unwrap();
 /// assert_eq!(p.lowering.kind_name(), "shuffle");
-/// // Half of each thread's data changes lane: one 32-bit shuffle at least.
-/// assert_eq!(p.lower_bound.shuffles, 1);
-/// assert_eq!(p.lower_bound.wavefronts, 0);
+/// // Half of each thread's data changes lane: 128 bytes per warp, one
+/// // 32-bit shuffle at least.
+/// assert_eq!(p.lower_bound.shuffles, 1.0);
+/// assert_eq!(p.lower_bound.wavefronts, 0.0);
 /// ```
 pub fn plan(
     src: &LinearLayout,
@@ -397,16 +399,20 @@ pub fn partial_cost(plan: &PartialCrossWarpPlan, banks: u64) -> PredictedCost {
 /// * an element whose destination thread also holds it in the source (some
 ///   replica) costs nothing;
 /// * else, one whose source has a replica in the destination thread's warp
-///   must change lane: warp `w` receives `b(w)` such bytes, and one warp
+///   must change lane: the warps receive `I` such bytes, and one warp
 ///   instruction delivers at most `D = max(4 · lanes, 2 · banks)` bytes to
 ///   a warp's lanes (a 32-bit `shfl.sync`: 4 bytes per lane; through shared
-///   memory, a store and a load of `4 · banks` bytes), so warp `w` needs
-///   `⌈b(w) / D⌉` shuffles (32 lanes: 128 bytes per shuffle);
-/// * else it must cross shared memory: the distinct crossing elements are
-///   stored once (`⌈bytes / (4 · banks)⌉` wavefronts over the CTA: 128
-///   bytes per wavefront with 32 banks, the 128 B/clk/SM of compute
-///   capability 9.0) and every reader loads its own (`⌈bytes read by warp
-///   w / (4 · banks)⌉` per warp); one barrier.
+///   memory, a store and a load of `4 · banks` bytes), so at least `I / D`
+///   shuffles (32 lanes: 128 bytes per shuffle);
+/// * else it must cross shared memory: the `S` bytes of distinct crossing
+///   elements are stored once and the readers load their `L` bytes, at
+///   most `4 · banks` bytes per wavefront (128 with 32 banks: the 128
+///   B/clk/SM of compute capability 9.0), so at least `(S + L) / (4 ·
+///   banks)` wavefronts; one barrier.
+///
+/// The counts are fractions, summed over the CTA before dividing: one
+/// wavefront may carry bytes of several warps or kinds, so per-warp
+/// ceilings would not be floors.
 ///
 /// Broadcast destination registers (zero register bases) are counted once
 /// per thread: their copies are register moves.
@@ -508,17 +514,20 @@ pub fn lower_bound(
                     }
                 }
             }
-            bound.shuffles += lane_bytes.div_ceil(in_warp_bytes);
+            bound.in_warp_bytes += lane_bytes;
             bound.cross_warp_bytes += load_bytes;
-            bound.wavefronts += load_bytes.div_ceil(wavefront_bytes);
         }
     }
-    bound.wavefronts += (crossing.len() as u64 * bytes).div_ceil(wavefront_bytes);
+    // Fractions, not per-warp ceilings: one wavefront may carry bytes of
+    // several kinds, so only the sums are floors.
+    let stored = crossing.len() as u64 * bytes;
+    bound.wavefronts = (stored + bound.cross_warp_bytes) as f64 / wavefront_bytes as f64;
+    bound.shuffles = bound.in_warp_bytes as f64 / in_warp_bytes as f64;
     let barrier = if bound.cross_warp_bytes > 0 {
         BARRIER_COST
     } else {
         0.0
     };
-    bound.cycles = (bound.wavefronts + bound.shuffles) as f64 / bound.warps.max(1) as f64 + barrier;
+    bound.cycles = (bound.wavefronts + bound.shuffles) / bound.warps.max(1) as f64 + barrier;
     Ok(bound)
 }

@@ -40,18 +40,17 @@ use std::collections::HashMap;
 /// of `banks` banks holds among `bytes` bytes from each byte address of
 /// `starts` (at least 1).
 pub fn phase_wavefronts(starts: &[u64], bytes: u64, banks: u64) -> u64 {
-    let mut per_bank: HashMap<u64, Vec<u64>> = HashMap::new();
-    for &s in starts {
-        let mut w = s / 4;
-        while w * 4 < s + bytes.max(1) {
-            let e = per_bank.entry(w % banks.max(1)).or_default();
-            if !e.contains(&w) {
-                e.push(w);
-            }
-            w += 1;
-        }
+    let mut words: Vec<u64> = starts
+        .iter()
+        .flat_map(|&s| (s / 4)..(s + bytes.max(1)).div_ceil(4))
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    let mut per_bank: HashMap<u64, u64> = HashMap::new();
+    for w in words {
+        *per_bank.entry(w % banks.max(1)).or_default() += 1;
     }
-    per_bank.values().map(|v| v.len() as u64).max().unwrap_or(1)
+    per_bank.into_values().max().unwrap_or(1)
 }
 
 /// Per-phase wavefronts of one warp-wide vector access with `banks` banks
