@@ -358,6 +358,14 @@ pub(crate) fn hw_input(layout: &LinearLayout, r: u64, l: u64, w: u64) -> Vec<u64
 }
 
 /// The input vector for (register, lane, warp, block).
+/// `layout(register, lane, warp, block)` packed (first out dim in the low
+/// bits; absent in dims ignored, so their value must be 0).
+pub fn hw_apply(layout: &LinearLayout, reg: u64, lane: u64, warp: u64, block: u64) -> u64 {
+    layout.apply_values(&hw_input_block(layout, reg, lane, warp, block))
+}
+
+/// The in-dim values of `(register, lane, warp, block)` in `layout`'s in-dim
+/// order (0 for any other in dim).
 pub(crate) fn hw_input_block(layout: &LinearLayout, r: u64, l: u64, w: u64, b: u64) -> Vec<u64> {
     layout
         .in_dim_names()

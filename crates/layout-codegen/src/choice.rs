@@ -1,6 +1,6 @@
 //! Our planner: the cheapest of several candidate plans under a cost model
 //! computed from the [`crate::simulator`]'s report, next to Triton's choice
-//! ([`crate::plan::plan_conversion_triton`]).
+//! ([`crate::choice::plan_conversion_triton`]).
 //!
 //! ## Candidates
 //! 1. Triton 3.9's plan: its class ([`crate::conversion::classify`]) and,
@@ -31,14 +31,14 @@
 //! partial plans included, is [`crate::planner::plan`].
 
 use crate::bank_conflicts::remove_broadcast_registers;
+use crate::conversion::minimal_cvt_layout;
 use crate::conversion::{classify, ConversionKind};
 use crate::cost::PredictedCost;
 use crate::error::{check_bitwidth, CodegenError, Result};
-use crate::plan::{
-    analytic_conflicts, cta_local, plan_conversion_triton, Access, Address, ConversionPlan, Round,
-    SharedMemoryPlan,
-};
+use crate::plan::{Access, Address, ConversionPlan, Round, SharedMemoryPlan};
+use crate::shared_conversion::{analytic_conflicts, cta_local, plan_shared};
 use crate::shuffle::shuffle_plan;
+use crate::shuffle_rounds::plan_shuffle;
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{access_wavefronts, simulate, SimulationReport};
 use crate::swizzle::{optimal_swizzling, paper_swizzle_candidates};
@@ -110,6 +110,63 @@ fn costed(
         cost,
         candidate,
     })
+}
+
+/// Plans the conversion of `src` to `dst` as Triton 3.9 does: the same as
+/// [`plan_conversion_triton`]. Our own, possibly cheaper choice is
+/// [`plan_conversion_best`].
+pub fn plan_conversion(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<ConversionPlan> {
+    plan_conversion_triton(src, dst, bitwidth)
+}
+
+/// Triton 3.9's choice for the conversion of `src` to `dst` (distributed
+/// layouts of the same tensor) with `bitwidth`-bit elements: its class
+/// ([`classify`]: no-op, register permutation, warp shuffles, shared
+/// memory) and, through shared memory, its swizzle
+/// ([`crate::swizzle::optimal_swizzling`]).
+/// Several CTAs are fine as long as no data crosses them (each CTA runs the
+/// same plan on its own elements); conversions that move data between CTAs
+/// are an explicit [`CodegenError::Unsupported`].
+pub fn plan_conversion_triton(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<ConversionPlan> {
+    check_bitwidth(bitwidth)?;
+    let kind = classify(src, dst)?;
+    match kind {
+        ConversionKind::CrossCta => Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs (block level); cross-CTA plans \
+             are not implemented"
+                .into(),
+        )),
+        ConversionKind::NoOp => Ok(ConversionPlan::NoOp {
+            registers: dst.in_dim_size(DimName::REGISTER),
+        }),
+        ConversionKind::RegisterPermutation => {
+            // minimal layout: dst register -> src register.
+            let m = minimal_cvt_layout(src, dst)?;
+            let n = dst.in_dim_size(DimName::REGISTER);
+            let src_register = (0..n)
+                .map(|r| {
+                    let out = m.apply(&[(DimName::REGISTER, r)])?;
+                    Ok(out
+                        .iter()
+                        .find(|(d, _)| *d == DimName::REGISTER)
+                        .map_or(0, |x| x.1))
+                })
+                .collect::<Result<Vec<u64>>>()?;
+            Ok(ConversionPlan::RegisterPermutation { src_register })
+        }
+        ConversionKind::WarpShuffle => plan_shuffle(src, dst, bitwidth),
+        ConversionKind::SharedMemory => Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
+            src, dst, bitwidth, None,
+        )?))),
+    }
 }
 
 /// Triton's plan ([`plan_conversion_triton`]), simulated and costed.

@@ -23,8 +23,8 @@
 //!   same word share it). The expectation is a mean over a fixed number of
 //!   draws from a fixed-seed generator, so the prediction is deterministic.
 
+use crate::bank_conflicts::hw_apply;
 use crate::gather::{GatherSharedPlan, GatherShufflePlan};
-use crate::shuffle::hw_apply;
 use linear_layout::{DimName, LinearLayout};
 
 /// Draws per index register and warp for the expected load wavefronts.

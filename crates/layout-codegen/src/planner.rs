@@ -4,7 +4,7 @@
 //! emitter needs as data.
 //!
 //! ## Candidates
-//! 1. Triton 3.9's plan ([`crate::plan::plan_conversion_triton`]): its class
+//! 1. Triton 3.9's plan ([`crate::choice::plan_conversion_triton`]): its class
 //!    and, through shared memory, its swizzle.
 //! 2. For conversions Triton sends through shared memory: the warp-shuffle
 //!    plans in both forms (the one-step rounds and the warp program,
@@ -39,15 +39,15 @@
 //! [`crate::cost`]. Here the partial plan also competes with every other
 //! candidate, not only its twin.
 
-use crate::choice::{plan_paper_swizzle, predicted_cost, total_warps};
+use crate::choice::{plan_conversion_triton, plan_paper_swizzle, predicted_cost, total_warps};
 use crate::conversion::{classify, ConversionKind};
 use crate::cost::{LowerBound, PredictedCost, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::packed_shuffle::WordProgram;
 use crate::partial::{plan_split, simulate_partial, PartialCrossWarpPlan};
-use crate::plan::{plan_conversion_triton, ConversionPlan};
+use crate::plan::ConversionPlan;
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::rounds_plan;
-use crate::shuffle_words::WordProgram;
 use crate::simulator::{simulate_with, SimulatorConfig};
 pub use crate::target::Target;
 use crate::wavefront::vector_access_wavefronts;

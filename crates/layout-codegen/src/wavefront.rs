@@ -3,7 +3,7 @@
 //!
 //! The simulator ([`crate::simulator`]), the planner's candidate ranking
 //! ([`crate::choice`], [`crate::planner`]), partial plans
-//! ([`crate::partial`]), matrix tiling ([`crate::shared_plan`]) and gather
+//! ([`crate::partial`]), matrix tiling ([`crate::shared_conversion`]) and gather
 //! costs ([`crate::gather_cost`]) all count through [`phase_wavefronts`].
 //!
 //! ## The rule

@@ -6,9 +6,10 @@
 //! the one wavefront counter agree with the partial planner's own.
 
 use hw_layouts::Encoding;
+use layout_codegen::choice::plan_conversion_triton;
 use layout_codegen::choice::{plan_cost, total_warps};
 use layout_codegen::partial::simulate_partial;
-use layout_codegen::plan::{plan_conversion_triton, ConversionPlan};
+use layout_codegen::plan::ConversionPlan;
 use layout_codegen::planner::{partial_cost, plan, Lowering, PlannedConversion, Target};
 use layout_codegen::simulator::simulate;
 use linear_layout::LinearLayout;
