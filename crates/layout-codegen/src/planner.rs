@@ -45,12 +45,12 @@ use crate::cost::{LowerBound, PredictedCost, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::packed_shuffle::WordProgram;
 use crate::partial::{plan_split, simulate_partial, PartialCrossWarpPlan};
-use crate::plan::ConversionPlan;
+use crate::plan::{Access, ConversionPlan};
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{simulate_with, SimulatorConfig};
 pub use crate::target::Target;
-use crate::wavefront::vector_access_wavefronts;
+use crate::wavefront::phases_of;
 use linear_layout::gf2::{self, EchelonBasis};
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
@@ -530,4 +530,24 @@ pub fn lower_bound(
     };
     bound.cycles = (bound.wavefronts + bound.shuffles) / bound.warps.max(1) as f64 + barrier;
     Ok(bound)
+}
+
+/// Wavefronts of one vector [`Access`] (no matrix instruction) executed by
+/// warp `warp` with `lanes` lanes, `bitwidth`-bit elements and `banks`
+/// banks: the access's element addresses turned into bytes and counted by
+/// [`phases_of`].
+fn vector_access_wavefronts(
+    access: &Access,
+    lanes: u64,
+    warp: u64,
+    bitwidth: u32,
+    banks: u64,
+) -> u64 {
+    let bytes = u64::from(bitwidth.max(8)) / 8;
+    let starts: Vec<u64> = (0..lanes)
+        .map(|l| access.address.eval(l, warp) * bytes)
+        .collect();
+    phases_of(banks, &starts, access.registers.len() as u64 * bytes)
+        .iter()
+        .sum()
 }

@@ -3,8 +3,12 @@
 //!
 //! The simulator ([`crate::simulator`]), the planner's candidate ranking
 //! ([`crate::choice`], [`crate::planner`]), partial plans
-//! ([`crate::partial`]), matrix tiling ([`crate::shared_conversion`]) and gather
-//! costs ([`crate::gather_cost`]) all count through [`phase_wavefronts`].
+//! ([`crate::partial`]), matrix tiling ([`crate::shared_conversion`]), the
+//! shared-layout search ([`crate::swizzle_search`]), the brute-force bank
+//! conflict counter ([`crate::bank_conflicts::brute_force_bank_conflicts`])
+//! and gather costs ([`crate::gather_cost`]) all count through
+//! [`phase_wavefronts`]. This module depends on no other module of the
+//! crate.
 //!
 //! ## The rule
 //! Shared memory is `B` banks of 4 bytes: byte address `a` is in bank
@@ -31,9 +35,6 @@
 //! assert_eq!(access_wavefronts(&row, 16), vec![1, 1, 1, 1]);
 //! ```
 
-use crate::error::{CodegenError, Result};
-use crate::plan::Access;
-use linear_layout::{DimName, LinearLayout};
 use std::collections::HashMap;
 
 /// Wavefronts of one phase: the largest number of distinct 4-byte words one
@@ -86,123 +87,4 @@ pub fn matrix_wavefronts(rows: &[u64], count: u64) -> Vec<u64> {
         .take(count as usize)
         .map(|m| phase_wavefronts(m, 16, 32))
         .collect()
-}
-
-/// Wavefronts of one vector [`Access`] (no matrix instruction) executed by
-/// warp `warp` with `lanes` lanes, `bitwidth`-bit elements and `banks`
-/// banks: the access's element addresses turned into bytes and counted by
-/// [`phases_of`].
-pub fn vector_access_wavefronts(
-    access: &Access,
-    lanes: u64,
-    warp: u64,
-    bitwidth: u32,
-    banks: u64,
-) -> u64 {
-    let bytes = u64::from(bitwidth.max(8)) / 8;
-    let starts: Vec<u64> = (0..lanes)
-        .map(|l| access.address.eval(l, warp) * bytes)
-        .collect();
-    phases_of(banks, &starts, access.registers.len() as u64 * bytes)
-        .iter()
-        .sum()
-}
-
-/// Wavefronts per warp of writing (or reading) every register of the
-/// distributed layout `reg` (`register, lane, warp[, block] → tensor`) into
-/// the shared layout `shared` (`offset → tensor`, a bijection onto the
-/// same tensor) with vectors of `vec` consecutive registers: the exact
-/// count of the [module rule](self), summed over all accesses of warp 0.
-///
-/// `vec` registers `r, r+1, …, r+vec−1` (`vec` a power of two) must sit at
-/// consecutive offsets: register bits `0 .. log2 vec` of `reg` must map to
-/// offsets `1, 2, 4, …` through `shared⁻¹`, else an error names the bit.
-/// Broadcast registers are counted once (the store a deduplicating emitter
-/// does), broadcast lanes all access (reading the same word is free).
-///
-/// ```
-/// use layout_codegen::wavefront::layout_access_wavefronts;
-/// use linear_layout::{DimName, LinearLayout};
-/// // 32 lanes, 4 registers of 32 bits; row-major 32×4 tile; shared = row major.
-/// let reg = LinearLayout::new(
-///     vec![
-///         (DimName::REGISTER, vec![vec![1, 0], vec![2, 0]]),
-///         (DimName::LANE, (0..5).map(|i| vec![0, 1 << i]).collect()),
-///         (DimName::WARP, vec![]),
-///     ],
-///     vec![(DimName::dim(0), 4), (DimName::dim(1), 32)],
-///     true,
-/// ).unwrap();
-/// let shared = LinearLayout::identity_1d(128, DimName::OFFSET, DimName::dim(0))
-///     .reshape_outs(&[(DimName::dim(0), 4), (DimName::dim(1), 32)]).unwrap();
-/// // Each lane stores 16 bytes: 4 quarter-warp phases, conflict-free.
-/// assert_eq!(layout_access_wavefronts(&shared, &reg, 4, 32, 32).unwrap(), 4);
-/// // Element by element: 4 stores of one word, lanes 16 bytes apart: lanes
-/// // 0, 8, 16, 24 share a bank, 4 wavefronts each.
-/// assert_eq!(layout_access_wavefronts(&shared, &reg, 1, 32, 32).unwrap(), 16);
-/// ```
-pub fn layout_access_wavefronts(
-    shared: &LinearLayout,
-    reg: &LinearLayout,
-    vec: u64,
-    bitwidth: u32,
-    banks: u64,
-) -> Result<u64> {
-    crate::error::check_bitwidth(bitwidth)?;
-    if !vec.is_power_of_two() {
-        return Err(CodegenError::Invalid(format!(
-            "vector width {vec} is not a power of two"
-        )));
-    }
-    if ![32, 64].contains(&banks) {
-        return Err(CodegenError::Invalid(format!(
-            "32 or 64 shared-memory banks are modelled, not {banks}"
-        )));
-    }
-    let reduced = crate::bank_conflicts::remove_broadcast_registers(reg)?;
-    let m = reduced.invert_and_compose(shared)?;
-    let get = |d: DimName| -> Vec<u64> {
-        if m.has_in_dim(d) {
-            m.packed_bases(d).to_vec()
-        } else {
-            vec![]
-        }
-    };
-    let (regs, lanes) = (get(DimName::REGISTER), get(DimName::LANE));
-    let vbits = vec.trailing_zeros() as usize;
-    if vbits > regs.len() {
-        return Err(CodegenError::Invalid(format!(
-            "vector of {vec} registers, but the layout has {} distinct registers",
-            1u64 << regs.len()
-        )));
-    }
-    for (i, &o) in regs.iter().enumerate().take(vbits) {
-        if o != 1 << i {
-            return Err(CodegenError::Invalid(format!(
-                "register bit {i} maps to offset {o}, not {}: registers are not contiguous \
-                 for vectors of {vec}",
-                1u64 << i
-            )));
-        }
-    }
-    let bytes = u64::from(bitwidth.max(8)) / 8;
-    let nlanes = 1u64 << lanes.len();
-    let mut total = 0;
-    for g in 0..(1u64 << (regs.len() - vbits)) {
-        let base = xor_of(&regs[vbits..], g);
-        let starts: Vec<u64> = (0..nlanes)
-            .map(|l| (base ^ xor_of(&lanes, l)) * bytes)
-            .collect();
-        total += phases_of(banks, &starts, vec * bytes).iter().sum::<u64>();
-    }
-    Ok(total)
-}
-
-/// `⨁_{i: bit i of x} bases[i]`.
-fn xor_of(bases: &[u64], x: u64) -> u64 {
-    bases
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| x >> i & 1 == 1)
-        .fold(0, |a, (_, &b)| a ^ b)
 }
