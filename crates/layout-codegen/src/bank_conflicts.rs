@@ -45,6 +45,7 @@
 //! tests/bank_conflicts_props.rs).
 
 use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::wavefront::phase_wavefronts;
 use linear_layout::utils::{action_remove_broadcasted_regs, largest_vectorisation};
 use linear_layout::{gf2, ColumnAction, DimName, LinearLayout};
 use std::collections::HashMap;
@@ -300,8 +301,8 @@ pub fn brute_force_bank_conflicts(
         for first in (0..nreg).step_by(vec as usize) {
             out.accesses += 1;
             for p in 0..phases {
-                // bank -> set of words
-                let mut banks: HashMap<u64, Vec<u64>> = HashMap::new();
+                // Byte address of each lane of the phase.
+                let mut starts: Vec<u64> = Vec::with_capacity(lanes_per_phase as usize);
                 for l in p * lanes_per_phase..(p + 1) * lanes_per_phase {
                     let base = lookup(first, l, w)?;
                     if base & (vec - 1) != 0 {
@@ -320,18 +321,9 @@ pub fn brute_force_bank_conflicts(
                             )));
                         }
                     }
-                    let start = base * bitwidth as u64 / 8;
-                    let end = start + bytes_per_lane;
-                    let mut word = start / 4;
-                    while word * 4 < end {
-                        let e = banks.entry(word % 32).or_default();
-                        if !e.contains(&word) {
-                            e.push(word);
-                        }
-                        word += 1;
-                    }
+                    starts.push(base * bitwidth as u64 / 8);
                 }
-                let wf = banks.values().map(|v| v.len() as u64).max().unwrap_or(1);
+                let wf = phase_wavefronts(&starts, bytes_per_lane, 32);
                 out.wavefronts += wf;
                 out.max_conflicts = out.max_conflicts.max(wf - 1);
                 out.min_conflicts = out.min_conflicts.min(wf - 1);
@@ -358,6 +350,14 @@ pub(crate) fn hw_input(layout: &LinearLayout, r: u64, l: u64, w: u64) -> Vec<u64
 }
 
 /// The input vector for (register, lane, warp, block).
+/// `layout(register, lane, warp, block)` packed (first out dim in the low
+/// bits; absent in dims ignored, so their value must be 0).
+pub fn hw_apply(layout: &LinearLayout, reg: u64, lane: u64, warp: u64, block: u64) -> u64 {
+    layout.apply_values(&hw_input_block(layout, reg, lane, warp, block))
+}
+
+/// The in-dim values of `(register, lane, warp, block)` in `layout`'s in-dim
+/// order (0 for any other in dim).
 pub(crate) fn hw_input_block(layout: &LinearLayout, r: u64, l: u64, w: u64, b: u64) -> Vec<u64> {
     layout
         .in_dim_names()

@@ -1,6 +1,6 @@
 //! Our planner: the cheapest of several candidate plans under a cost model
 //! computed from the [`crate::simulator`]'s report, next to Triton's choice
-//! ([`crate::plan::plan_conversion_triton`]).
+//! ([`crate::choice::plan_conversion_triton`]).
 //!
 //! ## Candidates
 //! 1. Triton 3.9's plan: its class ([`crate::conversion::classify`]) and,
@@ -25,44 +25,27 @@
 //! No-op and register-permutation conversions keep Triton's plan (nothing
 //! is cheaper than moving no data).
 //!
-//! ## Cost model (cycles of one SM per warp, a roofline of two pipes)
-//! `cost = max((store_wavefronts + load_wavefronts) / warps + shuffles,
-//! (selects + prmt) / ALU_PER_CYCLE) + BARRIER_COST · barriers`, with `warps`
-//! the warps of all CTAs. Why: the shared-memory pipe serves one wavefront
-//! per cycle, and a `shfl.sync` goes through the same pipe once per warp
-//! (ncu counts shuffles among its shared-memory wavefronts); selects and
-//! `prmt` (packing or unpacking sub-32-bit elements) are ALU instructions,
-//! of which an SM completes [`ALU_PER_CYCLE`] warp instructions per cycle
-//! (64 lanes; measured on the H200: two register↔lane swaps by shuffles,
-//! 24 `shfl` and 128 selects per warp, kept the ALU pipe 98.5% busy at 1.96
-//! ALU instructions per SM cycle and ran as fast as through shared memory,
-//! `bench/gpu/results/session9_trials/e_pipes`). The two pipes work in
-//! parallel, so the busier bounds the time, as in [`crate::gather_cost`];
-//! register moves are free (register allocation renames them). A barrier
-//! costs [`BARRIER_COST`] cycles: with every warp arriving together,
-//! `bar.sync` mostly adds latency that other warps' work hides; we count a
-//! few cycles so that, on a tie in data movement, the plan without a
-//! barrier wins. Ties go to Triton's plan. The model is a ranking, not a
-//! timing: it ignores latency, occupancy and the time of the instructions
-//! around. (Before session 9 it summed the two pipes and counted four ALU
-//! instructions per cycle.)
+//! ## Cost model
+//! [`plan_cost`] is the roofline of [`crate::cost`] applied to the
+//! simulator's report; ties go to Triton's plan. The planner of every class,
+//! partial plans included, is [`crate::planner::plan`].
 
 use crate::bank_conflicts::remove_broadcast_registers;
+use crate::conversion::minimal_cvt_layout;
 use crate::conversion::{classify, ConversionKind};
+use crate::cost::PredictedCost;
 use crate::error::{check_bitwidth, CodegenError, Result};
-use crate::plan::{
-    analytic_conflicts, cta_local, plan_conversion_triton, Access, Address, ConversionPlan, Round,
-    SharedMemoryPlan,
-};
+use crate::plan::{Access, Address, ConversionPlan, Round, SharedMemoryPlan};
+use crate::shared_conversion::{analytic_conflicts, cta_local, plan_shared};
 use crate::shuffle::shuffle_plan;
+use crate::shuffle_rounds::plan_shuffle;
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{access_wavefronts, simulate, SimulationReport};
 use crate::swizzle::{optimal_swizzling, paper_swizzle_candidates};
 use linear_layout::{gf2, DimName, LinearLayout};
 use serde::Serialize;
 
-/// Cycles one barrier adds in the cost model (see the module doc).
-pub const BARRIER_COST: f64 = 4.0;
+pub use crate::cost::{shuffle_cycles, ALU_PER_CYCLE, BARRIER_COST};
 
 /// A plan with its simulated report and its cost.
 #[derive(Clone, Debug, Serialize)]
@@ -77,33 +60,27 @@ pub struct CostedPlan {
     pub candidate: &'static str,
 }
 
-/// ALU warp instructions (`selp`, `prmt`) one SM completes per cycle on
-/// compute capability 9.0: 64 lanes (see the module doc for the
-/// measurement).
-pub const ALU_PER_CYCLE: f64 = 2.0;
-
-/// The cost model of the module doc, from a simulator report; `warps` is
+/// The cost model of [`crate::cost`] for a simulator report; `warps` is
 /// the number of warps of all CTAs.
 pub fn plan_cost(report: &SimulationReport, warps: u64) -> f64 {
-    let shared_pipe = (report.store_wavefronts + report.load_wavefronts) as f64
-        / warps.max(1) as f64
-        + report.shuffles as f64;
-    let alu = (report.selects + report.prmt) as f64 / ALU_PER_CYCLE;
-    shared_pipe.max(alu) + BARRIER_COST * report.barriers as f64
+    predicted_cost(report, warps).cycles()
 }
 
-/// The in-warp part of [`plan_cost`]: `max(shuffles, (selects + prmt) /
-/// ALU_PER_CYCLE)` (a `prmt` is one ALU instruction, like a `selp`).
-///
-/// ```
-/// use layout_codegen::choice::shuffle_cycles;
-/// // One register<->lane swap of 32 f32 registers: 16 shfl, 48 selects.
-/// assert_eq!(shuffle_cycles(16, 48, 0), 24.0);
-/// // Two swaps: 24 shfl, 128 selects: ALU-bound.
-/// assert_eq!(shuffle_cycles(24, 128, 0), 64.0);
-/// ```
-pub fn shuffle_cycles(shuffles: u64, selects: u64, prmt: u64) -> f64 {
-    (shuffles as f64).max((selects + prmt) as f64 / ALU_PER_CYCLE)
+/// The counts of [`crate::cost::PredictedCost`] from a simulator report
+/// (per-thread instruction counts times `warps`; registers and scratch
+/// left 0 for the caller).
+pub fn predicted_cost(report: &SimulationReport, warps: u64) -> PredictedCost {
+    PredictedCost {
+        warps,
+        store_wavefronts: report.store_wavefronts,
+        load_wavefronts: report.load_wavefronts,
+        shuffles: report.shuffles * warps,
+        selects: report.selects * warps,
+        prmt: report.prmt * warps,
+        barriers: report.barriers,
+        register_moves: report.register_moves * warps,
+        ..Default::default()
+    }
 }
 
 fn in_size(l: &LinearLayout, d: DimName) -> u64 {
@@ -133,6 +110,63 @@ fn costed(
         cost,
         candidate,
     })
+}
+
+/// Plans the conversion of `src` to `dst` as Triton 3.9 does: the same as
+/// [`plan_conversion_triton`]. Our own, possibly cheaper choice is
+/// [`plan_conversion_best`].
+pub fn plan_conversion(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<ConversionPlan> {
+    plan_conversion_triton(src, dst, bitwidth)
+}
+
+/// Triton 3.9's choice for the conversion of `src` to `dst` (distributed
+/// layouts of the same tensor) with `bitwidth`-bit elements: its class
+/// ([`classify`]: no-op, register permutation, warp shuffles, shared
+/// memory) and, through shared memory, its swizzle
+/// ([`crate::swizzle::optimal_swizzling`]).
+/// Several CTAs are fine as long as no data crosses them (each CTA runs the
+/// same plan on its own elements); conversions that move data between CTAs
+/// are an explicit [`CodegenError::Unsupported`].
+pub fn plan_conversion_triton(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<ConversionPlan> {
+    check_bitwidth(bitwidth)?;
+    let kind = classify(src, dst)?;
+    match kind {
+        ConversionKind::CrossCta => Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs (block level); cross-CTA plans \
+             are not implemented"
+                .into(),
+        )),
+        ConversionKind::NoOp => Ok(ConversionPlan::NoOp {
+            registers: dst.in_dim_size(DimName::REGISTER),
+        }),
+        ConversionKind::RegisterPermutation => {
+            // minimal layout: dst register -> src register.
+            let m = minimal_cvt_layout(src, dst)?;
+            let n = dst.in_dim_size(DimName::REGISTER);
+            let src_register = (0..n)
+                .map(|r| {
+                    let out = m.apply(&[(DimName::REGISTER, r)])?;
+                    Ok(out
+                        .iter()
+                        .find(|(d, _)| *d == DimName::REGISTER)
+                        .map_or(0, |x| x.1))
+                })
+                .collect::<Result<Vec<u64>>>()?;
+            Ok(ConversionPlan::RegisterPermutation { src_register })
+        }
+        ConversionKind::WarpShuffle => plan_shuffle(src, dst, bitwidth),
+        ConversionKind::SharedMemory => Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
+            src, dst, bitwidth, None,
+        )?))),
+    }
 }
 
 /// Triton's plan ([`plan_conversion_triton`]), simulated and costed.

@@ -90,19 +90,37 @@ pub fn dedup_store_plan(layout: &LinearLayout) -> DedupStorePlan {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DedupCheckError {
     #[error("element {element:?} stored twice: by block {first:?} and {second:?} (block, warp, lane, register)")]
+    /// Two threads store the same element.
     StoredTwice {
+        /// The element (tensor coordinates).
         element: Vec<u64>,
+        /// The first thread storing it: (block, warp, lane, register).
         first: [u64; 4],
+        /// The second thread storing it: (block, warp, lane, register).
         second: [u64; 4],
     },
     #[error("element {element:?} (held by {holder:?}) is never stored")]
-    NeverStored { element: Vec<u64>, holder: [u64; 4] },
+    /// An element no thread stores.
+    NeverStored {
+        /// The element (tensor coordinates).
+        element: Vec<u64>,
+        /// A thread holding it: (block, warp, lane, register).
+        holder: [u64; 4],
+    },
     #[error("layout has {bits} input bits, too many to enumerate (limit 24)")]
-    TooLarge { bits: u32 },
+    /// The layout is too large to enumerate.
+    TooLarge {
+        /// The bit count found.
+        bits: u32,
+    },
     #[error("plan counts {what}: {claimed}, brute force {actual}")]
+    /// A count of the plan differs from the brute-force count.
     WrongCount {
+        /// What was compared or needed.
         what: &'static str,
+        /// The value claimed.
         claimed: u64,
+        /// The value found by enumeration.
         actual: u64,
     },
 }
@@ -132,7 +150,7 @@ pub fn check_dedup_plan(
         for w in 0..size(dims[2]) {
             for l in 0..size(dims[1]) {
                 for r in 0..size(dims[0]) {
-                    let e = crate::shuffle::hw_apply(layout, r, l, w, b);
+                    let e = crate::bank_conflicts::hw_apply(layout, r, l, w, b);
                     holders.entry(e).or_insert([b, w, l, r]);
                     if !plan.stores(b, w, l, r) {
                         continue;

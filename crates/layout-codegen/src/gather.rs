@@ -23,7 +23,7 @@
 //!   elements to shared memory at the row-major linear index, barrier, and
 //!   every thread loads at the row-major index of `c with c[axis] := v`.
 
-use crate::shuffle::hw_apply;
+use crate::bank_conflicts::hw_apply;
 use linear_layout::{gf2, DimName, LayoutError, LinearLayout};
 use serde::{Deserialize, Serialize};
 
@@ -31,35 +31,69 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GatherError {
     #[error(transparent)]
+    /// An error of the layout algebra.
     Layout(#[from] LayoutError),
     #[error("malformed plan: {0}")]
+    /// The plan is malformed (the text says how).
     BadPlan(String),
     #[error("axis {axis} out of range for rank {rank}")]
-    BadAxis { axis: usize, rank: usize },
+    /// The gather axis is not a dim of the tensor.
+    BadAxis {
+        /// The gather axis.
+        axis: usize,
+        /// The rank of the tensor.
+        rank: usize,
+    },
     #[error("source and index disagree on {what}: src {src}, index {idx}")]
+    /// The two layouts disagree on something they must share.
     Mismatch {
+        /// What was compared or needed.
         what: &'static str,
+        /// The source side.
         src: String,
+        /// The index side.
         idx: String,
     },
     #[error("gather is not warp-local: {reason}")]
-    NotWarpLocal { reason: String },
+    /// The data leaves the warp.
+    NotWarpLocal {
+        /// Why.
+        reason: String,
+    },
     #[error("element {coords:?} of lane {lane}'s column is held by no source register/lane")]
-    NotCovered { lane: u32, coords: Vec<u64> },
-    #[error("index value {value} at index register {register} lane {lane} is outside the source axis size {size}")]
-    IndexOutOfRange {
-        register: u64,
+    /// An element a lane needs is held by no source register or lane.
+    NotCovered {
+        /// The lane.
         lane: u32,
+        /// The tensor coordinates of the element.
+        coords: Vec<u64>,
+    },
+    #[error("index value {value} at index register {register} lane {lane} is outside the source axis size {size}")]
+    /// An index value is outside the source axis.
+    IndexOutOfRange {
+        /// The register.
+        register: u64,
+        /// The lane.
+        lane: u32,
+        /// The value.
         value: u64,
+        /// The size of the source axis.
         size: u64,
     },
     #[error("block {block} warp {warp} lane {lane} index register {register}: expected source element {expected:?}, found {found:?}")]
+    /// A destination register holds the wrong element.
     WrongValue {
+        /// The block (CTA).
         block: u64,
+        /// The warp.
         warp: u64,
+        /// The lane.
         lane: u32,
+        /// The register.
         register: u64,
+        /// What was expected.
         expected: Vec<u64>,
+        /// What was found.
         found: Option<Vec<u64>>,
     },
 }
@@ -73,11 +107,17 @@ pub struct GatherRegisterPlan {
     /// `Some(k)`: this register replicates index register `k` (zero
     /// register bases), nothing is emitted.
     pub replica_of: Option<u64>,
+    /// Source register of lane 0 for index value 0.
     pub base_reg: u64,
+    /// Source lane of lane 0 for index value 0.
     pub base_lane: u32,
+    /// Source-register part of each lane bit.
     pub lane_reg: Vec<u64>,
+    /// Source-lane part of each lane bit.
     pub lane_lane: Vec<u32>,
+    /// Source-register part of each index-value bit.
     pub index_reg: Vec<u64>,
+    /// Source-lane part of each index-value bit.
     pub index_lane: Vec<u32>,
     /// Source registers shuffled, one `shfl.idx` + `selp` each.
     pub candidates: Vec<u64>,
@@ -107,8 +147,11 @@ impl GatherRegisterPlan {
 /// The warp-shuffle gather plan.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GatherShufflePlan {
+    /// The gather axis.
     pub axis: usize,
+    /// Size of the source along the axis.
     pub src_axis_size: u64,
+    /// Lanes per warp.
     pub lanes: u32,
     /// One entry per index (= output) register.
     pub registers: Vec<GatherRegisterPlan>,
@@ -121,6 +164,7 @@ pub struct GatherShufflePlan {
 /// The shared-memory gather: store all of `src` row-major, barrier, load.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GatherSharedPlan {
+    /// The gather axis.
     pub axis: usize,
     /// Source shape (row-major: last dim fastest).
     pub src_shape: Vec<u64>,
@@ -135,7 +179,9 @@ pub struct GatherSharedPlan {
 /// The plan chosen by [`gather_plan`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GatherPlan {
+    /// Within each warp, by shuffles and selects.
     WarpShuffle(GatherShufflePlan),
+    /// Through shared memory.
     SharedMemory(GatherSharedPlan),
 }
 

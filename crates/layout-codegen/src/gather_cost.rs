@@ -23,8 +23,8 @@
 //!   same word share it). The expectation is a mean over a fixed number of
 //!   draws from a fixed-seed generator, so the prediction is deterministic.
 
+use crate::bank_conflicts::hw_apply;
 use crate::gather::{GatherSharedPlan, GatherShufflePlan};
-use crate::shuffle::hw_apply;
 use linear_layout::{DimName, LinearLayout};
 
 /// Draws per index register and warp for the expected load wavefronts.
@@ -67,8 +67,9 @@ impl Draw {
 }
 
 /// Wavefronts of one warp-wide shared load of the given byte addresses of
-/// `bytes`-byte elements (32 banks of 4 bytes): the most distinct words in
-/// one bank (an element wider than 4 bytes covers consecutive words).
+/// `bytes`-byte elements (32 banks of 4 bytes), served as one phase: the
+/// most distinct words in one bank (an element wider than 4 bytes covers
+/// consecutive words), counted by [`crate::wavefront::phase_wavefronts`].
 ///
 /// ```
 /// use layout_codegen::gather_cost::load_wavefronts;
@@ -80,17 +81,8 @@ impl Draw {
 /// assert_eq!(load_wavefronts(&row, 4), 1);
 /// ```
 pub fn load_wavefronts(addresses: &[u64], bytes: u64) -> u64 {
-    let mut words: Vec<u64> = addresses
-        .iter()
-        .flat_map(|&a| (a / 4)..(a + bytes.max(1)).div_ceil(4))
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    let mut per_bank = [0u64; 32];
-    for w in words {
-        per_bank[(w % 32) as usize] += 1;
-    }
-    per_bank.into_iter().max().unwrap_or(0).max(1)
+    // One phase: a gather loads one element (at most 4 bytes) per lane.
+    crate::wavefront::phase_wavefronts(addresses, bytes, 32)
 }
 
 /// The predicted costs of gathering along `axis` with the index tensor in

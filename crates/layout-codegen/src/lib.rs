@@ -4,33 +4,42 @@
 //! of emitting code, and [`simulator`] executes plans on a modelled CTA to
 //! prove them.
 //!
-//! - [`bank_conflicts`]: Triton's `bankConflictsMemDesc` (Gluon's
-//!   `bank_conflicts`), an exact hardware formula, and a brute-force
-//!   wavefront counter.
-//! - [`conversion`]: `minimalCvtLayout` and the conversion classes (no-op,
-//!   register permutation, warp shuffle, shared memory, cross-CTA), and
-//!   Gluon's `is_convert_layout_trivial`.
-//! - [`swizzle`]: the optimal swizzled shared layout for a conversion (the
-//!   paper's §5.4 / §9.2, Triton's `optimalSwizzlingLdSt`), its conflicts and
-//!   the Lemma 9.5 lower bound, and an exhaustive search for small cases.
-//! - [`choice`]: our planner ([`plan::plan_conversion_best`]: the cheapest of
-//!   Triton's plan, a warp-shuffle plan and the paper's swizzle under a cost
-//!   model from the simulator), beside Triton's choice
-//!   ([`plan::plan_conversion_triton`]).
-//! - [`plan`]: conversion plans (no-op, register permutation, warp
-//!   shuffles as one-step rounds or as a warp program, shared memory with
-//!   vector stores/loads whose addresses are XOR-linear in lane and warp);
-//!   [`simulator`]: their proof by execution (warp programs included).
-//! - [`shuffle`]: warp-shuffle programs (Triton's transposition
-//!   decomposition with Ship/Swap and `prmt` packing, the paper's rounds, a
-//!   general `shfl.idx` fallback), the programs of
-//!   `ConversionPlan::WarpProgram`, with their own warp-model checker
-//!   beside the simulator; [`shuffle_words`]: the same programs over
-//!   packed 8/16-bit words with lane-dependent byte permutes (`prmt`),
-//!   checked on real words; [`gather`]: gather plans; [`gather_cost`]: their predicted costs;
-//!   [`dedup`]: duplicate elimination; [`vectorize`]: vectorisation widths
-//!   (the paper's Table 2); [`tiling`]: ld/st.shared and ldmatrix/stmatrix
-//!   tiling (Theorem 5.1).
+//! ## Modules, by layer
+//! A module uses only modules of its own or a lower layer (doc links
+//! aside). The one back edge is [`plan`]'s re-export of
+//! `plan_conversion`, `plan_conversion_best` and `plan_cost` under the
+//! paths the front ends (CLI, Python, layout-view) import them by; nothing
+//! in this crate imports through it.
+//!
+//! 1. **Data and counters** (leaves): [`error`]; [`target`] (the machine:
+//!    warp size, banks, shared memory per CTA); [`cost`] (the one cost
+//!    model, a roofline, and the lower-bound record); [`shuffle`]'s IR
+//!    (`shuffle::WarpProgram`, in `shuffle/program.rs`); [`tiling`]
+//!    (ld/st.shared and ldmatrix/stmatrix tiling, Theorem 5.1); [`plan`]
+//!    (conversion plans as data: no-op, register permutation, warp
+//!    shuffles, shared memory with XOR-linear addresses); [`bank_conflicts`]
+//!    (Triton's `bankConflictsMemDesc`, exact closed forms);
+//!    [`wavefront`] (the one bank/wavefront counter); [`vectorize`]
+//!    (vectorisation widths, the paper's Table 2); [`dedup`].
+//! 2. **Analyses**: [`conversion`] (`minimalCvtLayout`, the classes,
+//!    `is_convert_layout_trivial`); [`swizzle`] (Triton's
+//!    `optimalSwizzlingLdSt`, the paper's §5.4 construction and Lemma 9.5
+//!    bound); [`replica`] (which replica a reader takes).
+//! 3. **Class planners and checkers**: [`shuffle`] (Triton's Ship/Swap,
+//!    the paper's rounds, general `shfl.idx`; the warp-model checker);
+//!    [`packed_shuffle`] (the same programs over packed 8/16-bit words
+//!    with `prmt`); [`shuffle_rounds`] (one-step shuffle plans);
+//!    [`shared_conversion`] (through a swizzled scratch buffer, in rounds,
+//!    with vector or matrix accesses); [`partial`] (partial cross-warp
+//!    plans and their simulator); [`swizzle_search`] (the shared layout of
+//!    fewest wavefronts among every candidate); [`gather`] and
+//!    [`gather_cost`].
+//! 4. **Proof**: [`simulator`] executes any [`plan::ConversionPlan`] on a
+//!    modelled CTA.
+//! 5. **Choice**: [`choice`] (Triton's choice and our costed candidates);
+//!    [`planner`] (**the entry point**: [`planner::plan`] chooses among
+//!    every class, partial plans included, on one cost scale, and reports
+//!    the plan's lower bound).
 //!
 //! ```
 //! use layout_codegen::{plan::plan_conversion, simulator::simulate};
@@ -57,24 +66,35 @@
 //! assert_eq!(report.registers_checked, 64);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod bank_conflicts;
 pub mod choice;
 pub mod conversion;
+pub mod cost;
 pub mod dedup;
 pub mod error;
 pub mod gather;
 pub mod gather_cost;
 pub mod limits;
+pub mod packed_shuffle;
 pub mod partial;
 pub mod plan;
+pub mod planner;
 pub mod replica;
-mod shared_plan;
+pub mod shared_conversion;
 pub mod shuffle;
-mod shuffle_rounds;
-pub mod shuffle_words;
+pub mod shuffle_rounds;
 pub mod simulator;
 pub mod swizzle;
+pub mod swizzle_search;
+pub mod target;
 pub mod tiling;
 pub mod vectorize;
+pub mod wavefront;
 
 pub use error::{CodegenError, Result};
+
+/// The former name of [`packed_shuffle`], kept for the CUDA emitter.
+#[doc(hidden)]
+pub use packed_shuffle as shuffle_words;

@@ -77,7 +77,7 @@
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address};
 use crate::replica::local_conversion_layout;
-use crate::simulator::access_wavefronts;
+use crate::wavefront::access_wavefronts;
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 use std::collections::HashMap;

@@ -2,8 +2,11 @@
 //! does, as plain data (no code is emitted). [`crate::simulator`] executes
 //! them.
 //!
-//! Planning lives in `shuffle.rs` (warp shuffles) and `shared_plan.rs`
-//! (shared memory); this module holds the data and the dispatch.
+//! This module holds data only; it depends on no planner. Plans are made
+//! by [`crate::planner::plan`] (every class, one cost scale), by
+//! [`crate::choice`] (Triton's choice and the costed candidates), and by
+//! the class planners ([`crate::shuffle`], [`crate::shuffle_rounds`],
+//! [`crate::shared_conversion`], [`crate::partial`]).
 //!
 //! Conventions: register indices are the full register in-dim values of the
 //! layouts (broadcast registers included); an [`Address`] is an *element*
@@ -13,17 +16,9 @@
 //! `offset(lane, warp) = constant ⊕ ⨁_{i: bit i of lane} lane[i] ⊕
 //! ⨁_{i: bit i of warp} warp[i]`.
 
-pub use crate::choice::{plan_conversion_best, plan_cost, CostedPlan};
-use crate::conversion::{classify, minimal_cvt_layout, ConversionKind};
-use crate::error::{check_bitwidth, CodegenError, Result};
-use crate::shared_plan::plan_shared;
-pub use crate::shared_plan::{
-    analytic_conflicts, cta_local, plan_shared_matrix, plan_via_shared_memory,
-};
-use crate::shuffle::WarpProgram;
-use crate::shuffle_rounds::plan_shuffle;
+use crate::shuffle::program::WarpProgram;
 pub use crate::tiling::MatrixInstruction;
-use linear_layout::{gf2, DimName, LinearLayout};
+use linear_layout::{gf2, LinearLayout};
 use serde::Serialize;
 
 /// An element offset, XOR-linear in lane and warp.
@@ -110,7 +105,7 @@ pub struct SharedMemoryPlan {
     /// The swizzled layout of the *whole* CTA tile, in `linear` JSON form:
     /// `offset → tensor` with one offset per element of the tile (for a
     /// multi-CTA conversion, offset → CTA-local coordinates, see
-    /// [`cta_local`]). It is the layout of the scratch buffer only when the
+    /// [`crate::shared_conversion::cta_local`]). It is the layout of the scratch buffer only when the
     /// plan has one round and moves no base: every round reuses one buffer
     /// of `scratch_elems` elements, and when the plan has `2^k > 1` rounds,
     /// `k` of the offset bases of `shared` (register bases of both sides)
@@ -119,7 +114,7 @@ pub struct SharedMemoryPlan {
     /// other bit positions and the bits of `r` at those `k` positions. (With
     /// one round such bases, if any, sit above the others in the buffer:
     /// buffer offset bits are always a bit permutation of `shared`'s.)
-    /// Plans from [`plan_shared_matrix`] with a given layout use it as the
+    /// Plans from [`crate::shared_conversion::plan_shared_matrix`] with a given layout use it as the
     /// buffer unchanged.
     pub shared: serde_json::Value,
     /// The swizzled layout itself.
@@ -149,7 +144,7 @@ pub struct SharedMemoryPlan {
     /// The swizzle's paper lower bound (log2 wavefronts of the worse side).
     pub lower_bound_log2: u32,
     /// Why shared memory is used when the conversion's class is cheaper
-    /// (see [`plan_via_shared_memory`]).
+    /// (see [`crate::shared_conversion::plan_via_shared_memory`]).
     pub note: Option<String>,
 }
 
@@ -227,59 +222,8 @@ impl ConversionPlan {
     }
 }
 
-/// Plans the conversion of `src` to `dst` as Triton 3.9 does: the same as
-/// [`plan_conversion_triton`]. Our own, possibly cheaper choice is
-/// [`plan_conversion_best`].
-pub fn plan_conversion(
-    src: &LinearLayout,
-    dst: &LinearLayout,
-    bitwidth: u32,
-) -> Result<ConversionPlan> {
-    plan_conversion_triton(src, dst, bitwidth)
-}
-
-/// Triton 3.9's choice for the conversion of `src` to `dst` (distributed
-/// layouts of the same tensor) with `bitwidth`-bit elements: its class
-/// ([`classify`]: no-op, register permutation, warp shuffles, shared
-/// memory) and, through shared memory, its swizzle
-/// ([`crate::swizzle::optimal_swizzling`]).
-/// Several CTAs are fine as long as no data crosses them (each CTA runs the
-/// same plan on its own elements); conversions that move data between CTAs
-/// are an explicit [`CodegenError::Unsupported`].
-pub fn plan_conversion_triton(
-    src: &LinearLayout,
-    dst: &LinearLayout,
-    bitwidth: u32,
-) -> Result<ConversionPlan> {
-    check_bitwidth(bitwidth)?;
-    let kind = classify(src, dst)?;
-    match kind {
-        ConversionKind::CrossCta => Err(CodegenError::Unsupported(
-            "the conversion moves data between CTAs (block level); cross-CTA plans \
-             are not implemented"
-                .into(),
-        )),
-        ConversionKind::NoOp => Ok(ConversionPlan::NoOp {
-            registers: dst.in_dim_size(DimName::REGISTER),
-        }),
-        ConversionKind::RegisterPermutation => {
-            // minimal layout: dst register -> src register.
-            let m = minimal_cvt_layout(src, dst)?;
-            let n = dst.in_dim_size(DimName::REGISTER);
-            let src_register = (0..n)
-                .map(|r| {
-                    let out = m.apply(&[(DimName::REGISTER, r)])?;
-                    Ok(out
-                        .iter()
-                        .find(|(d, _)| *d == DimName::REGISTER)
-                        .map_or(0, |x| x.1))
-                })
-                .collect::<Result<Vec<u64>>>()?;
-            Ok(ConversionPlan::RegisterPermutation { src_register })
-        }
-        ConversionKind::WarpShuffle => plan_shuffle(src, dst, bitwidth),
-        ConversionKind::SharedMemory => Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
-            src, dst, bitwidth, None,
-        )?))),
-    }
-}
+// Paths the front ends (CLI, Python, layout-view) import the planners by;
+// the planners live in `choice` and `planner`, and nothing in this crate
+// imports them from here.
+#[doc(hidden)]
+pub use crate::choice::{plan_conversion, plan_conversion_best, plan_cost};

@@ -24,8 +24,8 @@
 //! apart from [`crate::shuffle::run_warp_program`]; tests/unify_*.rs check
 //! that the two executors agree).
 
-use crate::choice::shuffle_cycles;
 use crate::conversion::conversion_layout;
+use crate::cost::shuffle_cycles;
 use crate::error::{CodegenError, Result};
 use crate::plan::{Address, ConversionPlan, Shuffle};
 use crate::shuffle::{shuffle_plan, ShflMode, WarpInstr, WarpProgram};
@@ -52,7 +52,7 @@ pub(crate) fn plan_shuffle(
     }
 }
 
-/// [`crate::choice::shuffle_cycles`] of a program, counted as the simulator
+/// [`crate::cost::shuffle_cycles`] of a program, counted as the simulator
 /// counts it.
 pub(crate) fn program_cost(p: &WarpProgram) -> f64 {
     let (mut shfl, mut sel, mut prmt) = (0u64, 0u64, 0u64);
@@ -71,7 +71,7 @@ pub(crate) fn program_cost(p: &WarpProgram) -> f64 {
     shuffle_cycles(shfl, sel, prmt)
 }
 
-/// [`crate::choice::shuffle_cycles`] of a rounds plan, counted as the
+/// [`crate::cost::shuffle_cycles`] of a rounds plan, counted as the
 /// simulator counts it.
 pub(crate) fn shuffles_cost(shuffles: &[Shuffle]) -> f64 {
     let shfl = shuffles

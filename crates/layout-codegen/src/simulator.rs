@@ -87,6 +87,8 @@ use crate::error::{CodegenError, Result};
 use crate::plan::{Access, ConversionPlan};
 use crate::shuffle::{LanePredicate, ShflMode, Slot, WarpInstr, WarpProgram};
 use crate::tiling::MatrixInstruction;
+use crate::wavefront::phases_of;
+pub use crate::wavefront::{access_wavefronts, matrix_wavefronts};
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -173,30 +175,6 @@ impl SimulatorConfig {
     }
 }
 
-/// Wavefronts of one phase: the largest number of distinct 4-byte words
-/// one bank holds among `bytes` bytes from each of `starts`.
-fn phase_wavefronts(starts: &[u64], bytes: u64, banks: u64) -> u64 {
-    let mut per_bank: HashMap<u64, Vec<u64>> = HashMap::new();
-    for &s in starts {
-        let mut w = s / 4;
-        while w * 4 < s + bytes {
-            let e = per_bank.entry(w % banks).or_default();
-            if !e.contains(&w) {
-                e.push(w);
-            }
-            w += 1;
-        }
-    }
-    per_bank.values().map(|v| v.len() as u64).max().unwrap_or(1)
-}
-
-/// Wavefronts of one warp-wide vector access under NVIDIA's rules (32
-/// banks): `starts[l]` is lane `l`'s byte address, each lane moves `bytes`
-/// bytes. Returns per-phase wavefronts.
-pub fn access_wavefronts(starts: &[u64], bytes: u64) -> Vec<u64> {
-    phases_of(32, starts, bytes)
-}
-
 /// [`access_wavefronts`] under `config` (module doc: 32 banks, phases of
 /// `max(1, 32·bytes/128)`; 64 banks, phases of `max(1, lanes·bytes/256)`,
 /// consecutive lanes). A bank count other than 32 or 64 is an error.
@@ -207,32 +185,6 @@ pub fn access_wavefronts_with(
 ) -> Result<Vec<u64>> {
     config.check()?;
     Ok(phases_of(config.banks, starts, bytes))
-}
-
-fn phases_of(banks: u64, starts: &[u64], bytes: u64) -> Vec<u64> {
-    let nlanes = starts.len() as u64;
-    let phases = if banks == 64 {
-        (nlanes * bytes) / 256
-    } else {
-        (32 * bytes) / 128
-    }
-    .clamp(1, nlanes.max(1));
-    let per = (nlanes / phases).max(1) as usize;
-    starts
-        .chunks(per)
-        .map(|lanes| phase_wavefronts(lanes, bytes, banks))
-        .collect()
-}
-
-/// Wavefronts of one warp-wide `ldmatrix`/`stmatrix` (32 banks): `rows[l]`
-/// is the byte address of the 16-byte row lane `l` supplies; one phase per
-/// matrix (rows `8i .. 8i + 8`, the rows given). Returns per-matrix
-/// wavefronts.
-pub fn matrix_wavefronts(rows: &[u64], count: u64) -> Vec<u64> {
-    rows.chunks(8)
-        .take(count as usize)
-        .map(|m| phase_wavefronts(m, 16, 32))
-        .collect()
 }
 
 /// `(lane, index into the access's registers, scratch slot)`.

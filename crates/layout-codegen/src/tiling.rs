@@ -29,12 +29,12 @@
 //! and the (affine) address each lane supplies; [`check_tiling`] executes
 //! the instruction semantics above and compares with `cvt` for every
 //! register of every lane and warp. Matrix plans also enter shared-memory
-//! conversion plans ([`crate::plan::plan_shared_matrix`], one
+//! conversion plans ([`crate::shared_conversion::plan_shared_matrix`], one
 //! [`crate::plan::Access`] with a [`MatrixInstruction`] per instruction
 //! `k`), which [`crate::simulator`] executes element by element with its
 //! own model of the instruction and whose wavefronts it counts.
 
-use crate::shuffle::hw_apply;
+use crate::bank_conflicts::hw_apply;
 use linear_layout::{divide_left, utils, ColumnAction, DimName, LayoutError, LinearLayout};
 use serde::{Deserialize, Serialize};
 
@@ -42,9 +42,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TileInstruction {
     /// `ld/st.shared.v{vec}` of `vec` elements.
-    VectorShared { vec: u64 },
+    VectorShared {
+        /// Elements per lane per instruction.
+        vec: u64,
+    },
     /// `ldmatrix/stmatrix.x{count}` (`.trans` if `trans`).
-    Matrix { count: u64, trans: bool },
+    Matrix {
+        /// Matrices per instruction (1, 2 or 4).
+        count: u64,
+        /// Whether `.trans` is used.
+        trans: bool,
+    },
 }
 
 /// The shape of a warp-wide `ldmatrix` / `stmatrix` instruction
@@ -71,7 +79,9 @@ pub struct MatrixInstruction {
 /// A tiling plan: plain data.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TilingPlan {
+    /// The instruction (or, in an error, the instruction index).
     pub instruction: TileInstruction,
+    /// The element bit width.
     pub bitwidth: u32,
     /// New register bit `i` is old register bit `register_permutation[i]`.
     pub register_permutation: Vec<usize>,
@@ -85,7 +95,9 @@ pub struct TilingPlan {
     /// instructions it is the thread's own start offset; for matrices the
     /// start of the row that lane supplies.
     pub instr_bases: Vec<u64>,
+    /// Offset of each lane bit.
     pub lane_bases: Vec<u64>,
+    /// Offset of each warp bit.
     pub warp_bases: Vec<u64>,
 }
 
@@ -116,44 +128,87 @@ impl TilingPlan {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TilingError {
     #[error(transparent)]
+    /// An error of the layout algebra.
     Layout(#[from] LayoutError),
     #[error("cvt must map (register, lane[, warp]) to a single 'offset' out dim; found ins {ins:?}, outs {outs:?}")]
+    /// The map is not `(register, lane[, warp]) → offset`.
     BadShape {
+        /// The in dims found.
         ins: Vec<DimName>,
+        /// The out dims found.
         outs: Vec<DimName>,
     },
     #[error("unsupported bitwidth {bitwidth} for {what}")]
-    UnsupportedBitwidth { bitwidth: u32, what: &'static str },
+    /// The element bit width is not supported.
+    UnsupportedBitwidth {
+        /// The element bit width.
+        bitwidth: u32,
+        /// What was compared or needed.
+        what: &'static str,
+    },
     #[error("{what} needs 32 lanes, cvt has {lanes}")]
-    NeedsFullWarp { what: &'static str, lanes: u64 },
+    /// The instruction needs a full 32-lane warp.
+    NeedsFullWarp {
+        /// What was compared or needed.
+        what: &'static str,
+        /// The lanes of the map.
+        lanes: u64,
+    },
     #[error("the tile of {what} does not divide cvt: {reason}")]
-    NotDivisible { what: &'static str, reason: String },
+    /// The instruction's tile does not divide the map.
+    NotDivisible {
+        /// What was compared or needed.
+        what: &'static str,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Why a plan failed the check.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TilingCheckError {
     #[error("malformed plan: {0}")]
+    /// The plan is malformed (the text says how).
     BadPlan(String),
     #[error("plan covers {covered} registers per thread, cvt has {registers}")]
-    Coverage { covered: u64, registers: u64 },
+    /// The plan does not cover every register.
+    Coverage {
+        /// Registers per thread the plan covers.
+        covered: u64,
+        /// Registers per thread of the map.
+        registers: u64,
+    },
     #[error("register permutation {0:?} is not a permutation of the register bits")]
+    /// The register permutation is not a permutation.
     BadPermutation(Vec<usize>),
     #[error("warp {warp} instruction {instruction}: lane {lane} supplies address {address}, not aligned to {align} elements")]
+    /// A lane supplies a misaligned address.
     Misaligned {
+        /// The warp.
         warp: u64,
+        /// The instruction (or, in an error, the instruction index).
         instruction: u64,
+        /// The lane.
         lane: u64,
+        /// The offset supplied (elements).
         address: u64,
+        /// The alignment needed (elements).
         align: u64,
     },
     #[error("warp {warp} instruction {instruction}: lane {lane} register {register} goes to offset {found}, cvt says {expected}")]
+    /// A register goes to the wrong offset.
     WrongOffset {
+        /// The warp.
         warp: u64,
+        /// The instruction (or, in an error, the instruction index).
         instruction: u64,
+        /// The lane.
         lane: u64,
+        /// The register.
         register: u64,
+        /// What was expected.
         expected: u64,
+        /// What was found.
         found: u64,
     },
 }

@@ -20,7 +20,7 @@
 //! Instruction names follow the paper's Table 2: `bits = min(contig ·
 //! bitwidth, 128)`; `v{bits/32}.b32` from 32 bits up, else `v1.b{bits}`.
 
-use crate::shuffle::hw_apply;
+use crate::bank_conflicts::hw_apply;
 use linear_layout::{utils, ColumnAction, DimName, LayoutError, LinearLayout};
 use serde::{Deserialize, Serialize};
 
@@ -28,27 +28,51 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VectorizeError {
     #[error(transparent)]
+    /// An error of the layout algebra.
     Layout(#[from] LayoutError),
     #[error("order {order:?} is not a permutation of 0..{rank}")]
-    BadOrder { order: Vec<usize>, rank: usize },
+    /// The dim order is not a permutation of the dims.
+    BadOrder {
+        /// The order given.
+        order: Vec<usize>,
+        /// The rank of the tensor.
+        rank: usize,
+    },
     #[error("unsupported bitwidth {0} (expected 8, 16, 32 or 64)")]
+    /// The element bit width is not supported.
     UnsupportedBitwidth(u32),
     #[error("vector width {0} is not a power of two")]
+    /// The vector width is not a power of two.
     BadWidth(u64),
     #[error("layout has no '{0}' output dim")]
+    /// The layout has no offset out dim.
     MissingOffset(DimName),
     #[error("block {block} warp {warp} lane {lane}: registers {first}..{last} are not {n} consecutive aligned offsets (offsets {offsets:?})")]
+    /// The claimed vector is not contiguous for some thread.
     NotContiguous {
+        /// The block (CTA).
         block: u64,
+        /// The warp.
         warp: u64,
+        /// The lane.
         lane: u64,
+        /// The first register of the vector.
         first: u64,
+        /// The last register of the vector.
         last: u64,
+        /// The vector width.
         n: u64,
+        /// Their offsets.
         offsets: Vec<u64>,
     },
     #[error("the claimed width {claimed} is not maximal: {double} registers are also contiguous for every thread")]
-    NotMaximal { claimed: u64, double: u64 },
+    /// A wider vector is also contiguous.
+    NotMaximal {
+        /// The value claimed.
+        claimed: u64,
+        /// The doubled width that is also contiguous.
+        double: u64,
+    },
 }
 
 /// A global-memory access width.
@@ -187,7 +211,9 @@ pub fn legacy_contiguity(layout: &LinearLayout, order: &[usize]) -> Result<u64, 
 /// Both widths of one tensor, as in the paper's Table 2.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContiguityReport {
+    /// Triton's legacy (order-based) contiguity.
     pub legacy: GlobalVector,
+    /// The linear-layout contiguity.
     pub linear: GlobalVector,
 }
 
@@ -269,7 +295,9 @@ pub fn check_global_contiguity(
 /// is old bit `register_permutation[i]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SharedVector {
+    /// Elements per lane per instruction.
     pub vec: u64,
+    /// New register bit `i` is old bit `register_permutation[i]`.
     pub register_permutation: Vec<usize>,
     /// `vec · bitwidth` bits per instruction.
     pub bits: u64,

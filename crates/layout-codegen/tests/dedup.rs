@@ -5,23 +5,13 @@ use layout_codegen::dedup::{check_dedup_plan, dedup_store_plan, DedupCheckError}
 use linear_layout::{DimName, LinearLayout};
 use std::collections::HashSet;
 
+mod common;
+use common::Rng;
+
 const REG: DimName = DimName::REGISTER;
 const LANE: DimName = DimName::LANE;
 const WARP: DimName = DimName::WARP;
 const BLOCK: DimName = DimName::BLOCK;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn oracle_layouts() -> Vec<(String, LinearLayout)> {
     let path = concat!(

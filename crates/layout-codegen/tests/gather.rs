@@ -8,28 +8,12 @@ use layout_codegen::gather::{
 };
 use linear_layout::{DimName, LinearLayout};
 
+mod common;
+use common::Rng;
+
 const REG: DimName = DimName::REGISTER;
 const LANE: DimName = DimName::LANE;
 const WARP: DimName = DimName::WARP;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            v.swap(i, j);
-        }
-    }
-}
 
 /// Basis for "bit `k` of dim `d`" in a 2-D tensor.
 fn bit(d: usize, k: usize) -> Vec<u64> {

@@ -5,6 +5,9 @@ use hw_layouts::Encoding;
 use layout_codegen::partial::{plan_partial, plan_split, simulate_partial, why_not_partial};
 use linear_layout::{DimName, LinearLayout};
 
+mod common;
+use common::Rng;
+
 fn ll(attr: &str, shape: &[u64]) -> LinearLayout {
     Encoding::parse(attr)
         .and_then(|e| e.to_linear_layout(shape))
@@ -319,17 +322,6 @@ fn why_not_partial_names_the_failed_condition() {
     let col = ll(&blocked([4, 1], [8, 4], [4, 1], [0, 1]), &shape);
     let why = why_not_partial(&s, &col).unwrap().unwrap();
     assert!(why.contains("C_wl"), "{why}");
-}
-
-/// xorshift64* (deterministic, no dependency).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 fn rank(cols: &[u64]) -> usize {

@@ -3,7 +3,8 @@
 //! (word `w` = byte address / 4 is in bank `w mod B`; a phase costs the
 //! largest number of distinct words in one bank).
 
-use layout_codegen::plan::{plan_shared_matrix, ConversionPlan};
+use layout_codegen::plan::ConversionPlan;
+use layout_codegen::shared_conversion::plan_shared_matrix;
 use layout_codegen::simulator::{
     access_wavefronts, access_wavefronts_with, simulate, simulate_with, SimulatorConfig,
 };

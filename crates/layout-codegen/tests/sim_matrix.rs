@@ -16,7 +16,8 @@
 //!   wrong register.
 
 use hw_layouts::Encoding;
-use layout_codegen::plan::{plan_shared_matrix, ConversionPlan, SharedMemoryPlan};
+use layout_codegen::plan::{ConversionPlan, SharedMemoryPlan};
+use layout_codegen::shared_conversion::plan_shared_matrix;
 use layout_codegen::simulator::{simulate, simulate_with, SimulationReport, SimulatorConfig};
 use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};

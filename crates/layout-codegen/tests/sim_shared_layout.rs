@@ -16,7 +16,8 @@
 
 mod common;
 use common::{random_distributed, random_shape, Rng};
-use layout_codegen::plan::{plan_shared_matrix, plan_via_shared_memory, ConversionPlan};
+use layout_codegen::plan::ConversionPlan;
+use layout_codegen::shared_conversion::{plan_shared_matrix, plan_via_shared_memory};
 use layout_codegen::simulator::simulate;
 use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};

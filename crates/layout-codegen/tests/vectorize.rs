@@ -7,6 +7,9 @@ use layout_codegen::vectorize::{
 };
 use linear_layout::{utils, DimName, LinearLayout};
 
+mod common;
+use common::Rng;
+
 const REG: DimName = DimName::REGISTER;
 const LANE: DimName = DimName::LANE;
 const WARP: DimName = DimName::WARP;
@@ -131,25 +134,6 @@ fn paper_128x1_example() {
         global_contiguity(&l, &[1, 1]),
         Err(VectorizeError::BadOrder { .. })
     ));
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            v.swap(i, j);
-        }
-    }
 }
 
 /// Random distributed layouts of a 2-D tensor: the contiguity claimed is

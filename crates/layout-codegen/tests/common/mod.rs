@@ -214,3 +214,18 @@ pub fn random_pair(rng: &mut Rng) -> (LinearLayout, LinearLayout) {
     let d = make(rng);
     (s, d)
 }
+
+/// The records of `tests/data/triton-oracle/<name>` (JSON lines) at the
+/// repository root.
+pub fn oracle_records(name: &str) -> Vec<serde_json::Value> {
+    let path = format!(
+        "{}/../../tests/data/triton-oracle/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("oracle record"))
+        .collect()
+}

@@ -1,4 +1,4 @@
-//! Shared-memory plans: a swizzled scratch buffer ([`crate::swizzle`]),
+//! Conversions through shared memory: a swizzled scratch buffer ([`crate::swizzle`]),
 //! vector stores from the source registers, a barrier, vector loads into the
 //! destination registers, in rounds.
 
@@ -8,9 +8,9 @@ use crate::bank_conflicts::{
 use crate::conversion::{classify, ConversionKind};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address, Round, SharedMemoryPlan};
-use crate::simulator::matrix_wavefronts;
 use crate::swizzle::{optimal_swizzling, SwizzleResult};
 use crate::tiling::{check_tiling, matrix_plan, MatrixInstruction, TileInstruction, TilingPlan};
+use crate::wavefront::matrix_wavefronts;
 use linear_layout::{gf2, DimName, LinearLayout};
 
 /// Plans a conversion through shared memory whatever its class (for
@@ -335,7 +335,8 @@ struct Scratch {
     lower_bound_log2: u32,
 }
 
-pub(crate) fn plan_shared(
+/// Plans `src → dst` through Triton's swizzled shared layout ([`crate::swizzle::optimal_swizzling`]), in rounds when the layout has repetitions; `note` says why shared memory is used.
+pub fn plan_shared(
     src: &LinearLayout,
     dst: &LinearLayout,
     bitwidth: u32,

@@ -3,10 +3,10 @@
 //! from the PTX definition (`check_word_program`), independently of the
 //! element-level program it came from.
 
+use layout_codegen::packed_shuffle::{byte_perm, check_word_program, WordInstr, WordProgram};
 use layout_codegen::shuffle::{
     check_warp_program, shuffle_plan, triton_shuffle_plan, ShuffleStrategy,
 };
-use layout_codegen::shuffle_words::{byte_perm, check_word_program, WordInstr, WordProgram};
 use linear_layout::{DimName, LinearLayout};
 
 mod common;

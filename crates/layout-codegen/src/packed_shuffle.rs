@@ -31,7 +31,7 @@
 //!
 //! ```
 //! use layout_codegen::shuffle::shuffle_plan;
-//! use layout_codegen::shuffle_words::{check_word_program, WordProgram};
+//! use layout_codegen::packed_shuffle::{check_word_program, WordProgram};
 //! use linear_layout::{DimName, LinearLayout};
 //! let (reg, lane, d0) = (DimName::REGISTER, DimName::LANE, DimName::dim(0));
 //! // 2 registers -> elements 0, 1; lanes -> elements 2..64.
@@ -65,15 +65,22 @@ pub enum WordInstr {
     /// `dst = prmt(x, y, selector[lane])` (`x` supplies bytes 0–3, `y`
     /// bytes 4–7; one 16-bit selector per lane, nibble `n` for byte `n`).
     Permute {
+        /// The word written.
         dst: WordVar,
+        /// The word supplying bytes 0-3.
         x: WordVar,
+        /// The word supplying bytes 4-7.
         y: WordVar,
+        /// The `prmt` selector of each lane.
         selector: Vec<u32>,
     },
     /// `dst = shfl(src)`: lane `l` receives `src` of the lane `mode` names.
     Shuffle {
+        /// The word written.
         dst: WordVar,
+        /// The word read.
         src: WordVar,
+        /// Which lane is read.
         mode: ShflMode,
     },
 }

@@ -1,0 +1,142 @@
+//! The cost model of every plan, in one place: a roofline of the SM's
+//! shared-memory pipe and its ALU pipe, in cycles of one SM per warp.
+//!
+//! ## The model
+//! For a plan executed by `warps` warps (of all CTAs), with its wavefronts
+//! counted by [`crate::wavefront`] and its instructions summed over all
+//! warps:
+//!
+//! ```text
+//! cycles = max( (store_wavefronts + load_wavefronts + shuffles) / warps,
+//!               (selects + prmt) / warps / ALU_PER_CYCLE )
+//!          + BARRIER_COST · barriers
+//! ```
+//!
+//! * **Shared-memory pipe** (MIO): it serves one wavefront per cycle, and a
+//!   warp's `shfl.sync` goes through the same pipe once (ncu counts shuffles
+//!   among its shared-memory wavefronts), so wavefronts and shuffles add.
+//! * **ALU pipe**: `selp` and `prmt` (packing and unpacking sub-32-bit
+//!   elements) are ALU instructions, [`ALU_PER_CYCLE`] warp instructions per
+//!   SM cycle.
+//! * The two pipes work in parallel, so the busier bounds the time (a
+//!   roofline, not a sum). Register moves are free (register allocation
+//!   renames them).
+//! * A barrier costs [`BARRIER_COST`] cycles: with every warp arriving
+//!   together `bar.sync` mostly adds latency that other warps' work hides;
+//!   a few cycles make the plan without a barrier win a tie in data
+//!   movement.
+//!
+//! The model is a ranking, not a timing: it ignores latency, occupancy and
+//! the instructions around the conversion. The gather lowerings
+//! ([`crate::gather_cost`]) use the same roofline.
+//!
+//! ## The lower bound
+//! [`LowerBound`]: what any plan must pay. Bytes that must leave their warp
+//! go through shared memory, at best 128 bytes per wavefront on each side
+//! (stored once, loaded once); elements that must change lane but not warp
+//! need at least one warp instruction (a 32-bit `shfl.sync`: 4 bytes to each
+//! lane) per `4 · lanes` bytes the warp receives.
+//! See [`crate::planner::lower_bound`].
+
+use serde::Serialize;
+
+/// ALU warp instructions (`selp`, `prmt`) one SM completes per cycle on
+/// compute capability 9.0: 64 lanes. Measured 2026-11-21 on an H200 with
+/// ncu: a program doing two register↔lane swaps by shuffles (24 `shfl`, 128
+/// selects per warp) kept the ALU pipe 98.5% busy at 1.96 ALU instructions
+/// per SM cycle and ran exactly as fast as the shared-memory plan (trial
+/// program and ncu output committed with 67b8c82 under
+/// `bench/gpu/results/`).
+pub const ALU_PER_CYCLE: f64 = 2.0;
+
+/// Cycles one barrier adds (see the module doc: a tie-breaker, not a
+/// measured latency).
+pub const BARRIER_COST: f64 = 4.0;
+
+/// Bytes one shared-memory wavefront serves on compute capability 9.0 (32
+/// banks of 4 bytes): the per-SM shared-memory bandwidth of 128 B/clk.
+pub const WAVEFRONT_BYTES: u64 = 128;
+
+/// A plan's predicted cost: its counts (summed over all warps of all CTAs)
+/// and the model's cycles.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PredictedCost {
+    /// Warps of all CTAs (the divisor of the model).
+    pub warps: u64,
+    /// Shared-memory store wavefronts.
+    pub store_wavefronts: u64,
+    /// Shared-memory load wavefronts.
+    pub load_wavefronts: u64,
+    /// `shfl.sync` warp instructions.
+    pub shuffles: u64,
+    /// `selp` warp instructions.
+    pub selects: u64,
+    /// `prmt` warp instructions.
+    pub prmt: u64,
+    /// Barriers per conversion (every warp takes part).
+    pub barriers: u64,
+    /// Register moves (free in the model; reported).
+    pub register_moves: u64,
+    /// Source registers per thread.
+    pub src_registers: u64,
+    /// Destination registers per thread.
+    pub dst_registers: u64,
+    /// Scratch bytes per CTA.
+    pub scratch_bytes: u64,
+}
+
+impl PredictedCost {
+    /// The model's cycles per warp (module doc).
+    pub fn cycles(&self) -> f64 {
+        let w = self.warps.max(1) as f64;
+        let mio = (self.store_wavefronts + self.load_wavefronts + self.shuffles) as f64 / w;
+        let alu = (self.selects + self.prmt) as f64 / w / ALU_PER_CYCLE;
+        mio.max(alu) + BARRIER_COST * self.barriers as f64
+    }
+
+    /// Shared-memory pipe units per warp: `(wavefronts + shuffles) / warps`.
+    pub fn mio_per_warp(&self) -> f64 {
+        (self.store_wavefronts + self.load_wavefronts + self.shuffles) as f64
+            / self.warps.max(1) as f64
+    }
+}
+
+/// The in-warp part of the model: `max(shuffles, (selects + prmt) /
+/// ALU_PER_CYCLE)` per warp (a `prmt` is one ALU instruction, like a
+/// `selp`).
+///
+/// ```
+/// use layout_codegen::cost::shuffle_cycles;
+/// // One register<->lane swap of 32 f32 registers: 16 shfl, 48 selects.
+/// assert_eq!(shuffle_cycles(16, 48, 0), 24.0);
+/// // Two swaps: 24 shfl, 128 selects: ALU-bound.
+/// assert_eq!(shuffle_cycles(24, 128, 0), 64.0);
+/// ```
+pub fn shuffle_cycles(shuffles: u64, selects: u64, prmt: u64) -> f64 {
+    (shuffles as f64).max((selects + prmt) as f64 / ALU_PER_CYCLE)
+}
+
+/// The floor of a conversion: what any plan must pay (module doc), summed
+/// over all warps of all CTAs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LowerBound {
+    /// Warps of all CTAs.
+    pub warps: u64,
+    /// Bytes (summed over warps) of destination elements whose source copy
+    /// nearest to the reader is in another warp: they must cross shared
+    /// memory.
+    pub cross_warp_bytes: u64,
+    /// Bytes (summed over warps) of destination elements that the reader's
+    /// warp holds, but in another lane.
+    pub in_warp_bytes: u64,
+    /// Shared-memory wavefronts the crossing bytes need at least: stored
+    /// once and loaded once, at [`WAVEFRONT_BYTES`] per wavefront (a
+    /// fraction: a floor, not a count).
+    pub wavefronts: f64,
+    /// Shuffles (warp instructions, summed over warps) the in-warp bytes
+    /// need at least: `4 · lanes` bytes per 32-bit `shfl.sync` (128 with 32
+    /// lanes; a fraction).
+    pub shuffles: f64,
+    /// The model's cycles of the bound (no selects, no barrier).
+    pub cycles: f64,
+}

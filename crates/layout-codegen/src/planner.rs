@@ -1,0 +1,553 @@
+//! The planner: one entry point, [`plan`], that chooses how a conversion
+//! between two distributed layouts runs, among every plan class this crate
+//! has, on one cost scale ([`crate::cost`]), and returns everything an
+//! emitter needs as data.
+//!
+//! ## Candidates
+//! 1. Triton 3.9's plan ([`crate::choice::plan_conversion_triton`]): its class
+//!    and, through shared memory, its swizzle.
+//! 2. For conversions Triton sends through shared memory: the warp-shuffle
+//!    plans in both forms (the one-step rounds and the warp program,
+//!    [`crate::shuffle::shuffle_plan`]); they exist only when the data stays
+//!    in its warp.
+//! 3. Through shared memory with the paper's swizzle
+//!    ([`crate::choice::plan_paper_swizzle`]).
+//! 4. Partial cross-warp plans ([`crate::partial::plan_split`]) through the
+//!    shared layout of each shared-memory candidate: only the elements that
+//!    leave their warp cross shared memory, the rest moves by register moves
+//!    or `shfl.sync.idx`; a broadcast source is read from the replica in the
+//!    reader's own warp ([`crate::replica`]).
+//!
+//! Every candidate is proved by the simulator ([`crate::simulator`] or
+//! [`crate::partial::simulate_partial`]) before it is costed; one that fails
+//! (or is refused by its planner, or needs more shared memory than the
+//! [`Target`] has) is listed with the reason in
+//! [`PlannedConversion::candidates`] and not chosen. The cheapest under
+//! [`PredictedCost::cycles`] wins; ties go to the earlier candidate (Triton's
+//! plan first), so the plan is never costlier than Triton's.
+//!
+//! ## Partial plans on the one scale
+//! The GPU suite (`gpu-suite` in layout-cuda) picks a partial plan by its
+//! own rule: taken when its
+//! *units* (store + load wavefronts + packed staying shuffles over the CTA)
+//! are fewer than its full twin's wavefronts through the same shared layout
+//! (and, for a kernel that keeps one element per register, only without
+//! shuffles and when the twin does not keep words packed, a register-pressure
+//! guard the roofline does not model). Both plans have one barrier and no
+//! selects, so on this scale that rule is exactly `cycles(partial) <
+//! cycles(full)`: units / warps is the shared-memory pipe term of
+//! [`crate::cost`]. Here the partial plan also competes with every other
+//! candidate, not only its twin.
+
+use crate::choice::{plan_conversion_triton, plan_paper_swizzle, predicted_cost, total_warps};
+use crate::conversion::{classify, ConversionKind};
+use crate::cost::{LowerBound, PredictedCost, BARRIER_COST};
+use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::packed_shuffle::WordProgram;
+use crate::partial::{plan_split, simulate_partial, PartialCrossWarpPlan};
+use crate::plan::{Access, ConversionPlan};
+use crate::shuffle::shuffle_plan;
+use crate::shuffle_rounds::rounds_plan;
+use crate::simulator::{simulate_with, SimulatorConfig};
+pub use crate::target::Target;
+use crate::wavefront::phases_of;
+use linear_layout::gf2::{self, EchelonBasis};
+use linear_layout::{DimName, LinearLayout};
+use serde::Serialize;
+
+/// How the chosen conversion runs.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "form", rename_all = "snake_case")]
+pub enum Lowering {
+    /// One plan for every warp: no-op, register permutation, warp shuffles
+    /// or shared memory.
+    Whole {
+        /// The plan.
+        plan: ConversionPlan,
+    },
+    /// A partial cross-warp plan: per warp class, stores, staying moves or
+    /// shuffles, one barrier, loads.
+    Partial {
+        /// The plan.
+        plan: Box<PartialCrossWarpPlan>,
+    },
+}
+
+impl Lowering {
+    /// `"noop"`, `"register"`, `"shuffle"`, `"shared"` or `"partial"`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Lowering::Whole { plan } => plan.kind_name(),
+            Lowering::Partial { .. } => "partial",
+        }
+    }
+
+    /// The whole-CTA plan, if this is one.
+    pub fn whole(&self) -> Option<&ConversionPlan> {
+        match self {
+            Lowering::Whole { plan } => Some(plan),
+            Lowering::Partial { .. } => None,
+        }
+    }
+
+    /// The partial plan, if this is one.
+    pub fn partial(&self) -> Option<&PartialCrossWarpPlan> {
+        match self {
+            Lowering::Whole { .. } => None,
+            Lowering::Partial { plan } => Some(plan),
+        }
+    }
+}
+
+/// One candidate the planner considered.
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    /// `"triton"`, `"shuffle_rounds"`, `"shuffle_program"`,
+    /// `"paper_swizzle"`, `"partial_triton"` or `"partial_paper_swizzle"`.
+    pub name: &'static str,
+    /// Its class ([`Lowering::kind_name`]), when it was planned.
+    pub kind: Option<&'static str>,
+    /// Its predicted cycles, when it was planned and proved.
+    pub cycles: Option<f64>,
+    /// Why it was not planned, proved or allowed.
+    pub refused: Option<String>,
+}
+
+/// The planner's answer: the chosen plan and everything known about it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlannedConversion {
+    /// Triton's class of the conversion ([`classify`]).
+    pub class: ConversionKind,
+    /// The chosen candidate's name (see [`Candidate::name`]).
+    pub candidate: &'static str,
+    /// What runs.
+    pub lowering: Lowering,
+    /// For a warp program of 8/16-bit elements: the same program over packed
+    /// 32-bit words with byte permutes ([`WordProgram::from_program`]).
+    pub words: Option<WordProgram>,
+    /// The predicted cost of the chosen plan.
+    pub cost: PredictedCost,
+    /// The model's cycles of `cost`.
+    pub cycles: f64,
+    /// The conversion's floor ([`lower_bound`]).
+    pub lower_bound: LowerBound,
+    /// `cycles / lower_bound.cycles` (1 when both are 0; infinite when only
+    /// the bound is 0).
+    pub above_bound: f64,
+    /// Every candidate considered, in order.
+    pub candidates: Vec<Candidate>,
+}
+
+fn size(l: &LinearLayout, d: DimName) -> u64 {
+    if l.has_in_dim(d) {
+        l.in_dim_size(d)
+    } else {
+        1
+    }
+}
+
+/// Plans the conversion of `src` to `dst` (distributed layouts of one
+/// tensor, `register, lane, warp[, block] → tensor`) of `elem_bits`-bit
+/// elements for `target`: the cheapest proved candidate of the module doc.
+///
+/// Errors: a bit width other than 8, 16, 32 or 64, a target the model does
+/// not cover, layouts whose lanes differ from the target's warp size, a
+/// conversion between CTAs ([`CodegenError::Unsupported`]), or no candidate
+/// proved.
+///
+/// ```
+/// use layout_codegen::planner::{plan, Target};
+/// use linear_layout::{DimName, LinearLayout};
+/// // 64 elements: 2 registers, 32 lanes; dst swaps the register bit with
+/// // lane bit 0: one register-lane transposition, a warp shuffle.
+/// let mk = |reg: u64, lane0: u64| {
+///     LinearLayout::new(
+///         vec![
+///             (DimName::REGISTER, vec![vec![reg]]),
+///             (DimName::LANE, vec![vec![lane0], vec![4], vec![8], vec![16], vec![32]]),
+///             (DimName::WARP, vec![]),
+///             (DimName::BLOCK, vec![]),
+///         ],
+///         vec![(DimName::dim(0), 64)],
+///         true,
+///     )
+///     .unwrap()
+/// };
+/// let p = plan(&mk(1, 2), &mk(2, 1), 32, &Target::SM90).unwrap();
+/// assert_eq!(p.lowering.kind_name(), "shuffle");
+/// // Half of each thread's data changes lane: 128 bytes per warp, one
+/// // 32-bit shuffle at least.
+/// assert_eq!(p.lower_bound.shuffles, 1.0);
+/// assert_eq!(p.lower_bound.wavefronts, 0.0);
+/// ```
+pub fn plan(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<PlannedConversion> {
+    check_bitwidth(elem_bits)?;
+    target.check()?;
+    for (what, l) in [("source", src), ("destination", dst)] {
+        if size(l, DimName::LANE) != target.warp_size {
+            return Err(CodegenError::Invalid(format!(
+                "the {what} layout has {} lanes, the target's warp has {}",
+                size(l, DimName::LANE),
+                target.warp_size
+            )));
+        }
+    }
+    let class = classify(src, dst)?;
+    if class == ConversionKind::CrossCta {
+        return Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs (block level); cross-CTA plans \
+             are not implemented"
+                .into(),
+        ));
+    }
+    let config = SimulatorConfig {
+        banks: target.banks,
+    };
+    let warps = total_warps(dst);
+    let registers = (size(src, DimName::REGISTER), size(dst, DimName::REGISTER));
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut best: Option<(usize, Lowering, PredictedCost)> = None;
+    let mut shared_layouts: Vec<(&'static str, LinearLayout)> = Vec::new();
+
+    let consider = |name: &'static str,
+                    planned: Result<Lowering>,
+                    candidates: &mut Vec<Candidate>,
+                    best: &mut Option<(usize, Lowering, PredictedCost)>| {
+        let costed = planned.and_then(|lowering| {
+            let mut cost = match &lowering {
+                Lowering::Whole { plan } => {
+                    let report = simulate_with(&config, plan, src, dst)?;
+                    let mut c = predicted_cost(&report, warps);
+                    if let ConversionPlan::SharedMemory(s) = plan {
+                        c.scratch_bytes = s.scratch_bytes;
+                    }
+                    c
+                }
+                Lowering::Partial { plan } => {
+                    simulate_partial(plan, src, dst)?;
+                    partial_cost(plan, target.banks)
+                }
+            };
+            if cost.scratch_bytes > target.smem_bytes_per_cta {
+                return Err(CodegenError::Unsupported(format!(
+                    "needs {} bytes of shared memory per CTA, the target has {}",
+                    cost.scratch_bytes, target.smem_bytes_per_cta
+                )));
+            }
+            (cost.src_registers, cost.dst_registers) = registers;
+            Ok((lowering, cost))
+        });
+        match costed {
+            Ok((lowering, cost)) => {
+                let cycles = cost.cycles();
+                candidates.push(Candidate {
+                    name,
+                    kind: Some(lowering.kind_name()),
+                    cycles: Some(cycles),
+                    refused: None,
+                });
+                if best.as_ref().is_none_or(|b| cycles < b.2.cycles()) {
+                    *best = Some((candidates.len() - 1, lowering, cost));
+                }
+            }
+            Err(e) => candidates.push(Candidate {
+                name,
+                kind: None,
+                cycles: None,
+                refused: Some(e.to_string()),
+            }),
+        }
+    };
+
+    let triton = plan_conversion_triton(src, dst, elem_bits);
+    if let Ok(ConversionPlan::SharedMemory(s)) = &triton {
+        shared_layouts.push(("partial_triton", s.shared_layout.clone()));
+    }
+    consider(
+        "triton",
+        triton.map(|plan| Lowering::Whole { plan }),
+        &mut candidates,
+        &mut best,
+    );
+    if class == ConversionKind::SharedMemory {
+        consider(
+            "shuffle_rounds",
+            rounds_plan(src, dst).map(|shuffles| Lowering::Whole {
+                plan: ConversionPlan::WarpShuffle { shuffles },
+            }),
+            &mut candidates,
+            &mut best,
+        );
+        consider(
+            "shuffle_program",
+            shuffle_plan(src, dst, elem_bits)
+                .map_err(|e| CodegenError::Unsupported(e.to_string()))
+                .map(|p| Lowering::Whole {
+                    plan: ConversionPlan::WarpProgram(Box::new(p.program)),
+                }),
+            &mut candidates,
+            &mut best,
+        );
+    }
+    if !matches!(
+        class,
+        ConversionKind::NoOp | ConversionKind::RegisterPermutation
+    ) {
+        let paper = plan_paper_swizzle(src, dst, elem_bits);
+        if let Ok(s) = &paper {
+            shared_layouts.push(("partial_paper_swizzle", s.shared_layout.clone()));
+        }
+        consider(
+            "paper_swizzle",
+            paper.map(|s| Lowering::Whole {
+                plan: ConversionPlan::SharedMemory(Box::new(s)),
+            }),
+            &mut candidates,
+            &mut best,
+        );
+    }
+    if class == ConversionKind::SharedMemory {
+        for (name, smem) in &shared_layouts {
+            let planned = plan_split(src, dst, smem, elem_bits).and_then(|p| {
+                if p.cost.staying_elements == 0 {
+                    Err(CodegenError::Unsupported(
+                        "every element crosses warps: the full shared-memory plan".into(),
+                    ))
+                } else {
+                    Ok(Lowering::Partial { plan: Box::new(p) })
+                }
+            });
+            consider(name, planned, &mut candidates, &mut best);
+        }
+    }
+    let Some((index, lowering, cost)) = best else {
+        let why: Vec<String> = candidates
+            .iter()
+            .map(|c| format!("{}: {}", c.name, c.refused.as_deref().unwrap_or("?")))
+            .collect();
+        return Err(CodegenError::Unsupported(format!(
+            "no candidate plan was proved: {}",
+            why.join("; ")
+        )));
+    };
+    let words = match &lowering {
+        Lowering::Whole {
+            plan: ConversionPlan::WarpProgram(p),
+        } => WordProgram::from_program(p),
+        _ => None,
+    };
+    let bound = lower_bound(src, dst, elem_bits, target)?;
+    let cycles = cost.cycles();
+    let above_bound = if bound.cycles > 0.0 {
+        cycles / bound.cycles
+    } else if cycles > 0.0 {
+        f64::INFINITY
+    } else {
+        1.0
+    };
+    Ok(PlannedConversion {
+        class,
+        candidate: candidates[index].name,
+        lowering,
+        words,
+        cost,
+        cycles,
+        lower_bound: bound,
+        above_bound,
+        candidates,
+    })
+}
+
+/// The predicted cost of a partial plan, wavefronts counted by
+/// [`crate::wavefront`] with `banks` banks on every warp's accesses;
+/// staying shuffles packed `32 / bitwidth` elements of one source lane to a
+/// 32-bit `shfl.sync` ([`crate::partial::PartialCost::packed_shuffles`]);
+/// one barrier when any warp loads.
+pub fn partial_cost(plan: &PartialCrossWarpPlan, banks: u64) -> PredictedCost {
+    let mut c = PredictedCost {
+        warps: plan.num_warps,
+        shuffles: plan.cost.packed_shuffles,
+        register_moves: plan.cost.register_moves,
+        scratch_bytes: plan.scratch_elems * u64::from(plan.bitwidth.max(8)) / 8,
+        src_registers: plan.src_registers,
+        dst_registers: plan.dst_registers,
+        ..Default::default()
+    };
+    let mut loads = false;
+    for w in 0..plan.num_warps {
+        let Some(k) = plan.class_of(w).map(|i| &plan.classes[i]) else {
+            continue;
+        };
+        let wf = |a| vector_access_wavefronts(a, plan.num_lanes, w, plan.bitwidth, banks);
+        c.store_wavefronts += k.stores.iter().map(wf).sum::<u64>();
+        c.load_wavefronts += k.loads.iter().map(wf).sum::<u64>();
+        loads |= !k.loads.is_empty();
+    }
+    c.barriers = loads as u64;
+    c
+}
+
+/// The floor of the conversion `src → dst` of `elem_bits`-bit elements
+/// ([`crate::cost`]'s module doc), by enumeration of every destination
+/// register of every thread:
+///
+/// * an element whose destination thread also holds it in the source (some
+///   replica) costs nothing;
+/// * else, one whose source has a replica in the destination thread's warp
+///   must change lane: the warps receive `I` such bytes, and one warp
+///   instruction delivers at most `D = max(4 · lanes, 2 · banks)` bytes to
+///   a warp's lanes (a 32-bit `shfl.sync`: 4 bytes per lane; through shared
+///   memory, a store and a load of `4 · banks` bytes), so at least `I / D`
+///   shuffles (32 lanes: 128 bytes per shuffle);
+/// * else it must cross shared memory: the `S` bytes of distinct crossing
+///   elements are stored once and the readers load their `L` bytes, at
+///   most `4 · banks` bytes per wavefront (128 with 32 banks: the 128
+///   B/clk/SM of compute capability 9.0), so at least `(S + L) / (4 ·
+///   banks)` wavefronts; one barrier.
+///
+/// The counts are fractions, summed over the CTA before dividing: one
+/// wavefront may carry bytes of several warps or kinds, so per-warp
+/// ceilings would not be floors.
+///
+/// Broadcast destination registers (zero register bases) are counted once
+/// per thread: their copies are register moves.
+pub fn lower_bound(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<LowerBound> {
+    check_bitwidth(elem_bits)?;
+    target.check()?;
+    // Bytes one wavefront serves (every bank one word), and bytes one warp
+    // instruction can deliver to a warp's lanes in the cheapest in-warp way:
+    // a 32-bit shuffle (4 bytes per lane) or, if fewer, half a wavefront
+    // (through shared memory an element is stored and loaded).
+    let wavefront_bytes = 4 * target.banks;
+    let in_warp_bytes = (4 * size(dst, DimName::LANE)).max(wavefront_bytes / 2);
+    let bytes = u64::from(elem_bits) / 8;
+    let nl = size(dst, DimName::LANE);
+    let (nw, nb) = (size(dst, DimName::WARP), size(dst, DimName::BLOCK));
+    if (
+        size(src, DimName::LANE),
+        size(src, DimName::WARP),
+        size(src, DimName::BLOCK),
+    ) != (nl, nw, nb)
+    {
+        return Err(CodegenError::Invalid(
+            "source and destination use different thread counts".into(),
+        ));
+    }
+    // Both layouts are XOR-linear: layout(r, l, w, b) = R(r) ⊕ L(l) ⊕
+    // W(w) ⊕ B(b). Thread (b, w, l) holds element e in the source iff
+    // e ⊕ L(l) ⊕ W(w) ⊕ B(b) ∈ span(R); its warp does iff e ⊕ W(w) ⊕ B(b)
+    // ∈ span(R ∪ L).
+    let bases = |l: &LinearLayout, d: DimName| -> Vec<u64> {
+        if l.has_in_dim(d) {
+            l.packed_bases(d).to_vec()
+        } else {
+            vec![]
+        }
+    };
+    let table = |cols: &[u64]| -> Vec<u64> {
+        (0..1u64 << cols.len())
+            .map(|x| gf2::bits(x).fold(0, |a, i| a ^ cols[i as usize]))
+            .collect()
+    };
+    let s_reg = bases(src, DimName::REGISTER);
+    let s_lane = bases(src, DimName::LANE);
+    let in_thread = EchelonBasis::from_columns(&s_reg);
+    let in_warp = EchelonBasis::from_columns(&[s_reg.clone(), s_lane.clone()].concat());
+    let (sl, sw, sb) = (
+        table(&s_lane),
+        table(&bases(src, DimName::WARP)),
+        table(&bases(src, DimName::BLOCK)),
+    );
+    let d_reg: Vec<u64> = bases(dst, DimName::REGISTER)
+        .into_iter()
+        .filter(|&c| c != 0)
+        .collect();
+    // Registers of one thread hold distinct elements unless their bases
+    // are dependent; then each thread's elements are deduplicated.
+    let distinct_regs = gf2::rank(&d_reg) as usize == d_reg.len();
+    let (dr, dl, dw, db) = (
+        table(&d_reg),
+        table(&bases(dst, DimName::LANE)),
+        table(&bases(dst, DimName::WARP)),
+        table(&bases(dst, DimName::BLOCK)),
+    );
+    if dr.len() as u64 * nl * nw * nb > 1 << 26 {
+        return Err(CodegenError::Invalid(format!(
+            "{} destination elements are too many to enumerate for a lower bound",
+            dr.len() as u64 * nl * nw * nb
+        )));
+    }
+    let mut bound = LowerBound {
+        warps: nw * nb,
+        ..Default::default()
+    };
+    let mut crossing: std::collections::HashSet<u64> = Default::default();
+    for b in 0..nb as usize {
+        for w in 0..nw as usize {
+            let (mut load_bytes, mut lane_bytes) = (0, 0);
+            for l in 0..nl as usize {
+                let mut seen = std::collections::HashSet::new();
+                for &r in &dr {
+                    let e = r ^ dl[l] ^ dw[w] ^ db[b];
+                    if !distinct_regs && !seen.insert(e) {
+                        continue;
+                    }
+                    let x = e ^ sw[w] ^ sb[b];
+                    if in_thread.contains(x ^ sl[l]) {
+                        continue;
+                    }
+                    if in_warp.contains(x) {
+                        lane_bytes += bytes;
+                    } else {
+                        load_bytes += bytes;
+                        crossing.insert(e);
+                    }
+                }
+            }
+            bound.in_warp_bytes += lane_bytes;
+            bound.cross_warp_bytes += load_bytes;
+        }
+    }
+    // Fractions, not per-warp ceilings: one wavefront may carry bytes of
+    // several kinds, so only the sums are floors.
+    let stored = crossing.len() as u64 * bytes;
+    bound.wavefronts = (stored + bound.cross_warp_bytes) as f64 / wavefront_bytes as f64;
+    bound.shuffles = bound.in_warp_bytes as f64 / in_warp_bytes as f64;
+    let barrier = if bound.cross_warp_bytes > 0 {
+        BARRIER_COST
+    } else {
+        0.0
+    };
+    bound.cycles = (bound.wavefronts + bound.shuffles) / bound.warps.max(1) as f64 + barrier;
+    Ok(bound)
+}
+
+/// Wavefronts of one vector [`Access`] (no matrix instruction) executed by
+/// warp `warp` with `lanes` lanes, `bitwidth`-bit elements and `banks`
+/// banks: the access's element addresses turned into bytes and counted by
+/// [`phases_of`].
+fn vector_access_wavefronts(
+    access: &Access,
+    lanes: u64,
+    warp: u64,
+    bitwidth: u32,
+    banks: u64,
+) -> u64 {
+    let bytes = u64::from(bitwidth.max(8)) / 8;
+    let starts: Vec<u64> = (0..lanes)
+        .map(|l| access.address.eval(l, warp) * bytes)
+        .collect();
+    phases_of(banks, &starts, access.registers.len() as u64 * bytes)
+        .iter()
+        .sum()
+}

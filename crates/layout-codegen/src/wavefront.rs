@@ -1,0 +1,90 @@
+//! The one bank/wavefront counter of the crate: how many shared-memory
+//! wavefronts (cycles of the shared-memory pipe) one warp-wide access costs.
+//!
+//! The simulator ([`crate::simulator`]), the planner's candidate ranking
+//! ([`crate::choice`], [`crate::planner`]), partial plans
+//! ([`crate::partial`]), matrix tiling ([`crate::shared_conversion`]), the
+//! shared-layout search ([`crate::swizzle_search`]), the brute-force bank
+//! conflict counter ([`crate::bank_conflicts::brute_force_bank_conflicts`])
+//! and gather costs ([`crate::gather_cost`]) all count through
+//! [`phase_wavefronts`]. This module depends on no other module of the
+//! crate.
+//!
+//! ## The rule
+//! Shared memory is `B` banks of 4 bytes: byte address `a` is in bank
+//! `(a / 4) mod B`. A *phase* is a set of lanes served together; it costs the
+//! largest number of distinct 4-byte words that any one bank holds among
+//! the bytes its lanes access (equal words are broadcast, so a phase costs
+//! at least 1).
+//! * 32 banks (NVIDIA): a vector access of `w` bytes per lane runs in
+//!   `max(1, 32 w / 128)` phases of consecutive lanes (32-bit: the warp;
+//!   64-bit: two half warps; 128-bit: four quarter warps); `ldmatrix` /
+//!   `stmatrix` run one phase per 8×16-byte matrix. This agreed with ncu's
+//!   shared-memory wavefront counters on an H200 for the GPU suite's cases
+//!   (`tests/sim_matrix.rs`).
+//! * 64 banks (a model of AMD CDNA LDS, not measured): `max(1, lanes · w /
+//!   256)` phases of consecutive lanes.
+//!
+//! ```
+//! use layout_codegen::wavefront::{access_wavefronts, phase_wavefronts};
+//! // A column of a 32-word-wide fp32 tile: every lane in bank 0.
+//! let col: Vec<u64> = (0..32).map(|l| 128 * l).collect();
+//! assert_eq!(phase_wavefronts(&col, 4, 32), 32);
+//! // 128-bit vectors of consecutive lanes: four conflict-free quarter warps.
+//! let row: Vec<u64> = (0..32).map(|l| 16 * l).collect();
+//! assert_eq!(access_wavefronts(&row, 16), vec![1, 1, 1, 1]);
+//! ```
+
+use std::collections::HashMap;
+
+/// Wavefronts of one phase: the largest number of distinct 4-byte words one
+/// of `banks` banks holds among `bytes` bytes from each byte address of
+/// `starts` (at least 1).
+pub fn phase_wavefronts(starts: &[u64], bytes: u64, banks: u64) -> u64 {
+    let mut words: Vec<u64> = starts
+        .iter()
+        .flat_map(|&s| (s / 4)..(s + bytes.max(1)).div_ceil(4))
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    let mut per_bank: HashMap<u64, u64> = HashMap::new();
+    for w in words {
+        *per_bank.entry(w % banks.max(1)).or_default() += 1;
+    }
+    per_bank.into_values().max().unwrap_or(1)
+}
+
+/// Per-phase wavefronts of one warp-wide vector access with `banks` banks
+/// (32 or 64, see the module doc): `starts[l]` is lane `l`'s byte address,
+/// each lane moves `bytes` bytes.
+pub fn phases_of(banks: u64, starts: &[u64], bytes: u64) -> Vec<u64> {
+    let nlanes = starts.len() as u64;
+    let phases = if banks == 64 {
+        (nlanes * bytes) / 256
+    } else {
+        (32 * bytes) / 128
+    }
+    .clamp(1, nlanes.max(1));
+    let per = (nlanes / phases).max(1) as usize;
+    starts
+        .chunks(per)
+        .map(|lanes| phase_wavefronts(lanes, bytes, banks))
+        .collect()
+}
+
+/// Wavefronts of one warp-wide vector access under NVIDIA's rules (32
+/// banks): `starts[l]` is lane `l`'s byte address, each lane moves `bytes`
+/// bytes. Returns per-phase wavefronts.
+pub fn access_wavefronts(starts: &[u64], bytes: u64) -> Vec<u64> {
+    phases_of(32, starts, bytes)
+}
+
+/// Wavefronts of one warp-wide `ldmatrix`/`stmatrix` (32 banks): `rows[l]`
+/// is the byte address of the 16-byte row lane `l` supplies; one phase per
+/// matrix (rows `8i .. 8i + 8`). Returns per-matrix wavefronts.
+pub fn matrix_wavefronts(rows: &[u64], count: u64) -> Vec<u64> {
+    rows.chunks(8)
+        .take(count as usize)
+        .map(|m| phase_wavefronts(m, 16, 32))
+        .collect()
+}

@@ -1,0 +1,174 @@
+//! The conversion's floor (`layout_codegen::planner::lower_bound`): derived
+//! by hand for a few pairs, checked against a brute-force enumeration (a
+//! map from every element to every source thread holding it, independent of
+//! the planner's span tests) on random layouts with broadcasts, and never
+//! above the plan the planner returns.
+
+use hw_layouts::Encoding;
+use layout_codegen::planner::{lower_bound, plan, Target};
+use linear_layout::{DimName, LinearLayout};
+use std::collections::{HashMap, HashSet};
+
+mod common;
+
+fn ll(attr: &str, shape: &[u64]) -> LinearLayout {
+    Encoding::parse(attr)
+        .and_then(|e| e.to_linear_layout(shape))
+        .expect("layout")
+}
+
+fn blocked(spt: [u64; 2], tpw: [u64; 2], wpc: [u64; 2], order: [u64; 2]) -> String {
+    format!(
+        "#ttg.blocked<{{sizePerThread = [{}, {}], threadsPerWarp = [{}, {}], warpsPerCTA = [{}, {}], order = [{}, {}]}}>",
+        spt[0], spt[1], tpw[0], tpw[1], wpc[0], wpc[1], order[0], order[1]
+    )
+}
+
+/// Blocked `[2, 2]` → `[4, 1]` warps, same warp tile (8 × 16, `[1, 4]` per
+/// thread, `[8, 4]` lanes), 128 × 128 f16. Within a warp both layouts
+/// place `(i mod 8, j mod 16)` on the same lane and register slot, so an
+/// element that stays in its warp stays in its thread: no shuffle. A
+/// quarter of the elements stay in their warp (`hand_staying` of
+/// `partial_plans.rs`: src warp `c + 2a`, dst warp `a + 2b`, equal iff
+/// `a = b = c`); the other 3/4 · 16384 · 2 = 24576 bytes cross: stored once,
+/// 24576 / 128 = 192 wavefronts, and loaded, 6144 bytes per warp = 48 per
+/// warp, 192 in all. Cycles: 384 / 4 warps + one barrier (4) = 100.
+#[test]
+fn blocked_warp_reshuffle_by_hand() {
+    let shape = [128u64, 128];
+    let src = ll(&blocked([1, 4], [8, 4], [2, 2], [1, 0]), &shape);
+    let dst = ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &shape);
+    let b = lower_bound(&src, &dst, 16, &Target::SM90).unwrap();
+    assert_eq!(b.cross_warp_bytes, 24576);
+    assert_eq!(b.wavefronts, 384.0);
+    assert_eq!(b.shuffles, 0.0);
+    assert_eq!(b.warps, 4);
+    assert_eq!(b.cycles, 100.0);
+}
+
+/// The crate doc's pair: 2 registers × 32 lanes of f32, the register bit
+/// swapped with lane bit 0. Each thread keeps one of its two elements and
+/// receives the other from its neighbour: 32 lanes × 4 bytes = 128 bytes
+/// per warp, one 32-bit shuffle; nothing crosses warps, no barrier.
+#[test]
+fn one_register_lane_swap_by_hand() {
+    let mk = |reg: u64, lane0: u64| {
+        LinearLayout::new(
+            vec![
+                (DimName::REGISTER, vec![vec![reg]]),
+                (
+                    DimName::LANE,
+                    vec![vec![lane0], vec![4], vec![8], vec![16], vec![32]],
+                ),
+                (DimName::WARP, vec![]),
+                (DimName::BLOCK, vec![]),
+            ],
+            vec![(DimName::dim(0), 64)],
+            true,
+        )
+        .unwrap()
+    };
+    let b = lower_bound(&mk(1, 2), &mk(2, 1), 32, &Target::SM90).unwrap();
+    assert_eq!((b.wavefronts, b.shuffles, b.cycles), (0.0, 1.0, 1.0));
+    // f16: 64 bytes per warp, half a shuffle's 128 (a floor: two f16
+    // elements of one lane could share a 32-bit shuffle).
+    let b = lower_bound(&mk(1, 2), &mk(2, 1), 16, &Target::SM90).unwrap();
+    assert_eq!((b.wavefronts, b.shuffles), (0.0, 0.5));
+}
+
+/// A layout converted to itself costs nothing; so does the A operand of
+/// mma v2 (replicated over the N warps) back to the accumulators: every
+/// thread holds a replica of each of its accumulator elements.
+#[test]
+fn nothing_to_move_by_hand() {
+    let shape = [64u64, 64];
+    let b = ll(&blocked([1, 4], [8, 4], [2, 2], [1, 0]), &shape);
+    assert_eq!(lower_bound(&b, &b, 16, &Target::SM90).unwrap().cycles, 0.0);
+    let mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+    let a = ll(
+        &format!("#ttg.dot_op<{{opIdx = 0, parent = {mma}, kWidth = 2}}>"),
+        &shape,
+    );
+    let lb = lower_bound(&a, &ll(mma, &shape), 16, &Target::SM90).unwrap();
+    assert_eq!((lb.wavefronts, lb.shuffles, lb.cycles), (0.0, 0.0, 0.0));
+}
+
+/// The bound by brute force: every destination register of every thread
+/// (broadcast registers once per thread), looked up in a map from element
+/// to the source threads holding it.
+fn brute_force(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> (f64, f64, u64) {
+    let n = |l: &LinearLayout, d| l.in_dim_size(d);
+    let (nl, nw) = (n(dst, DimName::LANE), n(dst, DimName::WARP));
+    let at = |l: &LinearLayout, r: u64, t: u64, w: u64| l.apply_values(&[r, t, w, 0]);
+    let mut holders: HashMap<u64, HashSet<(u64, u64)>> = HashMap::new();
+    for w in 0..nw {
+        for t in 0..nl {
+            for r in 0..n(src, DimName::REGISTER) {
+                holders.entry(at(src, r, t, w)).or_default().insert((w, t));
+            }
+        }
+    }
+    let bytes = bits as u64 / 8;
+    let (mut loaded, mut moved, mut crossing) = (0, 0, HashSet::new());
+    for w in 0..nw {
+        let (mut load, mut lane) = (0, 0);
+        for t in 0..nl {
+            let mine: HashSet<u64> = (0..n(dst, DimName::REGISTER))
+                .map(|r| at(dst, r, t, w))
+                .collect();
+            for e in mine {
+                let h = &holders[&e];
+                if h.contains(&(w, t)) {
+                } else if h.iter().any(|&(w2, _)| w2 == w) {
+                    lane += bytes;
+                } else {
+                    load += bytes;
+                    crossing.insert(e);
+                }
+            }
+        }
+        loaded += load;
+        moved += lane;
+    }
+    let stored = crossing.len() as u64 * bytes;
+    (
+        (stored + loaded) as f64 / 128.0,
+        moved as f64 / (4 * nl) as f64,
+        crossing.len() as u64,
+    )
+}
+
+#[test]
+fn span_tests_equal_brute_force_on_random_layouts() {
+    let mut rng = common::Rng(0x5eed_1b0d);
+    for case in 0..60 {
+        let shape = common::random_shape(&mut rng, 9, 2);
+        let zeros = rng.below(3) as usize;
+        let src = common::random_distributed(&mut rng, &shape, 5, 2, zeros);
+        let zeros = rng.below(3) as usize;
+        let dst = common::random_distributed(&mut rng, &shape, 5, 2, zeros);
+        if src.in_dim_size(DimName::LANE) != 32 || dst.in_dim_size(DimName::LANE) != 32 {
+            continue;
+        }
+        for bits in [8, 16, 32] {
+            let b = lower_bound(&src, &dst, bits, &Target::SM90).unwrap();
+            let (wf, shfl, _) = brute_force(&src, &dst, bits);
+            assert_eq!(
+                (b.wavefronts, b.shuffles),
+                (wf, shfl),
+                "case {case}, {bits} bits"
+            );
+            if let Ok(p) = plan(&src, &dst, bits, &Target::SM90) {
+                assert!(
+                    p.cycles + 1e-9 >= b.cycles,
+                    "case {case}, {bits} bits: plan {} {:?} below bound {:?}\nsrc {:?}\ndst {:?}",
+                    p.candidate,
+                    p.cost,
+                    b,
+                    src.all_bases(),
+                    dst.all_bases()
+                );
+            }
+        }
+    }
+}

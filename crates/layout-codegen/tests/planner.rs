@@ -1,0 +1,210 @@
+//! The planner's entry point (`layout_codegen::planner::plan`): every plan
+//! it returns is proved again here by the simulator (the exhaustive check,
+//! independent of the planner), is never costlier than Triton's plan on the
+//! same scale, and a wrong plan planted in its answer is caught. Partial
+//! cross-warp plans are chosen on the same scale; their costs counted by
+//! the one wavefront counter agree with the partial planner's own.
+
+use hw_layouts::Encoding;
+use layout_codegen::choice::plan_conversion_triton;
+use layout_codegen::choice::{plan_cost, total_warps};
+use layout_codegen::partial::simulate_partial;
+use layout_codegen::plan::ConversionPlan;
+use layout_codegen::planner::{partial_cost, plan, Lowering, PlannedConversion, Target};
+use layout_codegen::simulator::simulate;
+use linear_layout::LinearLayout;
+
+mod common;
+
+#[path = "../examples/support/suite_cases.rs"]
+mod suite_cases;
+
+fn ll(attr: &str, shape: &[u64]) -> LinearLayout {
+    Encoding::parse(attr)
+        .and_then(|e| e.to_linear_layout(shape))
+        .expect("layout")
+}
+
+/// Re-proves `p` with the simulator and checks its cost against Triton's.
+fn prove(name: &str, src: &LinearLayout, dst: &LinearLayout, bits: u32, p: &PlannedConversion) {
+    match &p.lowering {
+        Lowering::Whole { plan } => {
+            simulate(plan, src, dst)
+                .unwrap_or_else(|e| panic!("{name}: the chosen plan fails the simulator: {e}"));
+        }
+        Lowering::Partial { plan } => {
+            simulate_partial(plan, src, dst).unwrap_or_else(|e| {
+                panic!("{name}: the chosen partial plan fails the simulator: {e}")
+            });
+            // The one counter agrees with the partial planner's counts.
+            let c = partial_cost(plan, 32);
+            assert_eq!(
+                (c.store_wavefronts, c.load_wavefronts),
+                (plan.cost.store_wavefronts, plan.cost.load_wavefronts),
+                "{name}"
+            );
+        }
+    }
+    assert_eq!(p.cycles, p.cost.cycles(), "{name}");
+    let triton = plan_conversion_triton(src, dst, bits).unwrap();
+    let t = plan_cost(&simulate(&triton, src, dst).unwrap(), total_warps(dst));
+    assert!(
+        p.cycles <= t,
+        "{name}: chosen {} costs {} > Triton's {t}",
+        p.candidate,
+        p.cycles
+    );
+    // The bound is a floor of every plan.
+    assert!(
+        p.cycles + 1e-9 >= p.lower_bound.cycles,
+        "{name}: plan {} below its bound {}",
+        p.cycles,
+        p.lower_bound.cycles
+    );
+}
+
+#[test]
+fn every_suite_plan_is_proved_and_partial_plans_compete() {
+    let mut partial = Vec::new();
+    for c in suite_cases::suite_cases() {
+        let p = plan(&c.src, &c.dst, c.bits, &Target::SM90).unwrap();
+        prove(&c.name, &c.src, &c.dst, c.bits, &p);
+        if p.lowering.partial().is_some() {
+            partial.push(c.name.clone());
+        }
+        // Every partial candidate that was planned was costed on the scale.
+        for k in &p.candidates {
+            if k.name.starts_with("partial") && k.refused.is_none() {
+                assert!(k.cycles.is_some(), "{}: {}", c.name, k.name);
+            }
+        }
+    }
+    eprintln!("partial plans chosen: {partial:?}");
+}
+
+#[test]
+fn every_oracle_plan_is_proved() {
+    let recs: Vec<serde_json::Value> = common::oracle_records("seed23-trivial-cvt.jsonl")
+        .into_iter()
+        .chain(common::oracle_records("sample-trivial-cvt.jsonl"))
+        .collect();
+    assert!(recs.len() >= 200);
+    let (mut planned, mut partial) = (0, 0);
+    for r in &recs {
+        let shape: Vec<u64> = r["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let bits = r["elem_bitwidth"].as_u64().unwrap() as u32;
+        let src = LinearLayout::from_json(&r["src"]["linear"], Some(&shape)).unwrap();
+        let dst = LinearLayout::from_json(&r["dst"]["linear"], Some(&shape)).unwrap();
+        let name = r["id"].as_str().unwrap();
+        // AMD pairs (64 lanes) on the 32-bank model, as the other oracle
+        // tests simulate them.
+        let target = Target {
+            warp_size: src.in_dim_size(linear_layout::DimName::LANE),
+            ..Target::SM90
+        };
+        match plan(&src, &dst, bits, &target) {
+            Ok(p) => {
+                prove(name, &src, &dst, bits, &p);
+                planned += 1;
+                partial += p.lowering.partial().is_some() as usize;
+            }
+            // Only what Triton's own planner refuses may be refused.
+            Err(e) => assert!(
+                plan_conversion_triton(&src, &dst, bits).is_err(),
+                "{name}: {e}"
+            ),
+        }
+    }
+    eprintln!("oracle pairs planned: {planned}, partial chosen: {partial}");
+    assert!(planned >= 200);
+}
+
+const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+
+fn blocked(spt: [u64; 2], tpw: [u64; 2], wpc: [u64; 2], order: [u64; 2]) -> String {
+    format!(
+        "#ttg.blocked<{{sizePerThread = [{}, {}], threadsPerWarp = [{}, {}], warpsPerCTA = [{}, {}], order = [{}, {}]}}>",
+        spt[0], spt[1], tpw[0], tpw[1], wpc[0], wpc[1], order[0], order[1]
+    )
+}
+
+/// The A operand back to the accumulators: every thread holds its own
+/// replica already (Triton sends it through shared memory because the
+/// source register depends on the warp). The planner chooses the partial
+/// plan with register moves only: no wavefront, no barrier, 0 cycles.
+#[test]
+fn replicated_operand_back_to_accumulators_is_register_moves() {
+    let shape = [64u64, 64];
+    let mma = ll(MMA2, &shape);
+    let a = ll(
+        &format!("#ttg.dot_op<{{opIdx = 0, parent = {MMA2}, kWidth = 2}}>"),
+        &shape,
+    );
+    let p = plan(&a, &mma, 16, &Target::SM90).unwrap();
+    assert_eq!(p.lowering.kind_name(), "partial", "{:?}", p.candidates);
+    assert_eq!(p.cycles, 0.0);
+    assert_eq!(p.lower_bound.cycles, 0.0);
+    let triton = plan_conversion_triton(&a, &mma, 16).unwrap();
+    assert!(matches!(triton, ConversionPlan::SharedMemory(_)));
+    prove("dotA->mma", &a, &mma, 16, &p);
+}
+
+/// Blocked `[2, 2]` → `[1, 4]` warps: half of the elements stay in their
+/// warp by register moves; the partial plan moves half the wavefronts of
+/// the full one and is chosen. Planting a wrong staying register in the
+/// planner's answer is caught by the simulator.
+#[test]
+fn half_staying_blocked_pair_chooses_partial_and_a_mutation_fails() {
+    let shape = [128u64, 128];
+    let src = ll(&blocked([1, 4], [8, 4], [2, 2], [1, 0]), &shape);
+    let dst = ll(&blocked([1, 4], [8, 4], [1, 4], [1, 0]), &shape);
+    let p = plan(&src, &dst, 32, &Target::SM90).unwrap();
+    assert_eq!(p.lowering.kind_name(), "partial", "{:?}", p.candidates);
+    prove("b22->b14", &src, &dst, 32, &p);
+    let full = p
+        .candidates
+        .iter()
+        .filter(|c| c.kind == Some("shared"))
+        .filter_map(|c| c.cycles)
+        .fold(f64::INFINITY, f64::min);
+    assert!(p.cycles < full, "{} vs {full}", p.cycles);
+    let mut m = p.lowering.partial().unwrap().clone();
+    let k = m
+        .classes
+        .iter_mut()
+        .find(|k| !k.staying.is_empty())
+        .unwrap();
+    k.staying[0].src_register ^= 1;
+    assert!(simulate_partial(&m, &src, &dst).is_err());
+}
+
+#[test]
+fn a_target_that_does_not_match_is_an_error() {
+    let shape = [64u64, 64];
+    let b = ll(&blocked([1, 4], [8, 4], [2, 2], [1, 0]), &shape);
+    let e = plan(&b, &b, 16, &Target::CDNA3).unwrap_err().to_string();
+    assert!(e.contains("32 lanes") && e.contains("64"), "{e}");
+    let bad = Target {
+        banks: 16,
+        ..Target::SM90
+    };
+    assert!(plan(&b, &b, 16, &bad)
+        .unwrap_err()
+        .to_string()
+        .contains("16"));
+    assert!(plan(&b, &b, 12, &Target::SM90).is_err());
+    // A scratch limit below every shared-memory plan leaves only in-warp
+    // plans; a transpose then has none.
+    let t = ll(&blocked([4, 1], [4, 8], [2, 2], [0, 1]), &shape);
+    let tiny = Target {
+        smem_bytes_per_cta: 64,
+        ..Target::SM90
+    };
+    let e = plan(&b, &t, 16, &tiny).unwrap_err().to_string();
+    assert!(e.contains("shared memory per CTA"), "{e}");
+}
