@@ -5,15 +5,20 @@
 //!   dims flattened down, dim0 slowest); each cell is coloured by the warp
 //!   (`block · warps + warp`) of its first holder and labelled with that
 //!   holder's thread `T<lane + warp·lanes>` and register `R<r>` (the paper's
-//!   Figure 1); `+k` marks `k` further holders. Unlabelled (large) grids
-//!   draw odd lanes in a darker shade of the warp's colour.
+//!   Figure 1); `+k` marks `k` further holders, and a strip along the
+//!   bottom of the cell shows the colours of the other warps holding
+//!   copies (so a warp that only holds copies is still drawn). Unlabelled
+//!   (large) grids draw odd lanes in a darker shade of the warp's colour.
+//!   The legend has an entry for every colour and mark drawn.
 //! - [`hardware_picture`]: one panel per (CTA, warp); a panel has one row per
 //!   register and one column per lane; each cell shows the coordinate held
 //!   there and is coloured by the element's logical row.
 //! - [`bank_picture`] (shared layouts): one row per 128-byte line of each
 //!   CTA's allocation, 32 four-byte banks across; a cell is one element
 //!   (offset `o` sits at byte `o · bits / 8`, bank `(byte / 4) mod 32`), shows
-//!   its coordinate and is coloured by its logical row.
+//!   its coordinates (one per line) and is coloured by its logical row.
+//!   Cells fit [`PICTURE_WIDTH`]; an access pattern draws touched cells
+//!   framed and conflicting ones hatched in [`CONFLICT_COLOR`].
 //!
 //! Small grids get labelled cells. When cells would get too small to read
 //! (more than 64 per side, or more than 128 hardware rows), labels are
@@ -60,20 +65,36 @@ pub struct Picture {
 }
 
 /// Sixteen light fills, distinguishable next to each other; index `i` uses
-/// `PALETTE[i % 16]`.
+/// `PALETTE[i % 16]`. None is red, salmon or pink: those hues belong to the
+/// marks drawn over the fills ([`CONFLICT_COLOR`], the path of
+/// [`crate::convert`]). `tests/colors.rs` checks it in CIE Lab: every fill
+/// is at least ΔE76 40 from each mark colour and, unless nearly grey
+/// (chroma < 10), at least 30° of hue away from it.
 pub const PALETTE: [&str; 16] = [
-    "#a6cee3", "#fdbf6f", "#b2df8a", "#fb9a99", "#cab2d6", "#ffff99", "#8dd3c7", "#fccde5",
-    "#d9d9d9", "#bebada", "#80b1d3", "#ccebc5", "#ffed6f", "#f4a582", "#92c5de", "#e6f598",
+    "#a6cee3", "#fdbf6f", "#b2df8a", "#dfc27d", "#cab2d6", "#ffff99", "#8dd3c7", "#c7eae5",
+    "#d9d9d9", "#bebada", "#80b1d3", "#ccebc5", "#ffed6f", "#e5d8bd", "#92c5de", "#e6f598",
 ];
 
-/// Darker companions of [`PALETTE`], used for odd lanes when cells are too
-/// small for labels (so that threads stay distinguishable).
+/// Darker companions of [`PALETTE`] (same hue, lightness × 0.8 or so),
+/// used for odd lanes when cells are too small for labels (so that threads
+/// stay distinguishable).
 pub const PALETTE_DARK: [&str; 16] = [
-    "#7fb3d0", "#f0a64a", "#8fcc62", "#f07470", "#ad8ec2", "#e6e670", "#62bcad", "#eaa3c7",
-    "#b8b8b8", "#9c97c4", "#5a97c0", "#a6d6a0", "#e6d04a", "#e58560", "#6aa9cc", "#cde07a",
+    "#7fb3d0", "#f0a64a", "#8fcc62", "#d3aa4b", "#ad8ec2", "#e6e670", "#62bcad", "#8ed5cb",
+    "#b8b8b8", "#9c97c4", "#5a97c0", "#a6d6a0", "#e6d04a", "#d0b887", "#6aa9cc", "#cde07a",
 ];
 
-pub(crate) fn fill(i: u64) -> &'static str {
+/// Colour of the marks drawn over the fills: bank conflicts (hatched cells
+/// with a frame) and the path of a conversion. No fill of [`PALETTE`] or
+/// [`PALETTE_DARK`] is near it (see [`PALETTE`]).
+pub const CONFLICT_COLOR: &str = "#e31a1c";
+
+/// The widest picture, in SVG user units (pixels at 100 %), that the
+/// default scale of the conversion and bank pictures keeps to: a laptop
+/// screen shows it whole without scaling.
+pub const PICTURE_WIDTH: u64 = 1400;
+
+/// The fill of warp (or logical row) `i`: `PALETTE[i % 16]`.
+pub fn fill(i: u64) -> &'static str {
     PALETTE[(i % 16) as usize]
 }
 
@@ -106,13 +127,31 @@ pub fn escape(s: &str) -> String {
 /// Accumulates SVG elements.
 pub(crate) struct Doc {
     pub(crate) body: String,
+    /// `<defs>` content (patterns), written before the body.
+    defs: String,
 }
+
+/// The id of the hatch pattern of conflicting cells.
+pub const HATCH_ID: &str = "conflict-hatch";
 
 impl Doc {
     pub(crate) fn new() -> Doc {
         Doc {
             body: String::new(),
+            defs: String::new(),
         }
+    }
+    /// Defines (once) the hatch of conflicting cells: diagonal lines in
+    /// [`CONFLICT_COLOR`] on a transparent ground, so that the cell's own
+    /// fill and label stay visible. Returns the fill reference.
+    pub(crate) fn hatch(&mut self) -> String {
+        if self.defs.is_empty() {
+            let _ = writeln!(
+                self.defs,
+                "<pattern id=\"{HATCH_ID}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect x=\"0\" y=\"0\" width=\"2.5\" height=\"6\" fill=\"{CONFLICT_COLOR}\"/></pattern>"
+            );
+        }
+        format!("url(#{HATCH_ID})")
     }
     pub(crate) fn rect(&mut self, x: u64, y: u64, w: u64, h: u64, fill: &str, stroke: bool) {
         let st = if stroke {
@@ -140,9 +179,14 @@ impl Doc {
     }
     pub(crate) fn finish(self, w: u64, h: u64, title: &str, desc: &str) -> String {
         format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\">\n<title>{}</title>\n<desc>{}</desc>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n{}</svg>\n",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\">\n<title>{}</title>\n<desc>{}</desc>\n{}<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n{}</svg>\n",
             escape(title),
             escape(desc),
+            if self.defs.is_empty() {
+                String::new()
+            } else {
+                format!("<defs>\n{}</defs>\n", self.defs)
+            },
             self.body
         )
     }
@@ -188,6 +232,21 @@ pub(crate) fn grid(
                 c = e;
             }
         }
+    }
+    if !labels && p.cw >= 6 && p.ch >= 6 {
+        // Merged runs hide cell edges: faint white lines show them again.
+        let (w, h) = (p.cols * p.cw, p.rows * p.ch);
+        let mut d = String::new();
+        for c in 1..p.cols {
+            let _ = write!(d, "M{} {}v{h}", p.x + c * p.cw, p.y);
+        }
+        for r in 1..p.rows {
+            let _ = write!(d, "M{} {}h{w}", p.x, p.y + r * p.ch);
+        }
+        let _ = writeln!(
+            doc.body,
+            "<path d=\"{d}\" stroke=\"#fff\" stroke-opacity=\"0.6\" stroke-width=\"0.5\"/>"
+        );
     }
     if !labels {
         // A frame around the whole grid.
@@ -237,27 +296,121 @@ pub(crate) fn tick_step(cell: u64, min_px: u64) -> u64 {
     s
 }
 
-/// Colour swatches with names, wrapped at `width`; returns the y below.
+/// What a legend entry shows beside its words: one swatch per kind of mark
+/// that a picture draws.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Swatch {
+    /// A cell fill.
+    Fill(&'static str),
+    /// A cell fill, light (left half) and dark (right half): a warp whose
+    /// odd lanes are drawn darker.
+    FillPair(&'static str, &'static str),
+    /// The strip of a cell whose element has copies in other warps
+    /// ([`copy_strip`]), here in the given fill.
+    Strip(&'static str),
+    /// A text mark drawn in cells (such as `+k`).
+    Text(&'static str),
+    /// A cell frame in a colour.
+    Frame(&'static str),
+    /// A dashed line in a colour.
+    Dashed(&'static str),
+    /// The hatch of conflicting cells.
+    Hatch,
+}
+
+impl Swatch {
+    /// The `data-mark` name of the entry (tests match marks to entries).
+    fn mark(&self) -> &'static str {
+        match self {
+            Swatch::Fill(_) | Swatch::FillPair(..) => "fill",
+            Swatch::Strip(_) => "copy",
+            Swatch::Text(_) => "text",
+            Swatch::Frame(_) => "frame",
+            Swatch::Dashed(_) => "dashed",
+            Swatch::Hatch => "conflict",
+        }
+    }
+}
+
+/// Legend entries, wrapped at `width`; returns the y below. Each entry is
+/// a `<g class="legend" data-mark="...">` holding its swatch and words.
 pub(crate) fn legend(
     doc: &mut Doc,
     x: u64,
     y: u64,
     width: u64,
-    entries: &[(String, &'static str)],
+    entries: &[(String, Swatch)],
 ) -> u64 {
     let mut cx = x;
     let mut cy = y;
-    for (name, f) in entries {
-        let w = 22 + 8 * name.len() as u64;
+    for (name, sw) in entries {
+        // Monospace at 11 units: under 7 units per character.
+        let w = 30 + 7 * name.chars().count() as u64;
         if cx > x && cx + w > x + width {
             cx = x;
             cy += 18;
         }
-        doc.rect(cx, cy, 14, 14, f, true);
-        doc.text(cx + 18, cy + 11, 11, "start", name);
+        let _ = writeln!(doc.body, "<g class=\"legend\" data-mark=\"{}\">", sw.mark());
+        match sw {
+            Swatch::Fill(f) => doc.rect(cx, cy, 14, 14, f, true),
+            Swatch::FillPair(f, g) => {
+                doc.rect(cx, cy, 7, 14, f, true);
+                doc.rect(cx + 7, cy, 7, 14, g, true);
+            }
+            Swatch::Strip(f) => {
+                doc.rect(cx, cy, 14, 14, "#ffffff", true);
+                copy_strip(doc, cx, cy, 14, 14, &[f]);
+            }
+            Swatch::Text(t) => doc.text(cx + 7, cy + 11, 10, "middle", t),
+            Swatch::Frame(c) => {
+                let _ = writeln!(
+                    doc.body,
+                    "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"{c}\" stroke-width=\"2\"/>",
+                    cx + 1,
+                    cy + 1
+                );
+            }
+            Swatch::Dashed(c) => {
+                let _ = writeln!(
+                    doc.body,
+                    "<line x1=\"{cx}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"{c}\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>",
+                    cy + 7,
+                    cx + 14
+                );
+            }
+            Swatch::Hatch => {
+                let h = doc.hatch();
+                let _ = writeln!(
+                    doc.body,
+                    "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{h}\" stroke=\"{CONFLICT_COLOR}\" stroke-width=\"2\"/>",
+                    cx + 1,
+                    cy + 1
+                );
+            }
+        }
+        doc.text(cx + 20, cy + 11, 11, "start", name);
+        doc.body.push_str("</g>\n");
         cx += w;
     }
     cy + 18
+}
+
+/// Marks a cell at `(x, y)`, `w × h`, whose element other warps also hold:
+/// a strip along the cell's bottom edge (a sixth of its height, at least 2
+/// units, below the labels), cut into one piece per warp colour in `fills`,
+/// in order. Each piece is one `<polygon class="copy">`.
+pub(crate) fn copy_strip(doc: &mut Doc, x: u64, y: u64, w: u64, h: u64, fills: &[&str]) {
+    let n = fills.len().max(1) as f64;
+    let sh = (h as f64 / 6.0).max(2.0);
+    let (y0, y1) = ((y + h) as f64 - sh, (y + h) as f64);
+    for (k, f) in fills.iter().enumerate() {
+        let x0 = x as f64 + w as f64 * k as f64 / n;
+        let x1 = x as f64 + w as f64 * (k + 1) as f64 / n;
+        let _ = writeln!(
+            doc.body,
+            "<polygon class=\"copy\" points=\"{x0:.1},{y0:.1} {x1:.1},{y0:.1} {x1:.1},{y1:.1} {x0:.1},{y1:.1}\" fill=\"{f}\" stroke=\"#555\" stroke-width=\"0.4\"/>"
+        );
+    }
 }
 
 /// `(i, j, ...)` of linear index `e`.
@@ -340,7 +493,7 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
     };
     let mut doc = Doc::new();
     doc.text(margin, 18, 14, "start", &title);
-    let p = tensor_grid(
+    let (p, mut marks) = tensor_grid(
         &mut doc,
         &t,
         shape,
@@ -351,6 +504,7 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
         (rows, cols),
         (cell, font, labels),
     );
+    marks.dark_lanes = !labels;
     let mut y = p.y + rows * cell + 12;
     if !labels {
         doc.text(
@@ -358,21 +512,11 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
             y + 10,
             11,
             "start",
-            "Cells too small for labels: colour = warp (darker: odd lanes); the HTML page shows each cell.",
+            "Cells too small for labels: colour = warp of the first holder; the HTML page shows each cell.",
         );
         y += 18;
     }
-    let entries: Vec<(String, &'static str)> = (0..t.blocks * t.warps)
-        .take(16)
-        .map(|i| {
-            let name = if t.blocks > 1 {
-                format!("block {} warp {}", i / t.warps, i % t.warps)
-            } else {
-                format!("warp {i}")
-            };
-            (name, fill(i))
-        })
-        .collect();
+    let entries = tensor_legend(&marks, &|i| warp_name(&t, i));
     let w = (margin * 2 + cols * cell).max(520);
     let h = legend(&mut doc, margin, y, w - 2 * margin, &entries) + 8;
     Ok(Picture {
@@ -380,6 +524,15 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
         panels: vec![p],
         title,
     })
+}
+
+/// `warp w` or `block b warp w` of warp index `i = block · warps + warp`.
+pub(crate) fn warp_name(t: &DistributedTable, i: u64) -> String {
+    if t.blocks > 1 {
+        format!("block {} warp {}", i / t.warps, i % t.warps)
+    } else {
+        format!("warp {i}")
+    }
 }
 
 /// Draws the tensor grid of a window of `t` with cell `(0, 0)` at `(x, y)`:
@@ -397,28 +550,13 @@ pub(crate) fn tensor_grid(
     (x, y): (u64, u64),
     (rows, cols): (u64, u64),
     (cell, font, labels): (u64, u64, bool),
-) -> Panel {
+) -> (Panel, GridMarks) {
     let mut info = Vec::with_capacity((rows * cols) as usize);
     for i in 0..rows * cols {
         let e = full(i);
         let hs: Vec<String> = t.holders[e as usize]
             .iter()
-            .map(|&s| {
-                let l = t.location(s as u64);
-                let b = if t.blocks > 1 {
-                    format!("block {} ", l.block)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "{b}warp {} lane {} register {} (T{}:{})",
-                    l.warp,
-                    l.lane,
-                    l.register,
-                    t.thread_id(l),
-                    l.register
-                )
-            })
+            .map(|&s| t.location_text(t.location(s as u64)))
             .collect();
         let held = if hs.is_empty() {
             "not held".to_string()
@@ -473,6 +611,34 @@ pub(crate) fn tensor_grid(
         }
     };
     grid(doc, &p, labels, font, &color, &label);
+    // Marks: the warps whose colours the grid shows, copies.
+    let mut marks = GridMarks::default();
+    let warp_of = |s: u32| {
+        let l = t.location(s as u64);
+        l.block * t.warps + l.warp
+    };
+    for r in 0..rows {
+        for c in 0..cols {
+            let hs = &t.holders[full(r * cols + c) as usize];
+            let Some(&first) = hs.first() else { continue };
+            let w0 = warp_of(first);
+            marks.warps.insert(w0);
+            marks.plus |= labels && hs.len() > 1;
+            let mut others: Vec<u64> = Vec::new();
+            for &s in &hs[1..] {
+                let w = warp_of(s);
+                if w != w0 && !others.contains(&w) {
+                    others.push(w);
+                }
+            }
+            if !others.is_empty() {
+                let fills: Vec<&str> = others.iter().map(|&w| fill(w)).collect();
+                copy_strip(doc, p.x + c * cell, p.y + r * cell, cell, cell, &fills);
+                marks.warps.extend(others);
+                marks.copies = true;
+            }
+        }
+    }
     let step = tick_step(cell, 24);
     let rank = shape.len();
     let row0 = if rank >= 2 { origin[rank - 2] } else { 0 };
@@ -485,7 +651,68 @@ pub(crate) fn tensor_grid(
             doc.line(p.x, y, p.x + cols * cell, y, "2");
         }
     }
-    p
+    (p, marks)
+}
+
+/// What a tensor grid drew, for its legend.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GridMarks {
+    /// Warps (`block · warps + warp`) whose colour appears, as a fill or a
+    /// copy strip.
+    pub(crate) warps: std::collections::BTreeSet<u64>,
+    /// Some label carries `+k`.
+    pub(crate) plus: bool,
+    /// Some cell has a copy strip.
+    pub(crate) copies: bool,
+    /// Cells are unlabelled, odd lanes drawn darker.
+    pub(crate) dark_lanes: bool,
+}
+
+/// Legend entries of tensor grids: one swatch per warp colour shown
+/// (`names` gives a warp's words), then the marks.
+pub(crate) fn tensor_legend(
+    marks: &GridMarks,
+    name: &dyn Fn(u64) -> String,
+) -> Vec<(String, Swatch)> {
+    let mut entries: Vec<(String, Swatch)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for &w in &marks.warps {
+        if seen.contains(&fill(w)) {
+            // Colours repeat every 16 warps: one entry names them all.
+            continue;
+        }
+        seen.push(fill(w));
+        let same: Vec<String> = marks
+            .warps
+            .iter()
+            .filter(|&&v| fill(v) == fill(w))
+            .map(|&v| name(v))
+            .collect();
+        let mut words = same.join(", ");
+        let swatch = if marks.dark_lanes {
+            if entries.is_empty() {
+                words.push_str(" (right half: its odd lanes)");
+            }
+            Swatch::FillPair(fill(w), fill_dark(w))
+        } else {
+            Swatch::Fill(fill(w))
+        };
+        entries.push((words, swatch));
+    }
+    if marks.plus {
+        entries.push((
+            "k more holders (registers, lanes or warps) hold copies".into(),
+            Swatch::Text("+k"),
+        ));
+    }
+    if marks.copies {
+        let w = marks.warps.iter().nth(1).copied().unwrap_or(0);
+        entries.push((
+            "bottom strip: another warp holding a copy".into(),
+            Swatch::Strip(fill(w)),
+        ));
+    }
+    entries
 }
 
 /// The hardware-view picture of a distributed layout (see the module docs).
@@ -615,17 +842,22 @@ pub fn bank_picture_access(
     let per_row = 1024 / elem_bits; // elements per 128-byte line
     let lines = t.offsets.div_ceil(per_row);
     let total_lines = lines * t.blocks;
-    let labels = total_lines <= 128 && shape.iter().product::<u64>() <= 4096;
-    let max_len = (0..shape.iter().product::<u64>())
-        .map(|e| coords(e, shape).len() as u64)
+    // Cells fit PICTURE_WIDTH less the margins; an element of ≥ 64 bits
+    // spans several banks. Labels: each coordinate on its own line (8-unit
+    // font, 5 units per digit), when they fit.
+    let bank_units = (elem_bits / 32).max(1);
+    let cw = ((PICTURE_WIDTH - 96) / per_row).min(40 * bank_units).max(2);
+    let digits = shape
+        .iter()
+        .map(|&n| (n - 1).max(1).ilog10() as u64 + 1)
         .max()
         .unwrap_or(1);
-    // Cell width: one element; an element of ≥ 64 bits spans several banks.
-    let bank_units = (elem_bits / 32).max(1);
-    let (cw, ch, font) = if labels {
-        ((max_len * 5 + 6).max(20) * bank_units, 18, 8)
+    let labels =
+        total_lines <= 128 && shape.iter().product::<u64>() <= 4096 && cw >= digits * 5 + 4;
+    let (ch, font) = if labels {
+        (shape.len() as u64 * 9 + 4, 8)
     } else {
-        (4 * bank_units, (2048 / total_lines.max(1)).clamp(2, 8), 0)
+        (cw.min((2048 / total_lines.max(1)).clamp(2, 8)), 0)
     };
     let margin = 48;
     let title = format!(
@@ -715,7 +947,14 @@ pub fn bank_picture_access(
             info,
         };
         let color = |r: u64, c: u64| elem(r, c).map_or("#ffffff", |e| fill(row_of(e)));
-        let label = |r: u64, c: u64| elem(r, c).map_or(vec![], |e| vec![coords(e, shape)]);
+        let label = |r: u64, c: u64| {
+            elem(r, c).map_or(vec![], |e| {
+                delinearize(e, shape)
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect()
+            })
+        };
         grid(&mut doc, &p, labels, font, &color, &label);
         // Bank boundaries.
         for k in 0..=32 {
@@ -738,20 +977,14 @@ pub fn bank_picture_access(
     );
     if let Some(a) = access {
         y += 18;
-        let _ = writeln!(
-            doc.body,
-            "<rect x=\"8\" y=\"{y}\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"{ACCESS_STROKE}\" stroke-width=\"2\"/>"
-        );
-        doc.text(26, y + 11, 11, "start", "accessed (CTA 0)");
-        doc.rect(160, y, 14, 14, CONFLICT_FILL, true);
-        doc.text(
-            178,
-            y + 11,
-            11,
-            "start",
-            "bank conflict: the bank serves > 1 distinct word in the phase",
-        );
-        y += 18;
+        let entries = [
+            ("accessed (CTA 0)".to_string(), Swatch::Frame(ACCESS_STROKE)),
+            (
+                "bank conflict: the bank serves > 1 distinct word in the phase".to_string(),
+                Swatch::Hatch,
+            ),
+        ];
+        y = legend(&mut doc, 8, y, PICTURE_WIDTH - 16, &entries);
         doc.text(8, y + 10, 11, "start", &a.summary());
     }
     let w = (margin * 2 + per_row * cw).max(640);
@@ -764,13 +997,10 @@ pub fn bank_picture_access(
 
 /// Outline of accessed cells.
 pub const ACCESS_STROKE: &str = "#08306b";
-/// Fill of conflicting cells.
-pub const CONFLICT_FILL: &str = "#e31a1c";
-
 /// Outlines the cells of `p` (a bank panel of CTA 0) that `a` touches;
-/// conflicting ones get a translucent red fill and a red outline. Each
-/// marked cell is one `<rect class="access">` or `<rect class="conflict">`
-/// (tests read them).
+/// conflicting ones get the [`CONFLICT_COLOR`] hatch and frame over their
+/// own fill and label. Each marked cell is one `<rect class="access">` or
+/// `<rect class="conflict">` (tests read them).
 fn access_overlay(doc: &mut Doc, p: &Panel, a: &AccessPattern, labels: bool) {
     let sw = if labels { 2 } else { 1 };
     for &o in a.touched.keys() {
@@ -780,9 +1010,10 @@ fn access_overlay(doc: &mut Doc, p: &Panel, a: &AccessPattern, labels: bool) {
         }
         let (x, y) = (p.x + c * p.cw, p.y + r * p.ch);
         if a.conflicting.contains(&o) {
+            let h = doc.hatch();
             let _ = writeln!(
                 doc.body,
-                "<rect class=\"conflict\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{CONFLICT_FILL}\" fill-opacity=\"0.55\" stroke=\"{CONFLICT_FILL}\" stroke-width=\"{sw}\"/>",
+                "<rect class=\"conflict\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{h}\" stroke=\"{CONFLICT_COLOR}\" stroke-width=\"{sw}\"/>",
                 p.cw, p.ch
             );
         } else {

@@ -160,6 +160,26 @@ impl DistributedTable {
     pub fn thread_id(&self, loc: Location) -> u64 {
         loc.lane + loc.warp * self.lanes
     }
+
+    /// A location in words, as every read-out and legend of this crate
+    /// writes it: `[block b ]warp w lane l register r (T<tid>:<r>)`, the
+    /// block only when there are several CTAs (`tid` as in
+    /// [`Self::thread_id`]).
+    pub fn location_text(&self, l: Location) -> String {
+        let b = if self.blocks > 1 {
+            format!("block {} ", l.block)
+        } else {
+            String::new()
+        };
+        format!(
+            "{b}warp {} lane {} register {} (T{}:{})",
+            l.warp,
+            l.lane,
+            l.register,
+            self.thread_id(l),
+            l.register
+        )
+    }
 }
 
 /// A shared layout enumerated by memory slot.
