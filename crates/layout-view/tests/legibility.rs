@@ -351,3 +351,83 @@ fn broadcast_copies_are_drawn_and_explained() {
     check_legend(&cp.svg, true);
     assert!(crossings(&cp.svg).is_empty());
 }
+
+/// `L(x)` by hand: the XOR of the JSON bases of the set bits of each input.
+fn apply_by_hand(bases: &Value, ins: &[(&str, u64)], rank: usize) -> Vec<u64> {
+    let mut out = vec![0; rank];
+    for (dim, v) in ins {
+        for (i, b) in bases
+            .get(*dim)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if v >> i & 1 == 1 {
+                for (o, x) in out.iter_mut().zip(b.as_array().unwrap()) {
+                    *o ^= x.as_u64().unwrap();
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Tensor-memory layouts of Triton 3.9 (the oracle's `space = "tmem"`
+/// records): every cell of the picture reads out the element that the
+/// record's bases give for its (CTA, row, col), and the picture fits
+/// `PICTURE_WIDTH`; the text views refuse them, naming the way out.
+#[test]
+fn tensor_memory_pictures_match_the_oracle_bases() {
+    let path = format!(
+        "{}/../../tests/data/triton-oracle/sample-layouts.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut drawn = 0;
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let rec: Value = serde_json::from_str(line).unwrap();
+        if rec["space"] != "tmem" {
+            continue;
+        }
+        let shape: Vec<u64> = rec["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let l = ll(&rec["linear"], &shape);
+        let Ok(pic) = layout_view::svg::tmem_picture(&l, &shape) else {
+            // Above the picture's cell limit: refused, not drawn.
+            assert!(l.total_in_dim_size() > layout_view::svg::MAX_PICTURE_CELLS);
+            continue;
+        };
+        assert_eq!(
+            pic.svg,
+            layout_view::svg::default_picture(&l, &shape).unwrap().svg
+        );
+        assert!(svg_width(&pic.svg) <= PICTURE_WIDTH, "{}", rec["id"]);
+        for (b, p) in pic.panels.iter().enumerate() {
+            for r in 0..p.rows {
+                for c in 0..p.cols {
+                    let e = apply_by_hand(
+                        &rec["linear"],
+                        &[("row", r), ("col", c), ("block", b as u64)],
+                        shape.len(),
+                    );
+                    let want = format!(
+                        "CTA {b} row {r} col {c} → ({})",
+                        e.iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    );
+                    assert_eq!(p.info[(r * p.cols + c) as usize], want, "{}", rec["id"]);
+                }
+            }
+        }
+        let e = layout_view::tensor_view(&l, &shape).unwrap_err();
+        assert!(e.to_string().contains("--svg"), "{e}");
+        drawn += 1;
+    }
+    assert!(drawn >= 3, "{drawn} tensor-memory layouts drawn");
+}
