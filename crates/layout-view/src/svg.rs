@@ -650,6 +650,21 @@ pub(crate) fn tensor_legend(
     entries
 }
 
+/// Cell side, font and labels of a `rows × cols` tensor grid no wider than
+/// `avail`: [`tensor_cell_size`], shrunk to fit; labels need 26 units.
+pub(crate) fn fit_cell(rows: u64, cols: u64, avail: u64) -> (u64, u64, bool) {
+    let (cell, font, labels) = tensor_cell_size(rows.max(cols));
+    if cell * cols <= avail {
+        return (cell, font, labels);
+    }
+    let cell = (avail / cols).max(2);
+    match cell {
+        40.. => (cell, 11, true),
+        26.. => (cell, 8, true),
+        _ => (cell, 0, false),
+    }
+}
+
 /// The default picture of a layout: the tensor view of a distributed layout,
 /// the bank view (16-bit elements) of a shared one, the lanes × columns of
 /// a tensor-memory one.

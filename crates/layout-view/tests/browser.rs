@@ -171,7 +171,7 @@ fn pictures_read_at_1400_px_in_headless_chromium() {
         return;
     };
     let transpose = |n: u64| {
-        let a = layout_codegen_pair(n);
+        let a = blocked_and_transpose(n);
         let plan = layout_codegen::plan::plan_conversion(&a.0, &a.1, 16).unwrap();
         layout_view::convert::conversion_picture(&a.0, &a.1, &plan, &[n, n], &[n / 2, 5])
             .unwrap()
@@ -289,7 +289,7 @@ fn pictures_read_at_1400_px_in_headless_chromium() {
 
 /// A 4-consecutive-columns blocked layout of `n × n` (4 warps down the
 /// rows) and its transpose: a conversion through shared memory.
-fn layout_codegen_pair(n: u64) -> (LinearLayout, LinearLayout) {
+fn blocked_and_transpose(n: u64) -> (LinearLayout, LinearLayout) {
     let bits = n.ilog2();
     let mut reg: Vec<[u64; 2]> = vec![[0, 1], [0, 2]];
     reg.extend((5..bits).map(|b| [0, 1 << b]));

@@ -431,3 +431,36 @@ fn tensor_memory_pictures_match_the_oracle_bases() {
     }
     assert!(drawn >= 3, "{drawn} tensor-memory layouts drawn");
 }
+
+/// Every picture of the oracle's layout views (tensor, hardware, bank) is
+/// at most `PICTURE_WIDTH` wide at the default scale.
+#[test]
+fn every_oracle_picture_fits_1400_units() {
+    let mut n = 0;
+    for name in ["sample-layout-views.jsonl", "generated-layout-views.jsonl"] {
+        let path = format!(
+            "{}/../../tests/data/triton-oracle/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            let rec: Value = serde_json::from_str(line).unwrap();
+            let shape: Vec<u64> = rec["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            let l = ll(&rec["linear"], &shape);
+            let mut pics = vec![layout_view::svg::default_picture(&l, &shape).unwrap()];
+            if rec["space"] == "dist" {
+                pics.push(layout_view::svg::hardware_picture(&l, &shape).unwrap());
+            }
+            for p in pics {
+                let w = svg_width(&p.svg);
+                assert!(w <= PICTURE_WIDTH, "{} {}: {w}", rec["id"], p.title);
+                n += 1;
+            }
+        }
+    }
+    assert!(n >= 100, "{n} pictures");
+}

@@ -23,8 +23,8 @@
 
 use super::{conversion_path, execute_stores, ConversionPath};
 use crate::svg::{
-    coords, fill, grid, layout_desc, legend, shape_text, tensor_cell_size, tensor_grid,
-    tensor_legend, tick_step, ticks, warp_name, Doc, Panel, Picture, Swatch, PICTURE_WIDTH,
+    coords, fill, fit_cell, grid, layout_desc, legend, shape_text, tensor_grid, tensor_legend,
+    tick_step, ticks, warp_name, Doc, Panel, Picture, Swatch, PICTURE_WIDTH,
 };
 use crate::table::DistributedTable;
 use crate::text::Window;
@@ -48,21 +48,6 @@ const PANEL_W: u64 = PICTURE_WIDTH - LEFT - GUTTER;
 /// bound for the common monospace faces).
 pub(crate) fn text_width(font: u64, s: &str) -> u64 {
     (s.chars().count() as u64 * font * 62).div_ceil(100)
-}
-
-/// Cell side, font and labels of a `rows × cols` tensor grid no wider than
-/// `avail`: [`tensor_cell_size`], shrunk to fit; labels need 26 units.
-fn fit_cell(rows: u64, cols: u64, avail: u64) -> (u64, u64, bool) {
-    let (cell, font, labels) = tensor_cell_size(rows.max(cols));
-    if cell * cols <= avail {
-        return (cell, font, labels);
-    }
-    let cell = (avail / cols).max(2);
-    match cell {
-        40.. => (cell, 11, true),
-        26.. => (cell, 8, true),
-        _ => (cell, 0, false),
-    }
 }
 
 /// A highlight of cell `(r, c)` of `p`: a thick frame (class `path`), plus

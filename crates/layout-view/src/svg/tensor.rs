@@ -28,8 +28,7 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
             .fold(0, |acc, ((&x, &o), &n)| acc * n + x + o)
     };
     let (rows, cols) = grid_shape(&sub);
-    let n = rows.max(cols);
-    let (cell, font, labels) = tensor_cell_size(n);
+    let (cell, font, labels) = fit_cell(rows, cols, PICTURE_WIDTH - 80);
     let margin = 40;
     let title = if *window == Window::default() {
         format!("Tensor view of a {} tensor", shape_text(shape))
@@ -87,12 +86,29 @@ pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
         .map(|e| coords(e, shape).len() as u64)
         .max()
         .unwrap_or(1);
-    let (cw, ch, font) = if labels {
-        ((max_len * 6 + 8).max(28), 18, 9)
-    } else {
-        (8, (2048 / total_rows).clamp(1, 8), 0)
-    };
+    // Labelled cells show the coordinates on one line, or one per line when
+    // one line would make the picture wider than PICTURE_WIDTH.
     let margin = 48;
+    let avail = PICTURE_WIDTH - 2 * margin;
+    let one_line = (max_len * 6 + 8).max(28);
+    let digits = shape
+        .iter()
+        .map(|&n| (n - 1).max(1).ilog10() as u64 + 1)
+        .max()
+        .unwrap_or(1);
+    let per_line = labels && one_line * t.lanes > avail;
+    let labels = labels && (!per_line || avail / t.lanes >= digits * 6 + 4);
+    let (cw, ch, font) = if !labels {
+        (
+            8.min(avail / t.lanes).max(2),
+            (2048 / total_rows).clamp(1, 8),
+            0,
+        )
+    } else if per_line {
+        (avail / t.lanes, shape.len() as u64 * 10 + 4, 9)
+    } else {
+        (one_line, 18, 9)
+    };
     let title = format!(
         "Hardware view of a {} tensor: {} CTA(s) × {} warp(s) × {} register(s) × {} lane(s)",
         shape_text(shape),
@@ -143,8 +159,17 @@ pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
                 info,
             };
             let color = |r: u64, c: u64| fill(t.element_of_slot[slot(r, c) as usize] / cols_shape);
-            let label =
-                |r: u64, c: u64| vec![coords(t.element_of_slot[slot(r, c) as usize], shape)];
+            let label = |r: u64, c: u64| {
+                let e = t.element_of_slot[slot(r, c) as usize];
+                if per_line {
+                    delinearize(e, shape)
+                        .iter()
+                        .map(|v| v.to_string())
+                        .collect()
+                } else {
+                    vec![coords(e, shape)]
+                }
+            };
             grid(&mut doc, &p, labels, font, &color, &label);
             if labels {
                 ticks(&mut doc, &p, Some(1), 1, 8);
