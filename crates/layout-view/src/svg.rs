@@ -429,6 +429,24 @@ pub(crate) fn coords(e: u64, shape: &[u64]) -> String {
     format!("({})", s.join(","))
 }
 
+/// The coordinates of linear index `e`, one string per dim: a cell label
+/// with one coordinate per line (for narrow cells).
+pub(crate) fn coord_lines(e: u64, shape: &[u64]) -> Vec<String> {
+    delinearize(e, shape)
+        .iter()
+        .map(|v| v.to_string())
+        .collect()
+}
+
+/// Decimal digits of the largest coordinate of `shape` (at least 1).
+pub(crate) fn max_digits(shape: &[u64]) -> u64 {
+    shape
+        .iter()
+        .map(|&n| n.saturating_sub(1).max(1).ilog10() as u64 + 1)
+        .max()
+        .unwrap_or(1)
+}
+
 /// Rows × columns of the 2-D picture of `shape`: the last dim across, the
 /// others flattened down (row-major).
 pub(crate) fn grid_shape(shape: &[u64]) -> (u64, u64) {

@@ -23,8 +23,9 @@
 
 use super::{conversion_path, execute_stores, ConversionPath};
 use crate::svg::{
-    coords, fill, fit_cell, grid, layout_desc, legend, shape_text, tensor_grid, tensor_legend,
-    tick_step, ticks, warp_name, Doc, Panel, Picture, Swatch, PICTURE_WIDTH,
+    coord_lines, coords, fill, fit_cell, grid, layout_desc, legend, max_digits, shape_text,
+    tensor_grid, tensor_legend, tick_step, ticks, warp_name, Doc, Panel, Picture, Swatch,
+    PICTURE_WIDTH,
 };
 use crate::table::DistributedTable;
 use crate::text::Window;
@@ -181,11 +182,7 @@ pub fn conversion_picture_window(
             let bank_units = (bits / 32).max(1);
             let cw = (PANEL_W / per_row).min(40 * bank_units).max(2);
             // Labels: each coordinate on its own line, 8-unit font.
-            let digits = shape
-                .iter()
-                .map(|&n| (n - 1).max(1).ilog10() as u64 + 1)
-                .max()
-                .unwrap_or(1);
+            let digits = max_digits(shape);
             let rank = shape.len() as u64;
             let blabels = total_lines <= 128 && cw >= digits * 5 + 4 && cell >= 26;
             let (ch, bfont) = if blabels {
@@ -257,14 +254,8 @@ pub fn conversion_picture_window(
                     }
                 }
                 let color = |r: u64, c: u64| warp_of(r, c).map_or("#ffffff", fill);
-                let label = |r: u64, c: u64| {
-                    slot(r, c).map_or(vec![], |(el, _)| {
-                        crate::delinearize(el, shape)
-                            .iter()
-                            .map(|v| v.to_string())
-                            .collect()
-                    })
-                };
+                let label =
+                    |r: u64, c: u64| slot(r, c).map_or(vec![], |(el, _)| coord_lines(el, shape));
                 grid(&mut doc, &p2, blabels, bfont, &color, &label);
                 for k in 0..=32 {
                     let bx = LEFT + k * bank_w;

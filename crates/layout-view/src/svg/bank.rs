@@ -43,11 +43,7 @@ pub fn bank_picture_access(
     // font, 5 units per digit), when they fit.
     let bank_units = (elem_bits / 32).max(1);
     let cw = ((PICTURE_WIDTH - 96) / per_row).min(40 * bank_units).max(2);
-    let digits = shape
-        .iter()
-        .map(|&n| (n - 1).max(1).ilog10() as u64 + 1)
-        .max()
-        .unwrap_or(1);
+    let digits = max_digits(shape);
     let labels =
         total_lines <= 128 && shape.iter().product::<u64>() <= 4096 && cw >= digits * 5 + 4;
     let (ch, font) = if labels {
@@ -143,14 +139,7 @@ pub fn bank_picture_access(
             info,
         };
         let color = |r: u64, c: u64| elem(r, c).map_or("#ffffff", |e| fill(row_of(e)));
-        let label = |r: u64, c: u64| {
-            elem(r, c).map_or(vec![], |e| {
-                delinearize(e, shape)
-                    .iter()
-                    .map(|v| v.to_string())
-                    .collect()
-            })
-        };
+        let label = |r: u64, c: u64| elem(r, c).map_or(vec![], |e| coord_lines(e, shape));
         grid(&mut doc, &p, labels, font, &color, &label);
         // Bank boundaries.
         for k in 0..=32 {

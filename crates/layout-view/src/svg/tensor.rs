@@ -91,11 +91,7 @@ pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
     let margin = 48;
     let avail = PICTURE_WIDTH - 2 * margin;
     let one_line = (max_len * 6 + 8).max(28);
-    let digits = shape
-        .iter()
-        .map(|&n| (n - 1).max(1).ilog10() as u64 + 1)
-        .max()
-        .unwrap_or(1);
+    let digits = max_digits(shape);
     let per_line = labels && one_line * t.lanes > avail;
     let labels = labels && (!per_line || avail / t.lanes >= digits * 6 + 4);
     let (cw, ch, font) = if !labels {
@@ -162,10 +158,7 @@ pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
             let label = |r: u64, c: u64| {
                 let e = t.element_of_slot[slot(r, c) as usize];
                 if per_line {
-                    delinearize(e, shape)
-                        .iter()
-                        .map(|v| v.to_string())
-                        .collect()
+                    coord_lines(e, shape)
                 } else {
                     vec![coords(e, shape)]
                 }

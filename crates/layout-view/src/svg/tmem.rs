@@ -31,11 +31,7 @@ pub fn tmem_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
     let (rows, cols, blocks) = (size(DimName::ROW), size(DimName::COL), size(DimName::BLOCK));
     let margin = 48;
     let cw = ((PICTURE_WIDTH - 2 * margin) / cols).clamp(2, 40);
-    let digits = shape
-        .iter()
-        .map(|&n| (n - 1).max(1).ilog10() as u64 + 1)
-        .max()
-        .unwrap_or(1);
+    let digits = max_digits(shape);
     let labels = rows * blocks <= 128 && cw >= digits * 5 + 4;
     let (ch, font) = if labels {
         (shape.len() as u64 * 9 + 4, 8)
@@ -80,12 +76,7 @@ pub fn tmem_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
             info,
         };
         let color = |r: u64, c: u64| fill(elem(r, c) / row_len);
-        let label = |r: u64, c: u64| {
-            delinearize(elem(r, c), shape)
-                .iter()
-                .map(|v| v.to_string())
-                .collect()
-        };
+        let label = |r: u64, c: u64| coord_lines(elem(r, c), shape);
         grid(&mut doc, &p, labels, font, &color, &label);
         for r in (32..rows).step_by(32) {
             doc.line(margin, y + r * ch, margin + cols * cw, y + r * ch, "2");
