@@ -27,10 +27,20 @@ pub enum HwError {
     /// [`crate::syntax::MAX_DEPTH`] (`pos`: where the level past the limit
     /// opens).
     #[error("parse error at byte {pos}: nesting deeper than the limit of {limit} levels (attributes, lists and dicts)")]
-    TooDeep { pos: usize, limit: usize },
+    TooDeep {
+        /// Byte offset where the level past the limit opens.
+        pos: usize,
+        /// The nesting limit.
+        limit: usize,
+    },
     /// A key given twice in one attribute or dict (MLIR refuses it).
     #[error("parse error at byte {pos}: duplicate key '{key}' (each key may appear once)")]
-    DuplicateKey { pos: usize, key: String },
+    DuplicateKey {
+        /// Byte offset of the second occurrence.
+        pos: usize,
+        /// The repeated key.
+        key: String,
+    },
     /// The shape does not suit the layout (rank, power of two, too small).
     #[error("invalid shape {shape:?}: {message}")]
     InvalidShape {

@@ -22,6 +22,8 @@
 //! - [`convert`]: the picture of a conversion plan (`layout_codegen`):
 //!   source, the plan's shared-memory buffer, destination, with one
 //!   element's path.
+//! - [`plan_text`]: a conversion plan as text, one instruction per line
+//!   (the CLI's `convert` and Python print plans with it).
 //!
 //! Every entry point validates its input and returns [`ViewError`] instead
 //! of panicking.
@@ -47,6 +49,7 @@ pub mod access;
 pub mod convert;
 pub mod html;
 pub mod matrix;
+pub mod plan_text;
 pub mod svg;
 pub mod table;
 pub mod text;

@@ -5,15 +5,23 @@
 //!   dims flattened down, dim0 slowest); each cell is coloured by the warp
 //!   (`block · warps + warp`) of its first holder and labelled with that
 //!   holder's thread `T<lane + warp·lanes>` and register `R<r>` (the paper's
-//!   Figure 1); `+k` marks `k` further holders. Unlabelled (large) grids
-//!   draw odd lanes in a darker shade of the warp's colour.
+//!   Figure 1); `+k` marks `k` further holders, and a strip along the
+//!   bottom of the cell shows the colours of the other warps holding
+//!   copies (so a warp that only holds copies is still drawn). Unlabelled
+//!   (large) grids draw odd lanes in a darker shade of the warp's colour.
+//!   The legend has an entry for every colour and mark drawn.
 //! - [`hardware_picture`]: one panel per (CTA, warp); a panel has one row per
 //!   register and one column per lane; each cell shows the coordinate held
 //!   there and is coloured by the element's logical row.
 //! - [`bank_picture`] (shared layouts): one row per 128-byte line of each
 //!   CTA's allocation, 32 four-byte banks across; a cell is one element
 //!   (offset `o` sits at byte `o · bits / 8`, bank `(byte / 4) mod 32`), shows
-//!   its coordinate and is coloured by its logical row.
+//!   its coordinates (one per line) and is coloured by its logical row.
+//!   Cells fit [`PICTURE_WIDTH`]; an access pattern draws touched cells
+//!   framed and conflicting ones hatched in [`CONFLICT_COLOR`].
+//!
+//! - [`tmem_picture`] (tensor-memory layouts): one row per TMEM lane, one
+//!   column per TMEM column, each cell the element held there.
 //!
 //! Small grids get labelled cells. When cells would get too small to read
 //! (more than 64 per side, or more than 128 hardware rows), labels are
@@ -21,7 +29,13 @@
 //! axis ticks thin out; the HTML page ([`crate::html`]) then shows the
 //! details of the cell under the pointer.
 
-use crate::access::AccessPattern;
+mod bank;
+mod tensor;
+mod tmem;
+pub use bank::{bank_picture, bank_picture_access, ACCESS_STROKE};
+pub use tensor::{hardware_picture, tensor_picture, tensor_picture_window};
+pub use tmem::tmem_picture;
+
 use crate::table::{DistributedTable, LayoutKind, SharedTable};
 use crate::text::Window;
 use crate::{delinearize, Result, ViewError};
@@ -60,20 +74,36 @@ pub struct Picture {
 }
 
 /// Sixteen light fills, distinguishable next to each other; index `i` uses
-/// `PALETTE[i % 16]`.
+/// `PALETTE[i % 16]`. None is red, salmon or pink: those hues belong to the
+/// marks drawn over the fills ([`CONFLICT_COLOR`], the path of
+/// [`crate::convert`]). `tests/colors.rs` checks it in CIE Lab: every fill
+/// is at least ΔE76 40 from each mark colour and, unless nearly grey
+/// (chroma < 10), at least 30° of hue away from it.
 pub const PALETTE: [&str; 16] = [
-    "#a6cee3", "#fdbf6f", "#b2df8a", "#fb9a99", "#cab2d6", "#ffff99", "#8dd3c7", "#fccde5",
-    "#d9d9d9", "#bebada", "#80b1d3", "#ccebc5", "#ffed6f", "#f4a582", "#92c5de", "#e6f598",
+    "#a6cee3", "#fdbf6f", "#b2df8a", "#dfc27d", "#cab2d6", "#ffff99", "#8dd3c7", "#c7eae5",
+    "#d9d9d9", "#bebada", "#80b1d3", "#ccebc5", "#ffed6f", "#e5d8bd", "#92c5de", "#e6f598",
 ];
 
-/// Darker companions of [`PALETTE`], used for odd lanes when cells are too
-/// small for labels (so that threads stay distinguishable).
+/// Darker companions of [`PALETTE`] (same hue, lightness × 0.8 or so),
+/// used for odd lanes when cells are too small for labels (so that threads
+/// stay distinguishable).
 pub const PALETTE_DARK: [&str; 16] = [
-    "#7fb3d0", "#f0a64a", "#8fcc62", "#f07470", "#ad8ec2", "#e6e670", "#62bcad", "#eaa3c7",
-    "#b8b8b8", "#9c97c4", "#5a97c0", "#a6d6a0", "#e6d04a", "#e58560", "#6aa9cc", "#cde07a",
+    "#7fb3d0", "#f0a64a", "#8fcc62", "#d3aa4b", "#ad8ec2", "#e6e670", "#62bcad", "#8ed5cb",
+    "#b8b8b8", "#9c97c4", "#5a97c0", "#a6d6a0", "#e6d04a", "#d0b887", "#6aa9cc", "#cde07a",
 ];
 
-pub(crate) fn fill(i: u64) -> &'static str {
+/// Colour of the marks drawn over the fills: bank conflicts (hatched cells
+/// with a frame) and the path of a conversion. No fill of [`PALETTE`] or
+/// [`PALETTE_DARK`] is near it (see [`PALETTE`]).
+pub const CONFLICT_COLOR: &str = "#e31a1c";
+
+/// The widest picture, in SVG user units (pixels at 100 %), that the
+/// default scale of the conversion and bank pictures keeps to: a laptop
+/// screen shows it whole without scaling.
+pub const PICTURE_WIDTH: u64 = 1400;
+
+/// The fill of warp (or logical row) `i`: `PALETTE[i % 16]`.
+pub fn fill(i: u64) -> &'static str {
     PALETTE[(i % 16) as usize]
 }
 
@@ -106,13 +136,31 @@ pub fn escape(s: &str) -> String {
 /// Accumulates SVG elements.
 pub(crate) struct Doc {
     pub(crate) body: String,
+    /// `<defs>` content (patterns), written before the body.
+    defs: String,
 }
+
+/// The id of the hatch pattern of conflicting cells.
+pub const HATCH_ID: &str = "conflict-hatch";
 
 impl Doc {
     pub(crate) fn new() -> Doc {
         Doc {
             body: String::new(),
+            defs: String::new(),
         }
+    }
+    /// Defines (once) the hatch of conflicting cells: diagonal lines in
+    /// [`CONFLICT_COLOR`] on a transparent ground, so that the cell's own
+    /// fill and label stay visible. Returns the fill reference.
+    pub(crate) fn hatch(&mut self) -> String {
+        if self.defs.is_empty() {
+            let _ = writeln!(
+                self.defs,
+                "<pattern id=\"{HATCH_ID}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect x=\"0\" y=\"0\" width=\"2.5\" height=\"6\" fill=\"{CONFLICT_COLOR}\"/></pattern>"
+            );
+        }
+        format!("url(#{HATCH_ID})")
     }
     pub(crate) fn rect(&mut self, x: u64, y: u64, w: u64, h: u64, fill: &str, stroke: bool) {
         let st = if stroke {
@@ -140,9 +188,14 @@ impl Doc {
     }
     pub(crate) fn finish(self, w: u64, h: u64, title: &str, desc: &str) -> String {
         format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\">\n<title>{}</title>\n<desc>{}</desc>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n{}</svg>\n",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\">\n<title>{}</title>\n<desc>{}</desc>\n{}<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n{}</svg>\n",
             escape(title),
             escape(desc),
+            if self.defs.is_empty() {
+                String::new()
+            } else {
+                format!("<defs>\n{}</defs>\n", self.defs)
+            },
             self.body
         )
     }
@@ -188,6 +241,21 @@ pub(crate) fn grid(
                 c = e;
             }
         }
+    }
+    if !labels && p.cw >= 6 && p.ch >= 6 {
+        // Merged runs hide cell edges: faint white lines show them again.
+        let (w, h) = (p.cols * p.cw, p.rows * p.ch);
+        let mut d = String::new();
+        for c in 1..p.cols {
+            let _ = write!(d, "M{} {}v{h}", p.x + c * p.cw, p.y);
+        }
+        for r in 1..p.rows {
+            let _ = write!(d, "M{} {}h{w}", p.x, p.y + r * p.ch);
+        }
+        let _ = writeln!(
+            doc.body,
+            "<path d=\"{d}\" stroke=\"#fff\" stroke-opacity=\"0.6\" stroke-width=\"0.5\"/>"
+        );
     }
     if !labels {
         // A frame around the whole grid.
@@ -237,27 +305,121 @@ pub(crate) fn tick_step(cell: u64, min_px: u64) -> u64 {
     s
 }
 
-/// Colour swatches with names, wrapped at `width`; returns the y below.
+/// What a legend entry shows beside its words: one swatch per kind of mark
+/// that a picture draws.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Swatch {
+    /// A cell fill.
+    Fill(&'static str),
+    /// A cell fill, light (left half) and dark (right half): a warp whose
+    /// odd lanes are drawn darker.
+    FillPair(&'static str, &'static str),
+    /// The strip of a cell whose element has copies in other warps
+    /// ([`copy_strip`]), here in the given fill.
+    Strip(&'static str),
+    /// A text mark drawn in cells (such as `+k`).
+    Text(&'static str),
+    /// A cell frame in a colour.
+    Frame(&'static str),
+    /// A dashed line in a colour.
+    Dashed(&'static str),
+    /// The hatch of conflicting cells.
+    Hatch,
+}
+
+impl Swatch {
+    /// The `data-mark` name of the entry (tests match marks to entries).
+    fn mark(&self) -> &'static str {
+        match self {
+            Swatch::Fill(_) | Swatch::FillPair(..) => "fill",
+            Swatch::Strip(_) => "copy",
+            Swatch::Text(_) => "text",
+            Swatch::Frame(_) => "frame",
+            Swatch::Dashed(_) => "dashed",
+            Swatch::Hatch => "conflict",
+        }
+    }
+}
+
+/// Legend entries, wrapped at `width`; returns the y below. Each entry is
+/// a `<g class="legend" data-mark="...">` holding its swatch and words.
 pub(crate) fn legend(
     doc: &mut Doc,
     x: u64,
     y: u64,
     width: u64,
-    entries: &[(String, &'static str)],
+    entries: &[(String, Swatch)],
 ) -> u64 {
     let mut cx = x;
     let mut cy = y;
-    for (name, f) in entries {
-        let w = 22 + 8 * name.len() as u64;
+    for (name, sw) in entries {
+        // Monospace at 11 units: under 7 units per character.
+        let w = 30 + 7 * name.chars().count() as u64;
         if cx > x && cx + w > x + width {
             cx = x;
             cy += 18;
         }
-        doc.rect(cx, cy, 14, 14, f, true);
-        doc.text(cx + 18, cy + 11, 11, "start", name);
+        let _ = writeln!(doc.body, "<g class=\"legend\" data-mark=\"{}\">", sw.mark());
+        match sw {
+            Swatch::Fill(f) => doc.rect(cx, cy, 14, 14, f, true),
+            Swatch::FillPair(f, g) => {
+                doc.rect(cx, cy, 7, 14, f, true);
+                doc.rect(cx + 7, cy, 7, 14, g, true);
+            }
+            Swatch::Strip(f) => {
+                doc.rect(cx, cy, 14, 14, "#ffffff", true);
+                copy_strip(doc, cx, cy, 14, 14, &[f]);
+            }
+            Swatch::Text(t) => doc.text(cx + 7, cy + 11, 10, "middle", t),
+            Swatch::Frame(c) => {
+                let _ = writeln!(
+                    doc.body,
+                    "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"{c}\" stroke-width=\"2\"/>",
+                    cx + 1,
+                    cy + 1
+                );
+            }
+            Swatch::Dashed(c) => {
+                let _ = writeln!(
+                    doc.body,
+                    "<line x1=\"{cx}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"{c}\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>",
+                    cy + 7,
+                    cx + 14
+                );
+            }
+            Swatch::Hatch => {
+                let h = doc.hatch();
+                let _ = writeln!(
+                    doc.body,
+                    "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{h}\" stroke=\"{CONFLICT_COLOR}\" stroke-width=\"2\"/>",
+                    cx + 1,
+                    cy + 1
+                );
+            }
+        }
+        doc.text(cx + 20, cy + 11, 11, "start", name);
+        doc.body.push_str("</g>\n");
         cx += w;
     }
     cy + 18
+}
+
+/// Marks a cell at `(x, y)`, `w × h`, whose element other warps also hold:
+/// a strip along the cell's bottom edge (a sixth of its height, at least 2
+/// units, below the labels), cut into one piece per warp colour in `fills`,
+/// in order. Each piece is one `<polygon class="copy">`.
+pub(crate) fn copy_strip(doc: &mut Doc, x: u64, y: u64, w: u64, h: u64, fills: &[&str]) {
+    let n = fills.len().max(1) as f64;
+    let sh = (h as f64 / 6.0).max(2.0);
+    let (y0, y1) = ((y + h) as f64 - sh, (y + h) as f64);
+    for (k, f) in fills.iter().enumerate() {
+        let x0 = x as f64 + w as f64 * k as f64 / n;
+        let x1 = x as f64 + w as f64 * (k + 1) as f64 / n;
+        let _ = writeln!(
+            doc.body,
+            "<polygon class=\"copy\" points=\"{x0:.1},{y0:.1} {x1:.1},{y0:.1} {x1:.1},{y1:.1} {x0:.1},{y1:.1}\" fill=\"{f}\" stroke=\"#555\" stroke-width=\"0.4\"/>"
+        );
+    }
 }
 
 /// `(i, j, ...)` of linear index `e`.
@@ -265,6 +427,24 @@ pub(crate) fn coords(e: u64, shape: &[u64]) -> String {
     let c = delinearize(e, shape);
     let s: Vec<String> = c.iter().map(|v| v.to_string()).collect();
     format!("({})", s.join(","))
+}
+
+/// The coordinates of linear index `e`, one string per dim: a cell label
+/// with one coordinate per line (for narrow cells).
+pub(crate) fn coord_lines(e: u64, shape: &[u64]) -> Vec<String> {
+    delinearize(e, shape)
+        .iter()
+        .map(|v| v.to_string())
+        .collect()
+}
+
+/// Decimal digits of the largest coordinate of `shape` (at least 1).
+pub(crate) fn max_digits(shape: &[u64]) -> u64 {
+    shape
+        .iter()
+        .map(|&n| n.saturating_sub(1).max(1).ilog10() as u64 + 1)
+        .max()
+        .unwrap_or(1)
 }
 
 /// Rows × columns of the 2-D picture of `shape`: the last dim across, the
@@ -299,87 +479,13 @@ pub(crate) fn tensor_cell_size(n: u64) -> (u64, u64, bool) {
     }
 }
 
-/// The tensor-view picture of a distributed layout (see the module docs).
-pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
-    tensor_picture_window(ll, shape, &Window::default())
-}
-
-/// [`tensor_picture`] of a window of the last two dims (a zoom): the grid
-/// shows only the window's cells, with ticks in tensor coordinates.
-pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> Result<Picture> {
-    let t = DistributedTable::new(ll, shape)?;
-    let (sub, origin) = window.resolve(shape)?;
-    let cells: u64 = sub.iter().product();
-    if cells > MAX_PICTURE_CELLS {
-        return Err(ViewError::BadParameter(format!(
-            "too many cells to draw: {cells} > {MAX_PICTURE_CELLS}; draw a window (--rows/--cols)"
-        )));
-    }
-    // Linear index in the full tensor of cell `i` of the window.
-    let full = |i: u64| -> u64 {
-        delinearize(i, &sub)
-            .iter()
-            .zip(&origin)
-            .zip(shape)
-            .fold(0, |acc, ((&x, &o), &n)| acc * n + x + o)
-    };
-    let (rows, cols) = grid_shape(&sub);
-    let n = rows.max(cols);
-    let (cell, font, labels) = tensor_cell_size(n);
-    let margin = 40;
-    let title = if *window == Window::default() {
-        format!("Tensor view of a {} tensor", shape_text(shape))
+/// `warp w` or `block b warp w` of warp index `i = block · warps + warp`.
+pub(crate) fn warp_name(t: &DistributedTable, i: u64) -> String {
+    if t.blocks > 1 {
+        format!("block {} warp {}", i / t.warps, i % t.warps)
     } else {
-        let r = |d: usize| format!("{}..{}", origin[d], origin[d] + sub[d]);
-        let parts: Vec<String> = (0..shape.len()).map(r).collect();
-        format!(
-            "Tensor view of a {} tensor, window [{}]",
-            shape_text(shape),
-            parts.join(", ")
-        )
-    };
-    let mut doc = Doc::new();
-    doc.text(margin, 18, 14, "start", &title);
-    let p = tensor_grid(
-        &mut doc,
-        &t,
-        shape,
-        &full,
-        &sub,
-        &origin,
-        (margin, 48),
-        (rows, cols),
-        (cell, font, labels),
-    );
-    let mut y = p.y + rows * cell + 12;
-    if !labels {
-        doc.text(
-            margin,
-            y + 10,
-            11,
-            "start",
-            "Cells too small for labels: colour = warp (darker: odd lanes); the HTML page shows each cell.",
-        );
-        y += 18;
+        format!("warp {i}")
     }
-    let entries: Vec<(String, &'static str)> = (0..t.blocks * t.warps)
-        .take(16)
-        .map(|i| {
-            let name = if t.blocks > 1 {
-                format!("block {} warp {}", i / t.warps, i % t.warps)
-            } else {
-                format!("warp {i}")
-            };
-            (name, fill(i))
-        })
-        .collect();
-    let w = (margin * 2 + cols * cell).max(520);
-    let h = legend(&mut doc, margin, y, w - 2 * margin, &entries) + 8;
-    Ok(Picture {
-        svg: doc.finish(w, h, &title, &layout_desc(ll)),
-        panels: vec![p],
-        title,
-    })
 }
 
 /// Draws the tensor grid of a window of `t` with cell `(0, 0)` at `(x, y)`:
@@ -397,28 +503,13 @@ pub(crate) fn tensor_grid(
     (x, y): (u64, u64),
     (rows, cols): (u64, u64),
     (cell, font, labels): (u64, u64, bool),
-) -> Panel {
+) -> (Panel, GridMarks) {
     let mut info = Vec::with_capacity((rows * cols) as usize);
     for i in 0..rows * cols {
         let e = full(i);
         let hs: Vec<String> = t.holders[e as usize]
             .iter()
-            .map(|&s| {
-                let l = t.location(s as u64);
-                let b = if t.blocks > 1 {
-                    format!("block {} ", l.block)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "{b}warp {} lane {} register {} (T{}:{})",
-                    l.warp,
-                    l.lane,
-                    l.register,
-                    t.thread_id(l),
-                    l.register
-                )
-            })
+            .map(|&s| t.location_text(t.location(s as u64)))
             .collect();
         let held = if hs.is_empty() {
             "not held".to_string()
@@ -473,6 +564,34 @@ pub(crate) fn tensor_grid(
         }
     };
     grid(doc, &p, labels, font, &color, &label);
+    // Marks: the warps whose colours the grid shows, copies.
+    let mut marks = GridMarks::default();
+    let warp_of = |s: u32| {
+        let l = t.location(s as u64);
+        l.block * t.warps + l.warp
+    };
+    for r in 0..rows {
+        for c in 0..cols {
+            let hs = &t.holders[full(r * cols + c) as usize];
+            let Some(&first) = hs.first() else { continue };
+            let w0 = warp_of(first);
+            marks.warps.insert(w0);
+            marks.plus |= labels && hs.len() > 1;
+            let mut others: Vec<u64> = Vec::new();
+            for &s in &hs[1..] {
+                let w = warp_of(s);
+                if w != w0 && !others.contains(&w) {
+                    others.push(w);
+                }
+            }
+            if !others.is_empty() {
+                let fills: Vec<&str> = others.iter().map(|&w| fill(w)).collect();
+                copy_strip(doc, p.x + c * cell, p.y + r * cell, cell, cell, &fills);
+                marks.warps.extend(others);
+                marks.copies = true;
+            }
+        }
+    }
     let step = tick_step(cell, 24);
     let rank = shape.len();
     let row0 = if rank >= 2 { origin[rank - 2] } else { 0 };
@@ -485,321 +604,92 @@ pub(crate) fn tensor_grid(
             doc.line(p.x, y, p.x + cols * cell, y, "2");
         }
     }
-    p
+    (p, marks)
 }
 
-/// The hardware-view picture of a distributed layout (see the module docs).
-pub fn hardware_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
-    let t = DistributedTable::new(ll, shape)?;
-    picture_size_ok(ll)?;
-    let total_rows = t.blocks * t.warps * t.registers;
-    let labels = total_rows <= 128 && t.lanes <= 64;
-    let max_len = (0..shape.iter().product::<u64>())
-        .map(|e| coords(e, shape).len() as u64)
-        .max()
-        .unwrap_or(1);
-    let (cw, ch, font) = if labels {
-        ((max_len * 6 + 8).max(28), 18, 9)
-    } else {
-        (8, (2048 / total_rows).clamp(1, 8), 0)
-    };
-    let margin = 48;
-    let title = format!(
-        "Hardware view of a {} tensor: {} CTA(s) × {} warp(s) × {} register(s) × {} lane(s)",
-        shape_text(shape),
-        t.blocks,
-        t.warps,
-        t.registers,
-        t.lanes
-    );
-    let mut doc = Doc::new();
-    doc.text(8, 18, 14, "start", &title);
-    let cols_shape = *shape.last().unwrap_or(&1);
-    let mut panels = Vec::new();
-    let mut y = 40;
-    for b in 0..t.blocks {
-        for w in 0..t.warps {
-            let name = if t.blocks > 1 {
-                format!("Block {b} Warp {w}")
-            } else {
-                format!("Warp {w}")
-            };
-            doc.text(8, y + 12, 12, "start", &name);
-            y += if labels { 34 } else { 18 };
-            let base = (b * t.warps + w) * t.lanes * t.registers;
-            let slot = |r: u64, c: u64| base + c * t.registers + r;
-            let info = (0..t.registers * t.lanes)
-                .map(|i| {
-                    let (r, c) = (i / t.lanes, i % t.lanes);
-                    let e = t.element_of_slot[slot(r, c) as usize];
-                    let b = if t.blocks > 1 {
-                        format!("block {b} ")
-                    } else {
-                        String::new()
-                    };
-                    format!(
-                        "{b}warp {w} lane {c} register {r} (T{}:{r}) → {}",
-                        c + w * t.lanes,
-                        coords(e, shape)
-                    )
-                })
-                .collect();
-            let p = Panel {
-                x: margin,
-                y,
-                cw,
-                ch,
-                rows: t.registers,
-                cols: t.lanes,
-                info,
-            };
-            let color = |r: u64, c: u64| fill(t.element_of_slot[slot(r, c) as usize] / cols_shape);
-            let label =
-                |r: u64, c: u64| vec![coords(t.element_of_slot[slot(r, c) as usize], shape)];
-            grid(&mut doc, &p, labels, font, &color, &label);
-            if labels {
-                ticks(&mut doc, &p, Some(1), 1, 8);
-            } else {
-                ticks(&mut doc, &p, Some(tick_step(cw, 24)), tick_step(ch, 12), 8);
-            }
-            y += t.registers * ch + 12;
-            panels.push(p);
-        }
-    }
-    doc.text(
-        8,
-        y + 10,
-        11,
-        "start",
-        "Rows: registers; columns: lanes; colour: logical row of the element held.",
-    );
-    let w = (margin * 2 + t.lanes * cw).max(640);
-    Ok(Picture {
-        svg: doc.finish(w, y + 20, &title, &layout_desc(ll)),
-        panels,
-        title,
-    })
+/// What a tensor grid drew, for its legend.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GridMarks {
+    /// Warps (`block · warps + warp`) whose colour appears, as a fill or a
+    /// copy strip.
+    pub(crate) warps: std::collections::BTreeSet<u64>,
+    /// Some label carries `+k`.
+    pub(crate) plus: bool,
+    /// Some cell has a copy strip.
+    pub(crate) copies: bool,
+    /// Cells are unlabelled, odd lanes drawn darker.
+    pub(crate) dark_lanes: bool,
 }
 
-/// The bank picture of a shared layout with `elem_bits`-bit elements (see
-/// the module docs). `elem_bits` must be a power of two in 8..=128.
-pub fn bank_picture(ll: &LinearLayout, shape: &[u64], elem_bits: u64) -> Result<Picture> {
-    bank_picture_access(ll, shape, elem_bits, None)
-}
-
-/// [`bank_picture`] with an access pattern ([`crate::access::first_access`])
-/// drawn over CTA 0: every cell the access touches is outlined (blue), cells
-/// whose bank serves more than one distinct 4-byte word in their phase are
-/// filled red, and a legend line gives the instruction's wavefronts. The
-/// pattern must have been computed for the same layout and `elem_bits`.
-pub fn bank_picture_access(
-    ll: &LinearLayout,
-    shape: &[u64],
-    elem_bits: u64,
-    access: Option<&AccessPattern>,
-) -> Result<Picture> {
-    if !(8..=128).contains(&elem_bits) || !elem_bits.is_power_of_two() {
-        return Err(ViewError::BadParameter(format!(
-            "element bit width must be 8, 16, 32, 64 or 128, got {elem_bits}"
-        )));
-    }
-    crate::check_shape(ll, shape)?;
-    if LayoutKind::of(ll)? != LayoutKind::Shared {
-        return Err(ViewError::WrongKind(
-            "the bank view needs a shared layout (offset/block)".into(),
-        ));
-    }
-    // Validates sizes; the picture itself shows every offset of every CTA.
-    let t = SharedTable::new(ll, shape)?;
-    picture_size_ok(ll)?;
-    let per_row = 1024 / elem_bits; // elements per 128-byte line
-    let lines = t.offsets.div_ceil(per_row);
-    let total_lines = lines * t.blocks;
-    let labels = total_lines <= 128 && shape.iter().product::<u64>() <= 4096;
-    let max_len = (0..shape.iter().product::<u64>())
-        .map(|e| coords(e, shape).len() as u64)
-        .max()
-        .unwrap_or(1);
-    // Cell width: one element; an element of ≥ 64 bits spans several banks.
-    let bank_units = (elem_bits / 32).max(1);
-    let (cw, ch, font) = if labels {
-        ((max_len * 5 + 6).max(20) * bank_units, 18, 8)
-    } else {
-        (4 * bank_units, (2048 / total_lines.max(1)).clamp(2, 8), 0)
-    };
-    let margin = 48;
-    let title = format!(
-        "Shared-memory banks of a {} tensor, {elem_bits}-bit elements: {} offsets per CTA, {} CTA(s)",
-        shape_text(shape),
-        t.offsets,
-        t.blocks
-    );
-    let mut doc = Doc::new();
-    doc.text(8, 18, 14, "start", &title);
-    let row_of = |e: u64| e / shape.last().copied().unwrap_or(1);
-    let mut panels = Vec::new();
-    let mut y = 40;
-    let off_dim = DimName::OFFSET;
-    for b in 0..t.blocks {
-        if t.blocks > 1 {
-            doc.text(8, y + 12, 12, "start", &format!("Block {b}"));
-            y += 16;
-        }
-        y += 22;
-        // Bank numbers along the top.
-        let bank_w = per_row * cw / 32;
-        for k in 0..32 {
-            if labels || k % 4 == 0 {
-                doc.text(
-                    margin + k * bank_w + bank_w / 2,
-                    y - 4,
-                    8,
-                    "middle",
-                    &k.to_string(),
-                );
-            }
-        }
-        let elem = |r: u64, c: u64| -> Option<u64> {
-            let o = r * per_row + c;
-            (o < t.offsets).then(|| {
-                let v = crate::apply_named(ll, &[(DimName::BLOCK, b), (off_dim, o)]);
-                crate::linearize(&v, shape)
-            })
-        };
-        let info = (0..lines * per_row)
-            .map(|i| {
-                let (r, c) = (i / per_row, i % per_row);
-                let o = r * per_row + c;
-                let bank = (o * elem_bits / 32) % 32;
-                let base = match elem(r, c) {
-                    Some(e) => format!("block {b} offset {o} (bank {bank}) → {}", coords(e, shape)),
-                    None => format!("block {b} offset {o}: outside the allocation"),
-                };
-                match access
-                    .filter(|_| b == 0)
-                    .and_then(|a| a.touched.get(&o).map(|ls| (a, ls)))
-                {
-                    Some((a, ls)) => {
-                        let who: Vec<String> = ls
-                            .iter()
-                            .map(|&l| {
-                                let la = &a.lanes[l as usize];
-                                format!(
-                                    "lane {l} R{}",
-                                    la.registers[(o - la.first_offset) as usize]
-                                )
-                            })
-                            .collect();
-                        let phase = a.lanes[ls[0] as usize].phase;
-                        let conflict = if a.conflicting.contains(&o) {
-                            " — BANK CONFLICT"
-                        } else {
-                            ""
-                        };
-                        format!(
-                            "{base}; accessed in phase {phase} by {}{conflict}",
-                            who.join(", ")
-                        )
-                    }
-                    None => base,
-                }
-            })
-            .collect();
-        let p = Panel {
-            x: margin,
-            y,
-            cw,
-            ch,
-            rows: lines,
-            cols: per_row,
-            info,
-        };
-        let color = |r: u64, c: u64| elem(r, c).map_or("#ffffff", |e| fill(row_of(e)));
-        let label = |r: u64, c: u64| elem(r, c).map_or(vec![], |e| vec![coords(e, shape)]);
-        grid(&mut doc, &p, labels, font, &color, &label);
-        // Bank boundaries.
-        for k in 0..=32 {
-            let x = margin + k * bank_w;
-            doc.line(x, y, x, y + lines * ch, if labels { "1" } else { "0.3" });
-        }
-        ticks(&mut doc, &p, None, tick_step(ch, 12), 8);
-        if let Some(a) = access.filter(|_| b == 0) {
-            access_overlay(&mut doc, &p, a, labels);
-        }
-        y += lines * ch + 12;
-        panels.push(p);
-    }
-    doc.text(
-        8,
-        y + 10,
-        11,
-        "start",
-        "Rows: 128-byte lines (left: line number); columns: 32 four-byte banks; colour: logical row.",
-    );
-    if let Some(a) = access {
-        y += 18;
-        let _ = writeln!(
-            doc.body,
-            "<rect x=\"8\" y=\"{y}\" width=\"14\" height=\"14\" fill=\"none\" stroke=\"{ACCESS_STROKE}\" stroke-width=\"2\"/>"
-        );
-        doc.text(26, y + 11, 11, "start", "accessed (CTA 0)");
-        doc.rect(160, y, 14, 14, CONFLICT_FILL, true);
-        doc.text(
-            178,
-            y + 11,
-            11,
-            "start",
-            "bank conflict: the bank serves > 1 distinct word in the phase",
-        );
-        y += 18;
-        doc.text(8, y + 10, 11, "start", &a.summary());
-    }
-    let w = (margin * 2 + per_row * cw).max(640);
-    Ok(Picture {
-        svg: doc.finish(w, y + 20, &title, &layout_desc(ll)),
-        panels,
-        title,
-    })
-}
-
-/// Outline of accessed cells.
-pub const ACCESS_STROKE: &str = "#08306b";
-/// Fill of conflicting cells.
-pub const CONFLICT_FILL: &str = "#e31a1c";
-
-/// Outlines the cells of `p` (a bank panel of CTA 0) that `a` touches;
-/// conflicting ones get a translucent red fill and a red outline. Each
-/// marked cell is one `<rect class="access">` or `<rect class="conflict">`
-/// (tests read them).
-fn access_overlay(doc: &mut Doc, p: &Panel, a: &AccessPattern, labels: bool) {
-    let sw = if labels { 2 } else { 1 };
-    for &o in a.touched.keys() {
-        let (r, c) = (o / p.cols, o % p.cols);
-        if r >= p.rows {
+/// Legend entries of tensor grids: one swatch per warp colour shown
+/// (`names` gives a warp's words), then the marks.
+pub(crate) fn tensor_legend(
+    marks: &GridMarks,
+    name: &dyn Fn(u64) -> String,
+) -> Vec<(String, Swatch)> {
+    let mut entries: Vec<(String, Swatch)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for &w in &marks.warps {
+        if seen.contains(&fill(w)) {
+            // Colours repeat every 16 warps: one entry names them all.
             continue;
         }
-        let (x, y) = (p.x + c * p.cw, p.y + r * p.ch);
-        if a.conflicting.contains(&o) {
-            let _ = writeln!(
-                doc.body,
-                "<rect class=\"conflict\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{CONFLICT_FILL}\" fill-opacity=\"0.55\" stroke=\"{CONFLICT_FILL}\" stroke-width=\"{sw}\"/>",
-                p.cw, p.ch
-            );
+        seen.push(fill(w));
+        let same: Vec<String> = marks
+            .warps
+            .iter()
+            .filter(|&&v| fill(v) == fill(w))
+            .map(|&v| name(v))
+            .collect();
+        let mut words = same.join(", ");
+        let swatch = if marks.dark_lanes {
+            if entries.is_empty() {
+                words.push_str(" (right half: its odd lanes)");
+            }
+            Swatch::FillPair(fill(w), fill_dark(w))
         } else {
-            let _ = writeln!(
-                doc.body,
-                "<rect class=\"access\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{ACCESS_STROKE}\" stroke-width=\"{sw}\"/>",
-                p.cw, p.ch
-            );
-        }
+            Swatch::Fill(fill(w))
+        };
+        entries.push((words, swatch));
+    }
+    if marks.plus {
+        entries.push((
+            "k more holders (registers, lanes or warps) hold copies".into(),
+            Swatch::Text("+k"),
+        ));
+    }
+    if marks.copies {
+        let w = marks.warps.iter().nth(1).copied().unwrap_or(0);
+        entries.push((
+            "bottom strip: another warp holding a copy".into(),
+            Swatch::Strip(fill(w)),
+        ));
+    }
+    entries
+}
+
+/// Cell side, font and labels of a `rows × cols` tensor grid no wider than
+/// `avail`: [`tensor_cell_size`], shrunk to fit; labels need 26 units.
+pub(crate) fn fit_cell(rows: u64, cols: u64, avail: u64) -> (u64, u64, bool) {
+    let (cell, font, labels) = tensor_cell_size(rows.max(cols));
+    if cell * cols <= avail {
+        return (cell, font, labels);
+    }
+    let cell = (avail / cols).max(2);
+    match cell {
+        40.. => (cell, 11, true),
+        26.. => (cell, 8, true),
+        _ => (cell, 0, false),
     }
 }
 
 /// The default picture of a layout: the tensor view of a distributed layout,
-/// the bank view (16-bit elements) of a shared one.
+/// the bank view (16-bit elements) of a shared one, the lanes × columns of
+/// a tensor-memory one.
 pub fn default_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
     match LayoutKind::of(ll)? {
         LayoutKind::Distributed => tensor_picture(ll, shape),
         LayoutKind::Shared => bank_picture(ll, shape, 16),
+        LayoutKind::TensorMemory => tmem_picture(ll, shape),
     }
 }

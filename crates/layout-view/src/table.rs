@@ -12,12 +12,15 @@ pub enum LayoutKind {
     Distributed,
     /// Inputs among `offset`, `block`, with `offset` present.
     Shared,
+    /// Blackwell tensor memory: inputs among `row` (TMEM lane), `col`
+    /// (TMEM column) and `block`, with `row` or `col` present. Triton's
+    /// text views reject these; [`crate::svg::tmem_picture`] draws them.
+    TensorMemory,
 }
 
 impl LayoutKind {
     /// The kind of `ll`, or [`ViewError::UnsupportedDims`] (for instance
-    /// tensor-memory `row`/`col` or partitioned layouts, which Triton's
-    /// views reject too).
+    /// partitioned shared layouts, which Triton's views reject too).
     pub fn of(ll: &LinearLayout) -> Result<LayoutKind> {
         let names: Vec<DimName> = ll.in_dim_names().collect();
         let dist = [
@@ -27,9 +30,14 @@ impl LayoutKind {
             DimName::BLOCK,
         ];
         let shared = [DimName::OFFSET, DimName::BLOCK];
+        let tmem = [DimName::ROW, DimName::COL, DimName::BLOCK];
         if names.contains(&DimName::OFFSET) {
             if names.iter().all(|d| shared.contains(d)) {
                 return Ok(LayoutKind::Shared);
+            }
+        } else if names.contains(&DimName::ROW) || names.contains(&DimName::COL) {
+            if names.iter().all(|d| tmem.contains(d)) {
+                return Ok(LayoutKind::TensorMemory);
             }
         } else if names.iter().all(|d| dist.contains(d)) {
             return Ok(LayoutKind::Distributed);
@@ -92,7 +100,7 @@ impl DistributedTable {
         check_shape(ll, shape)?;
         if LayoutKind::of(ll)? != LayoutKind::Distributed {
             return Err(ViewError::WrongKind(
-                "expected a distributed layout (register/lane/warp/block), got a shared one".into(),
+                "expected a distributed layout (register/lane/warp/block)".into(),
             ));
         }
         let elements = ll.total_out_dim_size();
@@ -160,6 +168,26 @@ impl DistributedTable {
     pub fn thread_id(&self, loc: Location) -> u64 {
         loc.lane + loc.warp * self.lanes
     }
+
+    /// A location in words, as every read-out and legend of this crate
+    /// writes it: `[block b ]warp w lane l register r (T<tid>:<r>)`, the
+    /// block only when there are several CTAs (`tid` as in
+    /// [`Self::thread_id`]).
+    pub fn location_text(&self, l: Location) -> String {
+        let b = if self.blocks > 1 {
+            format!("block {} ", l.block)
+        } else {
+            String::new()
+        };
+        format!(
+            "{b}warp {} lane {} register {} (T{}:{})",
+            l.warp,
+            l.lane,
+            l.register,
+            self.thread_id(l),
+            l.register
+        )
+    }
 }
 
 /// A shared layout enumerated by memory slot.
@@ -189,7 +217,7 @@ impl SharedTable {
         check_shape(ll, shape)?;
         if LayoutKind::of(ll)? != LayoutKind::Shared {
             return Err(ViewError::WrongKind(
-                "expected a shared layout (offset/block), got a distributed one".into(),
+                "expected a shared layout (offset/block)".into(),
             ));
         }
         let elements = ll.total_out_dim_size();

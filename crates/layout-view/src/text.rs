@@ -168,6 +168,7 @@ pub fn tensor_view_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> 
             .fold(0, |acc, ((&i, &o), &n)| acc * n + i + o)
     };
     match LayoutKind::of(ll)? {
+        LayoutKind::TensorMemory => Err(tmem_text_error()),
         LayoutKind::Distributed => {
             let t = DistributedTable::new(ll, shape)?;
             Ok(render_nested(&sub, ", ", |idx| {
@@ -186,11 +187,19 @@ pub fn tensor_view_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> 
     }
 }
 
+/// Triton's `get_layout_view` covers distributed and shared layouts only.
+fn tmem_text_error() -> crate::ViewError {
+    crate::ViewError::WrongKind(
+        "the text views cover distributed and shared layouts, not tensor memory (row/col); draw it as a picture (--svg/--html)".into(),
+    )
+}
+
 /// Triton's hardware view of `ll` (`get_layout_view(layout, shape, true)`).
 pub fn hardware_view(ll: &LinearLayout, shape: &[u64]) -> Result<String> {
     crate::check_shape(ll, shape)?;
     let mut out = String::new();
     match LayoutKind::of(ll)? {
+        LayoutKind::TensorMemory => return Err(tmem_text_error()),
         LayoutKind::Distributed => {
             let t = DistributedTable::new(ll, shape)?;
             let per_warp = t.lanes * t.registers;

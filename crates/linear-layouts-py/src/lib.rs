@@ -1346,7 +1346,8 @@ fn check_plan_size(s: &LinearLayout, d: &LinearLayout, command: &str) -> PyResul
 }
 
 /// `_convert(src, dst, bitwidth)`: (kind, conversion layout, JSON of
-/// {"cost", "plan"}) of the planned and simulated conversion.
+/// {"cost", "plan", "text"}) of the planned and simulated conversion
+/// ("text": the plan as `linlayout convert` prints it).
 #[pyfunction]
 fn _convert(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<(String, PyLayout, String)> {
     let (s, d) = (&src.inner, &dst.inner);
@@ -1356,7 +1357,7 @@ fn _convert(src: &PyLayout, dst: &PyLayout, bitwidth: u32) -> PyResult<(String, 
         let kind = layout_codegen::conversion::classify(s, d).map_err(|e| e.to_string())?;
         let plan = layout_codegen::plan::plan_conversion(s, d, bitwidth).map_err(|e| e.to_string())?;
         let report = layout_codegen::simulator::simulate(&plan, s, d).map_err(|e| format!("simulation failed: {e}"))?;
-        let j = serde_json::json!({"cost": report, "plan": plan});
+        let j = serde_json::json!({"cost": report, "plan": plan, "text": layout_view::plan_text::plan_text(&plan)});
         Ok((kind.short_name().to_string(), PyLayout::wrap(comp), j.to_string()))
     })
 }

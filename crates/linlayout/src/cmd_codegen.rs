@@ -14,12 +14,11 @@ use crate::input::{parse_shape, read_layout_text};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::choice::total_warps;
 use layout_codegen::conversion::{classify, conversion_layout, ConversionKind};
-use layout_codegen::plan::{
-    plan_conversion, plan_conversion_best, plan_cost, Access, ConversionPlan,
-};
+use layout_codegen::plan::{plan_conversion, plan_conversion_best, plan_cost, ConversionPlan};
 use layout_codegen::simulator::simulate;
 use layout_codegen::swizzle::optimal_swizzling;
-use linear_layout::{DimName, LinearLayout};
+use layout_view::plan_text::{plan_text, shared_linear_text};
+use linear_layout::LinearLayout;
 use serde_json::{json, Map, Value};
 
 /// Arguments of `convert`.
@@ -151,30 +150,6 @@ pub fn shape_arg(s: &str) -> Result<Vec<u64>, String> {
     Ok(shape)
 }
 
-/// `#ttg.shared_linear<{offset = [[..], ...]}, alignment = A>`.
-fn shared_linear_text(l: &LinearLayout, alignment: u64) -> String {
-    let bases = |d: DimName| {
-        let v: Vec<String> = l
-            .bases(d)
-            .iter()
-            .map(|b| {
-                format!(
-                    "[{}]",
-                    b.iter()
-                        .map(|x| x.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-            .collect();
-        format!("[{}]", v.join(", "))
-    };
-    format!(
-        "#ttg.shared_linear<{{offset = {}}}, alignment = {alignment}>",
-        bases(DimName::OFFSET)
-    )
-}
-
 /// Runs `bank-conflicts`.
 pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), String> {
     let shape = shape_arg(&a.shape)?;
@@ -250,29 +225,6 @@ fn conversion_json(c: &LinearLayout) -> Value {
         m.insert(d.to_string(), Value::Array(list));
     }
     Value::Object(m)
-}
-
-fn access_text(a: &Access) -> String {
-    let lin = |name: &str, v: &[u64]| -> String {
-        v.iter()
-            .enumerate()
-            .filter(|(_, &x)| x != 0)
-            .map(|(i, x)| format!("{name}[{i}]·{x}"))
-            .collect::<Vec<_>>()
-            .join(" ^ ")
-    };
-    let mut terms = vec![a.address.constant.to_string()];
-    for t in [lin("lane", &a.address.lane), lin("warp", &a.address.warp)] {
-        if !t.is_empty() {
-            terms.push(t);
-        }
-    }
-    format!(
-        "v{} r{:?} @ {}",
-        a.registers.len(),
-        a.registers,
-        terms.join(" ^ ")
-    )
 }
 
 /// Why cross-CTA conversions have no plan (Triton moves such data through
@@ -382,91 +334,7 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
             plan_cost(&triton_report, total_warps(&dst))
         );
     }
-    match &plan {
-        ConversionPlan::NoOp { registers } => {
-            println!("plan: no-op ({registers} registers per thread already hold their elements)")
-        }
-        ConversionPlan::RegisterPermutation { src_register } => {
-            println!("plan: register permutation (dst register <- src register)");
-            for (i, s) in src_register.iter().enumerate() {
-                println!("  r{i} <- r{s}");
-            }
-        }
-        ConversionPlan::WarpShuffle { shuffles } => {
-            println!("plan: {} warp shuffles (shfl.sync.idx)", shuffles.len());
-            let affine = |a: &layout_codegen::plan::Address| -> String {
-                let mut terms = vec![a.constant.to_string()];
-                terms.extend(
-                    a.lane
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &x)| x != 0)
-                        .map(|(i, x)| format!("lane[{i}]·{x}")),
-                );
-                terms.join(" ^ ")
-            };
-            for sh in shuffles {
-                let sel = match &sh.select {
-                    Some((cols, want)) => format!(" if B·lane == {want} (B = {cols:?})"),
-                    None => String::new(),
-                };
-                println!(
-                    "  r[{}] <- shfl(r[{}], from lane {}){sel}",
-                    affine(&sh.dst_register),
-                    affine(&sh.src_register),
-                    affine(&sh.src_lane)
-                );
-            }
-        }
-        ConversionPlan::WarpProgram(prog) => {
-            let c = prog.cost();
-            println!(
-                "plan: warp program, {} instructions ({} shfl.sync, {} selp, {} prmt), {}-bit elements",
-                prog.instrs.len(),
-                c.shuffles,
-                c.selects,
-                c.prmt,
-                prog.bitwidth
-            );
-            for (k, ins) in prog.instrs.iter().enumerate() {
-                println!("  {k}: {}", warp_instr_text(ins));
-            }
-            let outs: Vec<String> = prog
-                .outputs
-                .iter()
-                .enumerate()
-                .map(|(i, s)| format!("r{i}=v{s}"))
-                .collect();
-            println!("  outputs: {}", outs.join(" "));
-        }
-        ConversionPlan::SharedMemory(p) => {
-            if let Some(n) = &p.note {
-                println!("note: {n}");
-            }
-            println!(
-                "plan: through shared memory, {} round(s), scratch {} bytes",
-                p.rounds.len(),
-                p.scratch_bytes
-            );
-            println!(
-                "  shared layout: {}",
-                shared_linear_text(&p.shared_layout, 16)
-            );
-            for (i, r) in p.rounds.iter().enumerate() {
-                println!("  round {i}:");
-                for s in &r.stores {
-                    println!("    st.shared {}", access_text(s));
-                }
-                println!("    barrier");
-                for l in &r.loads {
-                    println!("    ld.shared {}", access_text(l));
-                }
-            }
-            for (to, from) in &p.copies {
-                println!("  r{to} <- r{from} (broadcast copy)");
-            }
-        }
-    }
+    print!("{}", plan_text(&plan));
     println!(
         "simulated: {} threads, {} destination registers checked",
         report.threads, report.registers_checked
@@ -574,38 +442,4 @@ fn write_conversion_picture(
         write(p, &layout_view::html::page(&pic))?;
     }
     Ok(())
-}
-
-/// One instruction of a warp program as text (`v` = value slot; slots
-/// below the program's `num_inputs` start as the source registers).
-fn warp_instr_text(ins: &layout_codegen::shuffle::WarpInstr) -> String {
-    use layout_codegen::shuffle::{LanePredicate, ShflMode, WarpInstr};
-    let pred = |c: &LanePredicate| match c {
-        LanePredicate::Parity { mask } => format!("parity(lane & {mask:#x})"),
-        LanePredicate::Equals { bases, value } => format!("B·lane == {value} (B = {bases:?})"),
-    };
-    match ins {
-        WarpInstr::Copy { dst, src } => format!("v{dst} = v{src}"),
-        WarpInstr::Shuffle { dst, src, mode } => match mode {
-            ShflMode::Xor { mask } => format!("v{dst} = shfl.bfly(v{src}, lane ^ {mask})"),
-            ShflMode::Idx { src_lane } => format!(
-                "v{dst} = shfl.idx(v{src}, lane {} ^ L·lane (L = {:?}))",
-                src_lane.constant, src_lane.bases
-            ),
-        },
-        WarpInstr::Select {
-            dst,
-            cond,
-            if_true,
-            if_false,
-        } => format!("v{dst} = {} ? v{if_true} : v{if_false}", pred(cond)),
-        WarpInstr::Pack { dst, parts } => {
-            let p: Vec<String> = parts.iter().map(|x| format!("v{x}")).collect();
-            format!("v{dst} = prmt.pack({}) (low part first)", p.join(", "))
-        }
-        WarpInstr::Unpack { dsts, src } => {
-            let d: Vec<String> = dsts.iter().map(|x| format!("v{x}")).collect();
-            format!("{} = prmt.unpack(v{src})", d.join(", "))
-        }
-    }
 }

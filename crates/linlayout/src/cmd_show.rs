@@ -45,7 +45,8 @@ pub struct ShowArgs {
     #[arg(long, value_name = "c..d")]
     pub cols: Option<String>,
     /// Write an SVG picture to this file (distributed: tensor grid coloured
-    /// by warp, or the hardware view with --hw; shared: the bank view).
+    /// by warp, or the hardware view with --hw; shared: the bank view;
+    /// tensor memory: TMEM lanes × columns).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<String>,
     /// Write a standalone HTML page (the picture plus a pointer read-out).
@@ -164,7 +165,7 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
         crate::common::check_view_size(&ll, &shape)?;
     }
     let picture = a.svg.is_some() || a.html.is_some();
-    if windowed && (a.hw || (picture && kind == LayoutKind::Shared)) {
+    if windowed && (a.hw || (picture && kind != LayoutKind::Distributed)) {
         return Err(
             "--rows/--cols select part of the tensor view (text, or picture of a distributed layout); not of --hw or of the bank picture"
                 .into(),
@@ -205,6 +206,7 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
             (LayoutKind::Shared, _) => {
                 svg::bank_picture_access(&ll, &shape, elem_bits, access.as_ref())
             }
+            (LayoutKind::TensorMemory, _) => svg::tmem_picture(&ll, &shape),
         }
         .map_err(|e| e.to_string())?;
         if let Some(p) = &a.svg {

@@ -265,7 +265,7 @@ fn convert_picture_errors() {
 }
 
 /// A 256×256 conversion zoomed on a 16×16 window: the tensor panels get
-/// labelled 40-unit cells again (cell (0, 0) at (40, 70)), ticks in tensor
+/// labelled 40-unit cells again (cell (0, 0) at (48, 82)), ticks in tensor
 /// coordinates, and the highlighted element sits at its window position.
 #[test]
 fn convert_picture_zoom() {
@@ -286,7 +286,7 @@ fn convert_picture_zoom() {
         .unwrap();
     // Column 200 − 192 = 8, row 100 − 96 = 4.
     assert!(
-        first.contains(&format!("x=\"{}\" y=\"{}\"", 40 + 8 * 40, 70 + 4 * 40)),
+        first.contains(&format!("x=\"{}\" y=\"{}\"", 48 + 8 * 40, 82 + 4 * 40)),
         "{first}"
     );
     assert!(text.contains("holds (100,200)"));
@@ -305,4 +305,16 @@ fn convert_picture_zoom() {
         &run(&["convert", "--shape", "256x256", "--rows", "0..4", src, dst]),
         "--svg or --html",
     );
+}
+
+/// `show` draws tensor-memory layouts (TMEM lanes × columns); the text
+/// views, like Triton's, refuse them and point at the picture.
+#[test]
+fn show_draws_tensor_memory() {
+    let tmem = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 32, colStride = 1>";
+    let svg = tmp("tmem.svg");
+    ok(&run(&["show", "--shape", "128x32", "--svg", &svg, tmem]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("Tensor memory of a 128×32 tensor: 128 lane(s)"));
+    assert_bad(&run(&["show", "--shape", "128x32", tmem]), "--svg");
 }

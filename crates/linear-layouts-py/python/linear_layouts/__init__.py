@@ -120,12 +120,17 @@ class Conversion:
     ``"shuffle"``, ``"shared"``), the conversion layout
     ``dst.invert_and_compose(src)`` (destination hardware coordinates to the
     source coordinates holding the same element), the simulated cost and the
-    plan (plain data, as ``linlayout convert --json`` prints it)."""
+    plan (plain data, as ``linlayout convert --json`` prints it); ``text``
+    (and ``str()``) is the plan as ``linlayout convert`` prints it."""
 
     kind: str
     conversion: LinearLayout
     cost: dict
     plan: dict
+    text: str = ""
+
+    def __str__(self):
+        return self.text
 
 
 @_dataclasses.dataclass(frozen=True)
@@ -152,7 +157,7 @@ def convert(src: LinearLayout, dst: LinearLayout, dtype="f16") -> Conversion:
     """
     kind, conv, rest = _convert(src, dst, _bits(dtype))
     rest = _json.loads(rest)
-    return Conversion(kind, conv, rest["cost"], rest["plan"])
+    return Conversion(kind, conv, rest["cost"], rest["plan"], rest["text"])
 
 
 def swizzle(src: LinearLayout, dst: LinearLayout, dtype="f16") -> Swizzle:

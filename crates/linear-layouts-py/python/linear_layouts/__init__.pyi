@@ -216,6 +216,7 @@ class Conversion:
     conversion: LinearLayout
     cost: Dict[str, Any]
     plan: Dict[str, Any]
+    text: str
 
 class Swizzle:
     shared: LinearLayout

@@ -1,0 +1,205 @@
+//! Conversion plans ([`layout_codegen::plan::ConversionPlan`]) as text: the
+//! one printer that `linlayout convert` and Python's
+//! `linear_layouts.convert(...).text` share.
+//!
+//! Notation (the plan's own data, nothing recomputed):
+//!
+//! - an affine address `c ^ lane[i]·x ^ warp[k]·y` is the constant `c`
+//!   XOR the value `x` for every set bit `i` of the lane id and `y` for
+//!   every set bit `k` of the warp id ([`layout_codegen::plan::Address`]);
+//! - `st.shared v4 r[0, 1, 2, 3] @ addr`: a vector access of four registers,
+//!   in that order, at element offset `addr` (+0, +1, ...);
+//! - warp programs: `v<k>` is value slot `k`; slots below the program's
+//!   input count start as the source registers.
+//!
+//! ```
+//! use layout_codegen::plan::ConversionPlan;
+//! let plan = ConversionPlan::RegisterPermutation { src_register: vec![1, 0] };
+//! assert_eq!(
+//!     layout_view::plan_text::plan_text(&plan),
+//!     "plan: register permutation (dst register <- src register)\n  r0 <- r1\n  r1 <- r0\n"
+//! );
+//! ```
+
+use layout_codegen::plan::{Access, Address, ConversionPlan};
+use layout_codegen::shuffle::{LanePredicate, ShflMode, WarpInstr};
+use linear_layout::{DimName, LinearLayout};
+
+/// `#ttg.shared_linear<{offset = [[..], ...]}, alignment = A>`: the
+/// `offset` bases of a shared layout in Triton's attribute syntax
+/// (alignment in bytes).
+pub fn shared_linear_text(l: &LinearLayout, alignment: u64) -> String {
+    let v: Vec<String> = l
+        .bases(DimName::OFFSET)
+        .iter()
+        .map(|b| {
+            let xs: Vec<String> = b.iter().map(|x| x.to_string()).collect();
+            format!("[{}]", xs.join(", "))
+        })
+        .collect();
+    format!(
+        "#ttg.shared_linear<{{offset = [{}]}}, alignment = {alignment}>",
+        v.join(", ")
+    )
+}
+
+/// `name[i]·x` for every non-zero `x = v[i]`, joined by ` ^ `.
+fn terms(name: &str, v: &[u64]) -> String {
+    v.iter()
+        .enumerate()
+        .filter(|(_, &x)| x != 0)
+        .map(|(i, x)| format!("{name}[{i}]·{x}"))
+        .collect::<Vec<_>>()
+        .join(" ^ ")
+}
+
+/// An affine address of lane and warp: `c ^ lane[i]·x ^ warp[k]·y`.
+pub fn address_text(a: &Address) -> String {
+    let mut t = vec![a.constant.to_string()];
+    for s in [terms("lane", &a.lane), terms("warp", &a.warp)] {
+        if !s.is_empty() {
+            t.push(s);
+        }
+    }
+    t.join(" ^ ")
+}
+
+/// One shared-memory access: `v<n> r[<registers>] @ <address>`.
+pub fn access_text(a: &Access) -> String {
+    format!(
+        "v{} r{:?} @ {}",
+        a.registers.len(),
+        a.registers,
+        address_text(&a.address)
+    )
+}
+
+/// One instruction of a warp program (`v` = value slot; slots below the
+/// program's `num_inputs` start as the source registers).
+pub fn warp_instr_text(ins: &WarpInstr) -> String {
+    let pred = |c: &LanePredicate| match c {
+        LanePredicate::Parity { mask } => format!("parity(lane & {mask:#x})"),
+        LanePredicate::Equals { bases, value } => format!("B·lane == {value} (B = {bases:?})"),
+    };
+    match ins {
+        WarpInstr::Copy { dst, src } => format!("v{dst} = v{src}"),
+        WarpInstr::Shuffle { dst, src, mode } => match mode {
+            ShflMode::Xor { mask } => format!("v{dst} = shfl.bfly(v{src}, lane ^ {mask})"),
+            ShflMode::Idx { src_lane } => format!(
+                "v{dst} = shfl.idx(v{src}, lane {} ^ L·lane (L = {:?}))",
+                src_lane.constant, src_lane.bases
+            ),
+        },
+        WarpInstr::Select {
+            dst,
+            cond,
+            if_true,
+            if_false,
+        } => format!("v{dst} = {} ? v{if_true} : v{if_false}", pred(cond)),
+        WarpInstr::Pack { dst, parts } => {
+            let p: Vec<String> = parts.iter().map(|x| format!("v{x}")).collect();
+            format!("v{dst} = prmt.pack({}) (low part first)", p.join(", "))
+        }
+        WarpInstr::Unpack { dsts, src } => {
+            let d: Vec<String> = dsts.iter().map(|x| format!("v{x}")).collect();
+            format!("{} = prmt.unpack(v{src})", d.join(", "))
+        }
+    }
+}
+
+/// The plan, one instruction per line (each line ends with `\n`): its
+/// kind and size on the first line, then the instructions, indented.
+pub fn plan_text(plan: &ConversionPlan) -> String {
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(&s);
+        out.push('\n');
+    };
+    match plan {
+        ConversionPlan::NoOp { registers } => line(format!(
+            "plan: no-op ({registers} registers per thread already hold their elements)"
+        )),
+        ConversionPlan::RegisterPermutation { src_register } => {
+            line("plan: register permutation (dst register <- src register)".into());
+            for (i, s) in src_register.iter().enumerate() {
+                line(format!("  r{i} <- r{s}"));
+            }
+        }
+        ConversionPlan::WarpShuffle { shuffles } => {
+            line(format!(
+                "plan: {} warp shuffles (shfl.sync.idx)",
+                shuffles.len()
+            ));
+            // Shuffle addresses depend on the lane only.
+            let affine = |a: &Address| {
+                let mut t = vec![a.constant.to_string()];
+                let l = terms("lane", &a.lane);
+                if !l.is_empty() {
+                    t.push(l);
+                }
+                t.join(" ^ ")
+            };
+            for sh in shuffles {
+                let sel = match &sh.select {
+                    Some((cols, want)) => format!(" if B·lane == {want} (B = {cols:?})"),
+                    None => String::new(),
+                };
+                line(format!(
+                    "  r[{}] <- shfl(r[{}], from lane {}){sel}",
+                    affine(&sh.dst_register),
+                    affine(&sh.src_register),
+                    affine(&sh.src_lane)
+                ));
+            }
+        }
+        ConversionPlan::WarpProgram(prog) => {
+            let c = prog.cost();
+            line(format!(
+                "plan: warp program, {} instructions ({} shfl.sync, {} selp, {} prmt), {}-bit elements",
+                prog.instrs.len(),
+                c.shuffles,
+                c.selects,
+                c.prmt,
+                prog.bitwidth
+            ));
+            for (k, ins) in prog.instrs.iter().enumerate() {
+                line(format!("  {k}: {}", warp_instr_text(ins)));
+            }
+            let outs: Vec<String> = prog
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("r{i}=v{s}"))
+                .collect();
+            line(format!("  outputs: {}", outs.join(" ")));
+        }
+        ConversionPlan::SharedMemory(p) => {
+            if let Some(n) = &p.note {
+                line(format!("note: {n}"));
+            }
+            line(format!(
+                "plan: through shared memory, {} round(s), scratch {} bytes",
+                p.rounds.len(),
+                p.scratch_bytes
+            ));
+            line(format!(
+                "  shared layout: {}",
+                shared_linear_text(&p.shared_layout, 16)
+            ));
+            for (i, r) in p.rounds.iter().enumerate() {
+                line(format!("  round {i}:"));
+                for s in &r.stores {
+                    line(format!("    st.shared {}", access_text(s)));
+                }
+                line("    barrier".into());
+                for l in &r.loads {
+                    line(format!("    ld.shared {}", access_text(l)));
+                }
+            }
+            for (to, from) in &p.copies {
+                line(format!("  r{to} <- r{from} (broadcast copy)"));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,118 @@
+//! The plan printer says what the plan does: on the oracle's conversion
+//! pairs, every printed `st.shared`/`ld.shared` line, read back with the
+//! notation of the module docs (`c ^ lane[i]·x ^ warp[k]·y`), gives the
+//! plan's registers and, for every lane and warp, the address the plan's
+//! own `Address::eval` gives; register permutations print one line per
+//! destination register.
+
+use layout_codegen::plan::{plan_conversion, Access, ConversionPlan};
+use layout_view::plan_text::plan_text;
+use linear_layout::LinearLayout;
+use serde_json::Value;
+
+/// Reads `v<n> r[a, b, ...] @ <address>` back: registers and the address
+/// as a function of (lane, warp).
+fn parse_access(s: &str) -> (Vec<u64>, impl Fn(u64, u64) -> u64) {
+    let (regs, addr) = s.split_once(" @ ").unwrap();
+    let (n, list) = regs.split_once(" r[").unwrap();
+    let regs: Vec<u64> = list
+        .trim_end_matches(']')
+        .split(", ")
+        .filter(|x| !x.is_empty())
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(n, format!("v{}", regs.len()));
+    let mut constant = 0;
+    let mut terms: Vec<(bool, u32, u64)> = Vec::new(); // (is lane, bit, value)
+    for t in addr.split(" ^ ") {
+        match t.split_once('·') {
+            None => constant ^= t.parse::<u64>().unwrap(),
+            Some((var, v)) => {
+                let (name, bit) = var.trim_end_matches(']').split_once('[').unwrap();
+                terms.push((name == "lane", bit.parse().unwrap(), v.parse().unwrap()));
+            }
+        }
+    }
+    let f = move |lane: u64, warp: u64| {
+        terms
+            .iter()
+            .filter(|(is_lane, bit, _)| (if *is_lane { lane } else { warp }) >> bit & 1 == 1)
+            .fold(constant, |acc, (_, _, v)| acc ^ v)
+    };
+    (regs, f)
+}
+
+fn check(printed: &str, a: &Access) {
+    let (regs, f) = parse_access(printed);
+    assert_eq!(regs, a.registers);
+    for lane in 0..32 {
+        for warp in 0..8 {
+            assert_eq!(f(lane, warp), a.address.eval(lane, warp), "{printed}");
+        }
+    }
+}
+
+#[test]
+fn printed_plans_read_back_as_the_plans() {
+    let path = format!(
+        "{}/../../tests/data/triton-oracle/sample-trivial-cvt.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (mut shared, mut perms) = (0, 0);
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let rec: Value = serde_json::from_str(line).unwrap();
+        let shape: Vec<u64> = rec["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let src = LinearLayout::from_json(&rec["src"]["linear"], Some(&shape)).unwrap();
+        let dst = LinearLayout::from_json(&rec["dst"]["linear"], Some(&shape)).unwrap();
+        let Ok(plan) = plan_conversion(&src, &dst, 16) else {
+            continue;
+        };
+        let text = plan_text(&plan);
+        assert!(text.starts_with("plan: ") || text.starts_with("note: "));
+        match &plan {
+            ConversionPlan::SharedMemory(p) => {
+                let stores: Vec<&str> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("    st.shared "))
+                    .collect();
+                let loads: Vec<&str> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("    ld.shared "))
+                    .collect();
+                let all_st: Vec<&Access> = p.rounds.iter().flat_map(|r| &r.stores).collect();
+                let all_ld: Vec<&Access> = p.rounds.iter().flat_map(|r| &r.loads).collect();
+                assert_eq!(stores.len(), all_st.len());
+                assert_eq!(loads.len(), all_ld.len());
+                for (s, a) in stores.iter().zip(all_st).chain(loads.iter().zip(all_ld)) {
+                    check(s, a);
+                }
+                assert_eq!(
+                    text.matches("    barrier").count(),
+                    p.rounds.len(),
+                    "one barrier per round"
+                );
+                shared += 1;
+            }
+            ConversionPlan::RegisterPermutation { src_register } => {
+                let lines: Vec<&str> = text.lines().skip(1).collect();
+                let want: Vec<String> = src_register
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| format!("  r{i} <- r{s}"))
+                    .collect();
+                assert_eq!(lines, want);
+                perms += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        shared >= 5 && perms >= 1,
+        "{shared} shared, {perms} register plans"
+    );
+}
