@@ -15,10 +15,17 @@
 //! (`register, lane, warp, block`) to tensor coordinates (`dim0` the
 //! minor... as in Triton: `dim0` is the first index of the shape).
 
+pub mod assignment;
+pub mod check;
+pub mod cost;
 pub mod error;
 pub mod ir;
 pub mod parse;
+pub mod shape_ops;
 pub mod text;
+
+pub use assignment::{Assignment, Conversion, Layout};
+pub use check::{check, Violation};
 
 pub use error::{EngineError, Result};
 pub use ir::Program;
