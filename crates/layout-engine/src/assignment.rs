@@ -10,7 +10,7 @@ use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, Type, ValueId};
 use hw_layouts::{Encoding, Space};
 use linear_layout::LinearLayout;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A layout of one value: its Triton attribute and its linear layout for
 /// the value's shape (`register, lane, warp, block → dim0, dim1, …`).
@@ -57,6 +57,9 @@ pub struct Assignment {
     /// Uses whose different layout is obtained by recomputing the value's
     /// producers in that layout (no data moves), not by a conversion.
     pub remat: HashMap<(OpId, usize), bool>,
+    /// Dot operands read from shared memory (wgmma's A and B): no
+    /// register layout is required of them.
+    pub shared_operands: HashSet<(OpId, usize)>,
 }
 
 impl Assignment {
@@ -98,6 +101,7 @@ impl Assignment {
             layouts,
             uses: HashMap::new(),
             remat: HashMap::new(),
+            shared_operands: HashSet::new(),
         })
     }
 
@@ -133,9 +137,16 @@ pub struct Conversion {
 }
 
 /// The conversions of an assignment: TTGIR's `ttg.convert_layout` ops
-/// plus every use that sees another layout and is not rematerialised.
+/// plus, for the engine's assignments, one conversion per value and
+/// destination layout that some use sees (not rematerialised), placed
+/// right after the value's definition (at its loop depth) and shared by
+/// every use that wants it.
+// LinearLayout's only interior mutability is a lazily built evaluator that
+// Hash and Eq ignore.
+#[allow(clippy::mutable_key_type)]
 pub fn conversions(p: &Program, a: &Assignment) -> Result<Vec<Conversion>> {
     let mut out = Vec::new();
+    let mut placed: HashSet<(ValueId, LinearLayout)> = HashSet::new();
     for o in p.walk() {
         let op = &p.ops[o];
         if op.kind == OpKind::ConvertLayout {
@@ -162,7 +173,7 @@ pub fn conversions(p: &Program, a: &Assignment) -> Result<Vec<Conversion>> {
                 continue;
             }
             let Some(src) = a.layout(v) else { continue };
-            if src.ll == seen.ll {
+            if src.ll == seen.ll || !placed.insert((v, seen.ll.clone())) {
                 continue;
             }
             out.push(Conversion {
@@ -170,7 +181,7 @@ pub fn conversions(p: &Program, a: &Assignment) -> Result<Vec<Conversion>> {
                 op: o,
                 src: src.clone(),
                 dst: seen.clone(),
-                depth: op.loop_depth,
+                depth: p.def_depth(v),
                 bits: p.values[v].ty.elem_bits(),
             });
         }

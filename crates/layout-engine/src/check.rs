@@ -51,6 +51,9 @@ pub enum Rule {
     Gather,
     /// A loop-carried / branch value changes layout across the region edge.
     RegionEdge,
+    /// A use marked rematerialised whose value is not index arithmetic
+    /// (constants, ranges, splats and elementwise/shape ops of those).
+    Remat,
 }
 
 /// One broken rule.
@@ -212,6 +215,19 @@ impl<'a> Ctx<'a> {
     }
 
     fn dot_operand(&mut self, o: OpId, i: usize, op_idx: u32, result: &Layout, shape: &[u64]) {
+        if self.a.shared_operands.contains(&(o, i)) {
+            // Read from shared memory: only wgmma (mma v3) does that.
+            let wgmma = matches!(&result.encoding, Encoding::NvidiaMma(m) if m.version_major == 3);
+            if !wgmma {
+                let n = self.name(self.p.ops[o].operands[i]);
+                self.fail(
+                    o,
+                    Rule::DotOperand,
+                    format!("{n} read from shared memory by a dot that is not wgmma"),
+                );
+            }
+            return;
+        }
         let Some(l) = self.seen(o, i) else { return };
         let ok = match &l.encoding {
             Encoding::DotOperand(d) => {
@@ -220,7 +236,22 @@ impl<'a> Ctx<'a> {
                         .to_linear_layout(shape)
                         .is_ok_and(|pl| pl == result.ll)
             }
-            _ => false,
+            // Any other attribute denoting the same linear map as a
+            // `dot_op` of the result's layout (for some kWidth).
+            _ => {
+                let v = self.p.ops[o].operands[i];
+                let Some(oshape) = self.p.values[v].ty.tensor_shape() else {
+                    return;
+                };
+                [1u32, 2, 4, 8, 16, 32].iter().any(|&k| {
+                    let d = Encoding::DotOperand(hw_layouts::dot_operand::DotOperand {
+                        op_idx,
+                        parent: Box::new(result.encoding.clone()),
+                        k_width: k,
+                    });
+                    d.to_linear_layout(oshape).is_ok_and(|dl| dl == l.ll)
+                })
+            }
         };
         if !ok {
             let n = self.name(self.p.ops[o].operands[i]).to_string();
@@ -252,7 +283,7 @@ impl<'a> Ctx<'a> {
             }
         };
         match &op.kind {
-            OpKind::Elementwise | OpKind::Scan { .. } | OpKind::Cat => self.all_same(o),
+            OpKind::Elementwise | OpKind::Scan { .. } => self.all_same(o),
             OpKind::Load | OpKind::Store | OpKind::Atomic => {
                 self.all_same(o);
                 self.coverage(o);
@@ -493,6 +524,38 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Whether every value in the backward slice of `v` can be recomputed in
+/// any layout (constants, `make_range`, `splat` of scalars, loads of fewer
+/// elements than the CTA's `threads`, and elementwise or shape ops of
+/// those), so a use may see another layout without a conversion.
+pub fn rematerialisable(p: &Program, v: ValueId, threads: u64) -> bool {
+    let mut stack = vec![v];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) || !p.is_tensor(v) {
+            continue;
+        }
+        let Some(o) = p.def_op(v) else { return false };
+        let op = &p.ops[o];
+        let small = p.values[v]
+            .ty
+            .tensor_shape()
+            .is_some_and(|s| s.iter().product::<u64>() < threads);
+        match op.kind {
+            OpKind::Constant | OpKind::MakeRange | OpKind::Splat => {}
+            OpKind::Load if small => stack.extend(op.operands.iter().copied()),
+            OpKind::Elementwise
+            | OpKind::Broadcast
+            | OpKind::ExpandDims { .. }
+            | OpKind::Trans { .. }
+            | OpKind::Reshape
+            | OpKind::Join => stack.extend(op.operands.iter().copied()),
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Every violated rule of `a` on `p` (empty = the assignment is legal).
 pub fn check(p: &Program, a: &Assignment) -> Vec<Violation> {
     let mut c = Ctx {
@@ -502,6 +565,40 @@ pub fn check(p: &Program, a: &Assignment) -> Vec<Violation> {
     };
     for o in p.walk() {
         c.op(o);
+    }
+    // Threads of the CTA, from any layout of the assignment.
+    let threads = a
+        .layouts
+        .iter()
+        .flatten()
+        .next()
+        .map(|l| {
+            let n = |d| {
+                if l.ll.has_in_dim(d) {
+                    l.ll.in_dim_size(d)
+                } else {
+                    1
+                }
+            };
+            n(linear_layout::DimName::LANE) * n(linear_layout::DimName::WARP)
+        })
+        .unwrap_or(1);
+    let mut remat: Vec<_> = a
+        .remat
+        .iter()
+        .filter(|(_, &r)| r)
+        .map(|(&k, _)| k)
+        .collect();
+    remat.sort_unstable();
+    for (o, i) in remat {
+        let v = p.ops[o].operands[i];
+        if !rematerialisable(p, v, threads) {
+            let d = format!(
+                "{} is recomputed in another layout but is not index arithmetic",
+                p.values[v].name
+            );
+            c.fail(o, Rule::Remat, d);
+        }
     }
     c.out
 }

@@ -265,6 +265,19 @@ impl Program {
         }
     }
 
+    /// Loops enclosing the definition of `v` (a conversion of `v` placed
+    /// right after its definition runs this deep).
+    pub fn def_depth(&self, v: ValueId) -> usize {
+        match self.values[v].def {
+            Def::FuncArg(_) => 0,
+            Def::Result { op, .. } => self.ops[op].loop_depth,
+            Def::RegionArg { op, .. } => {
+                self.ops[op].loop_depth
+                    + usize::from(matches!(self.ops[op].kind, OpKind::For | OpKind::While))
+            }
+        }
+    }
+
     /// Tensor values (those that get a distributed layout).
     pub fn is_tensor(&self, v: ValueId) -> bool {
         matches!(self.values[v].ty, Type::Tensor { .. })

@@ -15,9 +15,12 @@
 //! (`register, lane, warp, block`) to tensor coordinates (`dim0` the
 //! minor... as in Triton: `dim0` is the first index of the shape).
 
+pub mod anchors;
 pub mod assignment;
+pub mod axis;
 pub mod check;
 pub mod cost;
+pub mod engine;
 pub mod error;
 pub mod ir;
 pub mod parse;

@@ -643,6 +643,8 @@ impl Reader {
                     t => t,
                 }
             }
+            // `tt.addptr %p, %off : PTR_TYPE, OFFSET_TYPE`: the result is the pointer's type.
+            (_, "tt.addptr") => self.parse_type(list[0], line)?,
             (OpKind::Descriptor, "tt.make_tensor_descriptor") => {
                 Type::Scalar(format!("!tt.tensordesc{last}"))
             }

@@ -60,6 +60,9 @@ fn reads_if_while_and_reduce_regions() {
     let r = p.ops.iter().position(|o| o.name == "tt.reduce").unwrap();
     assert_eq!(p.values[p.ops[r].results[0]].ty.elem(), "f32");
     assert_eq!(p.walk().len(), p.ops.len());
+    // addptr's result has the pointer's type (the first of its two).
+    let ap = p.ops.iter().find(|o| o.name == "tt.addptr").unwrap();
+    assert_eq!(p.values[ap.results[0]].ty.elem(), "!tt.ptr<f32>");
 }
 
 #[test]
