@@ -193,7 +193,10 @@ fn v2_warps(shape: &[u64], num_warps: u64, strict: bool, per_warp: [u64; 2]) -> 
 }
 
 /// The anchor layouts of a dot `[.., M, K] x [.., K, N]` with operand
-/// element bits `bits` (A's), `fp32_ieee` for fp32 dots with IEEE precision.
+/// element bits `bits` (A's), `fp32_ieee` for fp32 dots with IEEE precision,
+/// `chained` when the result feeds another dot, `chained_any` when that
+/// or an operand comes from one.
+#[allow(clippy::too_many_arguments)]
 pub fn dot_layout(
     target: Target,
     shape: &[u64],
@@ -201,6 +204,7 @@ pub fn dot_layout(
     bits: u32,
     fp32_ieee: bool,
     chained: bool,
+    chained_any: bool,
     num_warps: u64,
 ) -> DotChoice {
     let rank = shape.len();
@@ -300,12 +304,8 @@ pub fn dot_layout(
             }
         }
         _ => {
-            let w = if chained && rank == 2 {
-                if m >= n {
-                    vec![num_warps, 1]
-                } else {
-                    vec![1, num_warps]
-                }
+            let w = if chained_any && rank == 2 {
+                vec![num_warps, 1]
             } else {
                 v2_warps(shape, num_warps, false, [16, 8])
             };

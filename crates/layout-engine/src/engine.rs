@@ -92,6 +92,8 @@ struct Pass<'a> {
     decisions: Vec<Decision>,
     fixed: &'a HashMap<ValueId, Layout>,
     position: Vec<usize>,
+    /// Coalesced anchors of the memory ops ([`memory_anchors`]).
+    anchors: HashMap<OpId, crate::anchors::Coalesced>,
     /// Conversions already placed (value, destination): reusing one is free.
     made: HashSet<(ValueId, LinearLayout)>,
 }
@@ -238,6 +240,30 @@ impl Pass<'_> {
         }
     }
 
+    /// Whether dot `o` is chained to another dot: its result reaches
+    /// another dot's A/B operand, or its own A/B operand comes from a dot.
+    fn chained_dot(&self, o: OpId) -> bool {
+        let op = &self.p.ops[o];
+        if op.results.first().is_some_and(|&r| self.chained(r)) {
+            return true;
+        }
+        // Backwards from A and B through non-dot producers.
+        let mut stack: Vec<ValueId> = op.operands.iter().take(2).copied().collect();
+        let mut seen = HashSet::new();
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) || seen.len() > 256 {
+                continue;
+            }
+            let Some(d) = self.p.def_op(v) else { continue };
+            match self.p.ops[d].kind {
+                OpKind::Dot | OpKind::DotScaled => return true,
+                OpKind::Load | OpKind::For | OpKind::While | OpKind::Reduce { .. } => {}
+                _ => stack.extend(self.p.ops[d].operands.iter().copied()),
+            }
+        }
+        false
+    }
+
     fn chained(&self, r: ValueId) -> bool {
         let uses = self.p.uses();
         let mut stack = vec![r];
@@ -368,7 +394,10 @@ impl Pass<'_> {
                     .and_then(|x| x.strip_suffix('>'))
                     .unwrap_or(elem);
                 let bits = crate::ir::elem_bits(pointee);
-                let c = coalesced(&s, &self.info[ptr], bits, nw, self.lanes);
+                let c = match self.anchors.get(&o) {
+                    Some(c) => c.clone(),
+                    None => coalesced(&s, &self.info[ptr], bits, nw, self.lanes),
+                };
                 let l = Layout::new(coalesced_layout(&s, &c, nw, self.lanes), &s)?;
                 self.set_all_results(o, &l);
                 self.want_all(o, &l);
@@ -389,8 +418,18 @@ impl Pass<'_> {
                 let ashape = shape(p, a);
                 let k = ashape.last().copied().unwrap_or(1);
                 let bits = p.values[a].ty.elem_bits();
-                let ieee = bits == 32 && op.text.contains("inputPrecision = ieee");
-                let choice = dot_layout(self.opts.target, &rs, k, bits, ieee, self.chained(r), nw);
+                // IEEE fp32 is the default precision and prints no attribute.
+                let ieee = bits == 32 && !op.text.contains("inputPrecision = tf32");
+                let choice = dot_layout(
+                    self.opts.target,
+                    &rs,
+                    k,
+                    bits,
+                    ieee,
+                    self.chained(r),
+                    self.chained_dot(o),
+                    nw,
+                );
                 let res = Layout::new(choice.result.clone(), &rs)?;
                 self.lay[r] = Some(res.clone());
                 if op.kind == OpKind::DotScaled {
@@ -842,6 +881,10 @@ fn run_pass(
         fixed,
         position,
         made: HashSet::new(),
+        anchors: memory_anchors(p, opts)
+            .into_iter()
+            .map(|(o, _, c)| (o, c))
+            .collect(),
     };
     for &o in &order {
         pass.op(o)?;
@@ -960,6 +1003,28 @@ pub fn memory_anchors(
             lanes,
         );
         out.push((o, s, c));
+    }
+    // Coalesce's same-order rule: a load takes the widest width of the
+    // memory ops of its shape and order (Triton looks in the op's slice; we
+    // look in the function); stores and atomics keep their own width (no
+    // gaps in writes).
+    let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
+        .iter()
+        .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
+        .collect();
+    for (o, s, c) in &mut out {
+        // Atomics: one element per thread (every atomic decision of the
+        // oracle's corpora has width 1).
+        if p.ops[*o].kind == OpKind::Atomic {
+            c.per_thread = 1;
+        }
+        if p.ops[*o].kind == OpKind::Load {
+            for (s2, order2, w) in &widths {
+                if s2 == s && *order2 == c.order {
+                    c.per_thread = c.per_thread.max(*w);
+                }
+            }
+        }
     }
     out
 }

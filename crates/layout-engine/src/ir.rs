@@ -181,8 +181,9 @@ pub enum OpKind {
     Return,
     /// `ttg.convert_layout` (TTGIR only).
     ConvertLayout,
-    /// TTGIR shared/tensor-memory ops (`ttg.local_alloc`, `ttg.local_load`,
-    /// `ttg.memdesc_trans`, `ttng.warp_group_dot`, ...).
+    /// TTGIR-only ops the checker does not constrain: shared/tensor-memory
+    /// ops (`ttg.local_alloc`, `ttg.local_load`, `ttg.memdesc_trans`, ...)
+    /// and upcasts (`ttg.fp4_to_fp`, `ttg.upcast_mxfp`).
     Memory,
     /// `ttng.warp_group_dot` (wgmma).
     WarpGroupDot,

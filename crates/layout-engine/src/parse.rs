@@ -36,7 +36,12 @@ pub fn classify(name: &str, text: &str) -> Option<OpKind> {
         | "tt.mulhiui"
         | "tt.extern_elementwise"
         | "tt.elementwise_inline_asm" => OpKind::Elementwise,
-        "tt.get_program_id" | "tt.get_num_programs" | "tt.assert" | "tt.print" => OpKind::Scalar,
+        "tt.get_program_id"
+        | "tt.get_num_programs"
+        | "tt.assert"
+        | "tt.print"
+        | "ttg.barrier"
+        | "gpu.barrier" => OpKind::Scalar,
         "tt.make_range" => OpKind::MakeRange,
         "tt.splat" => OpKind::Splat,
         "tt.broadcast" => OpKind::Broadcast,
@@ -89,8 +94,8 @@ pub fn classify(name: &str, text: &str) -> Option<OpKind> {
         | "ttg.async_copy_global_to_local"
         | "ttg.async_commit_group"
         | "ttg.async_wait"
-        | "ttg.barrier"
-        | "gpu.barrier" => OpKind::Memory,
+        | "ttg.fp4_to_fp"
+        | "ttg.upcast_mxfp" => OpKind::Memory,
         _ => return None,
     })
 }
@@ -502,9 +507,10 @@ impl Reader {
                 let arrow = find_top(head, "->", line)?
                     .ok_or_else(|| perr(line, "scf.while without result types"))?;
                 let res_tys = self.type_list(&head[arrow + 2..], line)?;
-                let colon = rfind_top(&head[..arrow], " : ", line)?
+                // `scf.while (%a = %x, ..) : (T..) -> ..` or `scf.while : () -> ()`.
+                let colon = rfind_top(&head[..arrow], ":", line)?
                     .ok_or_else(|| perr(line, "scf.while without operand types"))?;
-                let arg_tys = self.type_list(&head[colon + 3..arrow], line)?;
+                let arg_tys = self.type_list(&head[colon + 1..arrow], line)?;
                 let pairs = value_refs(&head[..colon]);
                 if pairs.len() & 1 == 1 || pairs.len() / 2 != arg_tys.len() {
                     return Err(perr(line, "scf.while arguments do not match their types"));
@@ -611,6 +617,10 @@ impl Reader {
         }
         if let Some(i) = find_top(types, " to ", line)? {
             return Ok(vec![self.parse_type(&types[i + 4..], line)?]);
+        }
+        // `arith.constant true` prints no type.
+        if name == "arith.constant" && types.is_empty() {
+            return Ok(vec![Type::Scalar("i1".into()); n]);
         }
         let list = split_top(types, ',', line)?;
         let last = list

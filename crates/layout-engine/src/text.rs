@@ -96,7 +96,10 @@ pub fn value_refs(s: &str) -> Vec<&str> {
         if b[i] == b'%' {
             let start = i;
             i += 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            // MLIR suffix ids: letters, digits and `$ . _ -` (`%c-8_i32`).
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$' | b'.' | b'-'))
+            {
                 i += 1;
             }
             if i < b.len() && b[i] == b'#' {
@@ -158,8 +161,8 @@ mod tests {
     #[test]
     fn value_refs_reads_result_indices() {
         assert_eq!(
-            value_refs("%43#1, %arg5 [%c0_i32] %x#"),
-            vec!["%43#1", "%arg5", "%c0_i32", "%x"]
+            value_refs("%43#1, %arg5 [%c0_i32] %x# %c-8_i32"),
+            vec!["%43#1", "%arg5", "%c0_i32", "%x", "%c-8_i32"]
         );
     }
 

@@ -9,11 +9,31 @@ use layout_engine::cost::{total_cost, Pricer};
 use layout_engine::engine::{assign, Options};
 use layout_engine::{check, parse_program, Assignment};
 
+/// Every record: our output passes the checker. The developer sample:
+/// our cost is never above Triton's. The fresh corpus (`seed11.jsonl`,
+/// not tuned on): the records where it is are listed, and their number
+/// may not grow (8 of 120 when this was written: FMA dots, mxfp4
+/// upcasts, gfx942 attention, 2-D layer norm with unaligned rows).
 #[test]
 fn engine_output_passes_the_checker_and_costs_no_more_than_triton() {
+    let sample = engine_run(common::records_in("sample.jsonl"));
+    assert!(sample.0.is_empty(), "{}", sample.0.join("\n"));
+    assert!(sample.1.is_empty(), "{}", sample.1.join("\n"));
+    let fresh = engine_run(common::records_in("seed11.jsonl"));
+    assert!(fresh.0.is_empty(), "{}", fresh.0.join("\n"));
+    eprintln!(
+        "costlier than Triton on the fresh corpus:\n{}",
+        fresh.1.join("\n")
+    );
+    assert!(fresh.1.len() <= 8, "{}", fresh.1.join("\n"));
+}
+
+/// (errors and checker violations, records costlier than Triton).
+fn engine_run(records: Vec<serde_json::Value>) -> (Vec<String>, Vec<String>) {
     let mut pricer = Pricer::new();
     let mut failures = Vec::new();
-    for r in common::records() {
+    let mut costlier = Vec::new();
+    for r in records {
         let id = common::id(&r).to_string();
         let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
         let nw = r["options"]["num_warps"].as_u64().unwrap();
@@ -74,10 +94,10 @@ fn engine_output_passes_the_checker_and_costs_no_more_than_triton() {
             }
         }
         if oc > tc + 1e-9 {
-            failures.push(format!("{id}: ours {oc:.1} > triton {tc:.1}"));
+            costlier.push(format!("{id}: ours {oc:.1} > triton {tc:.1}"));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    (failures, costlier)
 }
 
 /// Planted mutation: marking a use of a loaded (non-index) value as

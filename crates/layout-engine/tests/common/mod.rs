@@ -28,3 +28,13 @@ pub fn records() -> Vec<Value> {
 pub fn id(r: &Value) -> &str {
     r["id"].as_str().unwrap_or("?")
 }
+
+/// The records of one file under `tests/data/`.
+pub fn records_in(file: &str) -> Vec<Value> {
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("readable record file");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect()
+}
