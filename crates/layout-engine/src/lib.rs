@@ -24,6 +24,7 @@ pub mod engine;
 pub mod error;
 pub mod ir;
 pub mod parse;
+pub mod report;
 pub mod shape_ops;
 pub mod text;
 

@@ -13,6 +13,8 @@
 //! carrying the Rust message; a panic inside the Rust code is caught and
 //! raised the same way, so no input can bring the interpreter down.
 
+mod engine;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -1287,5 +1289,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_swizzle, m)?)?;
     m.add_function(wrap_pyfunction!(_partial, m)?)?;
     m.add_function(wrap_pyfunction!(local_conversion, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::assign_layouts, m)?)?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd_codegen;
+mod cmd_engine;
 mod cmd_explain;
 mod cmd_partial;
 mod cmd_show;
@@ -49,6 +50,10 @@ enum Command {
     ///
     /// Example: linlayout explain invert-and-compose --shape 16x16 '#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>' '#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1]}>'
     Explain(cmd_explain::Args),
+    /// Assign layouts to a whole kernel (TTIR) and place the conversions by cost.
+    ///
+    /// Example: linlayout engine kernel.ttir --target sm90 --num-warps 4 --explain
+    Engine(cmd_engine::Args),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
         Command::Swizzle(a) => cmd_codegen::run_swizzle(a),
         Command::BankConflicts(a) => cmd_codegen::run_bank_conflicts(a),
         Command::Explain(a) => cmd_explain::run(a),
+        Command::Engine(a) => cmd_engine::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
