@@ -1,7 +1,9 @@
-//! Criterion: the engine on a whole record (parse the TTIR, axis analysis,
-//! anchors, assignment, pricing every conversion with a fresh cost cache,
-//! and the checker), for the largest kernel of the sample (by TTIR size)
-//! and for flash attention.
+//! Criterion: the engine on a whole record, for the largest kernel of the
+//! sample (by TTIR size) and for flash attention. `engine/…`: parse the
+//! TTIR, axis analysis, anchors, assignment (pricing the conflicts it
+//! settles, with a fresh cost cache) and the checker. `engine+price/…`:
+//! the same plus pricing every remaining conversion with
+//! `layout_codegen`'s simulated planner (what `--compare` reports).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use layout_engine::anchors::Target;
@@ -19,11 +21,14 @@ fn records() -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn whole_record(ttir: &str, target: Target, num_warps: u64) -> f64 {
+fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool) -> f64 {
     let p = parse_program(ttir).expect("reads");
     let mut pricer = Pricer::new();
     let out = assign(&p, Options { target, num_warps }, &mut pricer).expect("assigns");
     assert!(check(&p, &out.assignment).is_empty());
+    if !price {
+        return out.assignment.uses.len() as f64;
+    }
     let priced = pricer.price_all(&p, &out.assignment).expect("prices");
     layout_engine::cost::total_cost(&priced)
 }
@@ -53,7 +58,10 @@ fn bench(c: &mut Criterion) {
             parse_program(&ttir).map(|p| p.ops.len()).unwrap_or(0)
         );
         c.bench_function(&format!("engine/{name}"), |b| {
-            b.iter(|| whole_record(&ttir, target, nw))
+            b.iter(|| whole_record(&ttir, target, nw, false))
+        });
+        c.bench_function(&format!("engine+price/{name}"), |b| {
+            b.iter(|| whole_record(&ttir, target, nw, true))
         });
     }
 }

@@ -106,10 +106,12 @@ pub fn weighted(cycles: f64, depth: usize) -> f64 {
 
 /// The total weighted cost of priced conversions.
 pub fn total_cost(priced: &[(Conversion, Price)]) -> f64 {
+    // `+ 0.0`: the empty sum is -0.0; report 0.
     priced
         .iter()
         .map(|(c, p)| weighted(p.cycles, c.depth))
-        .sum()
+        .sum::<f64>()
+        + 0.0
 }
 
 fn price_uncached(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Result<Price> {

@@ -92,6 +92,8 @@ struct Pass<'a> {
     decisions: Vec<Decision>,
     fixed: &'a HashMap<ValueId, Layout>,
     position: Vec<usize>,
+    /// Uses of every value ([`Program::uses`]), computed once.
+    uses: Vec<Vec<(OpId, usize)>>,
     /// Coalesced anchors of the memory ops ([`memory_anchors`]).
     anchors: HashMap<OpId, crate::anchors::Coalesced>,
     /// Conversions already placed (value, destination): reusing one is free.
@@ -173,7 +175,7 @@ impl Pass<'_> {
             ),
             vec![],
         );
-        let uses = p.uses();
+        let uses = &self.uses;
         let (mut cur, mut target) = (v, c.clone());
         let mut chain = vec![(v, c.clone())];
         for _ in 0..8 {
@@ -265,7 +267,7 @@ impl Pass<'_> {
     }
 
     fn chained(&self, r: ValueId) -> bool {
-        let uses = self.p.uses();
+        let uses = &self.uses;
         let mut stack = vec![r];
         let mut seen = HashSet::new();
         while let Some(v) = stack.pop() {
@@ -493,8 +495,10 @@ impl Pass<'_> {
                         parent: Box::new(src.encoding.clone()),
                     });
                     let want = canon(&drop_dim(&src.ll, *axis)?);
-                    let l = match Layout::new(slice, &rs) {
-                        Ok(l) if l.ll == want => l,
+                    // A slice of a `#ttg.linear` parent is no simpler than the map.
+                    let linear = matches!(src.encoding, Encoding::Linear(_));
+                    let l = match (!linear).then(|| Layout::new(slice, &rs)) {
+                        Some(Ok(l)) if l.ll == want => l,
                         _ => Layout::from_ll(want),
                     };
                     self.lay[r] = Some(l);
@@ -509,7 +513,9 @@ impl Pass<'_> {
                 self.want(o, 0, &src);
                 let rs = shape(p, r);
                 let via_parent = match &src.encoding {
-                    Encoding::Slice(s) if s.dim == *axis => {
+                    Encoding::Slice(s)
+                        if s.dim == *axis && !matches!(*s.parent, Encoding::Linear(_)) =>
+                    {
                         Layout::new((*s.parent).clone(), &rs).ok().filter(|l| {
                             drop_dim(&l.ll, *axis).is_ok_and(|d| canon(&d) == canon(&src.ll))
                         })
@@ -535,7 +541,7 @@ impl Pass<'_> {
                 };
                 let mut found = None;
                 // A same-shape neighbour this value meets in an elementwise op.
-                for &(u, _) in &p.uses()[r] {
+                for &(u, _) in &self.uses[r] {
                     if p.ops[u].kind != OpKind::Elementwise {
                         continue;
                     }
@@ -551,8 +557,10 @@ impl Pass<'_> {
                 }
                 let l = match found {
                     Some(l) => l,
-                    None => match Layout::new(src.encoding.clone(), &rs)
-                        .ok()
+                    // A `#ttg.linear` operand: lift its map directly.
+                    None => match (!matches!(src.encoding, Encoding::Linear(_)))
+                        .then(|| Layout::new(src.encoding.clone(), &rs).ok())
+                        .flatten()
                         .filter(|l| fits(l))
                     {
                         Some(l) => l,
@@ -722,7 +730,7 @@ impl Pass<'_> {
     /// Layouts of free values from their uses, last use first.
     fn resolve_free(&mut self, order: &[OpId]) -> Result<()> {
         let p = self.p;
-        let uses = p.uses();
+        let uses = self.uses.clone();
         // Free values in reverse definition order: users are resolved first.
         let mut free_vals: Vec<ValueId> = (0..p.values.len()).filter(|&v| self.free[v]).collect();
         free_vals.sort_by_key(|&v| std::cmp::Reverse(self.def_position(v)));
@@ -751,10 +759,13 @@ impl Pass<'_> {
                         parent: Box::new(l.encoding.clone()),
                     });
                     let want = canon(&drop_dim(&l.ll, *axis)?);
-                    Some(match Layout::new(slice, &shape(p, op.operands[0])) {
-                        Ok(x) if x.ll == want => x,
-                        _ => Layout::from_ll(want),
-                    })
+                    Some(
+                        match (&l.encoding, Layout::new(slice, &shape(p, op.operands[0]))) {
+                            (Encoding::Linear(_), _) => Layout::from_ll(want),
+                            (_, Ok(x)) if x.ll == want => x,
+                            _ => Layout::from_ll(want),
+                        },
+                    )
                 }
                 OpKind::Trans { order } => {
                     let mut inv = vec![0; order.len()];
@@ -881,7 +892,8 @@ fn run_pass(
         fixed,
         position,
         made: HashSet::new(),
-        anchors: memory_anchors(p, opts)
+        uses: p.uses(),
+        anchors: memory_anchors_with(p, opts, info)
             .into_iter()
             .map(|(o, _, c)| (o, c))
             .collect(),
@@ -976,7 +988,14 @@ pub fn memory_anchors(
     p: &Program,
     opts: Options,
 ) -> Vec<(OpId, Vec<u64>, crate::anchors::Coalesced)> {
-    let info = analyse(p);
+    memory_anchors_with(p, opts, &analyse(p))
+}
+
+fn memory_anchors_with(
+    p: &Program,
+    opts: Options,
+    info: &[AxisInfo],
+) -> Vec<(OpId, Vec<u64>, crate::anchors::Coalesced)> {
     let lanes = opts.target.threads_per_warp();
     let mut out = Vec::new();
     for o in p.walk() {
