@@ -15,7 +15,8 @@
 //!   warps as AccelerateMatmul balances them, `[numWarps, 1]` for a dot
 //!   whose result feeds another dot (chained dots share their rows).
 
-use crate::axis::AxisInfo;
+use crate::axis::{analyse, AxisInfo};
+use crate::ir::{OpId, OpKind, Program};
 use hw_layouts::amd::Mfma;
 use hw_layouts::blocked::{Blocked, Cga};
 use hw_layouts::dot_operand::DotOperand;
@@ -337,6 +338,75 @@ pub fn dot_layout(
             }
         }
     }
+}
+
+/// Coalesce's decision for every global load/store/atomic of `p` (in
+/// program order): the op, its line, the pointer's shape and the
+/// [`Coalesced`] order and width.
+pub fn memory_anchors(
+    p: &Program,
+    target: Target,
+    num_warps: u64,
+) -> Vec<(OpId, Vec<u64>, Coalesced)> {
+    memory_anchors_with(p, target, num_warps, &analyse(p))
+}
+
+pub(crate) fn memory_anchors_with(
+    p: &Program,
+    target: Target,
+    num_warps: u64,
+    info: &[AxisInfo],
+) -> Vec<(OpId, Vec<u64>, Coalesced)> {
+    let lanes = target.threads_per_warp();
+    let mut out = Vec::new();
+    for o in p.walk() {
+        let op = &p.ops[o];
+        if !matches!(op.kind, OpKind::Load | OpKind::Store | OpKind::Atomic) {
+            continue;
+        }
+        let Some(&ptr) = op.operands.first() else {
+            continue;
+        };
+        let Some(s) = p.values[ptr].ty.tensor_shape().map(<[u64]>::to_vec) else {
+            continue;
+        };
+        let elem = p.values[ptr].ty.elem();
+        let pointee = elem
+            .strip_prefix("!tt.ptr<")
+            .and_then(|x| x.strip_suffix('>'))
+            .unwrap_or(elem);
+        let c = coalesced(
+            &s,
+            &info[ptr],
+            crate::ir::elem_bits(pointee),
+            num_warps,
+            lanes,
+        );
+        out.push((o, s, c));
+    }
+    // Coalesce's same-order rule: a load takes the widest width of the
+    // memory ops of its shape and order (Triton looks in the op's slice; we
+    // look in the function); stores and atomics keep their own width (no
+    // gaps in writes).
+    let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
+        .iter()
+        .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
+        .collect();
+    for (o, s, c) in &mut out {
+        // Atomics: one element per thread (every atomic decision of the
+        // oracle's corpora has width 1).
+        if p.ops[*o].kind == OpKind::Atomic {
+            c.per_thread = 1;
+        }
+        if p.ops[*o].kind == OpKind::Load {
+            for (s2, order2, w) in &widths {
+                if s2 == s && *order2 == c.order {
+                    c.per_thread = c.per_thread.max(*w);
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

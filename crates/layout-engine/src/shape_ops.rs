@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `reduce(axis)` | drop component `axis` ([`drop_dim`]), then [`canon`] |
 //! | `expand_dims(axis)` | insert a size-1 out dim at `axis` ([`insert_dim`]) |
-//! | `broadcast` | operand = result with the broadcast dims zeroed to size 1 ([`collapse_dims`]) |
+//! | `broadcast` | operand = result with the broadcast dims zeroed to size 1 ([`collapse_dims`]); forward, [`lift`] |
 //! | `trans(order)` | out dim `i` of the result is out dim `order[i]` of the operand ([`transpose`]) |
 //! | `reshape` | components flattened row-major and unflattened ([`reshape`]) |
 //! | `join` | a new register bit onto the new last dim ([`join`]); `split` removes it ([`split`]) |
@@ -229,6 +229,55 @@ pub fn out_rank(ll: &LinearLayout) -> usize {
 /// The out shape of a layout.
 pub fn out_shape(ll: &LinearLayout) -> Vec<u64> {
     shape(ll)
+}
+
+/// A layout of shape `to` whose collapse to `from` is `ll` (see
+/// [`collapse_dims`]): the bases that are zero in `ll` (lanes first, then
+/// warps, then registers) take the new extent of each broadcast dim, and
+/// registers are added when they run out.
+pub fn lift(ll: &LinearLayout, from: &[u64], to: &[u64]) -> Result<LinearLayout> {
+    let mut bases = ll.all_bases();
+    let mut need: Vec<(usize, u64)> = Vec::new();
+    for (d, &t) in to.iter().enumerate() {
+        if from.get(d) == Some(&1) && t > 1 {
+            for b in 0..t.trailing_zeros() {
+                need.push((d, 1u64 << b));
+            }
+        }
+    }
+    let mut it = need.into_iter();
+    for dim in [DimName::LANE, DimName::WARP, DimName::REGISTER] {
+        if let Some((_, bs)) = bases.iter_mut().find(|(d, _)| *d == dim) {
+            for b in bs.iter_mut() {
+                if b.iter().all(|&c| c == 0) {
+                    match it.next() {
+                        Some((d, val)) => b[d] = val,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+    let rest: Vec<(usize, u64)> = it.collect();
+    if !rest.is_empty() {
+        let rank = to.len();
+        let extra = rest.iter().map(|&(d, val)| {
+            let mut b = vec![0; rank];
+            b[d] = val;
+            b
+        });
+        match bases.iter_mut().find(|(d, _)| *d == DimName::REGISTER) {
+            Some((_, regs)) => regs.extend(extra),
+            None => bases.insert(0, (DimName::REGISTER, extra.collect())),
+        }
+    }
+    let outs = to
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (DimName::dim(i), s))
+        .collect();
+    LinearLayout::new(bases, outs, false)
+        .map_err(|e| EngineError::Unsupported(format!("broadcast: {e}")))
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 
 mod common;
 
+use layout_engine::anchors::memory_anchors;
 use layout_engine::anchors::Target;
-use layout_engine::engine::{memory_anchors, Options};
+use layout_engine::engine::Options;
 use layout_engine::parse_program;
 
 #[test]
@@ -16,13 +17,7 @@ fn coalesced_widths_match_coalesce_decisions() {
         let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
         let nw = r["options"]["num_warps"].as_u64().unwrap();
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-        let ours = memory_anchors(
-            &p,
-            Options {
-                target,
-                num_warps: nw,
-            },
-        );
+        let ours = memory_anchors(&p, target, nw);
         let decisions: Vec<&serde_json::Value> = r["pass_trace"]
             .as_array()
             .unwrap()

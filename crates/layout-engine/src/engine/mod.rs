@@ -28,21 +28,25 @@
 //!    uses in the body want: a first sweep finds it, a second fixes it.
 
 use crate::anchors::{
-    blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout, row_major, Target,
+    blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout, memory_anchors_with,
+    row_major, Target,
 };
 use crate::assignment::{Assignment, Layout};
 use crate::axis::{analyse, AxisInfo};
-use crate::cost::{weighted, Pricer};
+use crate::cost::Pricer;
 use crate::error::{EngineError, Result};
-use crate::ir::{Def, OpId, OpKind, Program, ValueId};
+use crate::ir::{OpId, OpKind, Program, ValueId};
 use crate::shape_ops::{
-    canon, collapse_dims, drop_dim, insert_dim, join, reshape, split, transpose,
+    canon, collapse_dims, drop_dim, insert_dim, join, lift, reshape, split, transpose,
 };
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
-use linear_layout::{DimName, LinearLayout};
+use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+
+mod placement;
+mod remat;
 
 /// What the engine is asked.
 #[derive(Clone, Copy, Debug)]
@@ -94,7 +98,7 @@ struct Pass<'a> {
     position: Vec<usize>,
     /// Uses of every value ([`Program::uses`]), computed once.
     uses: Vec<Vec<(OpId, usize)>>,
-    /// Coalesced anchors of the memory ops ([`memory_anchors`]).
+    /// Coalesced anchors of the memory ops ([`crate::anchors::memory_anchors`]).
     anchors: HashMap<OpId, crate::anchors::Coalesced>,
     /// Conversions already placed (value, destination): reusing one is free.
     made: HashSet<(ValueId, LinearLayout)>,
@@ -153,143 +157,6 @@ impl Pass<'_> {
         }
     }
 
-    /// The cheapest way to see `v` in layout `c`: convert `v` itself, or
-    /// convert a smaller value above a chain of single-use `broadcast` /
-    /// `expand_dims` ops and recompute the chain in the new layout
-    /// (register-only ops). Returns the weighted cost and the chain to
-    /// rewrite (`(value, new layout)` from the converted value down; empty
-    /// for converting `v` itself).
-    fn bring(&mut self, v: ValueId, c: &Layout) -> Result<(f64, Vec<(ValueId, Layout)>)> {
-        let p = self.p;
-        let Some(l) = self.known(v) else {
-            return Ok((0.0, vec![]));
-        };
-        if l.ll == c.ll || self.made.contains(&(v, c.ll.clone())) {
-            return Ok((0.0, vec![]));
-        }
-        let bits = p.values[v].ty.elem_bits();
-        let mut best = (
-            weighted(
-                self.pricer.price(&l.ll, &c.ll, bits)?.cycles,
-                p.def_depth(v),
-            ),
-            vec![],
-        );
-        let uses = &self.uses;
-        let (mut cur, mut target) = (v, c.clone());
-        let mut chain = vec![(v, c.clone())];
-        for _ in 0..8 {
-            let Some(o) = p.def_op(cur) else { break };
-            let op = &p.ops[o];
-            if uses[cur].len() != 1 || op.operands.is_empty() {
-                break;
-            }
-            let src = op.operands[0];
-            let Some(sl) = self.known(src) else { break };
-            let back = match &op.kind {
-                OpKind::Broadcast => {
-                    Layout::from_ll(canon(&collapse_dims(&target.ll, &shape(p, src))?))
-                }
-                OpKind::ExpandDims { axis } => {
-                    let want = canon(&drop_dim(&target.ll, *axis)?);
-                    let slice = Encoding::Slice(Slice {
-                        dim: *axis,
-                        parent: Box::new(target.encoding.clone()),
-                    });
-                    match Layout::new(slice, &shape(p, src)) {
-                        Ok(x) if x.ll == want => x,
-                        _ => Layout::from_ll(want),
-                    }
-                }
-                _ => break,
-            };
-            chain.push((src, back.clone()));
-            let cost = if canon(&sl.ll) == canon(&back.ll) {
-                0.0
-            } else {
-                weighted(
-                    self.pricer
-                        .price(&sl.ll, &back.ll, p.values[src].ty.elem_bits())?
-                        .cycles,
-                    p.def_depth(src),
-                )
-            };
-            if cost < best.0 {
-                best = (cost, chain.clone());
-            }
-            cur = src;
-            target = back;
-        }
-        Ok(best)
-    }
-
-    /// Rewrites a hoisting chain of [`Self::bring`]: the top value is
-    /// converted where its shape op uses it, the shape ops below produce
-    /// the new layouts.
-    fn apply_hoist(&mut self, chain: &[(ValueId, Layout)]) {
-        let Some((top, top_layout)) = chain.last() else {
-            return;
-        };
-        self.made.insert((*top, top_layout.ll.clone()));
-        for w in chain.windows(2) {
-            let (below, ref l) = w[0];
-            let (above, ref al) = w[1];
-            if let Some(o) = self.p.def_op(below) {
-                self.lay[below] = Some(l.clone());
-                let _ = above;
-                self.want(o, 0, al);
-            }
-        }
-    }
-
-    /// Whether dot `o` is chained to another dot: its result reaches
-    /// another dot's A/B operand, or its own A/B operand comes from a dot.
-    fn chained_dot(&self, o: OpId) -> bool {
-        let op = &self.p.ops[o];
-        if op.results.first().is_some_and(|&r| self.chained(r)) {
-            return true;
-        }
-        // Backwards from A and B through non-dot producers.
-        let mut stack: Vec<ValueId> = op.operands.iter().take(2).copied().collect();
-        let mut seen = HashSet::new();
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) || seen.len() > 256 {
-                continue;
-            }
-            let Some(d) = self.p.def_op(v) else { continue };
-            match self.p.ops[d].kind {
-                OpKind::Dot | OpKind::DotScaled => return true,
-                OpKind::Load | OpKind::For | OpKind::While | OpKind::Reduce { .. } => {}
-                _ => stack.extend(self.p.ops[d].operands.iter().copied()),
-            }
-        }
-        false
-    }
-
-    fn chained(&self, r: ValueId) -> bool {
-        let uses = &self.uses;
-        let mut stack = vec![r];
-        let mut seen = HashSet::new();
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) || seen.len() > 256 {
-                continue;
-            }
-            for &(u, i) in &uses[v] {
-                let op = &self.p.ops[u];
-                match op.kind {
-                    OpKind::Dot | OpKind::DotScaled if i < 2 => return true,
-                    OpKind::Dot
-                    | OpKind::DotScaled
-                    | OpKind::Store
-                    | OpKind::Yield
-                    | OpKind::Reduce { .. } => {}
-                    _ => stack.extend(op.results.iter().copied()),
-                }
-            }
-        }
-        false
-    }
-
     fn op(&mut self, o: OpId) -> Result<()> {
         let p = self.p;
         let op = &p.ops[o];
@@ -338,7 +205,7 @@ impl Pass<'_> {
                 } else {
                     let mut costs = Vec::new();
                     for c in &cands {
-                        let mut total = 0.0;
+                        let mut total: f64 = 0.0;
                         for &v in &nonfree {
                             total += self.bring(v, c)?.0;
                         }
@@ -726,132 +593,6 @@ impl Pass<'_> {
         }
         Ok(())
     }
-
-    /// Layouts of free values from their uses, last use first.
-    fn resolve_free(&mut self, order: &[OpId]) -> Result<()> {
-        let p = self.p;
-        let uses = self.uses.clone();
-        // Free values in reverse definition order: users are resolved first.
-        let mut free_vals: Vec<ValueId> = (0..p.values.len()).filter(|&v| self.free[v]).collect();
-        free_vals.sort_by_key(|&v| std::cmp::Reverse(self.def_position(v)));
-        let _ = order;
-        for v in free_vals {
-            let mut us: Vec<(OpId, usize)> = uses[v].clone();
-            us.sort_by_key(|&(u, i)| (self.position[u], i));
-            let l = us.iter().find_map(|k| self.demand.get(k).cloned());
-            let l = match l {
-                Some(l) => l,
-                None => self.default_layout(v)?,
-            };
-            self.lay[v] = Some(l.clone());
-            // Backwards through the producer.
-            let Some(o) = p.def_op(v) else { continue };
-            let op = &p.ops[o];
-            let back: Option<Layout> = match &op.kind {
-                OpKind::Elementwise => Some(l.clone()),
-                OpKind::Broadcast => {
-                    let s = shape(p, op.operands[0]);
-                    Some(Layout::from_ll(canon(&collapse_dims(&l.ll, &s)?)))
-                }
-                OpKind::ExpandDims { axis } => {
-                    let slice = Encoding::Slice(Slice {
-                        dim: *axis,
-                        parent: Box::new(l.encoding.clone()),
-                    });
-                    let want = canon(&drop_dim(&l.ll, *axis)?);
-                    Some(
-                        match (&l.encoding, Layout::new(slice, &shape(p, op.operands[0]))) {
-                            (Encoding::Linear(_), _) => Layout::from_ll(want),
-                            (_, Ok(x)) if x.ll == want => x,
-                            _ => Layout::from_ll(want),
-                        },
-                    )
-                }
-                OpKind::Trans { order } => {
-                    let mut inv = vec![0; order.len()];
-                    for (i, &x) in order.iter().enumerate() {
-                        if x < inv.len() {
-                            inv[x] = i;
-                        }
-                    }
-                    Some(Layout::from_ll(transpose(&l.ll, &inv)?))
-                }
-                OpKind::Reshape => {
-                    Some(Layout::from_ll(reshape(&l.ll, &shape(p, op.operands[0]))?))
-                }
-                OpKind::Join => split(&l.ll).ok().map(Layout::from_ll),
-                OpKind::Load => Some(l.clone()),
-                _ => None,
-            };
-            if let Some(b) = back {
-                for i in 0..op.operands.len() {
-                    if matches!(op.kind, OpKind::Elementwise | OpKind::Join | OpKind::Load)
-                        || i == 0
-                    {
-                        self.want(o, i, &b);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn def_position(&self, v: ValueId) -> usize {
-        match self.p.values[v].def {
-            Def::Result { op, .. } => self.position[op] * 2 + 1,
-            Def::RegionArg { op, .. } => self.position[op] * 2 + 1,
-            Def::FuncArg(_) => 0,
-        }
-    }
-}
-
-/// A layout of shape `to` whose collapse to `from` is `ll` (see
-/// [`collapse_dims`]): the bases that are zero in `ll` (lanes first, then
-/// warps, then registers) take the new extent of each broadcast dim, and
-/// registers are added when they run out.
-pub fn lift(ll: &LinearLayout, from: &[u64], to: &[u64]) -> Result<LinearLayout> {
-    let mut bases = ll.all_bases();
-    let mut need: Vec<(usize, u64)> = Vec::new();
-    for (d, &t) in to.iter().enumerate() {
-        if from.get(d) == Some(&1) && t > 1 {
-            for b in 0..t.trailing_zeros() {
-                need.push((d, 1u64 << b));
-            }
-        }
-    }
-    let mut it = need.into_iter();
-    for dim in [DimName::LANE, DimName::WARP, DimName::REGISTER] {
-        if let Some((_, bs)) = bases.iter_mut().find(|(d, _)| *d == dim) {
-            for b in bs.iter_mut() {
-                if b.iter().all(|&c| c == 0) {
-                    match it.next() {
-                        Some((d, val)) => b[d] = val,
-                        None => break,
-                    }
-                }
-            }
-        }
-    }
-    let rest: Vec<(usize, u64)> = it.collect();
-    if !rest.is_empty() {
-        let rank = to.len();
-        let extra = rest.iter().map(|&(d, val)| {
-            let mut b = vec![0; rank];
-            b[d] = val;
-            b
-        });
-        match bases.iter_mut().find(|(d, _)| *d == DimName::REGISTER) {
-            Some((_, regs)) => regs.extend(extra),
-            None => bases.insert(0, (DimName::REGISTER, extra.collect())),
-        }
-    }
-    let outs = to
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| (DimName::dim(i), s))
-        .collect();
-    LinearLayout::new(bases, outs, false)
-        .map_err(|e| EngineError::Unsupported(format!("broadcast: {e}")))
 }
 
 /// Layouts, free marks, demands, shared-memory operands, decisions.
@@ -893,7 +634,7 @@ fn run_pass(
         position,
         made: HashSet::new(),
         uses: p.uses(),
-        anchors: memory_anchors_with(p, opts, info)
+        anchors: memory_anchors_with(p, opts.target, opts.num_warps, info)
             .into_iter()
             .map(|(o, _, c)| (o, c))
             .collect(),
@@ -979,71 +720,4 @@ pub fn assign(p: &Program, opts: Options, pricer: &mut Pricer) -> Result<EngineO
         assignment: a,
         decisions,
     })
-}
-
-/// Coalesce's decision for every global load/store/atomic of `p` (in
-/// program order): the op, its line, the pointer's shape and the
-/// [`crate::anchors::Coalesced`] order and width.
-pub fn memory_anchors(
-    p: &Program,
-    opts: Options,
-) -> Vec<(OpId, Vec<u64>, crate::anchors::Coalesced)> {
-    memory_anchors_with(p, opts, &analyse(p))
-}
-
-fn memory_anchors_with(
-    p: &Program,
-    opts: Options,
-    info: &[AxisInfo],
-) -> Vec<(OpId, Vec<u64>, crate::anchors::Coalesced)> {
-    let lanes = opts.target.threads_per_warp();
-    let mut out = Vec::new();
-    for o in p.walk() {
-        let op = &p.ops[o];
-        if !matches!(op.kind, OpKind::Load | OpKind::Store | OpKind::Atomic) {
-            continue;
-        }
-        let Some(&ptr) = op.operands.first() else {
-            continue;
-        };
-        let Some(s) = p.values[ptr].ty.tensor_shape().map(<[u64]>::to_vec) else {
-            continue;
-        };
-        let elem = p.values[ptr].ty.elem();
-        let pointee = elem
-            .strip_prefix("!tt.ptr<")
-            .and_then(|x| x.strip_suffix('>'))
-            .unwrap_or(elem);
-        let c = coalesced(
-            &s,
-            &info[ptr],
-            crate::ir::elem_bits(pointee),
-            opts.num_warps,
-            lanes,
-        );
-        out.push((o, s, c));
-    }
-    // Coalesce's same-order rule: a load takes the widest width of the
-    // memory ops of its shape and order (Triton looks in the op's slice; we
-    // look in the function); stores and atomics keep their own width (no
-    // gaps in writes).
-    let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
-        .iter()
-        .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
-        .collect();
-    for (o, s, c) in &mut out {
-        // Atomics: one element per thread (every atomic decision of the
-        // oracle's corpora has width 1).
-        if p.ops[*o].kind == OpKind::Atomic {
-            c.per_thread = 1;
-        }
-        if p.ops[*o].kind == OpKind::Load {
-            for (s2, order2, w) in &widths {
-                if s2 == s && *order2 == c.order {
-                    c.per_thread = c.per_thread.max(*w);
-                }
-            }
-        }
-    }
-    out
 }
