@@ -14,6 +14,7 @@
 //! raised the same way, so no input can bring the interpreter down.
 
 mod cute;
+mod engine;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -1426,5 +1427,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_partial, m)?)?;
     m.add_function(wrap_pyfunction!(local_conversion, m)?)?;
     cute::register(m)?;
+    m.add_function(wrap_pyfunction!(engine::assign_layouts, m)?)?;
     Ok(())
 }

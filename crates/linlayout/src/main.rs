@@ -7,6 +7,7 @@ use std::process::ExitCode;
 mod cmd_codegen;
 mod cmd_cuda;
 mod cmd_cute;
+mod cmd_engine;
 mod cmd_explain;
 mod cmd_partial;
 mod cmd_show;
@@ -65,6 +66,10 @@ enum Command {
     ///
     /// Example: linlayout to-cute --shape 16x8 '#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>'
     ToCute(cmd_cute::ToArgs),
+    /// Assign layouts to a whole kernel (TTIR) and place the conversions by cost.
+    ///
+    /// Example: linlayout engine kernel.ttir --target sm90 --num-warps 4 --explain
+    Engine(cmd_engine::Args),
 }
 
 fn main() -> ExitCode {
@@ -116,6 +121,7 @@ fn main() -> ExitCode {
         Command::Cuda(a) => cmd_cuda::run(a),
         Command::FromCute(a) => cmd_cute::run_from(a),
         Command::ToCute(a) => cmd_cute::run_to(a),
+        Command::Engine(a) => cmd_engine::run(a),
     };
     match result.and_then(|()| output::flush_stdout()) {
         Ok(()) => ExitCode::SUCCESS,

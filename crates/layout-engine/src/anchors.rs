@@ -1,0 +1,455 @@
+//! Anchor layouts: what the hardware wants of global-memory ops and dots.
+//!
+//! - [`default_blocked`]: Triton's default for a shape (`sizePerThread`
+//!   all 1, row-major order, lanes then warps along the fastest dims).
+//! - [`coalesced`]: Coalesce's rule from the [`crate::axis`] facts of the
+//!   pointer: `order` = dims by contiguity, largest first (ties: last dim
+//!   first); `perThread = min(max(div[o0] / bytes, 1), min(contig[o0],
+//!   shape[o0]), 128 / bits)`, clamped to `max(numel / threads, 1)`; then
+//!   [`blocked_for`] fills lanes and warps along `order`. Coalesce also
+//!   takes the maximum over memory ops of the same shape and order in the
+//!   op's slice; we do not (11 of 398 decisions in Triton's pool).
+//! - [`dot_layout`]: mma v2 (sm80, and sm90 tiles wgmma cannot take),
+//!   wgmma v3 (sm90: rank 2, warps % 4 == 0, M % 64 == 0, N % 8 == 0,
+//!   16/8-bit or tf32 operands), mfma 32x32x8 (gfx942), FMA (fp32 `ieee`);
+//!   warps as AccelerateMatmul balances them, `[numWarps, 1]` for a dot
+//!   whose result feeds another dot (chained dots share their rows).
+
+use crate::axis::{analyse, AxisInfo};
+use crate::ir::{OpId, OpKind, Program};
+use hw_layouts::amd::Mfma;
+use hw_layouts::blocked::{Blocked, Cga};
+use hw_layouts::dot_operand::DotOperand;
+use hw_layouts::nvidia_mma::NvidiaMma;
+use hw_layouts::Encoding;
+
+/// A compilation target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Target {
+    /// NVIDIA Ampere (mma v2).
+    Sm80,
+    /// NVIDIA Hopper (wgmma).
+    Sm90,
+    /// AMD CDNA3 (mfma, 64-lane wavefronts).
+    Gfx942,
+}
+
+impl Target {
+    /// Parses `sm80`, `sm90`, `gfx942` (also `cuda:80`, `cuda:90`, `hip:gfx942`).
+    pub fn parse(s: &str) -> Option<Target> {
+        match s.trim() {
+            "sm80" | "sm86" | "sm89" | "cuda:80" | "80" => Some(Target::Sm80),
+            "sm90" | "sm90a" | "cuda:90" | "90" => Some(Target::Sm90),
+            "gfx942" | "hip:gfx942" => Some(Target::Gfx942),
+            _ => None,
+        }
+    }
+
+    /// Lanes per warp.
+    pub fn threads_per_warp(self) -> u64 {
+        match self {
+            Target::Gfx942 => 64,
+            _ => 32,
+        }
+    }
+}
+
+/// Triton's `BlockedEncodingAttr::get(shape, sizePerThread, order,
+/// numWarps, threadsPerWarp)`: along `order`, each dim takes
+/// `clamp(shape / sizePerThread)` of the remaining threads (lanes first),
+/// and the slowest dim takes what is left.
+pub fn blocked_for(
+    shape: &[u64],
+    size_per_thread: &[u64],
+    order: &[usize],
+    num_warps: u64,
+    lanes: u64,
+) -> Blocked {
+    let rank = shape.len();
+    let mut tpw = vec![1u64; rank];
+    let mut wpc = vec![1u64; rank];
+    let (mut rem_lanes, mut rem_threads, mut rem_warps) = (lanes, lanes * num_warps, num_warps);
+    let (mut prev_lanes, mut prev_warps) = (1u64, 1u64);
+    for &d in order.iter().take(rank.saturating_sub(1)) {
+        let want = (shape[d] / size_per_thread[d].max(1)).max(1);
+        let threads = rem_threads.clamp(1, want);
+        tpw[d] = threads.clamp(1, rem_lanes);
+        wpc[d] = (threads / tpw[d]).clamp(1, rem_warps);
+        rem_warps /= wpc[d];
+        rem_lanes /= tpw[d];
+        rem_threads /= threads;
+        prev_lanes *= tpw[d];
+        prev_warps *= wpc[d];
+    }
+    if let Some(&last) = order.last() {
+        tpw[last] = (lanes / prev_lanes).max(1);
+        wpc[last] = (num_warps / prev_warps).max(1);
+    }
+    Blocked {
+        size_per_thread: size_per_thread.to_vec(),
+        threads_per_warp: tpw,
+        warps_per_cta: wpc,
+        order: order.to_vec(),
+        cga: Cga::default(),
+    }
+}
+
+/// Row-major order `[rank-1, …, 0]`.
+pub fn row_major(rank: usize) -> Vec<usize> {
+    (0..rank).rev().collect()
+}
+
+/// Triton's default blocked layout for `shape`.
+pub fn default_blocked(shape: &[u64], num_warps: u64, lanes: u64) -> Encoding {
+    Encoding::Blocked(blocked_for(
+        shape,
+        &vec![1; shape.len()],
+        &row_major(shape.len()),
+        num_warps,
+        lanes,
+    ))
+}
+
+/// A coalesced access: its order and vector width.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Coalesced {
+    /// Dims from fastest to slowest.
+    pub order: Vec<usize>,
+    /// Elements per thread along `order[0]`.
+    pub per_thread: u64,
+}
+
+/// Coalesce's order and width for a pointer tensor of `shape` with axis
+/// facts `info` and `elem_bits`-bit elements (see the module doc); `store`
+/// marks writes (no extra clamp here, as the per-op width is already the
+/// op's own).
+pub fn coalesced(
+    shape: &[u64],
+    info: &AxisInfo,
+    elem_bits: u32,
+    num_warps: u64,
+    lanes: u64,
+) -> Coalesced {
+    let rank = shape.len();
+    let mut order: Vec<usize> = row_major(rank);
+    let contig = |d: usize| info.contiguity.get(d).copied().unwrap_or(1);
+    order.sort_by_key(|&d| std::cmp::Reverse(contig(d)));
+    let o0 = order[0];
+    let bytes = (elem_bits as u64 / 8).max(1);
+    let div = info.divisibility.get(o0).copied().unwrap_or(1);
+    let align = (div / bytes).max(1);
+    let per_thread = align
+        .min(contig(o0).min(shape[o0]))
+        .min((128 / elem_bits.max(1)) as u64)
+        .max(1);
+    let numel: u64 = shape.iter().product();
+    let per_thread = per_thread.min((numel / (num_warps * lanes)).max(1));
+    Coalesced { order, per_thread }
+}
+
+/// The blocked layout of a coalesced access.
+pub fn coalesced_layout(shape: &[u64], c: &Coalesced, num_warps: u64, lanes: u64) -> Encoding {
+    let mut spt = vec![1u64; shape.len()];
+    spt[c.order[0]] = c.per_thread;
+    Encoding::Blocked(blocked_for(shape, &spt, &c.order, num_warps, lanes))
+}
+
+/// How a dot is computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DotChoice {
+    /// The accumulator (= result) layout.
+    pub result: Encoding,
+    /// Operand layouts in registers (`None`: read from shared memory, as
+    /// wgmma's B, and its A unless that comes from registers).
+    pub a: Option<Encoding>,
+    /// B in registers (`None` for wgmma).
+    pub b: Option<Encoding>,
+    /// wgmma may read A from registers (`dot_op(opIdx 0, parent)`).
+    pub a_in_registers: Option<Encoding>,
+}
+
+fn v2_warps(shape: &[u64], num_warps: u64, strict: bool, per_warp: [u64; 2]) -> Vec<u64> {
+    let r = shape.len();
+    let (m, n) = (shape[r - 2], shape[r - 1]);
+    let mut ret = vec![1u64; r];
+    let mut left = num_warps;
+    if r == 3 {
+        ret[0] = shape[0].min(num_warps).max(1);
+        left = (num_warps / ret[0]).max(1);
+    }
+    let (mut wm, mut wn) = (1u64, 1u64);
+    while wm * wn < left {
+        let rm = m / (per_warp[0] * wm).max(1);
+        let rn = n / (per_warp[1] * wn).max(1);
+        let m_side = if strict { rm > rn } else { rm >= rn };
+        if m_side && wm < (m / per_warp[0]).max(1) {
+            wm *= 2;
+        } else {
+            wn *= 2;
+        }
+    }
+    ret[r - 2] = wm;
+    ret[r - 1] = wn;
+    ret
+}
+
+/// The anchor layouts of a dot `[.., M, K] x [.., K, N]` with operand
+/// element bits `bits` (A's), `fp32_ieee` for fp32 dots with IEEE precision,
+/// `chained` when the result feeds another dot, `chained_any` when that
+/// or an operand comes from one.
+#[allow(clippy::too_many_arguments)]
+pub fn dot_layout(
+    target: Target,
+    shape: &[u64],
+    k: u64,
+    bits: u32,
+    fp32_ieee: bool,
+    chained: bool,
+    chained_any: bool,
+    num_warps: u64,
+) -> DotChoice {
+    let rank = shape.len();
+    let lanes = target.threads_per_warp();
+    if fp32_ieee || rank < 2 {
+        let parent = default_blocked(shape, num_warps, lanes);
+        let op = |i| {
+            Encoding::DotOperand(DotOperand {
+                op_idx: i,
+                parent: Box::new(parent.clone()),
+                k_width: 0,
+            })
+        };
+        return DotChoice {
+            a: Some(op(0)),
+            b: Some(op(1)),
+            result: parent,
+            a_in_registers: None,
+        };
+    }
+    let (m, n) = (shape[rank - 2], shape[rank - 1]);
+    match target {
+        Target::Sm90
+            if rank == 2
+                && num_warps & 3 == 0
+                && m % 64 == 0
+                && n % 8 == 0
+                && k >= 256 / bits.max(1) as u64
+                && bits <= 32 =>
+        {
+            let mut w = [4u64, 1];
+            if chained {
+                w = [num_warps, 1];
+            } else {
+                while w[0] * w[1] < num_warps {
+                    if m > 16 * w[0] {
+                        w[0] *= 2;
+                    } else {
+                        w[1] *= 2;
+                    }
+                }
+            }
+            let cap = (n / w[1]).max(8);
+            let inst_n = (1..=32u64)
+                .rev()
+                .map(|x| x * 8)
+                .find(|&x| n % x == 0 && x <= cap)
+                .unwrap_or(8);
+            let kk = 256 / bits.max(1) as u64;
+            let mma = Encoding::NvidiaMma(NvidiaMma {
+                version_major: 3,
+                version_minor: 0,
+                warps_per_cta: w.to_vec(),
+                instr_shape: vec![16, inst_n, kk],
+                cga: Cga::default(),
+            });
+            let a_reg = Encoding::DotOperand(DotOperand {
+                op_idx: 0,
+                parent: Box::new(mma.clone()),
+                k_width: (32 / bits.max(1)).max(1),
+            });
+            DotChoice {
+                result: mma,
+                a: None,
+                b: None,
+                a_in_registers: Some(a_reg),
+            }
+        }
+        Target::Gfx942 => {
+            let w = if chained && rank == 2 {
+                vec![num_warps, 1]
+            } else {
+                v2_warps(shape, num_warps, true, [32, 32])
+            };
+            let mfma = Encoding::AmdMfma(Mfma {
+                version: 3,
+                warps_per_cta: w,
+                instr_shape: vec![32, 32, 8],
+                is_transposed: true,
+                tiles_per_warp: None,
+                element_bit_width: 32,
+                cga_bases: vec![],
+            });
+            let kw = (64 / bits.max(1)).max(1);
+            let op = |i| {
+                Encoding::DotOperand(DotOperand {
+                    op_idx: i,
+                    parent: Box::new(mfma.clone()),
+                    k_width: kw,
+                })
+            };
+            DotChoice {
+                a: Some(op(0)),
+                b: Some(op(1)),
+                result: mfma,
+                a_in_registers: None,
+            }
+        }
+        _ => {
+            let w = if chained_any && rank == 2 {
+                vec![num_warps, 1]
+            } else {
+                v2_warps(shape, num_warps, false, [16, 8])
+            };
+            let instr = if rank == 3 {
+                vec![1, 16, 8]
+            } else {
+                vec![16, 8]
+            };
+            let mma = Encoding::NvidiaMma(NvidiaMma {
+                version_major: 2,
+                version_minor: 0,
+                warps_per_cta: w,
+                instr_shape: instr,
+                cga: Cga::default(),
+            });
+            let kw = (32 / bits.max(1)).max(1);
+            let op = |i| {
+                Encoding::DotOperand(DotOperand {
+                    op_idx: i,
+                    parent: Box::new(mma.clone()),
+                    k_width: kw,
+                })
+            };
+            DotChoice {
+                a: Some(op(0)),
+                b: Some(op(1)),
+                result: mma,
+                a_in_registers: None,
+            }
+        }
+    }
+}
+
+/// Coalesce's decision for every global load/store/atomic of `p` (in
+/// program order): the op, its line, the pointer's shape and the
+/// [`Coalesced`] order and width.
+pub fn memory_anchors(
+    p: &Program,
+    target: Target,
+    num_warps: u64,
+) -> Vec<(OpId, Vec<u64>, Coalesced)> {
+    memory_anchors_with(p, target, num_warps, &analyse(p))
+}
+
+pub(crate) fn memory_anchors_with(
+    p: &Program,
+    target: Target,
+    num_warps: u64,
+    info: &[AxisInfo],
+) -> Vec<(OpId, Vec<u64>, Coalesced)> {
+    let lanes = target.threads_per_warp();
+    let mut out = Vec::new();
+    for o in p.walk() {
+        let op = &p.ops[o];
+        if !matches!(op.kind, OpKind::Load | OpKind::Store | OpKind::Atomic) {
+            continue;
+        }
+        let Some(&ptr) = op.operands.first() else {
+            continue;
+        };
+        let Some(s) = p.values[ptr].ty.tensor_shape().map(<[u64]>::to_vec) else {
+            continue;
+        };
+        let elem = p.values[ptr].ty.elem();
+        let pointee = elem
+            .strip_prefix("!tt.ptr<")
+            .and_then(|x| x.strip_suffix('>'))
+            .unwrap_or(elem);
+        let c = coalesced(
+            &s,
+            &info[ptr],
+            crate::ir::elem_bits(pointee),
+            num_warps,
+            lanes,
+        );
+        out.push((o, s, c));
+    }
+    // Coalesce's same-order rule: a load takes the widest width of the
+    // memory ops of its shape and order (Triton looks in the op's slice; we
+    // look in the function); stores and atomics keep their own width (no
+    // gaps in writes).
+    let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
+        .iter()
+        .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
+        .collect();
+    for (o, s, c) in &mut out {
+        // Atomics: one element per thread (every atomic decision of the
+        // oracle's corpora has width 1).
+        if p.ops[*o].kind == OpKind::Atomic {
+            c.per_thread = 1;
+        }
+        if p.ops[*o].kind == OpKind::Load {
+            for (s2, order2, w) in &widths {
+                if s2 == s && *order2 == c.order {
+                    c.per_thread = c.per_thread.max(*w);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Triton's default layouts, read from the oracle's initial TTGIR
+    /// (`transpose.sm80.w4`, 32x128 at 4 warps: lanes along the fast dim).
+    #[test]
+    fn default_blocked_fills_lanes_along_the_fast_dim() {
+        let b = default_blocked(&[32, 128], 4, 32);
+        assert_eq!(
+            b.to_mlir(),
+            "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>"
+        );
+        let b = default_blocked(&[128, 32], 4, 32);
+        assert_eq!(
+            b.to_mlir(),
+            "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>"
+        );
+    }
+
+    /// The same record's coalesced load (from its `coalesce_decisions`:
+    /// contiguity [1, 128], divisibility [2, 16] bytes, f16): 8 per thread.
+    #[test]
+    fn coalesced_matches_a_recorded_decision() {
+        let info = AxisInfo {
+            contiguity: vec![1, 128],
+            divisibility: vec![2, 16],
+            constancy: vec![1, 1],
+            constant: None,
+        };
+        let c = coalesced(&[32, 128], &info, 16, 4, 32);
+        assert_eq!(
+            c,
+            Coalesced {
+                order: vec![1, 0],
+                per_thread: 8
+            }
+        );
+        assert_eq!(
+            coalesced_layout(&[32, 128], &c, 4, 32).to_mlir(),
+            "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>"
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! Pricing conversions: `layout_codegen`'s plan cost model (cycles of one
+//! SM per warp, the cheapest proved plan of [`plan_conversion_best`], or a
+//! partial cross-warp plan when that is cheaper), weighted by loop depth.
+//!
+//! ## Loop weight
+//! A conversion inside `d` nested loops costs `LOOP_WEIGHT^d` times its
+//! plan cost, with [`LOOP_WEIGHT`] = 10. Trip counts are runtime values
+//! (the oracle's loops run `K / BLOCK_K` or `N / BLOCK_N` times), so a
+//! static weight is a convention; 10 per level is the classic one of
+//! spill-cost heuristics in register allocators (Chaitin-style
+//! `10^depth`), large enough that no saving outside a loop pays for a
+//! conversion inside it in any record of the corpus, yet finite so that
+//! many conversions outside still count. Both assignments compared in
+//! `--compare` are weighted alike.
+//!
+//! ## Partial plans
+//! [`layout_codegen::partial::plan_split_optimal`] is a candidate too: its
+//! shared-memory issue slots (`partial_units`: wavefronts plus packed
+//! shuffles, summed over the CTA's warps) divided by the warps, plus one
+//! barrier, are the same units as
+//! [`layout_codegen::choice::plan_cost`]; it is taken only when the
+//! partial plan is both proved and cheaper.
+
+use crate::assignment::{Assignment, Conversion};
+use crate::error::{EngineError, Result};
+use crate::ir::Program;
+use layout_codegen::choice::{plan_conversion_best, total_warps, BARRIER_COST};
+use layout_codegen::conversion::classify;
+use layout_codegen::partial::plan_split_optimal;
+use linear_layout::LinearLayout;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Weight of one level of loop nesting (see the module doc).
+pub const LOOP_WEIGHT: f64 = 10.0;
+
+/// The price of one conversion (unweighted).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Price {
+    /// The conversion class (`noop`, `register`, `shuffle`, `shared`, `cross_cta`).
+    pub class: &'static str,
+    /// The chosen plan (`noop`, `register`, `shuffle`, `shared`, `partial`, ...).
+    pub plan: String,
+    /// Which planner candidate (`triton`, `shuffle`, `paper_swizzle`, `partial`).
+    pub candidate: &'static str,
+    /// Cycles per warp of the plan cost model.
+    pub cycles: f64,
+}
+
+impl Price {
+    /// No data moves (Triton's `isConvertLayoutTrivial`).
+    pub fn trivial(&self) -> bool {
+        matches!(self.class, "noop" | "register")
+    }
+}
+
+/// A memoising pricer (the same pair of layouts recurs many times).
+#[derive(Default)]
+pub struct Pricer {
+    cache: HashMap<(LinearLayout, LinearLayout, u32), Result<Price>>,
+}
+
+impl Pricer {
+    /// A fresh pricer.
+    pub fn new() -> Pricer {
+        Pricer::default()
+    }
+
+    /// The price of converting `src → dst` for `bits`-bit elements.
+    pub fn price(&mut self, src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Result<Price> {
+        let key = (src.clone(), dst.clone(), bits);
+        if let Some(p) = self.cache.get(&key) {
+            return p.clone();
+        }
+        let p = price_uncached(src, dst, bits);
+        self.cache.insert(key, p.clone());
+        p
+    }
+
+    /// Every conversion of an assignment with its weighted price; the
+    /// total is [`total_cost`].
+    pub fn price_all(&mut self, p: &Program, a: &Assignment) -> Result<Vec<(Conversion, Price)>> {
+        crate::assignment::conversions(p, a)?
+            .into_iter()
+            .map(|c| {
+                let pr = self
+                    .price(&c.src.ll, &c.dst.ll, c.bits)
+                    .map_err(|e| match e {
+                        EngineError::Plan { shape, message, .. } => EngineError::Plan {
+                            value: p.values[c.value].name.clone(),
+                            shape,
+                            message,
+                        },
+                        e => e,
+                    })?;
+                Ok((c, pr))
+            })
+            .collect()
+    }
+}
+
+/// `cycles · LOOP_WEIGHT^depth`.
+pub fn weighted(cycles: f64, depth: usize) -> f64 {
+    cycles * LOOP_WEIGHT.powi(depth.min(16) as i32)
+}
+
+/// The total weighted cost of priced conversions.
+pub fn total_cost(priced: &[(Conversion, Price)]) -> f64 {
+    // `+ 0.0`: the empty sum is -0.0; report 0.
+    priced
+        .iter()
+        .map(|(c, p)| weighted(p.cycles, c.depth))
+        .sum::<f64>()
+        + 0.0
+}
+
+fn price_uncached(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Result<Price> {
+    let shape = crate::shape_ops::out_shape(dst);
+    let plan_err = |m: String| EngineError::Plan {
+        value: String::new(),
+        shape: shape.clone(),
+        message: m,
+    };
+    let bits = match bits {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    };
+    let class = classify(src, dst).map_err(|e| plan_err(e.to_string()))?;
+    let best = plan_conversion_best(src, dst, bits).map_err(|e| plan_err(e.to_string()))?;
+    let mut price = Price {
+        class: class.short_name(),
+        plan: best.plan.kind_name().to_string(),
+        candidate: best.candidate,
+        cycles: best.cost,
+    };
+    if class.short_name() == "shared" {
+        if let Ok((plan, _report)) = plan_split_optimal(src, dst, bits) {
+            if plan.cost.cheaper_than_full() {
+                let loads = plan.cost.load_instructions > 0;
+                let cycles = plan.cost.partial_units() as f64 / total_warps(dst).max(1) as f64
+                    + if loads { BARRIER_COST } else { 0.0 };
+                if cycles < price.cycles {
+                    price = Price {
+                        class: price.class,
+                        plan: "partial".into(),
+                        candidate: "partial",
+                        cycles,
+                    };
+                }
+            }
+        }
+    }
+    Ok(price)
+}

@@ -1,0 +1,723 @@
+//! The engine: anchors, propagation as linear-layout maps, and conversion
+//! placement by cost (the paper's §4.4 over the tile IR).
+//!
+//! 1. **Anchors** ([`crate::anchors`]): every global load/store/atomic gets
+//!    Coalesce's blocked layout from the [`crate::axis`] facts of its
+//!    pointer; every dot gets its mma/wgmma/mfma accumulator and operand
+//!    layouts.
+//! 2. **Index arithmetic is free**: constants, `make_range`, `splat` and
+//!    elementwise/shape ops of those ([`crate::check::rematerialisable`])
+//!    are recomputed in whatever layout each use wants (as Triton does), so
+//!    they never cost a conversion; their layouts are resolved last, from
+//!    their uses backwards (broadcast collapses, expand_dims slices, trans
+//!    and reshape invert).
+//! 3. **Propagation** forward in dominance order, each shape op a map of
+//!    [`crate::shape_ops`]: reduce slices, expand_dims unslices (the parent
+//!    when the operand is its slice), broadcast reuses the zero bases
+//!    (or a same-shape neighbour it collapses to), trans/reshape/join/split
+//!    transform the linear layout (a `#ttg.linear` where no legacy family
+//!    expresses it).
+//! 4. **Placement by cost**: where an elementwise op's operands arrive in
+//!    different layouts, each operand layout is a candidate and the one of
+//!    least total converted cost (the plan cost model, weighted by loop
+//!    depth, [`crate::cost`]) wins; the candidates and their costs are kept
+//!    for `--explain`. A use that sees another layout is a conversion,
+//!    dropped from the count when the algebra proves it trivial.
+//! 5. **Loops**: a loop-carried value whose initial value is index
+//!    arithmetic (a zero accumulator, a pointer tensor) takes the layout its
+//!    uses in the body want: a first sweep finds it, a second fixes it.
+
+use crate::anchors::{
+    blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout, memory_anchors_with,
+    row_major, Target,
+};
+use crate::assignment::{Assignment, Layout};
+use crate::axis::{analyse, AxisInfo};
+use crate::cost::Pricer;
+use crate::error::{EngineError, Result};
+use crate::ir::{OpId, OpKind, Program, ValueId};
+use crate::shape_ops::{
+    canon, collapse_dims, drop_dim, insert_dim, join, lift, reshape, split, transpose,
+};
+use hw_layouts::slice::Slice;
+use hw_layouts::Encoding;
+use linear_layout::LinearLayout;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+mod placement;
+mod remat;
+
+/// What the engine is asked.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// The target GPU.
+    pub target: Target,
+    /// Warps per CTA.
+    pub num_warps: u64,
+}
+
+/// One conflict and how it was settled.
+#[derive(Clone, Debug, Serialize)]
+pub struct Decision {
+    /// Line of the op.
+    pub line: usize,
+    /// The op.
+    pub op: String,
+    /// The result value.
+    pub value: String,
+    /// Candidate layouts (Triton syntax) and the weighted cost of
+    /// converting the other operands into each.
+    pub candidates: Vec<(String, f64)>,
+    /// Index of the chosen candidate.
+    pub chosen: usize,
+}
+
+/// The engine's answer.
+#[derive(Clone, Debug)]
+pub struct EngineOutput {
+    /// A layout for every tensor value, and the conversions.
+    pub assignment: Assignment,
+    /// Every conflict settled by cost.
+    pub decisions: Vec<Decision>,
+}
+
+#[allow(clippy::mutable_key_type)]
+struct Pass<'a> {
+    p: &'a Program,
+    info: &'a [AxisInfo],
+    opts: Options,
+    lanes: u64,
+    pricer: &'a mut Pricer,
+    lay: Vec<Option<Layout>>,
+    free: Vec<bool>,
+    demand: HashMap<(OpId, usize), Layout>,
+    shared: HashSet<(OpId, usize)>,
+    decisions: Vec<Decision>,
+    fixed: &'a HashMap<ValueId, Layout>,
+    position: Vec<usize>,
+    /// Uses of every value ([`Program::uses`]), computed once.
+    uses: Vec<Vec<(OpId, usize)>>,
+    /// Coalesced anchors of the memory ops ([`crate::anchors::memory_anchors`]).
+    anchors: HashMap<OpId, crate::anchors::Coalesced>,
+    /// Conversions already placed (value, destination): reusing one is free.
+    made: HashSet<(ValueId, LinearLayout)>,
+}
+
+fn shape(p: &Program, v: ValueId) -> Vec<u64> {
+    p.values[v]
+        .ty
+        .tensor_shape()
+        .map(<[u64]>::to_vec)
+        .unwrap_or_default()
+}
+
+impl Pass<'_> {
+    fn default_layout(&self, v: ValueId) -> Result<Layout> {
+        let s = shape(self.p, v);
+        Layout::new(default_blocked(&s, self.opts.num_warps, self.lanes), &s)
+    }
+
+    fn want(&mut self, o: OpId, i: usize, l: &Layout) {
+        if let Some(&v) = self.p.ops[o].operands.get(i) {
+            if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
+                self.demand.insert((o, i), l.clone());
+            }
+        }
+    }
+
+    fn known(&self, v: ValueId) -> Option<Layout> {
+        if self.free[v] {
+            None
+        } else {
+            self.lay[v].clone()
+        }
+    }
+
+    fn set_all_results(&mut self, o: OpId, l: &Layout) {
+        for &r in &self.p.ops[o].results {
+            if self.p.is_tensor(r) {
+                self.lay[r] = Some(l.clone());
+            }
+        }
+    }
+
+    fn want_all(&mut self, o: OpId, l: &Layout) {
+        for i in 0..self.p.ops[o].operands.len() {
+            self.want(o, i, l);
+        }
+    }
+
+    /// The operand's layout, or the default one demanded of it.
+    fn operand_or_default(&mut self, o: OpId, i: usize) -> Result<Layout> {
+        let v = self.p.ops[o].operands[i];
+        match self.known(v) {
+            Some(l) => Ok(l),
+            None => self.default_layout(v),
+        }
+    }
+
+    fn op(&mut self, o: OpId) -> Result<()> {
+        let p = self.p;
+        let op = &p.ops[o];
+        if p.in_combine_region(o) {
+            return Ok(());
+        }
+        let nw = self.opts.num_warps;
+        let tensor_result = op.results.iter().any(|&r| p.is_tensor(r));
+        match &op.kind {
+            OpKind::ConvertLayout | OpKind::Memory | OpKind::WarpGroupDot => {
+                return Err(EngineError::Unsupported(format!(
+                    "line {}: {} is TTGIR; the engine reads layout-free TTIR",
+                    op.line, op.name
+                )))
+            }
+            OpKind::Constant | OpKind::MakeRange | OpKind::Splat => {
+                for &r in &op.results {
+                    self.free[r] = p.is_tensor(r);
+                }
+            }
+            OpKind::Elementwise => {
+                if !tensor_result {
+                    return Ok(());
+                }
+                let nonfree: Vec<ValueId> = op
+                    .operands
+                    .iter()
+                    .copied()
+                    .filter(|&v| p.is_tensor(v) && self.known(v).is_some())
+                    .collect();
+                if nonfree.is_empty() {
+                    for &r in &op.results {
+                        self.free[r] = true;
+                    }
+                    return Ok(());
+                }
+                let mut cands: Vec<Layout> = Vec::new();
+                for &v in &nonfree {
+                    let l = self.known(v).expect("filtered");
+                    if !cands.iter().any(|c| c.ll == l.ll) {
+                        cands.push(l);
+                    }
+                }
+                let chosen = if cands.len() == 1 {
+                    cands.pop().expect("one")
+                } else {
+                    let mut costs = Vec::new();
+                    for c in &cands {
+                        let mut total: f64 = 0.0;
+                        for &v in &nonfree {
+                            total += self.bring(v, c)?.0;
+                        }
+                        costs.push(total);
+                    }
+                    let best = (0..cands.len())
+                        .min_by(|&a, &b| costs[a].total_cmp(&costs[b]).then(a.cmp(&b)))
+                        .expect("candidates");
+                    self.decisions.push(Decision {
+                        line: op.line,
+                        op: op.name.clone(),
+                        value: op
+                            .results
+                            .first()
+                            .map(|&r| p.values[r].name.clone())
+                            .unwrap_or_default(),
+                        candidates: cands
+                            .iter()
+                            .zip(&costs)
+                            .map(|(c, &k)| (c.mlir(), k))
+                            .collect(),
+                        chosen: best,
+                    });
+                    cands.swap_remove(best)
+                };
+                for &v in &nonfree {
+                    let (_, chain) = self.bring(v, &chosen)?;
+                    self.apply_hoist(&chain);
+                    if chain.is_empty() {
+                        self.made.insert((v, chosen.ll.clone()));
+                    }
+                }
+                self.set_all_results(o, &chosen);
+                self.want_all(o, &chosen);
+            }
+            OpKind::Load | OpKind::Store | OpKind::Atomic => {
+                let Some(&ptr) = op.operands.first() else {
+                    return Ok(());
+                };
+                let Some(s) = p.values[ptr].ty.tensor_shape().map(<[u64]>::to_vec) else {
+                    return Ok(());
+                };
+                // A load of fewer elements than threads is no anchor (Triton's
+                // `isExpensiveLoadOrStore`): it is issued in the layout its
+                // uses want, like index arithmetic.
+                if op.kind == OpKind::Load && s.iter().product::<u64>() < nw * self.lanes {
+                    for &r in &op.results {
+                        self.free[r] = true;
+                    }
+                    return Ok(());
+                }
+                let elem = p.values[ptr].ty.elem();
+                let pointee = elem
+                    .strip_prefix("!tt.ptr<")
+                    .and_then(|x| x.strip_suffix('>'))
+                    .unwrap_or(elem);
+                let bits = crate::ir::elem_bits(pointee);
+                let c = match self.anchors.get(&o) {
+                    Some(c) => c.clone(),
+                    None => coalesced(&s, &self.info[ptr], bits, nw, self.lanes),
+                };
+                let l = Layout::new(coalesced_layout(&s, &c, nw, self.lanes), &s)?;
+                self.set_all_results(o, &l);
+                self.want_all(o, &l);
+            }
+            OpKind::Dot | OpKind::DotScaled => {
+                let Some(&r) = op.results.first() else {
+                    return Ok(());
+                };
+                let rs = shape(p, r);
+                if rs.len() < 2 {
+                    return Err(EngineError::Unsupported(format!(
+                        "line {}: dot of rank {}",
+                        op.line,
+                        rs.len()
+                    )));
+                }
+                let (a, b) = (op.operands[0], op.operands.get(1).copied());
+                let ashape = shape(p, a);
+                let k = ashape.last().copied().unwrap_or(1);
+                let bits = p.values[a].ty.elem_bits();
+                // IEEE fp32 is the default precision and prints no attribute.
+                let ieee = bits == 32 && !op.text.contains("inputPrecision = tf32");
+                let choice = dot_layout(
+                    self.opts.target,
+                    &rs,
+                    k,
+                    bits,
+                    ieee,
+                    self.chained(r),
+                    self.chained_dot(o),
+                    nw,
+                );
+                let res = Layout::new(choice.result.clone(), &rs)?;
+                self.lay[r] = Some(res.clone());
+                if op.kind == OpKind::DotScaled {
+                    // Scaled dots: the accumulator is the operand of the result's shape and type.
+                    for i in 0..op.operands.len() {
+                        let v = op.operands[i];
+                        if shape(p, v) == rs && p.values[v].ty.elem() == p.values[r].ty.elem() {
+                            self.want(o, i, &res);
+                        }
+                    }
+                    return Ok(());
+                }
+                self.want(o, 2, &res);
+                match choice.a {
+                    Some(enc) => {
+                        let l = Layout::new(enc, &ashape)?;
+                        self.want(o, 0, &l);
+                    }
+                    None => {
+                        let from_mma = self
+                            .known(a)
+                            .is_some_and(|l| matches!(l.encoding, Encoding::NvidiaMma(_)));
+                        match (&choice.a_in_registers, from_mma) {
+                            (Some(enc), true) => {
+                                let l = Layout::new(enc.clone(), &ashape)?;
+                                self.want(o, 0, &l);
+                            }
+                            _ => {
+                                self.shared.insert((o, 0));
+                            }
+                        }
+                    }
+                }
+                match (choice.b, b) {
+                    (Some(enc), Some(b)) => {
+                        let l = Layout::new(enc, &shape(p, b))?;
+                        self.want(o, 1, &l);
+                    }
+                    _ => {
+                        self.shared.insert((o, 1));
+                    }
+                }
+            }
+            OpKind::Reduce { axis } | OpKind::Scan { axis } => {
+                if op.operands.is_empty() || !p.is_tensor(op.operands[0]) {
+                    return Ok(());
+                }
+                let src = self.operand_or_default(o, 0)?;
+                self.want_all(o, &src);
+                if matches!(op.kind, OpKind::Scan { .. }) {
+                    self.set_all_results(o, &src);
+                    return Ok(());
+                }
+                for &r in &op.results {
+                    if !p.is_tensor(r) {
+                        continue;
+                    }
+                    let rs = shape(p, r);
+                    let slice = Encoding::Slice(Slice {
+                        dim: *axis,
+                        parent: Box::new(src.encoding.clone()),
+                    });
+                    let want = canon(&drop_dim(&src.ll, *axis)?);
+                    // A slice of a `#ttg.linear` parent is no simpler than the map.
+                    let linear = matches!(src.encoding, Encoding::Linear(_));
+                    let l = match (!linear).then(|| Layout::new(slice, &rs)) {
+                        Some(Ok(l)) if l.ll == want => l,
+                        _ => Layout::from_ll(want),
+                    };
+                    self.lay[r] = Some(l);
+                }
+            }
+            OpKind::ExpandDims { axis } => {
+                let (v, r) = (op.operands[0], op.results[0]);
+                let Some(src) = self.known(v) else {
+                    self.free[r] = true;
+                    return Ok(());
+                };
+                self.want(o, 0, &src);
+                let rs = shape(p, r);
+                let via_parent = match &src.encoding {
+                    Encoding::Slice(s)
+                        if s.dim == *axis && !matches!(*s.parent, Encoding::Linear(_)) =>
+                    {
+                        Layout::new((*s.parent).clone(), &rs).ok().filter(|l| {
+                            drop_dim(&l.ll, *axis).is_ok_and(|d| canon(&d) == canon(&src.ll))
+                        })
+                    }
+                    _ => None,
+                };
+                let l = match via_parent {
+                    Some(l) => l,
+                    None => Layout::from_ll(insert_dim(&src.ll, *axis)?),
+                };
+                self.lay[r] = Some(l);
+            }
+            OpKind::Broadcast => {
+                let (v, r) = (op.operands[0], op.results[0]);
+                let Some(src) = self.known(v) else {
+                    self.free[r] = true;
+                    return Ok(());
+                };
+                self.want(o, 0, &src);
+                let (vs, rs) = (shape(p, v), shape(p, r));
+                let fits = |l: &Layout| {
+                    collapse_dims(&l.ll, &vs).is_ok_and(|c| canon(&c) == canon(&src.ll))
+                };
+                let mut found = None;
+                // A same-shape neighbour this value meets in an elementwise op.
+                for &(u, _) in &self.uses[r] {
+                    if p.ops[u].kind != OpKind::Elementwise {
+                        continue;
+                    }
+                    for &w in &p.ops[u].operands {
+                        if let Some(l) = self.known(w).filter(|l| shape(p, w) == rs && fits(l)) {
+                            found = Some(l);
+                            break;
+                        }
+                    }
+                    if found.is_some() {
+                        break;
+                    }
+                }
+                let l = match found {
+                    Some(l) => l,
+                    // A `#ttg.linear` operand: lift its map directly.
+                    None => match (!matches!(src.encoding, Encoding::Linear(_)))
+                        .then(|| Layout::new(src.encoding.clone(), &rs).ok())
+                        .flatten()
+                        .filter(|l| fits(l))
+                    {
+                        Some(l) => l,
+                        None => Layout::from_ll(lift(&src.ll, &vs, &rs)?),
+                    },
+                };
+                self.lay[r] = Some(l);
+            }
+            OpKind::Trans { order } => {
+                let (v, r) = (op.operands[0], op.results[0]);
+                let Some(src) = self.known(v) else {
+                    self.free[r] = true;
+                    return Ok(());
+                };
+                self.want(o, 0, &src);
+                self.lay[r] = Some(Layout::from_ll(transpose(&src.ll, order)?));
+            }
+            OpKind::Reshape => {
+                let (v, r) = (op.operands[0], op.results[0]);
+                let Some(src) = self.known(v) else {
+                    self.free[r] = true;
+                    return Ok(());
+                };
+                self.want(o, 0, &src);
+                self.lay[r] = Some(Layout::from_ll(reshape(&src.ll, &shape(p, r))?));
+            }
+            OpKind::Join => {
+                let r = op.results[0];
+                let first = op.operands.iter().find_map(|&v| self.known(v));
+                let Some(src) = first else {
+                    self.free[r] = true;
+                    return Ok(());
+                };
+                self.want_all(o, &src);
+                self.lay[r] = Some(Layout::from_ll(join(&src.ll)?));
+            }
+            OpKind::Split => {
+                let v = op.operands[0];
+                let src = self.operand_or_default(o, 0)?;
+                let src = match split(&src.ll) {
+                    Ok(_) => src,
+                    Err(_) => {
+                        let s = shape(p, v);
+                        let mut spt = vec![1; s.len()];
+                        if let Some(x) = spt.last_mut() {
+                            *x = 2;
+                        }
+                        Layout::new(
+                            Encoding::Blocked(blocked_for(
+                                &s,
+                                &spt,
+                                &row_major(s.len()),
+                                nw,
+                                self.lanes,
+                            )),
+                            &s,
+                        )?
+                    }
+                };
+                self.want(o, 0, &src);
+                let half = Layout::from_ll(split(&src.ll)?);
+                self.set_all_results(o, &half);
+            }
+            OpKind::Gather { .. } => {
+                let r = op.results[0];
+                let l = match op.operands.get(1).and_then(|&i| self.known(i)) {
+                    Some(l) => l,
+                    None => self.default_layout(r)?,
+                };
+                self.want(o, 1, &l);
+                self.lay[r] = Some(l);
+            }
+            OpKind::Histogram | OpKind::Cat | OpKind::Descriptor => {
+                for &r in &op.results {
+                    if p.is_tensor(r) {
+                        self.lay[r] = Some(self.default_layout(r)?);
+                    }
+                }
+            }
+            OpKind::For | OpKind::While => {
+                let body = &op.regions[0];
+                let (first_arg, first_init) = if op.kind == OpKind::For {
+                    (1, 3)
+                } else {
+                    (0, 0)
+                };
+                for (k, &arg) in body.args.iter().enumerate().skip(first_arg) {
+                    let Some(&init) = op.operands.get(first_init + k - first_arg) else {
+                        continue;
+                    };
+                    if !p.is_tensor(arg) {
+                        continue;
+                    }
+                    let l = self.fixed.get(&arg).cloned().or_else(|| self.known(init));
+                    match l {
+                        Some(l) => {
+                            self.want(o, first_init + k - first_arg, &l);
+                            self.lay[arg] = Some(l.clone());
+                            if op.kind == OpKind::For {
+                                if let Some(&r) = op.results.get(k - first_arg) {
+                                    self.lay[r] = Some(l);
+                                }
+                            }
+                        }
+                        None => {
+                            self.free[arg] = true;
+                            if op.kind == OpKind::For {
+                                if let Some(&r) = op.results.get(k - first_arg) {
+                                    self.free[r] = true;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            OpKind::Yield | OpKind::Condition => {
+                let Some(parent) = op.parent else {
+                    return Ok(());
+                };
+                let pop = &p.ops[parent];
+                let skip = usize::from(op.kind == OpKind::Condition);
+                let region = pop
+                    .regions
+                    .iter()
+                    .position(|r| r.ops.contains(&o))
+                    .unwrap_or(0);
+                // Where the yielded values go.
+                let targets: Vec<ValueId> = match (&pop.kind, region) {
+                    (OpKind::For, _) => pop.regions[0].args.iter().skip(1).copied().collect(),
+                    (OpKind::While, 1) => pop.regions[0].args.clone(),
+                    _ => pop.results.clone(),
+                };
+                for (k, &t) in targets.iter().enumerate() {
+                    let i = k + skip;
+                    let Some(&v) = op.operands.get(i) else {
+                        continue;
+                    };
+                    if !p.is_tensor(v) {
+                        continue;
+                    }
+                    if self.lay[t].is_none() && !self.free[t] {
+                        let l = match self.known(v) {
+                            Some(l) => l,
+                            None => self.default_layout(v)?,
+                        };
+                        self.lay[t] = Some(l);
+                    }
+                    if let Some(l) = self.lay[t].clone() {
+                        self.want(o, i, &l);
+                    }
+                    // scf.while: the after-region arguments mirror the results.
+                    if pop.kind == OpKind::While && skip == 1 {
+                        if let (Some(&aa), Some(l)) = (
+                            pop.regions.get(1).and_then(|r| r.args.get(k)),
+                            self.lay[t].clone(),
+                        ) {
+                            self.lay[aa] = Some(l);
+                        }
+                    }
+                }
+            }
+            OpKind::If | OpKind::Scalar | OpKind::Return | OpKind::CombineReturn => {}
+        }
+        Ok(())
+    }
+}
+
+/// Layouts, free marks, demands, shared-memory operands, decisions.
+type PassOutput = (
+    Vec<Option<Layout>>,
+    Vec<bool>,
+    HashMap<(OpId, usize), Layout>,
+    HashSet<(OpId, usize)>,
+    Vec<Decision>,
+);
+
+// LinearLayout's only interior mutability is a lazily built evaluator that
+// Hash and Eq ignore.
+#[allow(clippy::mutable_key_type)]
+fn run_pass(
+    p: &Program,
+    info: &[AxisInfo],
+    opts: Options,
+    pricer: &mut Pricer,
+    fixed: &HashMap<ValueId, Layout>,
+) -> Result<PassOutput> {
+    let order = p.walk();
+    let mut position = vec![0; p.ops.len()];
+    for (k, &o) in order.iter().enumerate() {
+        position[o] = k;
+    }
+    let mut pass = Pass {
+        p,
+        info,
+        opts,
+        lanes: opts.target.threads_per_warp(),
+        pricer,
+        lay: vec![None; p.values.len()],
+        free: vec![false; p.values.len()],
+        demand: HashMap::new(),
+        shared: HashSet::new(),
+        decisions: Vec::new(),
+        fixed,
+        position,
+        made: HashSet::new(),
+        uses: p.uses(),
+        anchors: memory_anchors_with(p, opts.target, opts.num_warps, info)
+            .into_iter()
+            .map(|(o, _, c)| (o, c))
+            .collect(),
+    };
+    for &o in &order {
+        pass.op(o)?;
+    }
+    pass.resolve_free(&order)?;
+    Ok((
+        pass.lay,
+        pass.free,
+        pass.demand,
+        pass.shared,
+        pass.decisions,
+    ))
+}
+
+/// Assigns layouts to a layout-free program (see the module doc).
+pub fn assign(p: &Program, opts: Options, pricer: &mut Pricer) -> Result<EngineOutput> {
+    if opts.num_warps == 0 || !opts.num_warps.is_power_of_two() || opts.num_warps > 64 {
+        return Err(EngineError::Unsupported(format!(
+            "num_warps = {} (a power of two up to 64)",
+            opts.num_warps
+        )));
+    }
+    for v in &p.values {
+        if v.ty.encoding().is_some() {
+            return Err(EngineError::Unsupported(format!(
+                "{} already has a layout: the engine reads layout-free TTIR",
+                v.name
+            )));
+        }
+        if let Some(s) = v.ty.tensor_shape() {
+            hw_layouts::check_shape(s)
+                .map_err(|e| EngineError::Unsupported(format!("{}: {e}", v.name)))?;
+        }
+    }
+    let info = analyse(p);
+    // Sweep 1: loop-carried values with index-arithmetic inits take the
+    // layout their uses want.
+    let none = HashMap::new();
+    let (lay, free, _, _, _) = run_pass(p, &info, opts, pricer, &none)?;
+    let mut fixed = HashMap::new();
+    for op in &p.ops {
+        if matches!(op.kind, OpKind::For | OpKind::While) {
+            for &arg in &op.regions[0].args {
+                if free[arg] {
+                    if let Some(l) = lay[arg].clone() {
+                        fixed.insert(arg, l);
+                    }
+                }
+            }
+        }
+    }
+    let (lay, free, demand, shared, decisions) = run_pass(p, &info, opts, pricer, &fixed)?;
+    let mut a = Assignment {
+        layouts: lay,
+        uses: HashMap::new(),
+        remat: HashMap::new(),
+        shared_operands: shared,
+    };
+    for ((o, i), d) in demand {
+        let v = p.ops[o].operands[i];
+        let Some(l) = a.layouts[v].as_ref() else {
+            continue;
+        };
+        if l.ll != d.ll {
+            if free[v] {
+                a.remat.insert((o, i), true);
+            }
+            a.uses.insert((o, i), d);
+        }
+    }
+    for v in 0..p.values.len() {
+        if p.is_tensor(v) && a.layouts[v].is_none() {
+            return Err(EngineError::Unsupported(format!(
+                "no layout found for {}",
+                p.values[v].name
+            )));
+        }
+    }
+    Ok(EngineOutput {
+        assignment: a,
+        decisions,
+    })
+}

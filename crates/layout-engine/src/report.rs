@@ -1,0 +1,322 @@
+//! What the front ends show: the program with a layout on every tensor
+//! value (Triton's `#ttg.*` syntax, aliases at the top), the conversions
+//! with class, plan and predicted cost, and the comparison of an oracle
+//! record's Triton assignment with ours.
+
+use crate::anchors::Target;
+use crate::assignment::Assignment;
+use crate::check::check;
+use crate::cost::{total_cost, weighted, Pricer, LOOP_WEIGHT};
+use crate::engine::{assign, Decision, Options};
+use crate::error::{EngineError, Result};
+use crate::ir::Program;
+use crate::parse::parse_program;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// One conversion as reported.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConversionReport {
+    /// The converted value.
+    pub value: String,
+    /// Line of the op that needs it.
+    pub line: usize,
+    /// Enclosing loops of the conversion.
+    pub depth: usize,
+    /// Conversion class (`noop`, `register`, `shuffle`, `shared`, ...).
+    pub class: String,
+    /// The chosen plan.
+    pub plan: String,
+    /// Cycles per warp of the plan cost model.
+    pub cycles: f64,
+    /// `cycles · LOOP_WEIGHT^depth`.
+    pub weighted: f64,
+    /// Source layout (alias).
+    pub src: String,
+    /// Destination layout (alias).
+    pub dst: String,
+}
+
+/// The engine's answer for one kernel, ready to print.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineReport {
+    /// `#alias = attribute`, in order of first use.
+    pub aliases: Vec<(String, String)>,
+    /// Every tensor value and its layout alias, in program order.
+    pub values: Vec<(String, String)>,
+    /// Conversions that move data (trivial ones are dropped).
+    pub conversions: Vec<ConversionReport>,
+    /// Conversions the algebra proves trivial (register renamings), dropped.
+    pub trivial_dropped: usize,
+    /// Total weighted cost.
+    pub cost: f64,
+    /// Loop weight used.
+    pub loop_weight: f64,
+    /// Checker violations (always empty for the engine's output).
+    pub violations: Vec<String>,
+    /// Conflicts settled by cost (for `--explain`).
+    pub decisions: Vec<Decision>,
+    /// The program text with layouts (see [`EngineReport::program`]).
+    pub program: String,
+}
+
+struct Aliases(Vec<(String, String)>);
+
+impl Aliases {
+    fn name(&mut self, mlir: &str) -> String {
+        if let Some((n, _)) = self.0.iter().find(|(_, m)| m == mlir) {
+            return n.clone();
+        }
+        let base = mlir
+            .trim_start_matches('#')
+            .split(['<', '.'])
+            .nth(1)
+            .unwrap_or("layout")
+            .to_string();
+        let base = match base.as_str() {
+            "nvidia_mma" | "amd_mfma" => "mma".to_string(),
+            _ => base,
+        };
+        let k = self
+            .0
+            .iter()
+            .filter(|(n, _)| n.trim_start_matches('#').trim_end_matches(char::is_numeric) == base)
+            .count();
+        let n = if k == 0 {
+            format!("#{base}")
+        } else {
+            format!("#{base}{k}")
+        };
+        self.0.push((n.clone(), mlir.to_string()));
+        n
+    }
+}
+
+/// Runs the engine on TTIR text and builds the report.
+pub fn run_engine(
+    ttir: &str,
+    target: Target,
+    num_warps: u64,
+    pricer: &mut Pricer,
+) -> Result<EngineReport> {
+    let p = parse_program(ttir)?;
+    let out = assign(&p, Options { target, num_warps }, pricer)?;
+    report(&p, ttir, &out.assignment, out.decisions, pricer)
+}
+
+fn report(
+    p: &Program,
+    text: &str,
+    a: &Assignment,
+    decisions: Vec<Decision>,
+    pricer: &mut Pricer,
+) -> Result<EngineReport> {
+    let priced = pricer.price_all(p, a)?;
+    let mut al = Aliases(Vec::new());
+    let mut values = Vec::new();
+    let mut per_line: Vec<Vec<String>> = vec![Vec::new(); text.lines().count() + 1];
+    for o in p.walk() {
+        let op = &p.ops[o];
+        let mut notes = Vec::new();
+        for &r in &op.results {
+            if let Some(l) = a.layout(r) {
+                let n = al.name(&l.mlir());
+                notes.push(format!("{}: {n}", p.values[r].name));
+                values.push((p.values[r].name.clone(), n));
+            }
+        }
+        for (i, &v) in op.operands.iter().enumerate() {
+            if let Some(seen) = a.uses.get(&(o, i)) {
+                let n = al.name(&seen.mlir());
+                let how = if a.remat.get(&(o, i)).copied().unwrap_or(false) {
+                    "recomputed"
+                } else {
+                    "converted"
+                };
+                notes.push(format!("{} {how} to {n}", p.values[v].name));
+            }
+            if a.shared_operands.contains(&(o, i)) {
+                notes.push(format!("{} read from shared memory", p.values[v].name));
+            }
+        }
+        if let Some(slot) = per_line.get_mut(op.line) {
+            slot.extend(notes);
+        }
+    }
+    for (v, val) in p.values.iter().enumerate() {
+        if matches!(val.def, crate::ir::Def::RegionArg { .. }) {
+            if let Some(l) = a.layout(v) {
+                let n = al.name(&l.mlir());
+                values.push((val.name.clone(), n));
+            }
+        }
+    }
+    let mut conversions = Vec::new();
+    let mut trivial = 0;
+    for (c, pr) in &priced {
+        if pr.trivial() {
+            trivial += 1;
+            continue;
+        }
+        conversions.push(ConversionReport {
+            value: p.values[c.value].name.clone(),
+            line: p.ops[c.op].line,
+            depth: c.depth,
+            class: pr.class.to_string(),
+            plan: pr.plan.clone(),
+            cycles: pr.cycles,
+            weighted: weighted(pr.cycles, c.depth),
+            src: al.name(&c.src.mlir()),
+            dst: al.name(&c.dst.mlir()),
+        });
+    }
+    let mut program = String::new();
+    for (n, m) in &al.0 {
+        program.push_str(&format!("{n} = {m}\n"));
+    }
+    for (i, line) in text.lines().enumerate() {
+        program.push_str(line);
+        if let Some(notes) = per_line.get(i + 1).filter(|n| !n.is_empty()) {
+            program.push_str("  // ");
+            program.push_str(&notes.join(", "));
+        }
+        program.push('\n');
+    }
+    let violations = check(p, a).iter().map(|v| v.to_string()).collect();
+    Ok(EngineReport {
+        aliases: al.0,
+        values,
+        conversions,
+        trivial_dropped: trivial,
+        cost: total_cost(&priced),
+        loop_weight: LOOP_WEIGHT,
+        violations,
+        decisions,
+        program,
+    })
+}
+
+impl EngineReport {
+    /// The human-readable report: the annotated program, then the
+    /// conversions (and with `explain`, the conflicts and their candidates).
+    pub fn text(&self, explain: bool) -> String {
+        let mut s = self.program.clone();
+        s.push_str(&format!(
+            "\n// conversions: {} (cost {:.1} cycles/warp, loop weight {}^depth; {} trivial dropped)\n",
+            self.conversions.len(),
+            self.cost,
+            self.loop_weight,
+            self.trivial_dropped
+        ));
+        for c in &self.conversions {
+            s.push_str(&format!(
+                "//   line {}: {} {} -> {}: {} ({}), {:.1} cycles x {}^{} = {:.1}\n",
+                c.line,
+                c.value,
+                c.src,
+                c.dst,
+                c.class,
+                c.plan,
+                c.cycles,
+                self.loop_weight,
+                c.depth,
+                c.weighted
+            ));
+        }
+        if explain {
+            s.push_str(&format!(
+                "// conflicts settled by cost: {}\n",
+                self.decisions.len()
+            ));
+            for d in &self.decisions {
+                s.push_str(&format!("//   line {}: {} = {}\n", d.line, d.value, d.op));
+                for (k, (l, c)) in d.candidates.iter().enumerate() {
+                    let mark = if k == d.chosen { "chosen" } else { "      " };
+                    s.push_str(&format!("//     {mark} {c:.1}  {l}\n"));
+                }
+            }
+        }
+        if !self.violations.is_empty() {
+            s.push_str(&format!(
+                "// checker: {} violations\n",
+                self.violations.len()
+            ));
+        }
+        s
+    }
+}
+
+/// One `--compare` line for an oracle record (schema `engine-oracle/1`):
+/// `{"id", "ours": {conversions, cost, checked}, "triton": {...}}`, or
+/// `{"id", "error"}`.
+pub fn compare_record(record: &Value, pricer: &mut Pricer) -> Value {
+    let id = record["id"].as_str().unwrap_or("?").to_string();
+    match compare_inner(record, pricer) {
+        Ok(v) => v,
+        Err(e) => json!({"id": id, "error": e.to_string()}),
+    }
+}
+
+fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
+    let field = |k: &str| -> Result<&str> {
+        r[k].as_str()
+            .ok_or_else(|| EngineError::Unsupported(format!("record has no string field '{k}'")))
+    };
+    let id = field("id")?;
+    let target_text = r["target"]
+        .as_str()
+        .or_else(|| r["gpu_target"].as_str())
+        .unwrap_or("");
+    let target = Target::parse(target_text)
+        .ok_or_else(|| EngineError::Unsupported(format!("target '{target_text}'")))?;
+    let nw = r["options"]["num_warps"]
+        .as_u64()
+        .ok_or_else(|| EngineError::Unsupported("record has no options.num_warps".into()))?;
+    // Ours.
+    let p = parse_program(field("ttir")?)?;
+    let out = assign(
+        &p,
+        Options {
+            target,
+            num_warps: nw,
+        },
+        pricer,
+    )?;
+    let ours = pricer.price_all(&p, &out.assignment)?;
+    let ours_checked = check(&p, &out.assignment).is_empty();
+    // Triton's.
+    let tp = parse_program(field("ttgir_pre_pipeline")?)?;
+    let ta = Assignment::from_types(&tp)?;
+    let theirs = pricer.price_all(&tp, &ta)?;
+    let t_checked = check(&tp, &ta).is_empty();
+    let want = r["facts_pre_pipeline"]["n_convert_layout"].as_u64();
+    if let Some(w) = want {
+        if w != theirs.len() as u64 {
+            return Err(EngineError::Unsupported(format!(
+                "read {} conversions from ttgir_pre_pipeline, the record says {w}",
+                theirs.len()
+            )));
+        }
+    }
+    let nontrivial = |v: &[(crate::assignment::Conversion, crate::cost::Price)]| {
+        v.iter().filter(|(_, p)| !p.trivial()).count()
+    };
+    Ok(json!({
+        "id": id,
+        "ours": {
+            "conversions": nontrivial(&ours),
+            "cost": round1(total_cost(&ours)),
+            "checked": ours_checked,
+        },
+        "triton": {
+            "conversions": theirs.len(),
+            "nontrivial": nontrivial(&theirs),
+            "cost": round1(total_cost(&theirs)),
+            "checked": t_checked,
+        },
+    }))
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}

@@ -1,0 +1,177 @@
+//! Bracket-aware text helpers for MLIR's printed form: top-level splits
+//! and searches that skip `<...>`, `(...)`, `[...]`, `{...}` and string
+//! literals, and treat `->` as an arrow rather than a closing `>`.
+
+use crate::error::{EngineError, Result};
+
+/// Deepest bracket nesting accepted in one line (Triton prints at most a
+/// few levels; a slice of a slice of ... of a layout adds two per level).
+pub const MAX_BRACKET_DEPTH: usize = 128;
+
+/// Byte offsets `i` in `s` at bracket depth 0 (outside string literals),
+/// with the depth check.
+fn top_level_positions(s: &str, line: usize) -> Result<Vec<bool>> {
+    let b = s.as_bytes();
+    let mut top = vec![false; b.len()];
+    let mut depth: usize = 0;
+    let mut in_str = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_str = false;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => {
+                top[i] = depth == 0;
+                in_str = true;
+            }
+            b'<' | b'(' | b'[' | b'{' => {
+                top[i] = depth == 0;
+                depth += 1;
+                if depth > MAX_BRACKET_DEPTH {
+                    return Err(EngineError::TooDeep {
+                        line,
+                        max: MAX_BRACKET_DEPTH,
+                    });
+                }
+            }
+            b'>' if i > 0 && b[i - 1] == b'-' => top[i] = depth == 0,
+            b'>' | b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                top[i] = depth == 0;
+            }
+            _ => top[i] = depth == 0,
+        }
+        i += 1;
+    }
+    Ok(top)
+}
+
+/// Splits `s` at top-level occurrences of `sep`, trimming each piece;
+/// an empty input gives no pieces.
+pub fn split_top(s: &str, sep: char, line: usize) -> Result<Vec<&str>> {
+    let top = top_level_positions(s, line)?;
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if c == sep && top[i] {
+            out.push(s[start..i].trim());
+            start = i + c.len_utf8();
+        }
+    }
+    let last = s[start..].trim();
+    if !last.is_empty() || !out.is_empty() {
+        out.push(last);
+    }
+    Ok(out)
+}
+
+/// The first top-level occurrence of `pat` in `s` (byte offset).
+pub fn find_top(s: &str, pat: &str, line: usize) -> Result<Option<usize>> {
+    let top = top_level_positions(s, line)?;
+    Ok(s.match_indices(pat).map(|(i, _)| i).find(|&i| top[i]))
+}
+
+/// The last top-level occurrence of `pat` in `s` (byte offset).
+pub fn rfind_top(s: &str, pat: &str, line: usize) -> Result<Option<usize>> {
+    let top = top_level_positions(s, line)?;
+    Ok(s.rmatch_indices(pat).map(|(i, _)| i).find(|&i| top[i]))
+}
+
+/// Every SSA reference `%name` / `%name#k` in `s`, in order.
+pub fn value_refs(s: &str) -> Vec<&str> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let start = i;
+            i += 1;
+            // MLIR suffix ids: letters, digits and `$ . _ -` (`%c-8_i32`).
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$' | b'.' | b'-'))
+            {
+                i += 1;
+            }
+            if i < b.len() && b[i] == b'#' {
+                let h = i;
+                i += 1;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                if i == h + 1 {
+                    i = h;
+                }
+            }
+            if i > start + 1 {
+                out.push(&s[start..i]);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The integer after `key = ` in `s` (`axis = 1 : i32` gives 1).
+pub fn int_attr(s: &str, key: &str) -> Option<i64> {
+    let pat = format!("{key} = ");
+    let i = s.find(&pat)? + pat.len();
+    let digits: String = s[i..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
+}
+
+/// The list after `key = array<i32: ` in `s` (`order = array<i32: 1, 0>`).
+pub fn array_attr(s: &str, key: &str) -> Option<Vec<i64>> {
+    let pat = format!("{key} = array<i32: ");
+    let i = s.find(&pat)? + pat.len();
+    let end = s[i..].find('>')? + i;
+    s[i..end]
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_top_skips_brackets_and_arrows() {
+        let s = "tensor<4x!tt.ptr<f16>, #a>, i32 -> f32, x";
+        assert_eq!(
+            split_top(s, ',', 1).unwrap(),
+            vec!["tensor<4x!tt.ptr<f16>, #a>", "i32 -> f32", "x"]
+        );
+        assert_eq!(find_top("a -> (b, c)", "->", 1).unwrap(), Some(2));
+    }
+
+    #[test]
+    fn value_refs_reads_result_indices() {
+        assert_eq!(
+            value_refs("%43#1, %arg5 [%c0_i32] %x# %c-8_i32"),
+            vec!["%43#1", "%arg5", "%c0_i32", "%x", "%c-8_i32"]
+        );
+    }
+
+    #[test]
+    fn deep_brackets_are_an_error() {
+        let s = "<".repeat(MAX_BRACKET_DEPTH + 1);
+        assert!(matches!(
+            split_top(&s, ',', 7),
+            Err(EngineError::TooDeep { line: 7, .. })
+        ));
+    }
+}

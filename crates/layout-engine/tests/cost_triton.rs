@@ -1,0 +1,49 @@
+//! Pricing Triton's pre-pipeline conversions with the plan cost model.
+
+mod common;
+
+use layout_engine::cost::{total_cost, Pricer};
+use layout_engine::{parse_program, Assignment};
+
+/// Our class of every conversion agrees with Triton's own
+/// `isConvertLayoutTrivial` (the record's `trivial`, asked of Triton
+/// through Gluon): trivial ⇔ no data moves ⇔ cost 0.
+#[test]
+fn trivial_conversions_agree_with_triton_and_cost_nothing() {
+    let mut pricer = Pricer::new();
+    let mut n = 0;
+    for r in common::records() {
+        let p = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
+        let a = Assignment::from_types(&p).unwrap();
+        let priced = pricer.price_all(&p, &a).unwrap();
+        let facts = r["facts_pre_pipeline"]["converts"].as_array().unwrap();
+        assert_eq!(priced.len(), facts.len(), "{}", common::id(&r));
+        for ((c, price), f) in priced.iter().zip(facts) {
+            assert_eq!(p.ops[c.op].line as u64, f["pos"].as_u64().unwrap());
+            assert_eq!(
+                c.depth as u64,
+                f["depth"].as_u64().unwrap(),
+                "{}",
+                common::id(&r)
+            );
+            let trivial = f["trivial"].as_bool().unwrap();
+            assert_eq!(
+                price.trivial(),
+                trivial,
+                "{} line {}",
+                common::id(&r),
+                p.ops[c.op].line
+            );
+            assert_eq!(
+                price.cycles == 0.0,
+                trivial,
+                "{} line {}",
+                common::id(&r),
+                p.ops[c.op].line
+            );
+            n += 1;
+        }
+        assert!(total_cost(&priced).is_finite());
+    }
+    assert!(n > 30, "{n} conversions");
+}

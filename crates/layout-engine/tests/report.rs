@@ -1,0 +1,59 @@
+//! The front ends' report: `--compare` lines and the annotated program.
+
+mod common;
+
+use layout_engine::anchors::Target;
+use layout_engine::cost::Pricer;
+use layout_engine::report::{compare_record, run_engine};
+
+#[test]
+fn compare_line_has_the_issue_schema_and_checks_the_count() {
+    let mut pricer = Pricer::new();
+    let recs = common::records_in("sample.jsonl");
+    let r = recs
+        .iter()
+        .find(|r| common::id(r).starts_with("flash_attn_fwd"))
+        .unwrap();
+    let v = compare_record(r, &mut pricer);
+    assert_eq!(v["id"], r["id"]);
+    assert_eq!(v["ours"]["checked"], true);
+    assert_eq!(v["triton"]["checked"], true);
+    assert_eq!(
+        v["triton"]["conversions"],
+        r["facts_pre_pipeline"]["n_convert_layout"]
+    );
+    assert!(v["ours"]["cost"].as_f64().unwrap() <= v["triton"]["cost"].as_f64().unwrap());
+    // Planted: a record whose stated count disagrees with its TTGIR.
+    let mut bad = r.clone();
+    bad["facts_pre_pipeline"]["n_convert_layout"] = serde_json::json!(99);
+    let e = compare_record(&bad, &mut pricer);
+    assert!(
+        e["error"].as_str().unwrap().contains("the record says 99"),
+        "{e}"
+    );
+    // Not a record.
+    let e = compare_record(&serde_json::json!({"id": "x"}), &mut pricer);
+    assert!(e["error"].is_string());
+}
+
+#[test]
+fn annotated_program_names_every_tensor_result() {
+    let mut pricer = Pricer::new();
+    let recs = common::records_in("sample.jsonl");
+    let r = recs
+        .iter()
+        .find(|r| common::id(r).starts_with("softmax."))
+        .unwrap();
+    let rep = run_engine(r["ttir"].as_str().unwrap(), Target::Sm80, 4, &mut pricer).unwrap();
+    assert!(rep.violations.is_empty());
+    assert!(rep.program.starts_with('#'));
+    for (alias, attr) in &rep.aliases {
+        assert!(rep.program.contains(&format!("{alias} = {attr}")));
+        hw_layouts::Encoding::parse(attr).unwrap();
+    }
+    // Every op line with a tensor result carries its layout.
+    for line in rep.program.lines().filter(|l| l.contains(" = tt.load ")) {
+        assert!(line.contains("// %"), "{line}");
+    }
+    assert!(rep.text(true).contains("conflicts settled by cost"));
+}
