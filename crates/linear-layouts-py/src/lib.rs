@@ -1271,6 +1271,8 @@ fn local_conversion(src: &PyLayout, dst: &PyLayout) -> PyResult<PyLayout> {
     run(|| layout_codegen::replica::local_conversion_layout(&src.inner, &dst.inner).map(PyLayout::wrap))
 }
 
+mod cuda;
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_quiet_hook();
@@ -1287,5 +1289,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_swizzle, m)?)?;
     m.add_function(wrap_pyfunction!(_partial, m)?)?;
     m.add_function(wrap_pyfunction!(local_conversion, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::_cuda, m)?)?;
     Ok(())
 }
