@@ -213,34 +213,72 @@ fn consecutive(bits: u32, n: u64) -> WordPacking {
 
 /// `to[j] = ⊕_k element(to.register(j, k)) << k·bits`, each element taken
 /// from its slot of `from`'s words: the repacking of one thread's words
-/// from one packing to another (`prmt` on the GPU).
+/// from one packing to another, as byte permutes (`__byte_perm`, one `prmt`
+/// each): one per output word whose elements come from at most two input
+/// words (always for 16-bit elements), three otherwise (two pairs, then a
+/// merge). Shift-and-mask forms of a 4×4 byte transpose did not fold into
+/// `prmt` (H200, 2026-11-24: 8-bit shared-word conversions ran 3× slower
+/// with them, ALU-bound).
 pub(crate) fn emit_repack(
     s: &mut String,
     (pf, from): (&WordPacking, &str),
     (pt, to): (&WordPacking, &str),
     bits: u32,
 ) {
-    let mask = if bits >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << bits) - 1
-    };
+    let eb = u64::from(bits / 8); // bytes per element
     for j in 0..pt.num_words() {
-        let parts: Vec<String> = (0..pt.per_word())
-            .map(|k| {
+        // (input word, byte offset within it) of each output byte.
+        let bytes: Vec<(u64, u64)> = (0..pt.per_word())
+            .flat_map(|k| {
                 let (w, slot) = pf.locate(pt.register(j, k));
-                let shifted = match slot * u64::from(bits) {
-                    0 => format!("{from}[{w}]"),
-                    sh => format!("({from}[{w}] >> {sh})"),
-                };
-                let part = format!("({shifted} & {mask:#x}u)");
-                match k * u64::from(bits) {
-                    0 => part,
-                    sh => format!("({part} << {sh})"),
-                }
+                (0..eb).map(move |b| (w, slot * eb + b))
             })
             .collect();
-        writeln!(s, "    {to}[{j}] = {};", parts.join(" | ")).unwrap();
+        let mut words: Vec<u64> = bytes.iter().map(|x| x.0).collect();
+        words.sort_unstable();
+        words.dedup();
+        // Selector taking output byte n from `x` (0-3) or `y` (4-7).
+        let selector = |pick: &dyn Fn(u64, u64) -> Option<u64>| -> u32 {
+            bytes.iter().enumerate().fold(0u32, |sel, (n, &(w, o))| {
+                sel | (pick(w, o).unwrap_or(0) as u32) << (4 * n)
+            })
+        };
+        if words.len() <= 2 {
+            let (x, y) = (words[0], *words.last().unwrap_or(&words[0]));
+            let sel = selector(&|w, o| Some(if w == x { o } else { 4 + o }));
+            writeln!(
+                s,
+                "    {to}[{j}] = __byte_perm({from}[{x}], {from}[{y}], {sel:#06x}u);"
+            )
+            .unwrap();
+            continue;
+        }
+        // Up to four input words: pair (0, 1) and pair (2, 3) each into a
+        // word holding their bytes at the final positions, then merge.
+        let pair = |a: u64, b: u64| {
+            selector(&|w, o| {
+                if w == a {
+                    Some(o)
+                } else if w == b {
+                    Some(4 + o)
+                } else {
+                    None
+                }
+            })
+        };
+        let (w0, w1) = (words[0], words[1]);
+        let (w2, w3) = (words[2], *words.get(3).unwrap_or(&words[2]));
+        let merge = bytes.iter().enumerate().fold(0u32, |sel, (n, &(w, _))| {
+            let from_hi = w == w2 || w == w3;
+            sel | ((n as u32) + if from_hi { 4 } else { 0 }) << (4 * n)
+        });
+        writeln!(
+            s,
+            "    {to}[{j}] = __byte_perm(__byte_perm({from}[{w0}], {from}[{w1}], {:#06x}u), __byte_perm({from}[{w2}], {from}[{w3}], {:#06x}u), {merge:#06x}u);",
+            pair(w0, w1),
+            pair(w2, w3)
+        )
+        .unwrap();
     }
 }
 

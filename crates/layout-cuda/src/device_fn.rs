@@ -3,7 +3,23 @@
 //! destination layout inside the user's own kernel, and the standalone
 //! programs built around the same conversion (a load-convert-store kernel,
 //! the benchmark program). The front ends (`linlayout cuda`, Python's
-//! `linear_layouts.cuda`) call [`emit`].
+//! `linear_layouts.cuda`) call [`emit`]:
+//!
+//! ```
+//! use hw_layouts::Encoding;
+//! use layout_cuda::device_fn::{case_for_pair, emit, Output};
+//! let shape = [64, 64];
+//! let l = |t: &str| Encoding::parse(t).unwrap().to_linear_layout(&shape).unwrap();
+//! let mma = l("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>");
+//! let blk = l("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>");
+//! let case = case_for_pair("cvt", &mma, &blk, &shape, 16)?;
+//! let cuda = emit(&case, Output::DeviceFunction)?;
+//! // 64 × 64 elements over 128 threads: 32 registers per thread each side,
+//! // through 64 × 64 × 2 bytes of shared memory.
+//! assert!(cuda.contains("#define CVT_SRC_REGS 32") && cuda.contains("#define CVT_SCRATCH_BYTES 8192"));
+//! assert!(cuda.contains("__device__ __forceinline__ void cvt(const uint16_t (&a)[32], uint16_t (&b)[32]"));
+//! # Ok::<(), layout_cuda::EmitError>(())
+//! ```
 //!
 //! # Calling convention of the device function `NAME`
 //! ```text

@@ -1410,6 +1410,8 @@ fn local_conversion(src: &PyLayout, dst: &PyLayout) -> PyResult<PyLayout> {
     run(|| layout_codegen::replica::local_conversion_layout(&src.inner, &dst.inner).map(PyLayout::wrap))
 }
 
+mod cuda;
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_quiet_hook();
@@ -1428,5 +1430,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(local_conversion, m)?)?;
     cute::register(m)?;
     m.add_function(wrap_pyfunction!(engine::assign_layouts, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::_cuda, m)?)?;
     Ok(())
 }

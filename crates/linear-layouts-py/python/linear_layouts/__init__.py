@@ -40,6 +40,7 @@ from ._native import (
     LayoutError,
     LinearLayout,
     _convert,
+    _cuda,
     _partial,
     _swizzle,
     assign_layouts,
@@ -91,6 +92,7 @@ __all__ = [
     "partial",
     "local_conversion",
     "assign_layouts",
+    "cuda",
     "Conversion",
     "Swizzle",
     "PartialPlan",
@@ -201,6 +203,24 @@ def partial(src: LinearLayout, dst: LinearLayout, dtype="f16") -> PartialPlan:
     cost = rest["plan"]["cost"]
     return PartialPlan(cost["staying_elements"], cost["elements"], rest["partial_units"],
                        rest["full_units"], rest["plan"])
+
+
+def cuda(src: LinearLayout, dst: LinearLayout, dtype="f16", what="device_function", name="cvt") -> str:
+    """CUDA source converting a tile from ``src`` to ``dst`` (rank 2, one
+    CTA; the tile is the layouts' shape): ``what="device_function"`` the
+    ``__device__`` function ``name(src_regs, dst_regs, scratch, lane,
+    warp)`` with its offset helpers and size macros (calling convention:
+    ``layout_cuda::device_fn``), ``"kernel"`` a load-convert-store kernel,
+    ``"bench"`` the benchmark program with its forward element check.
+
+    >>> import linear_layouts as ll
+    >>> mma = ll.nvmma_distributed([2, 0], [2, 2], [16, 8], shape=[64, 64])
+    >>> blk = ll.blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[64, 64])
+    >>> text = ll.cuda(mma, blk, "f16")
+    >>> "void cvt(const uint16_t (&a)[32], uint16_t (&b)[32]" in text, "#define CVT_SCRATCH_BYTES" in text
+    (True, True)
+    """
+    return _cuda(src, dst, _bits(dtype), what, name)
 
 
 # ---------------------------------------------------------------------------
