@@ -55,7 +55,7 @@ pub mod table;
 pub mod text;
 
 pub use matrix::{matrix_text, BitMatrix};
-pub use table::{DistributedTable, LayoutKind, SharedTable};
+pub use table::{DistributedTable, HardwareSizes, HolderSolver, LayoutKind, SharedTable};
 pub use text::{hardware_view, tensor_view, tensor_view_window, Window};
 
 use linear_layout::{DimName, LinearLayout};

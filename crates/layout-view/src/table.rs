@@ -57,6 +57,137 @@ fn size_or_one(ll: &LinearLayout, d: DimName) -> u64 {
     }
 }
 
+/// The sizes of a distributed layout's hardware dims (1 for an absent dim)
+/// and Triton's slot numbering over them: slot
+/// `s = ((block·W + warp)·T + lane)·R + register`, register fastest. With
+/// power-of-two sizes `s` is the concatenation of the input bits, register
+/// bits lowest, then lane, warp and block bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HardwareSizes {
+    /// Number of CTAs (`block` size).
+    pub blocks: u64,
+    /// Warps per CTA.
+    pub warps: u64,
+    /// Lanes (threads) per warp.
+    pub lanes: u64,
+    /// Registers per thread.
+    pub registers: u64,
+}
+
+impl HardwareSizes {
+    /// The hardware sizes of `ll` (1 for an absent dim).
+    pub fn of(ll: &LinearLayout) -> HardwareSizes {
+        HardwareSizes {
+            blocks: size_or_one(ll, DimName::BLOCK),
+            warps: size_or_one(ll, DimName::WARP),
+            lanes: size_or_one(ll, DimName::LANE),
+            registers: size_or_one(ll, DimName::REGISTER),
+        }
+    }
+
+    /// The hardware location of slot `s`.
+    pub fn location(&self, s: u64) -> Location {
+        Location {
+            register: s % self.registers,
+            lane: (s / self.registers) % self.lanes,
+            warp: (s / (self.registers * self.lanes)) % self.warps,
+            block: s / (self.registers * self.lanes * self.warps),
+        }
+    }
+
+    /// Triton's thread id of a location: `lane + warp · lanes`.
+    pub fn thread_id(&self, loc: Location) -> u64 {
+        loc.lane + loc.warp * self.lanes
+    }
+}
+
+/// The most holders one element may have for [`HolderSolver`]: the view
+/// prints every holder of a cell, so a kernel of more than 12 dimensions
+/// (4096 copies of each element) is refused rather than printed.
+pub const MAX_HOLDERS: u64 = 1 << 12;
+
+/// The holders of single elements of a distributed layout `L`, found by
+/// solving `L(s) = e` over GF(2) instead of enumerating every slot, so that
+/// a window of a layout far larger than [`MAX_POINTS`] costs only its cells.
+///
+/// Column `j` of the system is the row-major linear index of `L` applied to
+/// input bit `j` of the slot numbering of [`HardwareSizes`] (register bits
+/// lowest). Shapes are powers of two, so the row-major index of a
+/// coordinate is the concatenation of its bits (last dim lowest) and `L`
+/// is linear into it. The holders of `e` are the coset `s₀ ⊕ ker L` of one
+/// solution `s₀`, listed in increasing `s` as [`DistributedTable::holders`]
+/// lists them; an element outside the image has none.
+#[derive(Debug, Clone)]
+pub struct HolderSolver {
+    columns: Vec<u64>,
+    kernel: Vec<u64>,
+    /// The layout's hardware sizes.
+    pub sizes: HardwareSizes,
+}
+
+impl HolderSolver {
+    /// The solver of `ll` (distributed, output sizes equal to `shape`).
+    /// Errors on another kind of layout, on more than 64 input or output
+    /// bits, or when an element has more than [`MAX_HOLDERS`] holders.
+    pub fn new(ll: &LinearLayout, shape: &[u64]) -> Result<HolderSolver> {
+        check_shape(ll, shape)?;
+        if LayoutKind::of(ll)? != LayoutKind::Distributed {
+            return Err(ViewError::WrongKind(
+                "expected a distributed layout (register/lane/warp/block)".into(),
+            ));
+        }
+        let sizes = HardwareSizes::of(ll);
+        let in_bits: u32 = [sizes.registers, sizes.lanes, sizes.warps, sizes.blocks]
+            .iter()
+            .map(|n| n.trailing_zeros())
+            .sum();
+        let out_bits: u32 = shape.iter().map(|n| n.trailing_zeros()).sum();
+        if in_bits > 64 || out_bits > 64 {
+            return Err(ViewError::BadParameter(format!(
+                "the layout has {in_bits} input and {out_bits} output bits; the limit is 64 each"
+            )));
+        }
+        let mut columns = Vec::with_capacity(in_bits as usize);
+        for (dim, size) in [
+            (DimName::REGISTER, sizes.registers),
+            (DimName::LANE, sizes.lanes),
+            (DimName::WARP, sizes.warps),
+            (DimName::BLOCK, sizes.blocks),
+        ] {
+            for i in 0..size.trailing_zeros() {
+                let coords = apply_named(ll, &[(dim, 1u64 << i)]);
+                columns.push(linearize(&coords, shape));
+            }
+        }
+        let kernel = linear_layout::gf2::nullspace(&columns);
+        if kernel.len() as u32 > MAX_HOLDERS.trailing_zeros() {
+            return Err(ViewError::BadParameter(format!(
+                "every element has 2^{} holders; the view prints at most {MAX_HOLDERS} per element",
+                kernel.len()
+            )));
+        }
+        Ok(HolderSolver {
+            columns,
+            kernel,
+            sizes,
+        })
+    }
+
+    /// The slots holding element `e` (row-major linear index), increasing.
+    pub fn holders(&self, e: u64) -> Vec<u64> {
+        let Some(s0) = linear_layout::gf2::solve(&self.columns, e) else {
+            return Vec::new();
+        };
+        let mut out: Vec<u64> = (0..1u64 << self.kernel.len())
+            .map(|combo| {
+                linear_layout::gf2::bits(combo).fold(s0, |s, k| s ^ self.kernel[k as usize])
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
 /// A distributed layout enumerated in Triton's order.
 ///
 /// Hardware slot `s = ((block·W + warp)·T + lane)·R + register` (register
@@ -154,19 +285,24 @@ impl DistributedTable {
         })
     }
 
+    /// The hardware sizes of the table's layout.
+    pub fn sizes(&self) -> HardwareSizes {
+        HardwareSizes {
+            blocks: self.blocks,
+            warps: self.warps,
+            lanes: self.lanes,
+            registers: self.registers,
+        }
+    }
+
     /// The hardware location of slot `s`.
     pub fn location(&self, s: u64) -> Location {
-        Location {
-            register: s % self.registers,
-            lane: (s / self.registers) % self.lanes,
-            warp: (s / (self.registers * self.lanes)) % self.warps,
-            block: s / (self.registers * self.lanes * self.warps),
-        }
+        self.sizes().location(s)
     }
 
     /// Triton's thread id of a location: `lane + warp · lanes`.
     pub fn thread_id(&self, loc: Location) -> u64 {
-        loc.lane + loc.warp * self.lanes
+        self.sizes().thread_id(loc)
     }
 
     /// A location in words, as every read-out and legend of this crate

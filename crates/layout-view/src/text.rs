@@ -21,8 +21,8 @@
 //!
 //! A line starts with `rank - (number of brackets opened on it)` spaces.
 
-use crate::table::{DistributedTable, LayoutKind, SharedTable};
-use crate::{delinearize, Result, ViewError};
+use crate::table::{DistributedTable, HardwareSizes, HolderSolver, LayoutKind, SharedTable};
+use crate::{delinearize, Result, ViewError, MAX_POINTS};
 use linear_layout::LinearLayout;
 use std::ops::Range;
 
@@ -67,7 +67,7 @@ fn render_nested(shape: &[u64], sep: &str, mut cell: impl FnMut(&[u64]) -> Strin
 }
 
 /// The text of one holder (`[B<b>:]T<tid>:<reg>` with Triton's padding).
-fn holder_text(t: &DistributedTable, slot: u64) -> String {
+fn holder_text(t: &HardwareSizes, slot: u64) -> String {
     let loc = t.location(slot);
     let tid = t.thread_id(loc);
     let pad = (digits(t.blocks) - digits(loc.block))
@@ -85,7 +85,7 @@ fn holder_text(t: &DistributedTable, slot: u64) -> String {
 pub fn distributed_cell(t: &DistributedTable, e: u64) -> String {
     t.holders[e as usize]
         .iter()
-        .map(|&s| holder_text(t, s as u64))
+        .map(|&s| holder_text(&t.sizes(), s as u64))
         .collect::<Vec<_>>()
         .join("|")
 }
@@ -169,10 +169,29 @@ pub fn tensor_view_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> 
     };
     match LayoutKind::of(ll)? {
         LayoutKind::TensorMemory => Err(tmem_text_error()),
-        LayoutKind::Distributed => {
+        LayoutKind::Distributed if fits_table(ll) => {
             let t = DistributedTable::new(ll, shape)?;
             Ok(render_nested(&sub, ", ", |idx| {
                 distributed_cell(&t, full_index(idx))
+            }))
+        }
+        LayoutKind::Distributed => {
+            // Too large to enumerate: solve for the window's cells only.
+            let cells: u64 = sub.iter().product();
+            if cells > MAX_POINTS {
+                return Err(crate::ViewError::TooLarge {
+                    what: "window cells",
+                    count: cells,
+                });
+            }
+            let solver = HolderSolver::new(ll, shape)?;
+            Ok(render_nested(&sub, ", ", |idx| {
+                solver
+                    .holders(full_index(idx))
+                    .iter()
+                    .map(|&s| holder_text(&solver.sizes, s))
+                    .collect::<Vec<_>>()
+                    .join("|")
             }))
         }
         LayoutKind::Shared => {
@@ -235,4 +254,11 @@ pub fn hardware_view(ll: &LinearLayout, shape: &[u64]) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// Whether [`DistributedTable::new`] enumerates `ll` (elements and slots
+/// within [`MAX_POINTS`]); larger layouts are viewed through windows solved
+/// by [`HolderSolver`].
+fn fits_table(ll: &LinearLayout) -> bool {
+    ll.total_out_dim_size() <= MAX_POINTS && ll.total_in_dim_size() <= MAX_POINTS
 }

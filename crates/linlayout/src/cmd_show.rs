@@ -161,7 +161,9 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?,
     };
     let windowed = window != text::Window::default();
-    if !windowed {
+    if windowed {
+        crate::common::check_window_size(&shape, &window)?;
+    } else {
         crate::common::check_view_size(&ll, &shape)?;
     }
     let picture = a.svg.is_some() || a.html.is_some();

@@ -23,11 +23,38 @@ pub use layout_codegen::limits::{check_plan_layout, check_plan_shape};
 /// grow with the tensor: measured with the release binary on a shared
 /// 2-core machine, 512x512 takes 0.20 s (text) and 0.58 s / 50 MB (SVG),
 /// so 1024x1024 would pass 2 s; layout-view's own limit, 2^22 (2048x2048),
-/// took 23 s and 317 MB in a debug build. A `--rows/--cols` window of a
-/// larger layout is still accepted up to layout-view's limit (a window of a
-/// 2048x2048 layout: 1.5 s, 266 MB, since layout-view enumerates the whole
-/// layout).
+/// took 23 s and 317 MB in a debug build. A `--rows/--cols` window may be
+/// of a layout of any size and holds at most as many cells: the text view
+/// of a window of a layout beyond layout-view's table limit solves for the
+/// window's cells only (`layout_view::HolderSolver`); a picture of such a
+/// window is refused by layout-view, naming its limit.
 pub const MAX_VIEW_ELEMENTS: u64 = 1 << 18;
+
+/// Refuses a `--rows/--cols` window of more than [`MAX_VIEW_ELEMENTS`]
+/// cells (the other dims count whole), naming the window and the limit.
+pub fn check_window_size(shape: &[u64], window: &layout_view::Window) -> Result<(), String> {
+    let rank = shape.len();
+    let len = |r: &Option<std::ops::Range<u64>>, n: u64| {
+        r.as_ref().map_or(n, |r| r.end.saturating_sub(r.start))
+    };
+    let cells = shape.iter().enumerate().fold(1u128, |acc, (d, &n)| {
+        let n = if rank >= 2 && d == rank - 2 {
+            len(&window.rows, n)
+        } else if d == rank - 1 {
+            len(&window.cols, n)
+        } else {
+            n
+        };
+        acc * u128::from(n)
+    });
+    if cells > u128::from(MAX_VIEW_ELEMENTS) {
+        return Err(format!(
+            "the window has {cells} cells; show prints or draws at most {MAX_VIEW_ELEMENTS} (2^{}) at once",
+            MAX_VIEW_ELEMENTS.trailing_zeros()
+        ));
+    }
+    Ok(())
+}
 
 /// Refuses a whole view of more than [`MAX_VIEW_ELEMENTS`] elements or
 /// hardware indices, naming the shape and the limit.

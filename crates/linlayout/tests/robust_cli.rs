@@ -389,6 +389,17 @@ fn each_subcommand_at_its_largest_shape_is_bounded_and_above_it_refused_at_once(
             "0..8",
             BLOCKED,
         ],
+        // A window of a 2^40-element layout: solved for its cells only.
+        vec![
+            "show",
+            "--shape",
+            "1048576x1048576",
+            "--rows",
+            "1000..1064",
+            "--cols",
+            "7..71",
+            BLOCKED,
+        ],
     ];
     // A debug build is about 10x slower than release; the bound is 2 s in
     // release (BENCHMARKS-style figures are in layout_codegen::limits).
@@ -437,6 +448,19 @@ fn each_subcommand_at_its_largest_shape_is_bounded_and_above_it_refused_at_once(
                 BLOCKED,
             ],
             "2^18",
+        ),
+        (
+            vec![
+                "show",
+                "--shape",
+                "1048576x1048576",
+                "--rows",
+                "0..1024",
+                "--cols",
+                "0..512",
+                BLOCKED,
+            ],
+            "524288 cells",
         ),
     ];
     for (a, needle) in &refused {
