@@ -36,9 +36,9 @@ pub use bank::{bank_picture, bank_picture_access, ACCESS_STROKE};
 pub use tensor::{hardware_picture, tensor_picture, tensor_picture_window};
 pub use tmem::tmem_picture;
 
-use crate::table::{DistributedTable, LayoutKind, SharedTable};
+use crate::table::{DistributedTable, HardwareSizes, HolderSolver, LayoutKind, SharedTable};
 use crate::text::Window;
-use crate::{delinearize, Result, ViewError};
+use crate::{check_shape, delinearize, Result, ViewError};
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
@@ -480,7 +480,7 @@ pub(crate) fn tensor_cell_size(n: u64) -> (u64, u64, bool) {
 }
 
 /// `warp w` or `block b warp w` of warp index `i = block · warps + warp`.
-pub(crate) fn warp_name(t: &DistributedTable, i: u64) -> String {
+pub(crate) fn warp_name(t: &HardwareSizes, i: u64) -> String {
     if t.blocks > 1 {
         format!("block {} warp {}", i / t.warps, i % t.warps)
     } else {
@@ -488,14 +488,45 @@ pub(crate) fn warp_name(t: &DistributedTable, i: u64) -> String {
     }
 }
 
-/// Draws the tensor grid of a window of `t` with cell `(0, 0)` at `(x, y)`:
-/// cells coloured by the warp of their first holder, labelled `T<tid>` /
+/// The holders (slots, increasing) of every cell of a window, row-major:
+/// `full(i)` is the linear index in the whole tensor of window cell `i`.
+/// From the enumerated table when the layout fits it, otherwise solved cell
+/// by cell ([`HolderSolver`]), so that a window of any layout costs its
+/// cells.
+pub(crate) fn window_holders(
+    ll: &LinearLayout,
+    shape: &[u64],
+    cells: u64,
+    full: &dyn Fn(u64) -> u64,
+) -> Result<(HardwareSizes, Vec<Vec<u64>>)> {
+    if ll.total_out_dim_size() <= crate::MAX_POINTS && ll.total_in_dim_size() <= crate::MAX_POINTS {
+        let t = DistributedTable::new(ll, shape)?;
+        let hs = (0..cells)
+            .map(|i| {
+                t.holders[full(i) as usize]
+                    .iter()
+                    .map(|&s| u64::from(s))
+                    .collect()
+            })
+            .collect();
+        Ok((t.sizes(), hs))
+    } else {
+        let solver = HolderSolver::new(ll, shape)?;
+        let hs = (0..cells).map(|i| solver.holders(full(i))).collect();
+        Ok((solver.sizes, hs))
+    }
+}
+
+/// Draws the tensor grid of a window with cell `(0, 0)` at `(x, y)`: cells
+/// coloured by the warp of their first holder, labelled `T<tid>` /
 /// `R<reg>` when `labels`; `full(i)` is the linear index in the whole tensor
-/// of window cell `i`. Returns the panel (with its read-out texts).
+/// of window cell `i` and `cell_holders[i]` its holders (slots of `t`,
+/// increasing). Returns the panel (with its read-out texts).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tensor_grid(
     doc: &mut Doc,
-    t: &DistributedTable,
+    t: &HardwareSizes,
+    cell_holders: &[Vec<u64>],
     shape: &[u64],
     full: &dyn Fn(u64) -> u64,
     sub: &[u64],
@@ -507,9 +538,9 @@ pub(crate) fn tensor_grid(
     let mut info = Vec::with_capacity((rows * cols) as usize);
     for i in 0..rows * cols {
         let e = full(i);
-        let hs: Vec<String> = t.holders[e as usize]
+        let hs: Vec<String> = cell_holders[i as usize]
             .iter()
-            .map(|&s| t.location_text(t.location(s as u64)))
+            .map(|&s| t.location_text(t.location(s)))
             .collect();
         let held = if hs.is_empty() {
             "not held".to_string()
@@ -527,10 +558,10 @@ pub(crate) fn tensor_grid(
         cols,
         info,
     };
-    let first = |r: u64, c: u64| t.holders[full(r * cols + c) as usize].first().copied();
+    let first = |r: u64, c: u64| cell_holders[(r * cols + c) as usize].first().copied();
     let color = |r: u64, c: u64| match first(r, c) {
         Some(s) => {
-            let l = t.location(s as u64);
+            let l = t.location(s);
             let w = l.block * t.warps + l.warp;
             if !labels && l.lane % 2 == 1 {
                 fill_dark(w)
@@ -541,11 +572,11 @@ pub(crate) fn tensor_grid(
         None => "#ffffff",
     };
     let label = |r: u64, c: u64| -> Vec<String> {
-        let hs = &t.holders[full(r * cols + c) as usize];
+        let hs = &cell_holders[(r * cols + c) as usize];
         match hs.first() {
             None => vec!["·".into()],
             Some(&s) => {
-                let l = t.location(s as u64);
+                let l = t.location(s);
                 let b = if t.blocks > 1 {
                     format!("B{}", l.block)
                 } else {
@@ -566,13 +597,13 @@ pub(crate) fn tensor_grid(
     grid(doc, &p, labels, font, &color, &label);
     // Marks: the warps whose colours the grid shows, copies.
     let mut marks = GridMarks::default();
-    let warp_of = |s: u32| {
-        let l = t.location(s as u64);
+    let warp_of = |s: u64| {
+        let l = t.location(s);
         l.block * t.warps + l.warp
     };
     for r in 0..rows {
         for c in 0..cols {
-            let hs = &t.holders[full(r * cols + c) as usize];
+            let hs = &cell_holders[(r * cols + c) as usize];
             let Some(&first) = hs.first() else { continue };
             let w0 = warp_of(first);
             marks.warps.insert(w0);

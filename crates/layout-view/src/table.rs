@@ -99,6 +99,26 @@ impl HardwareSizes {
     pub fn thread_id(&self, loc: Location) -> u64 {
         loc.lane + loc.warp * self.lanes
     }
+
+    /// A location in words, as every read-out and legend of this crate
+    /// writes it: `[block b ]warp w lane l register r (T<tid>:<r>)`, the
+    /// block only when there are several CTAs (`tid` as in
+    /// [`Self::thread_id`]).
+    pub fn location_text(&self, l: Location) -> String {
+        let b = if self.blocks > 1 {
+            format!("block {} ", l.block)
+        } else {
+            String::new()
+        };
+        format!(
+            "{b}warp {} lane {} register {} (T{}:{})",
+            l.warp,
+            l.lane,
+            l.register,
+            self.thread_id(l),
+            l.register
+        )
+    }
 }
 
 /// The most holders one element may have for [`HolderSolver`]: the view
@@ -305,24 +325,9 @@ impl DistributedTable {
         self.sizes().thread_id(loc)
     }
 
-    /// A location in words, as every read-out and legend of this crate
-    /// writes it: `[block b ]warp w lane l register r (T<tid>:<r>)`, the
-    /// block only when there are several CTAs (`tid` as in
-    /// [`Self::thread_id`]).
+    /// A location in words: see [`HardwareSizes::location_text`].
     pub fn location_text(&self, l: Location) -> String {
-        let b = if self.blocks > 1 {
-            format!("block {} ", l.block)
-        } else {
-            String::new()
-        };
-        format!(
-            "{b}warp {} lane {} register {} (T{}:{})",
-            l.warp,
-            l.lane,
-            l.register,
-            self.thread_id(l),
-            l.register
-        )
+        self.sizes().location_text(l)
     }
 }
 

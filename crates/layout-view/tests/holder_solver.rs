@@ -127,3 +127,39 @@ fn hw_layouts_free_blocked(text: &str, shape: &[u64; 2]) -> LinearLayout {
     });
     LinearLayout::from_json(&json, Some(&shape[..])).unwrap()
 }
+
+#[test]
+fn a_picture_window_of_a_layout_beyond_the_table_limit_reads_back_through_the_layout() {
+    let text = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let shape = [65536u64, 65536];
+    let ll = hw_layouts_free_blocked(text, &shape);
+    let window = Window {
+        rows: Some(123..131),
+        cols: Some(4000..4016),
+    };
+    let pic = layout_view::svg::tensor_picture_window(&ll, &shape, &window).unwrap();
+    let info = &pic.panels[0].info;
+    assert_eq!(info.len(), 8 * 16);
+    for (k, line) in info.iter().enumerate() {
+        let (r, c) = (123 + k as u64 / 16, 4000 + k as u64 % 16);
+        // "(r, c) ← warp W lane L register R (T..:..)"
+        let (_, held) = line.split_once(" ← ").unwrap();
+        let words: Vec<&str> = held.split_whitespace().collect();
+        assert_eq!(
+            (words[0], words[2], words[4]),
+            ("warp", "lane", "register"),
+            "{line}"
+        );
+        let num = |i: usize| words[i].parse::<u64>().unwrap();
+        let got = ll
+            .apply(&[
+                (DimName::REGISTER, num(5)),
+                (DimName::LANE, num(3)),
+                (DimName::WARP, num(1)),
+                (DimName::BLOCK, 0),
+            ])
+            .unwrap();
+        let got: Vec<u64> = got.iter().map(|(_, v)| *v).collect();
+        assert_eq!(got, vec![r, c], "{line}");
+    }
+}

@@ -25,9 +25,8 @@ pub use layout_codegen::limits::{check_plan_layout, check_plan_shape};
 /// so 1024x1024 would pass 2 s; layout-view's own limit, 2^22 (2048x2048),
 /// took 23 s and 317 MB in a debug build. A `--rows/--cols` window may be
 /// of a layout of any size and holds at most as many cells: the text view
-/// of a window of a layout beyond layout-view's table limit solves for the
-/// window's cells only (`layout_view::HolderSolver`); a picture of such a
-/// window is refused by layout-view, naming its limit.
+/// and the picture of a window of a layout beyond layout-view's table limit
+/// solve for the window's cells only (`layout_view::HolderSolver`).
 pub const MAX_VIEW_ELEMENTS: u64 = 1 << 18;
 
 /// Refuses a `--rows/--cols` window of more than [`MAX_VIEW_ELEMENTS`]

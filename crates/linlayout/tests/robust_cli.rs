@@ -400,6 +400,18 @@ fn each_subcommand_at_its_largest_shape_is_bounded_and_above_it_refused_at_once(
             "7..71",
             BLOCKED,
         ],
+        vec![
+            "show",
+            "--shape",
+            "1048576x1048576",
+            "--rows",
+            "1000..1064",
+            "--cols",
+            "7..71",
+            "--svg",
+            "/dev/null",
+            BLOCKED,
+        ],
     ];
     // A debug build is about 10x slower than release; the bound is 2 s in
     // release (BENCHMARKS-style figures are in layout_codegen::limits).

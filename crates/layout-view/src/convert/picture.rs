@@ -147,9 +147,18 @@ pub fn conversion_picture_window(
         *right = (*right).max(LEFT + text_width(13, s));
     };
     let grid_at = |doc: &mut Doc, t: &DistributedTable, y: u64| {
+        let holders: Vec<Vec<u64>> = (0..rows * cols)
+            .map(|i| {
+                t.holders[full(i) as usize]
+                    .iter()
+                    .map(|&s| u64::from(s))
+                    .collect()
+            })
+            .collect();
         tensor_grid(
             doc,
-            t,
+            &t.sizes(),
+            &holders,
             shape,
             &full,
             &sub,
@@ -328,7 +337,7 @@ pub fn conversion_picture_window(
     marks.copies |= dst_marks.copies;
     marks.dark_lanes = !labels;
     let names = |i: u64| {
-        let (a, b) = (warp_name(&ts, i), warp_name(&td, i));
+        let (a, b) = (warp_name(&ts.sizes(), i), warp_name(&td.sizes(), i));
         if a == b {
             a
         } else {

@@ -11,7 +11,12 @@ pub fn tensor_picture(ll: &LinearLayout, shape: &[u64]) -> Result<Picture> {
 /// [`tensor_picture`] of a window of the last two dims (a zoom): the grid
 /// shows only the window's cells, with ticks in tensor coordinates.
 pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) -> Result<Picture> {
-    let t = DistributedTable::new(ll, shape)?;
+    check_shape(ll, shape)?;
+    if LayoutKind::of(ll)? != LayoutKind::Distributed {
+        return Err(ViewError::WrongKind(
+            "expected a distributed layout (register/lane/warp/block)".into(),
+        ));
+    }
     let (sub, origin) = window.resolve(shape)?;
     let cells: u64 = sub.iter().product();
     if cells > MAX_PICTURE_CELLS {
@@ -41,11 +46,13 @@ pub fn tensor_picture_window(ll: &LinearLayout, shape: &[u64], window: &Window) 
             parts.join(", ")
         )
     };
+    let (t, holders) = window_holders(ll, shape, cells, &full)?;
     let mut doc = Doc::new();
     doc.text(margin, 18, 14, "start", &title);
     let (p, mut marks) = tensor_grid(
         &mut doc,
         &t,
+        &holders,
         shape,
         &full,
         &sub,
