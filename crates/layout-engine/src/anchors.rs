@@ -193,6 +193,31 @@ fn v2_warps(shape: &[u64], num_warps: u64, strict: bool, per_warp: [u64; 2]) -> 
     ret
 }
 
+/// The blocked accumulator of an FMA dot (Triton's dot conversion into
+/// TTGIR): with `e = M·N / (num_warps · lanes)` result elements per
+/// thread, each thread holds a `4 × 4` tile of `(M, N)` when `e ≥ 16`,
+/// `2 × 2` when `e ≥ 4`, else one element; row-major order, leading
+/// (batch) dims one element per thread. Fewer register tiles mean more
+/// lanes and warps on the operands' outer dims and cheaper operand
+/// conversions (`matmul_f32` IEEE: `64×64` on 4 warps gives `[4, 4]`,
+/// `64×32` on 8 warps `[2, 2]`, both Triton's).
+pub fn fma_accumulator(shape: &[u64], num_warps: u64, lanes: u64) -> Encoding {
+    let rank = shape.len();
+    if rank < 2 {
+        return default_blocked(shape, num_warps, lanes);
+    }
+    let per_thread = shape[rank - 2] * shape[rank - 1] / (num_warps * lanes).max(1);
+    let tile = match per_thread {
+        16.. => 4,
+        4..=15 => 2,
+        _ => 1,
+    };
+    let mut spt = vec![1; rank];
+    spt[rank - 2] = tile;
+    spt[rank - 1] = tile;
+    Encoding::Blocked(blocked_for(shape, &spt, &row_major(rank), num_warps, lanes))
+}
+
 /// The anchor layouts of a dot `[.., M, K] x [.., K, N]` with operand
 /// element bits `bits` (A's), `fp32_ieee` for fp32 dots with IEEE precision,
 /// `chained` when the result feeds another dot, `chained_any` when that
@@ -211,7 +236,7 @@ pub fn dot_layout(
     let rank = shape.len();
     let lanes = target.threads_per_warp();
     if fp32_ieee || rank < 2 {
-        let parent = default_blocked(shape, num_warps, lanes);
+        let parent = fma_accumulator(shape, num_warps, lanes);
         let op = |i| {
             Encoding::DotOperand(DotOperand {
                 op_idx: i,

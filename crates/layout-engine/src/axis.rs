@@ -286,6 +286,41 @@ pub fn analyse(p: &Program) -> Vec<AxisInfo> {
                         }
                     }
                 }
+                (_, "arith.divsi" | "arith.divui") => {
+                    // x / c for a positive constant c that divides x's
+                    // divisibility d: x = c·(d/c)·k, so x / c is exact and
+                    // a multiple of d/c (and constant where x is). Any
+                    // other divisor: nothing is known (floor division
+                    // breaks runs).
+                    let (Some(a), Some(b)) = (x(0), x(1)) else {
+                        continue;
+                    };
+                    if a.contiguity.len() != rank || b.contiguity.len() != rank {
+                        AxisInfo::unknown(rank)
+                    } else {
+                        let c = b.constant.filter(|&c| {
+                            c > 0 && b.constancy.iter().zip(&shape).all(|(k, s)| k >= s)
+                        });
+                        AxisInfo {
+                            contiguity: vec![1; rank],
+                            divisibility: (0..rank)
+                                .map(|d| match c {
+                                    Some(c) if a.divisibility[d] % c as u64 == 0 => {
+                                        a.divisibility[d] / c as u64
+                                    }
+                                    _ => 1,
+                                })
+                                .collect(),
+                            constancy: (0..rank)
+                                .map(|d| match c {
+                                    Some(_) => a.constancy[d],
+                                    None => gcd(a.constancy[d], b.constancy[d]),
+                                })
+                                .collect(),
+                            constant: a.constant.zip(c).and_then(|(u, v)| (u >= 0).then(|| u / v)),
+                        }
+                    }
+                }
                 (_, "arith.remsi" | "arith.remui") => {
                     // x % n: runs survive up to n's divisibility.
                     let (Some(a), Some(b)) = (x(0), x(1)) else {

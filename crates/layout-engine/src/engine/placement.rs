@@ -1,23 +1,24 @@
 //! Conversion placement: the cheapest way to bring a value into a layout
-//! (convert it, or convert a smaller value above a chain of single-use
-//! `broadcast` / `expand_dims` and recompute the chain), and which dots are
-//! chained to another dot.
+//! (convert it, or convert a smaller or narrower value above a chain of
+//! single-use register-only ops and recompute the chain), and which dots
+//! are chained to another dot.
 
 use super::{shape, Pass};
 use crate::assignment::Layout;
 use crate::cost::weighted;
 use crate::error::Result;
 use crate::ir::{OpId, OpKind, ValueId};
-use crate::shape_ops::{canon, collapse_dims, drop_dim};
+use crate::shape_ops::{canon, collapse_dims, drop_dim, reshape, transpose};
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use std::collections::HashSet;
 
 impl Pass<'_> {
     /// The cheapest way to see `v` in layout `c`: convert `v` itself, or
-    /// convert a smaller value above a chain of single-use `broadcast` /
-    /// `expand_dims` ops and recompute the chain in the new layout
-    /// (register-only ops). Returns the weighted cost and the chain to
+    /// convert a smaller or narrower value above a chain of single-use
+    /// `broadcast` / `expand_dims` / `reshape` / `trans` ops and
+    /// elementwise ops of one data operand (casts such as `extf`), and
+    /// recompute the chain in the new layout (register-only ops). Returns the weighted cost and the chain to
     /// rewrite (`(value, new layout)` from the converted value down; empty
     /// for converting `v` itself).
     pub(super) fn bring(
@@ -49,9 +50,32 @@ impl Pass<'_> {
             if uses[cur].len() != 1 || op.operands.is_empty() {
                 break;
             }
-            let src = op.operands[0];
+            let src = match op.kind {
+                OpKind::Elementwise => match self.single_data_operand(o) {
+                    Some(i) => op.operands[i],
+                    None => break,
+                },
+                _ => op.operands[0],
+            };
             let Some(sl) = self.known(src) else { break };
             let back = match &op.kind {
+                // A cast or other elementwise op of one data operand (the
+                // rest index arithmetic): the same layout above it, and
+                // the conversion moves the operand's element width
+                // (`extf` after a convert moves half the bytes).
+                OpKind::Elementwise => target.clone(),
+                // Shape ops that only relabel tensor coordinates: their
+                // inverse map gives the operand's layout exactly.
+                OpKind::Reshape => Layout::from_ll(canon(&reshape(&target.ll, &shape(p, src))?)),
+                OpKind::Trans { order } => {
+                    let mut inverse = vec![0; order.len()];
+                    for (i, &d) in order.iter().enumerate() {
+                        if let Some(x) = inverse.get_mut(d) {
+                            *x = i;
+                        }
+                    }
+                    Layout::from_ll(canon(&transpose(&target.ll, &inverse)?))
+                }
                 OpKind::Broadcast => {
                     Layout::from_ll(canon(&collapse_dims(&target.ll, &shape(p, src))?))
                 }
@@ -102,9 +126,30 @@ impl Pass<'_> {
             if let Some(o) = self.p.def_op(below) {
                 self.lay[below] = Some(l.clone());
                 let _ = above;
-                self.want(o, 0, al);
+                if self.p.ops[o].kind == OpKind::Elementwise {
+                    // Every operand (the data one and the recomputed index
+                    // arithmetic) in the result's layout.
+                    self.want_all(o, al);
+                } else {
+                    self.want(o, 0, al);
+                }
             }
         }
+    }
+
+    /// The index of the one operand of elementwise op `o` that carries a
+    /// layout (every other tensor operand is index arithmetic, recomputed
+    /// in any layout); `None` when there are several or none.
+    fn single_data_operand(&self, o: OpId) -> Option<usize> {
+        let op = &self.p.ops[o];
+        let mut data = op
+            .operands
+            .iter()
+            .enumerate()
+            .filter(|&(_, &v)| self.p.is_tensor(v) && self.known(v).is_some())
+            .map(|(i, _)| i);
+        let first = data.next()?;
+        data.next().is_none().then_some(first)
     }
 
     /// Whether dot `o` is chained to another dot: its result reaches
