@@ -676,7 +676,8 @@ pub fn assign(p: &Program, opts: Options, pricer: &mut Pricer) -> Result<EngineO
     // Sweep 1: loop-carried values with index-arithmetic inits take the
     // layout their uses want.
     let none = HashMap::new();
-    let (lay, free, _, _, _) = run_pass(p, &info, opts, pricer, &none)?;
+    let first = run_pass(p, &info, opts, pricer, &none)?;
+    let (lay, free) = (&first.0, &first.1);
     let mut fixed = HashMap::new();
     for op in &p.ops {
         if matches!(op.kind, OpKind::For | OpKind::While) {
@@ -689,7 +690,12 @@ pub fn assign(p: &Program, opts: Options, pricer: &mut Pricer) -> Result<EngineO
             }
         }
     }
-    let (lay, free, demand, shared, decisions) = run_pass(p, &info, opts, pricer, &fixed)?;
+    // Sweep 2 with nothing fixed is sweep 1 again (same inputs): reuse it.
+    let (lay, free, demand, shared, decisions) = if fixed.is_empty() {
+        first
+    } else {
+        run_pass(p, &info, opts, pricer, &fixed)?
+    };
     let mut a = Assignment {
         layouts: lay,
         uses: HashMap::new(),
