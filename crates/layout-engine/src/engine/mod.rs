@@ -25,7 +25,9 @@
 //!    dropped from the count when the algebra proves it trivial.
 //! 5. **Loops**: a loop-carried value whose initial value is index
 //!    arithmetic (a zero accumulator, a pointer tensor) takes the layout its
-//!    uses in the body want: a first sweep finds it, a second fixes it.
+//!    uses in the body want, or the layout of the value yielded into it
+//!    (an accumulator stays in its dot's layout): a first sweep finds both,
+//!    a second fixes each, and the assignment of lower total cost wins.
 
 use crate::anchors::{
     blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout, memory_anchors_with,
@@ -674,28 +676,64 @@ pub fn assign(p: &Program, opts: Options, pricer: &mut Pricer) -> Result<EngineO
     }
     let info = analyse(p);
     // Sweep 1: loop-carried values with index-arithmetic inits take the
-    // layout their uses want.
+    // layout their uses want ...
     let none = HashMap::new();
     let first = run_pass(p, &info, opts, pricer, &none)?;
     let (lay, free) = (&first.0, &first.1);
     let mut fixed = HashMap::new();
+    // ... or the layout of the value the loop yields into them (an
+    // accumulator stays in its dot's layout); both are tried and the
+    // cheaper whole assignment wins.
+    let mut by_yield = HashMap::new();
     for op in &p.ops {
         if matches!(op.kind, OpKind::For | OpKind::While) {
-            for &arg in &op.regions[0].args {
+            let body = &op.regions[0];
+            let yielded = body
+                .ops
+                .last()
+                .filter(|&&t| p.ops[t].kind == OpKind::Yield && op.kind == OpKind::For)
+                .map(|&t| p.ops[t].operands.clone())
+                .unwrap_or_default();
+            for (k, &arg) in body.args.iter().enumerate() {
                 if free[arg] {
                     if let Some(l) = lay[arg].clone() {
-                        fixed.insert(arg, l);
+                        fixed.insert(arg, l.clone());
+                        let y = k.checked_sub(1).and_then(|i| yielded.get(i)).copied();
+                        let yl = y
+                            .filter(|&y| !free[y] && shape(p, y) == shape(p, arg))
+                            .and_then(|y| lay[y].clone());
+                        by_yield.insert(arg, yl.unwrap_or(l));
                     }
                 }
             }
         }
     }
     // Sweep 2 with nothing fixed is sweep 1 again (same inputs): reuse it.
-    let (lay, free, demand, shared, decisions) = if fixed.is_empty() {
+    let out = if fixed.is_empty() {
         first
     } else {
         run_pass(p, &info, opts, pricer, &fixed)?
     };
+    let mut best = finish(p, out)?;
+    if by_yield != fixed {
+        let other = finish(p, run_pass(p, &info, opts, pricer, &by_yield)?)?;
+        let cost = |pricer: &mut Pricer, o: &EngineOutput| {
+            pricer
+                .price_all(p, &o.assignment)
+                .map(|c| crate::cost::total_cost(&c))
+        };
+        if cost(pricer, &other)? < cost(pricer, &best)? {
+            best = other;
+        }
+    }
+    Ok(best)
+}
+
+/// The assignment of a sweep's output: a use whose demanded layout differs
+/// from its value's is a conversion (or a rematerialisation of index
+/// arithmetic).
+fn finish(p: &Program, out: PassOutput) -> Result<EngineOutput> {
+    let (lay, free, demand, shared, decisions) = out;
     let mut a = Assignment {
         layouts: lay,
         uses: HashMap::new(),
