@@ -3,7 +3,7 @@
 //! thread.
 
 use super::{Hw, PartialCrossWarpPlan, WarpClass};
-use crate::error::{CodegenError, Result};
+use crate::error::{check_register, CodegenError, Result};
 use linear_layout::LinearLayout;
 use serde::Serialize;
 
@@ -44,17 +44,6 @@ pub fn simulate_partial(
     let mut smem: Vec<Option<u64>> = vec![None; plan.scratch_elems as usize];
     let mut out: Vec<Option<u64>> = vec![None; d.count() as usize];
     let mut report = PartialReport::default();
-    let bad_reg = |what: &str, r: u64, n: u64| -> Result<()> {
-        if r >= n {
-            Err(CodegenError::BadRegister {
-                what: what.into(),
-                register: r,
-                count: n,
-            })
-        } else {
-            Ok(())
-        }
-    };
     let classes: Vec<&WarpClass> = (0..nw)
         .map(|w| {
             plan.class_of(w)
@@ -70,7 +59,7 @@ pub fn simulate_partial(
                 let base = a.address.eval(l, w);
                 check_aligned(base, a.registers.len() as u64, plan.bitwidth)?;
                 for (j, &r) in a.registers.iter().enumerate() {
-                    bad_reg("store", r, plan.src_registers)?;
+                    check_register("store", r, plan.src_registers)?;
                     let o = base + j as u64;
                     let slot = smem.get_mut(o as usize).ok_or(CodegenError::OutOfBounds {
                         what: "store".into(),
@@ -92,8 +81,8 @@ pub fn simulate_partial(
                 }
             }
             for m in &k.staying {
-                bad_reg("staying move", m.src_register, plan.src_registers)?;
-                bad_reg("staying move", m.dst_register, plan.dst_registers)?;
+                check_register("staying move", m.src_register, plan.src_registers)?;
+                check_register("staying move", m.dst_register, plan.dst_registers)?;
                 let from = m.src_lane.eval(l, w);
                 if from >= nl {
                     return Err(CodegenError::Invalid(format!(
@@ -113,7 +102,7 @@ pub fn simulate_partial(
                 let base = a.address.eval(l, w);
                 check_aligned(base, a.registers.len() as u64, plan.bitwidth)?;
                 for (j, &r) in a.registers.iter().enumerate() {
-                    bad_reg("load", r, plan.dst_registers)?;
+                    check_register("load", r, plan.dst_registers)?;
                     let o = base + j as u64;
                     let v = smem
                         .get(o as usize)

@@ -88,7 +88,7 @@ mod warp;
 pub use warp::execute_warp;
 
 use crate::bank_conflicts::hw_input_block;
-use crate::error::{CodegenError, Result};
+use crate::error::{check_register, CodegenError, Result};
 use crate::plan::ConversionPlan;
 use crate::wavefront::phases_of;
 pub use crate::wavefront::{access_wavefronts, matrix_wavefronts};
@@ -257,17 +257,6 @@ pub fn simulate_with(
         threads: threads as u64,
         ..Default::default()
     };
-    let bad_reg = |what: &str, r: u64, n: u64| {
-        if r >= n {
-            Err(CodegenError::BadRegister {
-                what: what.into(),
-                register: r,
-                count: n,
-            })
-        } else {
-            Ok(())
-        }
-    };
     match plan {
         ConversionPlan::NoOp { registers } => {
             if *registers != ndst || nsrc != ndst {
@@ -289,7 +278,7 @@ pub fn simulate_with(
                 )));
             }
             for (r, &s) in src_register.iter().enumerate() {
-                bad_reg("register permutation", s, nsrc)?;
+                check_register("register permutation", s, nsrc)?;
                 for t in 0..threads {
                     dst_regs[t][r] = Some(src_regs[t][s as usize]);
                 }
@@ -304,7 +293,7 @@ pub fn simulate_with(
                     let mut sent = Vec::with_capacity(nlane as usize);
                     for l in 0..nlane {
                         let r = sh.src_register.eval(l, 0);
-                        bad_reg(&what, r, nsrc)?;
+                        check_register(&what, r, nsrc)?;
                         sent.push(src_regs[tid(w, l)][r as usize]);
                     }
                     for l in 0..nlane {
@@ -325,7 +314,7 @@ pub fn simulate_with(
                             )));
                         }
                         let r = sh.dst_register.eval(l, 0);
-                        bad_reg(&what, r, ndst)?;
+                        check_register(&what, r, ndst)?;
                         dst_regs[tid(w, l)][r as usize] = Some(sent[from as usize]);
                     }
                 }
@@ -368,7 +357,7 @@ pub fn simulate_with(
                 for (k, a) in round.stores.iter().enumerate() {
                     let what = format!("round {ri} store {k}");
                     for &r in &a.registers {
-                        bad_reg(&what, r, nsrc)?;
+                        check_register(&what, r, nsrc)?;
                     }
                     for w in 0..nwarp {
                         let (b, wl) = split(w);
@@ -401,7 +390,7 @@ pub fn simulate_with(
                 for (k, a) in round.loads.iter().enumerate() {
                     let what = format!("round {ri} load {k}");
                     for &r in &a.registers {
-                        bad_reg(&what, r, ndst)?;
+                        check_register(&what, r, ndst)?;
                     }
                     for w in 0..nwarp {
                         let (b, wl) = split(w);
@@ -437,8 +426,8 @@ pub fn simulate_with(
                     round.loads.iter().filter(|a| a.matrix.is_some()).count() as u64;
             }
             for &(to, from) in &p.copies {
-                bad_reg("broadcast copy", to, ndst)?;
-                bad_reg("broadcast copy", from, ndst)?;
+                check_register("broadcast copy", to, ndst)?;
+                check_register("broadcast copy", from, ndst)?;
                 for regs in dst_regs.iter_mut() {
                     regs[to as usize] = regs[from as usize];
                 }
