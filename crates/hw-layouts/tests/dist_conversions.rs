@@ -8,6 +8,9 @@
 //!
 //! Legacy CGA parameters `(CTAsPerCGA, CTASplitNum, CTAOrder)` are given in
 //! the legacy attribute syntax, which also exercises that parser.
+//!
+//! One file on purpose, although it passes 800 lines: it follows Triton's
+//! test file group by group, so that the two can be read side by side.
 
 use hw_layouts::blocked::{Blocked, Cga};
 use hw_layouts::dot_operand::DotOperand;

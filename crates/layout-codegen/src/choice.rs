@@ -36,7 +36,9 @@ use crate::conversion::{classify, ConversionKind};
 use crate::cost::PredictedCost;
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address, ConversionPlan, Round, SharedMemoryPlan};
-use crate::shared_conversion::{analytic_conflicts, cta_local, plan_shared};
+use crate::shared_conversion::{
+    analytic_conflicts, broadcast_copies, cta_local, plan_shared, refuse_cross_cta,
+};
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::plan_shuffle;
 use crate::shuffle_rounds::rounds_plan;
@@ -250,11 +252,7 @@ pub fn plan_paper_swizzle(
     bitwidth: u32,
 ) -> Result<SharedMemoryPlan> {
     check_bitwidth(bitwidth)?;
-    if classify(src, dst)? == ConversionKind::CrossCta {
-        return Err(CodegenError::Unsupported(
-            "the conversion moves data between CTAs".into(),
-        ));
-    }
+    refuse_cross_cta(src, dst)?;
     let (s, t) = cta_local(src, dst)?;
     let mut best: Option<(u64, SharedMemoryPlan)> = None;
     for shared in paper_swizzle_candidates(&s, &t, bitwidth)? {
@@ -389,14 +387,7 @@ fn plan_local(
     };
     let (stores, store_vec, store_lanes) = side(src)?;
     let (loads, load_vec, load_lanes) = side(dst)?;
-    let cols = dst.packed_bases(DimName::REGISTER);
-    let zero_mask: u64 = (0..cols.len())
-        .filter(|&i| cols[i] == 0)
-        .fold(0, |m, i| m | 1 << i);
-    let copies: Vec<(u64, u64)> = (0..dst.in_dim_size(DimName::REGISTER))
-        .filter(|r| r & zero_mask != 0)
-        .map(|r| (r, r & !zero_mask))
-        .collect();
+    let copies = broadcast_copies(dst);
     let bytes = (bitwidth as u64).max(8) / 8;
     Ok(SharedMemoryPlan {
         shared: shared.bases_json(),

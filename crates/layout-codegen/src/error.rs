@@ -96,6 +96,19 @@ pub enum CodegenError {
 /// Result with [`CodegenError`].
 pub type Result<T, E = CodegenError> = std::result::Result<T, E>;
 
+/// Checks that register `register` is below `count` (the registers per
+/// thread), else [`CodegenError::BadRegister`] naming `what` accessed it.
+pub(crate) fn check_register(what: &str, register: u64, count: u64) -> Result<()> {
+    if register >= count {
+        return Err(CodegenError::BadRegister {
+            what: what.into(),
+            register,
+            count,
+        });
+    }
+    Ok(())
+}
+
 /// Checks that `bitwidth` is 8, 16, 32 or 64.
 pub fn check_bitwidth(bitwidth: u32) -> Result<()> {
     match bitwidth {

@@ -13,6 +13,31 @@ use crate::tiling::{check_tiling, matrix_plan, MatrixInstruction, TileInstructio
 use crate::wavefront::matrix_wavefronts;
 use linear_layout::{gf2, DimName, LinearLayout};
 
+/// The broadcast copies of the destination: `(r, r')` for every register
+/// `r` with a set bit on a zero register basis, copied from the register
+/// `r'` that clears those bits (the one the plan loads).
+pub(crate) fn broadcast_copies(dst: &LinearLayout) -> Vec<(u64, u64)> {
+    let cols = dst.packed_bases(DimName::REGISTER);
+    let zero_mask: u64 = (0..cols.len())
+        .filter(|&i| cols[i] == 0)
+        .fold(0, |m, i| m | 1 << i);
+    (0..dst.in_dim_size(DimName::REGISTER))
+        .filter(|r| r & zero_mask != 0)
+        .map(|r| (r, r & !zero_mask))
+        .collect()
+}
+
+/// Refuses a conversion that moves data between CTAs (every shared-memory
+/// plan is CTA-local).
+pub(crate) fn refuse_cross_cta(src: &LinearLayout, dst: &LinearLayout) -> Result<()> {
+    if classify(src, dst)? == ConversionKind::CrossCta {
+        return Err(CodegenError::Unsupported(
+            "the conversion moves data between CTAs".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Plans a conversion through shared memory whatever its class (for
 /// comparisons; cross-CTA conversions are still refused).
 pub fn plan_via_shared_memory(
@@ -21,11 +46,7 @@ pub fn plan_via_shared_memory(
     bitwidth: u32,
 ) -> Result<SharedMemoryPlan> {
     check_bitwidth(bitwidth)?;
-    if classify(src, dst)? == ConversionKind::CrossCta {
-        return Err(CodegenError::Unsupported(
-            "the conversion moves data between CTAs".into(),
-        ));
-    }
+    refuse_cross_cta(src, dst)?;
     let kind = classify(src, dst)?;
     let note = (kind != ConversionKind::SharedMemory).then(|| {
         format!(
@@ -367,11 +388,7 @@ pub fn plan_shared_matrix(
     shared: Option<&LinearLayout>,
 ) -> Result<SharedMemoryPlan> {
     check_bitwidth(bitwidth)?;
-    if classify(src, dst)? == ConversionKind::CrossCta {
-        return Err(CodegenError::Unsupported(
-            "the conversion moves data between CTAs".into(),
-        ));
-    }
+    refuse_cross_cta(src, dst)?;
     let given = match shared {
         None => None,
         Some(l) => {
@@ -487,15 +504,7 @@ fn build_plan(
         .zip(loads)
         .map(|(stores, loads)| Round { stores, loads })
         .collect();
-    // Broadcast copies of the destination.
-    let cols = dst.packed_bases(DimName::REGISTER);
-    let zero_mask: u64 = (0..cols.len())
-        .filter(|&i| cols[i] == 0)
-        .fold(0, |m, i| m | 1 << i);
-    let copies: Vec<(u64, u64)> = (0..dst.in_dim_size(DimName::REGISTER))
-        .filter(|r| r & zero_mask != 0)
-        .map(|r| (r, r & !zero_mask))
-        .collect();
+    let copies = broadcast_copies(dst);
     let lane_off = |m: &SideMap| m.lane.iter().map(|c| c & off_mask).collect::<Vec<_>>();
     let side = |m: &SideMap, p: &Option<TilingPlan>, v: &[usize], l: &LinearLayout| match p {
         Some(p) => (

@@ -163,17 +163,7 @@ fn shuffle_rounds(src: &LinearLayout, dst: &LinearLayout) -> Option<Vec<Shuffle>
         return None;
     }
     let inter = gf2::span_intersection(&ta, &tb);
-    let complete = |gens: &[u64]| -> Vec<u64> {
-        let mut taken = inter.clone();
-        let mut out = Vec::new();
-        for &g in gens {
-            if !gf2::in_span(&taken, g) {
-                taken.push(g);
-                out.push(g);
-            }
-        }
-        out
-    };
+    let complete = |gens: &[u64]| gf2::extend_basis(&inter, gens);
     let (e, f) = (complete(&ta), complete(&tb));
     if e.len() != f.len() {
         return None;

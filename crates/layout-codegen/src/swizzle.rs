@@ -158,14 +158,7 @@ pub fn compute_segment(
     let inter = gf2::span_intersection(&u, &w);
     // Complete `inter` to a basis of span(gens) with generators.
     let complete = |gens: &[u64]| -> Vec<u64> {
-        let mut taken = inter.clone();
-        let mut out = Vec::new();
-        for &g in gens {
-            if !gf2::in_span(&taken, g) {
-                taken.push(g);
-                out.push(g);
-            }
-        }
+        let mut out = gf2::extend_basis(&inter, gens);
         out.sort_unstable();
         out
     };

@@ -256,23 +256,7 @@ pub fn check_global_contiguity(
                     let mut first = 0;
                     while first < n_regs {
                         let offsets: Vec<u64> = (first..(first + n).min(n_regs)).map(off).collect();
-                        let ok = offsets.len() as u64 == n
-                            && offsets[0] & (n - 1) == 0
-                            && offsets
-                                .iter()
-                                .enumerate()
-                                .all(|(i, &o)| o == offsets[0] + i as u64);
-                        if !ok {
-                            return Err(VectorizeError::NotContiguous {
-                                block,
-                                warp,
-                                lane,
-                                first,
-                                last: first + n - 1,
-                                n,
-                                offsets,
-                            });
-                        }
+                        check_vector([block, warp, lane], first, n, offsets)?;
                         first += n;
                     }
                 }
@@ -347,28 +331,43 @@ pub fn check_shared_vectorisation(
                     let offsets: Vec<u64> = (first..first + n)
                         .map(|r| p.unpack(hw_apply(&p, r, lane, warp, block))[k])
                         .collect();
-                    let ok = offsets[0] & (n - 1) == 0
-                        && offsets
-                            .iter()
-                            .enumerate()
-                            .all(|(i, &o)| o == offsets[0] + i as u64);
-                    if !ok {
-                        return Err(VectorizeError::NotContiguous {
-                            block,
-                            warp,
-                            lane,
-                            first,
-                            last: first + n - 1,
-                            n,
-                            offsets,
-                        });
-                    }
+                    check_vector([block, warp, lane], first, n, offsets)?;
                     first += n;
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Checks that the registers `first .. first + n` of thread `(block, warp,
+/// lane)`, at element `offsets`, form one vector: `n` consecutive offsets
+/// starting at a multiple of `n`. Otherwise
+/// [`VectorizeError::NotContiguous`] names the thread and the offsets.
+fn check_vector(
+    [block, warp, lane]: [u64; 3],
+    first: u64,
+    n: u64,
+    offsets: Vec<u64>,
+) -> Result<(), VectorizeError> {
+    let ok = offsets.len() as u64 == n
+        && offsets[0] & (n - 1) == 0
+        && offsets
+            .iter()
+            .enumerate()
+            .all(|(i, &o)| o == offsets[0] + i as u64);
+    if ok {
+        return Ok(());
+    }
+    Err(VectorizeError::NotContiguous {
+        block,
+        warp,
+        lane,
+        first,
+        last: first + n - 1,
+        n,
+        offsets,
+    })
 }
 
 /// The vector groups of an address map `offset(r, lane, warp) = ⊕ reg[i]·r_i

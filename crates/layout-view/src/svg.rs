@@ -501,14 +501,7 @@ pub(crate) fn window_holders(
 ) -> Result<(HardwareSizes, Vec<Vec<u64>>)> {
     if ll.total_out_dim_size() <= crate::MAX_POINTS && ll.total_in_dim_size() <= crate::MAX_POINTS {
         let t = DistributedTable::new(ll, shape)?;
-        let hs = (0..cells)
-            .map(|i| {
-                t.holders[full(i) as usize]
-                    .iter()
-                    .map(|&s| u64::from(s))
-                    .collect()
-            })
-            .collect();
+        let hs = (0..cells).map(|i| t.holders_of(full(i))).collect();
         Ok((t.sizes(), hs))
     } else {
         let solver = HolderSolver::new(ll, shape)?;

@@ -246,6 +246,15 @@ pub struct Location {
 }
 
 impl DistributedTable {
+    /// The slots holding element `e` (row-major linear index), increasing,
+    /// as `u64`.
+    pub fn holders_of(&self, e: u64) -> Vec<u64> {
+        self.holders[e as usize]
+            .iter()
+            .map(|&s| u64::from(s))
+            .collect()
+    }
+
     /// Enumerates `ll` (distributed, output sizes equal to `shape`).
     pub fn new(ll: &LinearLayout, shape: &[u64]) -> Result<DistributedTable> {
         check_shape(ll, shape)?;

@@ -227,6 +227,24 @@ pub fn in_span(vectors: &[u64], v: u64) -> bool {
     independent_basis(vectors).contains(v)
 }
 
+/// The vectors of `gens`, in order, that extend `span(base)`: `g` is kept
+/// when it lies outside the span of `base` and of the vectors kept before
+/// it. So `base ∪ result` spans `span(base) + span(gens)`, and the result is
+/// independent modulo `span(base)`.
+///
+/// ```
+/// use linear_layout::gf2::extend_basis;
+/// // 0b011 is new; 0b010 = 0b001 ^ 0b011 is not; 0b100 is new; 0 never is.
+/// assert_eq!(extend_basis(&[0b001], &[0b011, 0b010, 0, 0b100]), vec![0b011, 0b100]);
+/// ```
+pub fn extend_basis(base: &[u64], gens: &[u64]) -> Vec<u64> {
+    let mut taken = independent_basis(base);
+    gens.iter()
+        .copied()
+        .filter(|&g| taken.insert_if_independent(g))
+        .collect()
+}
+
 /// A basis of `span(a) ∩ span(b)`.
 pub fn span_intersection(a: &[u64], b: &[u64]) -> Vec<u64> {
     // x = XOR b_T lies in span(a) iff its residual modulo span(a) is 0; the

@@ -1,13 +1,13 @@
-//! The [`LinearLayout`] type: construction, invariants, queries and
-//! printing. Evaluation (`apply`, tables, [`crate::Evaluator`]) lives in
-//! `eval.rs`; algebra and shape operations in sibling modules.
+//! The [`LinearLayout`] type: construction, invariants and queries.
+//! Printing (Triton's `toString`) lives in `print.rs`; evaluation
+//! (`apply`, tables, [`crate::Evaluator`]) in `eval.rs`; algebra and shape
+//! operations in sibling modules.
 
 use crate::error::{check_pow2, check_pow2_with, LayoutError, Result};
 pub(crate) use crate::eval::EvalCache;
 use crate::gf2::{self, EchelonBasis};
 use crate::DimName;
 use smallvec::SmallVec;
-use std::fmt;
 use std::hash::Hash;
 
 /// A layout's packed columns, inline up to the usual size.
@@ -741,62 +741,4 @@ fn pack_bases(
             Ok((*name, packed))
         })
         .collect()
-}
-
-impl fmt::Display for LinearLayout {
-    /// Triton's `toString`, byte for byte: a leading newline, then one line
-    /// per basis (` - in=1 -> (c0, c1)`, continuation lines `   in=2 -> ...`,
-    /// components in out-dim order), ` - in is a size 1 dimension` for a dim
-    /// without bases, and `where out dims are: [dim0 (size 4), ...]`. With no
-    /// in dims at all it is `\n(empty layout)` or
-    /// `\n(empty layout with out-dims [...])`. The alternate form `{:#}`
-    /// omits the leading newline.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !f.alternate() {
-            writeln!(f)?;
-        }
-        let outs: Vec<String> = self
-            .outs
-            .iter()
-            .map(|o| format!("{} (size {})", o.name, 1u64 << o.log2))
-            .collect();
-        let outs = format!("[{}]", outs.join(", "));
-        if self.ins.is_empty() {
-            return if self.outs.is_empty() {
-                write!(f, "(empty layout)")
-            } else {
-                write!(f, "(empty layout with out-dims {outs})")
-            };
-        }
-        for d in &self.ins {
-            if d.log2 == 0 {
-                writeln!(f, " - {} is a size 1 dimension", d.name)?;
-                continue;
-            }
-            for i in 0..d.log2 {
-                let comps: Vec<String> = self
-                    .unpack(self.bases[(d.start + i) as usize])
-                    .iter()
-                    .map(|c| c.to_string())
-                    .collect();
-                let lead = if i == 0 { " - " } else { "   " };
-                writeln!(
-                    f,
-                    "{lead}{}={} -> ({})",
-                    d.name,
-                    1u64 << i,
-                    comps.join(", ")
-                )?;
-            }
-        }
-        write!(f, "where out dims are: {outs}")
-    }
-}
-
-impl fmt::Debug for LinearLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "LinearLayout(")?;
-        fmt::Display::fmt(self, f)?;
-        write!(f, ")")
-    }
 }

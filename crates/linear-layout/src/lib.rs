@@ -69,7 +69,7 @@
 //!
 //! Leaves: `dim` ([`DimName`]), `error` ([`LayoutError`]), `coords`
 //! ([`Coords`]) and [`gf2`]. `layout` defines the [`LinearLayout`] type
-//! (fields, construction, invariants, queries, printing). Each of the next
+//! (fields, construction, invariants, queries). Each of the next
 //! modules adds one family of methods to that type and uses its fields,
 //! not one another, except where listed:
 //!
@@ -82,6 +82,7 @@
 //! | `shape` | reshape, transpose, flatten, squeeze, resize, concat, sublayout, renaming | |
 //! | [`utils`] | Triton's LayoutUtils as free functions | the methods above, [`factor_through`] |
 //! | [`column_action`], `json` | column permutations; JSON bases | |
+//! | `print` | `Display` (Triton's `toString`), `Debug` | |
 //!
 //! Two edges point back into `layout`'s own methods, both by design: the
 //! type holds `eval`'s cache of tables as a field (filled on the first
@@ -101,6 +102,7 @@ mod eval;
 pub mod gf2;
 mod json;
 mod layout;
+mod print;
 mod product;
 mod shape;
 mod solve;

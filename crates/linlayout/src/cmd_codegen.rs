@@ -5,6 +5,8 @@
 //! `linear` field (`{"register": [[0, 1]], "lane": [...], ...}` for
 //! distributed layouts, `{"offset": [...], "block": []}` for shared ones).
 
+use crate::error::CliError;
+
 #[allow(unused_imports)] // its old home: other subcommands import it from here
 pub use crate::common::dtype_bitwidth;
 use crate::common::{
@@ -116,14 +118,14 @@ pub fn read_plan_layout(
     shape: &[u64],
     what: &str,
     hardware: &HardwareArgs,
-) -> Result<LinearLayout, String> {
+) -> Result<LinearLayout, CliError> {
     let ll = read_layout(arg, shape, what)?;
     hardware.check(&ll, &format!("the {what} layout"))?;
     Ok(ll)
 }
 
 /// Reads one layout argument for `shape`.
-pub fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout, String> {
+pub fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout, CliError> {
     let text = read_layout_text(arg)?;
     let t = text.trim();
     if t.starts_with('{') {
@@ -132,34 +134,34 @@ pub fn read_layout(arg: &str, shape: &[u64], what: &str) -> Result<LinearLayout,
         // An oracle record (or `swizzle --json`) keeps the bases in "linear".
         let bases = v.get("linear").unwrap_or(&v);
         return LinearLayout::from_json(bases, Some(shape))
-            .map_err(|e| format!("{what} layout: {e}"));
+            .map_err(|e| format!("{what} layout: {e}").into());
     }
     let enc = hw_layouts::Encoding::parse(t).map_err(|e| format!("{what} layout: {e}"))?;
     enc.to_linear_layout(shape)
-        .map_err(|e| format!("{what} layout: {e}"))
+        .map_err(|e| format!("{what} layout: {e}").into())
 }
 
 /// Parses `--shape` and checks that every dim is a power of two.
-pub fn shape_arg(s: &str) -> Result<Vec<u64>, String> {
+pub fn shape_arg(s: &str) -> Result<Vec<u64>, CliError> {
     let shape = parse_shape(s)?;
     if let Some(d) = shape.iter().find(|&&d| d == 0 || !d.is_power_of_two()) {
-        return Err(format!(
-            "invalid shape '{s}': every dim must be a power of two, got {d}"
-        ));
+        return Err(
+            format!("invalid shape '{s}': every dim must be a power of two, got {d}").into(),
+        );
     }
     Ok(shape)
 }
 
 /// Runs `bank-conflicts`.
-pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), String> {
+pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), CliError> {
     let shape = shape_arg(&a.shape)?;
     let bw = a.dtype.bits()?;
     a.hardware.validate()?;
     let reg = read_plan_layout(&a.distributed, &shape, "distributed", &a.hardware)?;
     let smem = read_plan_layout(&a.shared, &shape, "shared", &a.hardware)?;
-    let n = bank_conflicts(&reg, &smem, bw).map_err(|e| e.to_string())?;
+    let n = bank_conflicts(&reg, &smem, bw)?;
     if a.json {
-        let exact = exact_bank_conflicts(&reg, &smem, bw).map_err(|e| e.to_string())?;
+        let exact = exact_bank_conflicts(&reg, &smem, bw)?;
         println!("{}", json!({"conflicts": n, "exact_hardware": exact}));
     } else {
         println!("{n}");
@@ -168,14 +170,14 @@ pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), String> {
 }
 
 /// Runs `swizzle`.
-pub fn run_swizzle(a: SwizzleArgs) -> Result<(), String> {
+pub fn run_swizzle(a: SwizzleArgs) -> Result<(), CliError> {
     let shape = shape_arg(&a.shape)?;
     let bitwidth = a.dtype.bits()?;
     a.hardware.validate()?;
     let src = read_plan_layout(&a.src, &shape, "source", &a.hardware)?;
     let dst = read_plan_layout(&a.dst, &shape, "destination", &a.hardware)?;
     check_same_threads(&src, &dst)?;
-    let r = optimal_swizzling(&src, &dst, bitwidth).map_err(|e| e.to_string())?;
+    let r = optimal_swizzling(&src, &dst, bitwidth)?;
     let text = shared_linear_text(&r.shared, 16);
     if a.json {
         println!(
@@ -236,9 +238,9 @@ const CROSS_CTA: &str = "the conversion moves data between CTAs (block level): T
 /// `convert` for a conversion that moves data between CTAs: the class
 /// (Triton's: shared memory, `cross_cta` set) and the conversion map, with
 /// the plan an explicit unsupported case (exit 0: the input is valid).
-fn report_cross_cta(a: &ConvertArgs, comp: &LinearLayout) -> Result<(), String> {
+fn report_cross_cta(a: &ConvertArgs, comp: &LinearLayout) -> Result<(), CliError> {
     if a.svg.is_some() || a.html.is_some() {
-        return Err(format!("no picture: {CROSS_CTA}"));
+        return Err(format!("no picture: {CROSS_CTA}").into());
     }
     if a.json {
         let out = json!({
@@ -258,7 +260,7 @@ fn report_cross_cta(a: &ConvertArgs, comp: &LinearLayout) -> Result<(), String> 
 }
 
 /// Runs `convert`.
-pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
+pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
     let shape = shape_arg(&a.shape)?;
     let bw = a.dtype.bits()?;
     a.hardware.validate()?;
@@ -268,17 +270,17 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
     check_plan_layout(&src, "the source layout", "convert")?;
     check_plan_layout(&dst, "the destination layout", "convert")?;
     check_same_threads(&src, &dst)?;
-    let comp = conversion_layout(&src, &dst).map_err(|e| e.to_string())?;
-    let kind = classify(&src, &dst).map_err(|e| e.to_string())?;
+    let comp = conversion_layout(&src, &dst)?;
+    let kind = classify(&src, &dst)?;
     if kind == ConversionKind::CrossCta {
         return report_cross_cta(&a, &comp);
     }
-    let triton = plan_conversion(&src, &dst, bw).map_err(|e| e.to_string())?;
+    let triton = plan_conversion(&src, &dst, bw)?;
     let triton_report =
         simulate(&triton, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
     // Our plan (simulated inside), when asked for or for the JSON's "best".
     let best = if a.best || a.json {
-        Some(plan_conversion_best(&src, &dst, bw).map_err(|e| e.to_string())?)
+        Some(plan_conversion_best(&src, &dst, bw)?)
     } else {
         None
     };
@@ -364,7 +366,7 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), String> {
 
 /// The element of `--element` (default `(0, 1)`, or `(0, …, 0, 1)` for
 /// other ranks; `(0)` when the last dim has one element).
-fn element_arg(text: Option<&str>, shape: &[u64]) -> Result<Vec<u64>, String> {
+fn element_arg(text: Option<&str>, shape: &[u64]) -> Result<Vec<u64>, CliError> {
     match text {
         Some(t) => {
             let v: Vec<u64> = t
@@ -379,7 +381,8 @@ fn element_arg(text: Option<&str>, shape: &[u64]) -> Result<Vec<u64>, String> {
                 return Err(format!(
                     "invalid --element '{t}': expected {} coordinates inside the shape {shape:?}",
                     shape.len()
-                ));
+                )
+                .into());
             }
             Ok(v)
         }
@@ -400,7 +403,7 @@ fn write_conversion_picture(
     dst: &LinearLayout,
     plan: &ConversionPlan,
     shape: &[u64],
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let range = |r: &Option<String>| {
         r.as_deref()
             .map(layout_view::Window::parse_range)
@@ -430,10 +433,12 @@ fn write_conversion_picture(
         _ => element_arg(a.element.as_deref(), shape)?,
     };
     let (pic, _) =
-        layout_view::convert::conversion_picture_window(src, dst, plan, shape, &element, &window)
-            .map_err(|e| e.to_string())?;
+        layout_view::convert::conversion_picture_window(src, dst, plan, shape, &element, &window)?;
     let write = |path: &str, text: &str| {
-        std::fs::write(path, text).map_err(|e| format!("cannot write '{path}': {e}"))
+        std::fs::write(path, text).map_err(|source| CliError::Write {
+            path: path.to_string(),
+            source,
+        })
     };
     if let Some(p) = &a.svg {
         write(p, &pic.svg)?;

@@ -3,6 +3,7 @@
 //! convention, a load-convert-store kernel, or the benchmark program).
 
 use crate::cmd_codegen::{dtype_bitwidth, read_layout, shape_arg};
+use crate::error::CliError;
 use clap::Args as ClapArgs;
 use layout_cuda::device_fn::{case_for_pair, emit, Output};
 use linear_layout::DimName;
@@ -47,21 +48,23 @@ pub struct Args {
     pub output: Option<String>,
 }
 
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(a: Args) -> Result<(), CliError> {
     let shape = shape_arg(&a.shape)?;
     if shape.len() != 2 {
         return Err(format!(
             "shape '{}' has rank {}; the CUDA emitter takes rank-2 tiles",
             a.shape,
             shape.len()
-        ));
+        )
+        .into());
     }
     let tile: u64 = shape.iter().product();
     if tile > MAX_TILE {
         return Err(format!(
             "shape '{}' has {tile} elements; at most {MAX_TILE}",
             a.shape
-        ));
+        )
+        .into());
     }
     let bits = dtype_bitwidth(&a.dtype)?;
     let src = read_layout(&a.src, &shape, "source")?;
@@ -71,19 +74,22 @@ pub fn run(a: Args) -> Result<(), String> {
         if regs > MAX_REGISTERS {
             return Err(format!(
                 "{what} layout holds {regs} registers per thread; at most {MAX_REGISTERS}"
-            ));
+            )
+            .into());
         }
         if l.in_dim_size(DimName::BLOCK) != 1 {
             return Err(format!(
                 "{what} layout spans {} CTAs; the emitter converts within one CTA",
                 l.in_dim_size(DimName::BLOCK)
-            ));
+            )
+            .into());
         }
         if l.in_dim_size(DimName::LANE) != 32 {
             return Err(format!(
                 "{what} layout has {} lanes; NVIDIA warps have 32",
                 l.in_dim_size(DimName::LANE)
-            ));
+            )
+            .into());
         }
     }
     let what = if a.kernel {
@@ -93,10 +99,13 @@ pub fn run(a: Args) -> Result<(), String> {
     } else {
         Output::DeviceFunction
     };
-    let case = case_for_pair(&a.name, &src, &dst, &shape, bits).map_err(|e| e.to_string())?;
-    let code = emit(&case, what).map_err(|e| e.to_string())?;
+    let case = case_for_pair(&a.name, &src, &dst, &shape, bits)?;
+    let code = emit(&case, what)?;
     match &a.output {
-        Some(path) => std::fs::write(path, code).map_err(|e| format!("cannot write '{path}': {e}")),
+        Some(path) => std::fs::write(path, code).map_err(|source| CliError::Write {
+            path: path.to_string(),
+            source,
+        }),
         None => {
             print!("{code}");
             Ok(())

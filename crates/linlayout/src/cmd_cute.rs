@@ -4,6 +4,7 @@
 //! layouts the inverse; a TV layout maps (thread, value) → column-major
 //! tile index).
 
+use crate::error::CliError;
 use crate::input::{parse_shape, read_layout_text};
 use hw_layouts::cute;
 use hw_layouts::linear::{distributed_linear_mlir, shared_linear_mlir};
@@ -40,21 +41,21 @@ pub struct ToArgs {
 
 /// The linear layout of CuTe text: with a tile shape, a TV layout as a
 /// distributed layout; without, a shared layout (offset → dims).
-pub fn linear_from_cute(text: &str, tile: Option<&[u64]>) -> Result<LinearLayout, String> {
-    let c = cute::parse(text).map_err(|e| e.to_string())?;
+pub fn linear_from_cute(text: &str, tile: Option<&[u64]>) -> Result<LinearLayout, CliError> {
+    let c = cute::parse(text)?;
     match tile {
         Some(t) => cute::tv_to_distributed(&c, t),
         None => cute::to_shared_linear(&c),
     }
-    .map_err(|e| e.to_string())
+    .map_err(CliError::from)
 }
 
 /// The layout `show` draws for CuTe text: a shared layout (offset → dims),
 /// unless `--shape` is given and differs from the layout's mode sizes, when
 /// the text is a TV layout over a tile of that shape. (Where a TV layout's
 /// mode sizes equal the tile shape, `from-cute --tv` says it explicitly.)
-pub fn show_layout(text: &str, shape: Option<&[u64]>) -> Result<LinearLayout, String> {
-    let c = cute::parse(text).map_err(|e| e.to_string())?;
+pub fn show_layout(text: &str, shape: Option<&[u64]>) -> Result<LinearLayout, CliError> {
+    let c = cute::parse(text)?;
     let sizes: Option<Vec<u64>> = c
         .layout
         .modes()
@@ -68,18 +69,15 @@ pub fn show_layout(text: &str, shape: Option<&[u64]>) -> Result<LinearLayout, St
 }
 
 /// Runs `from-cute`.
-pub fn run_from(a: FromArgs) -> Result<(), String> {
+pub fn run_from(a: FromArgs) -> Result<(), CliError> {
     println!("{}", render_from(&a)?);
     Ok(())
 }
 
 /// The text `from-cute` prints.
-pub fn render_from(a: &FromArgs) -> Result<String, String> {
+pub fn render_from(a: &FromArgs) -> Result<String, CliError> {
     if a.alignment == 0 || !a.alignment.is_power_of_two() {
-        return Err(format!(
-            "--alignment must be a power of two, got {}",
-            a.alignment
-        ));
+        return Err(format!("--alignment must be a power of two, got {}", a.alignment).into());
     }
     let text = read_layout_text(&a.layout)?;
     if a.tv {
@@ -89,7 +87,7 @@ pub fn render_from(a: &FromArgs) -> Result<String, String> {
         if lanes != 32 {
             return Err(format!(
                 "a #ttg.linear has 32 lanes, but the thread mode has {lanes} threads (thread bits 0-4 are lanes)"
-            ));
+            ).into());
         }
         Ok(distributed_linear_mlir(&l))
     } else {
@@ -104,17 +102,17 @@ pub fn render_from(a: &FromArgs) -> Result<String, String> {
 }
 
 /// Runs `to-cute`.
-pub fn run_to(a: ToArgs) -> Result<(), String> {
+pub fn run_to(a: ToArgs) -> Result<(), CliError> {
     println!("{}", render_to(&a)?);
     Ok(())
 }
 
 /// The text `to-cute` prints.
-pub fn render_to(a: &ToArgs) -> Result<String, String> {
+pub fn render_to(a: &ToArgs) -> Result<String, CliError> {
     let shape = parse_shape(&a.shape)?;
     let text = read_layout_text(&a.layout)?;
-    let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
-    let l = enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
+    let enc = Encoding::parse(&text)?;
+    let l = enc.to_linear_layout(&shape)?;
     let c = match enc.space() {
         Space::Shared => cute::from_shared_linear(&l),
         Space::Distributed => cute::to_tv(&l),
@@ -122,5 +120,5 @@ pub fn render_to(a: &ToArgs) -> Result<String, String> {
             return Err("tensor memory layouts have no CuTe form here".into());
         }
     };
-    c.map(|c| c.to_string()).map_err(|e| e.to_string())
+    c.map(|c| c.to_string()).map_err(CliError::from)
 }

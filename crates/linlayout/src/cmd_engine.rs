@@ -8,6 +8,7 @@
 //! - `linlayout engine --compare RECORDS.jsonl --json`: one JSON line per
 //!   oracle record, ours against Triton's pre-pipeline assignment.
 
+use crate::error::CliError;
 use layout_engine::anchors::Target;
 use layout_engine::cost::Pricer;
 use layout_engine::report::{compare_record, run_engine};
@@ -36,19 +37,19 @@ pub struct Args {
     pub compare: Option<String>,
 }
 
-fn read_input(path: &str) -> Result<String, String> {
+fn read_input(path: &str) -> Result<String, CliError> {
     if path == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
             .map_err(|e| format!("stdin: {e}"))?;
         Ok(s)
     } else {
-        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
+        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}").into())
     }
 }
 
 /// Runs the command.
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(a: Args) -> Result<(), CliError> {
     let mut pricer = Pricer::new();
     if let Some(path) = &a.compare {
         let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
@@ -72,7 +73,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let target = Target::parse(&a.target)
         .ok_or_else(|| format!("--target must be sm80, sm90 or gfx942, got '{}'", a.target))?;
     let text = read_input(a.kernel.as_deref().unwrap_or("-"))?;
-    let rep = run_engine(&text, target, a.num_warps, &mut pricer).map_err(|e| e.to_string())?;
+    let rep = run_engine(&text, target, a.num_warps, &mut pricer)?;
     if a.json {
         let mut v = serde_json::to_value(&rep).map_err(|e| e.to_string())?;
         if !a.explain {
@@ -105,10 +106,10 @@ mod tests {
     #[test]
     fn bad_input_is_a_one_line_error() {
         let e = run(args(Some("/nonexistent.ttir"), "sm90", None)).unwrap_err();
-        assert!(e.contains("/nonexistent.ttir"), "{e}");
+        assert!(e.to_string().contains("/nonexistent.ttir"), "{e}");
         let e = run(args(Some("-"), "sm70", None)).unwrap_err();
-        assert!(e.contains("sm70"), "{e}");
+        assert!(e.to_string().contains("sm70"), "{e}");
         let e = run(args(None, "sm90", Some("/nonexistent.jsonl"))).unwrap_err();
-        assert!(e.contains("/nonexistent.jsonl"), "{e}");
+        assert!(e.to_string().contains("/nonexistent.jsonl"), "{e}");
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::cmd_codegen::{read_plan_layout, shape_arg};
 use crate::common::{check_same_threads, DtypeArgs, HardwareArgs};
+use crate::error::CliError;
 use layout_codegen::swizzle::optimal_swizzling;
 use linear_layout::{gf2, DimName, LinearLayout};
 
@@ -64,12 +65,12 @@ fn fmt_basis(v: &[u64]) -> String {
 }
 
 /// Runs the command.
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(a: Args) -> Result<(), CliError> {
     let shape = shape_arg(&a.shape)?;
     let bitwidth = a.dtype.bits()?;
     a.hardware.validate()?;
     let first = read_plan_layout(&a.src, &shape, "source", &a.hardware)?;
-    let second = || -> Result<LinearLayout, String> {
+    let second = || -> Result<LinearLayout, CliError> {
         let b = a
             .dst
             .as_deref()
@@ -82,7 +83,7 @@ pub fn run(a: Args) -> Result<(), String> {
         Op::InvertAndCompose => {
             let dst = second()?;
             let src = first;
-            let c = dst.invert_and_compose(&src).map_err(|e| e.to_string())?;
+            let c = dst.invert_and_compose(&src)?;
             println!("C = dst.invert_and_compose(src): src(C(x)) = dst(x) for every hardware index x of dst.");
             println!("Each column of C says where one input bit of dst finds its data in src.\n");
             let piv = gf2::pivot_columns(src.columns());
@@ -162,7 +163,7 @@ pub fn run(a: Args) -> Result<(), String> {
         }
         Op::Swizzle => {
             let dst = second()?;
-            let r = optimal_swizzling(&first, &dst, bitwidth).map_err(|e| e.to_string())?;
+            let r = optimal_swizzling(&first, &dst, bitwidth)?;
             let name = |v: &u64| {
                 let u = first.unpack(*v);
                 fmt_basis(&u)

@@ -7,6 +7,7 @@
 //! inline (an argument starting with `{`), with `@file`, or with
 //! `--json-layout FILE`.
 
+use crate::error::CliError;
 use crate::input::{parse_shape, read_layout_text};
 use layout_view::{html, svg, text, LayoutKind};
 use linear_layout::LinearLayout;
@@ -71,7 +72,7 @@ pub struct MatrixArgs {
 }
 
 /// Builds the layout and its shape from the command line.
-fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
+fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), CliError> {
     src.hardware.validate()?;
     let shape = src.shape.as_deref().map(parse_shape).transpose()?;
     let (text, from_file) = match (&src.json_layout, &src.layout) {
@@ -79,7 +80,10 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
             return Err("give either --json-layout FILE or a layout argument, not both".into())
         }
         (Some(path), None) => (
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?,
+            std::fs::read_to_string(path).map_err(|source| CliError::Read {
+                path: path.to_string(),
+                source,
+            })?,
             true,
         ),
         (None, Some(arg)) => (read_layout_text(arg)?, false),
@@ -106,7 +110,7 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
                     })
                     .collect::<Result<_, _>>()?,
             ),
-            Some(other) => return Err(format!("invalid \"shape\" {other}: expected a list")),
+            Some(other) => return Err(format!("invalid \"shape\" {other}: expected a list").into()),
             None => None,
         };
         let sh = shape.clone().or(rec_shape);
@@ -119,9 +123,7 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
         let shape = shape.clone().ok_or_else(|| {
             "--shape is required for a layout attribute (e.g. --shape 16x16)".to_string()
         })?;
-        hw_layouts::Encoding::parse(text)
-            .and_then(|enc| enc.to_linear_layout(&shape))
-            .map_err(|e| e.to_string())?
+        hw_layouts::Encoding::parse(text).and_then(|enc| enc.to_linear_layout(&shape))?
     };
     src.hardware.check(&ll, "the layout")?;
     let out: Vec<u64> = ll.out_dims().iter().map(|d| d.1).collect();
@@ -131,34 +133,36 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), String> {
                 "--shape {} does not match the layout's output sizes {}",
                 crate::common::shape_text(&s),
                 crate::common::shape_text(&out)
-            ));
+            )
+            .into());
         }
     }
     Ok((ll, out))
 }
 
-fn write(path: &str, contents: &str) -> Result<(), String> {
-    std::fs::write(path, contents).map_err(|e| format!("cannot write '{path}': {e}"))
+fn write(path: &str, contents: &str) -> Result<(), CliError> {
+    std::fs::write(path, contents).map_err(|source| CliError::Write {
+        path: path.to_string(),
+        source,
+    })
 }
 
 /// Runs `show`.
-pub fn run_show(a: ShowArgs) -> Result<(), String> {
+pub fn run_show(a: ShowArgs) -> Result<(), CliError> {
     let elem_bits = u64::from(a.dtype.bits()?);
     let (ll, shape) = load(&a.source)?;
-    let kind = LayoutKind::of(&ll).map_err(|e| e.to_string())?;
+    let kind = LayoutKind::of(&ll)?;
     let window = text::Window {
         rows: a
             .rows
             .as_deref()
             .map(text::Window::parse_range)
-            .transpose()
-            .map_err(|e| e.to_string())?,
+            .transpose()?,
         cols: a
             .cols
             .as_deref()
             .map(text::Window::parse_range)
-            .transpose()
-            .map_err(|e| e.to_string())?,
+            .transpose()?,
     };
     let windowed = window != text::Window::default();
     if windowed {
@@ -209,8 +213,7 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
                 svg::bank_picture_access(&ll, &shape, elem_bits, access.as_ref())
             }
             (LayoutKind::TensorMemory, _) => svg::tmem_picture(&ll, &shape),
-        }
-        .map_err(|e| e.to_string())?;
+        }?;
         if let Some(p) = &a.svg {
             write(p, &pic.svg)?;
         }
@@ -223,14 +226,13 @@ pub fn run_show(a: ShowArgs) -> Result<(), String> {
         text::hardware_view(&ll, &shape)
     } else {
         text::tensor_view_window(&ll, &shape, &window)
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     print!("{out}");
     Ok(())
 }
 
 /// Runs `matrix`.
-pub fn run_matrix(a: MatrixArgs) -> Result<(), String> {
+pub fn run_matrix(a: MatrixArgs) -> Result<(), CliError> {
     let (ll, _) = load(&a.source)?;
     print!("{}", layout_view::matrix_text(&ll));
     Ok(())

@@ -4,6 +4,7 @@
 //! with the bases per input dim (the Triton oracle's `linear` keys) plus
 //! `"shape"`.
 
+use crate::error::CliError;
 use crate::input::{parse_shape, read_layout_text};
 use hw_layouts::linear::{distributed_linear_mlir, shared_linear_mlir};
 use hw_layouts::syntax::Attribute;
@@ -34,18 +35,18 @@ pub struct Args {
 }
 
 /// Runs the command: prints the layout, or returns a one-line error.
-pub fn run(a: Args) -> Result<(), String> {
+pub fn run(a: Args) -> Result<(), CliError> {
     println!("{}", render(&a)?);
     Ok(())
 }
 
 /// The text `run` prints.
-pub fn render(a: &Args) -> Result<String, String> {
+pub fn render(a: &Args) -> Result<String, CliError> {
     a.hardware.validate()?;
     let shape = parse_shape(&a.shape)?;
     let text = read_layout_text(&a.layout)?;
-    let enc = Encoding::parse(&text).map_err(|e| e.to_string())?;
-    let ll = enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
+    let enc = Encoding::parse(&text)?;
+    let ll = enc.to_linear_layout(&shape)?;
     let space = enc.space();
     if space == Space::Distributed {
         a.hardware.check(&ll, "the layout")?;
@@ -55,8 +56,7 @@ pub fn render(a: &Args) -> Result<String, String> {
         let ll = if a.full {
             ll
         } else {
-            enc.to_triton_linear_layout(&shape)
-                .map_err(|e| e.to_string())?
+            enc.to_triton_linear_layout(&shape)?
         };
         if a.full {
             let mut v = ll.bases_json();

@@ -7,6 +7,8 @@
 //! `explain swizzle`; `bank-conflicts` takes the distributed layout that
 //! stores, then the shared layout it stores into).
 
+use crate::error::CliError;
+
 pub use layout_codegen::limits::shape_text;
 use linear_layout::{DimName, LinearLayout};
 
@@ -31,7 +33,7 @@ pub const MAX_VIEW_ELEMENTS: u64 = 1 << 18;
 
 /// Refuses a `--rows/--cols` window of more than [`MAX_VIEW_ELEMENTS`]
 /// cells (the other dims count whole), naming the window and the limit.
-pub fn check_window_size(shape: &[u64], window: &layout_view::Window) -> Result<(), String> {
+pub fn check_window_size(shape: &[u64], window: &layout_view::Window) -> Result<(), CliError> {
     let rank = shape.len();
     let len = |r: &Option<std::ops::Range<u64>>, n: u64| {
         r.as_ref().map_or(n, |r| r.end.saturating_sub(r.start))
@@ -50,14 +52,14 @@ pub fn check_window_size(shape: &[u64], window: &layout_view::Window) -> Result<
         return Err(format!(
             "the window has {cells} cells; show prints or draws at most {MAX_VIEW_ELEMENTS} (2^{}) at once",
             MAX_VIEW_ELEMENTS.trailing_zeros()
-        ));
+        ).into());
     }
     Ok(())
 }
 
 /// Refuses a whole view of more than [`MAX_VIEW_ELEMENTS`] elements or
 /// hardware indices, naming the shape and the limit.
-pub fn check_view_size(ll: &LinearLayout, shape: &[u64]) -> Result<(), String> {
+pub fn check_view_size(ll: &LinearLayout, shape: &[u64]) -> Result<(), CliError> {
     let limit = MAX_VIEW_ELEMENTS.trailing_zeros();
     let elements: u32 = shape.iter().map(|s| s.trailing_zeros()).sum();
     let hardware = ll.total_in_dim_size_log2();
@@ -65,7 +67,7 @@ pub fn check_view_size(ll: &LinearLayout, shape: &[u64]) -> Result<(), String> {
         return Err(format!(
             "shape {} has 2^{elements} elements (2^{hardware} hardware indices); show prints or draws at most 2^{limit} (e.g. 512x512): use --rows/--cols for a window",
             shape_text(shape)
-        ));
+        ).into());
     }
     Ok(())
 }
@@ -85,17 +87,17 @@ pub struct HardwareArgs {
 
 impl HardwareArgs {
     /// Checks the flags' own values.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), CliError> {
         if let Some(t) = self.threads_per_warp {
             if t != 32 && t != 64 {
-                return Err(format!("--threads-per-warp must be 32 or 64, got {t}"));
+                return Err(format!("--threads-per-warp must be 32 or 64, got {t}").into());
             }
         }
         if let Some(w) = self.num_warps {
             if w == 0 || !w.is_power_of_two() || w > 1 << 16 {
-                return Err(format!(
-                    "--num-warps must be a power of two from 1 to 65536, got {w}"
-                ));
+                return Err(
+                    format!("--num-warps must be a power of two from 1 to 65536, got {w}").into(),
+                );
             }
         }
         Ok(())
@@ -103,7 +105,7 @@ impl HardwareArgs {
 
     /// `what` (a distributed layout: it has a `lane` or `warp` input dim)
     /// has the lane and warp counts the flags ask for; other layouts pass.
-    pub fn check(&self, ll: &LinearLayout, what: &str) -> Result<(), String> {
+    pub fn check(&self, ll: &LinearLayout, what: &str) -> Result<(), CliError> {
         if !is_distributed(ll) {
             return Ok(());
         }
@@ -113,13 +115,14 @@ impl HardwareArgs {
             if lanes != u64::from(t) {
                 return Err(format!(
                     "{what} has {lanes} threads per warp but --threads-per-warp is {t}"
-                ));
+                )
+                .into());
             }
         }
         if let Some(w) = self.num_warps {
             let warps = size(DimName::WARP);
             if warps != u64::from(w) {
-                return Err(format!("{what} has {warps} warps but --num-warps is {w}"));
+                return Err(format!("{what} has {warps} warps but --num-warps is {w}").into());
             }
         }
         Ok(())
@@ -144,7 +147,7 @@ fn in_size(ll: &LinearLayout, d: DimName) -> u64 {
 
 /// Two distributed layouts of one conversion run on the same threads: the
 /// same lanes per warp, warps and CTAs (named, with both counts).
-pub fn check_same_threads(src: &LinearLayout, dst: &LinearLayout) -> Result<(), String> {
+pub fn check_same_threads(src: &LinearLayout, dst: &LinearLayout) -> Result<(), CliError> {
     if !is_distributed(src) || !is_distributed(dst) {
         return Ok(());
     }
@@ -157,7 +160,7 @@ pub fn check_same_threads(src: &LinearLayout, dst: &LinearLayout) -> Result<(), 
         if a != b {
             return Err(format!(
                 "the source layout has {a} {what} but the destination has {b}: a conversion keeps the kernel's {what}"
-            ));
+            ).into());
         }
     }
     Ok(())
@@ -182,13 +185,13 @@ pub struct DtypeArgs {
 
 impl DtypeArgs {
     /// The element bit width: `--bitwidth`, else `--dtype`'s, else f16's.
-    pub fn bits(&self) -> Result<u32, String> {
+    pub fn bits(&self) -> Result<u32, CliError> {
         match (self.bitwidth, &self.dtype) {
             (Some(b), _) => {
                 if matches!(b, 8 | 16 | 32 | 64) {
                     Ok(b)
                 } else {
-                    Err(format!("--bitwidth must be 8, 16, 32 or 64, got {b}"))
+                    Err(format!("--bitwidth must be 8, 16, 32 or 64, got {b}").into())
                 }
             }
             (None, Some(d)) => dtype_bitwidth(d),
@@ -198,7 +201,7 @@ impl DtypeArgs {
 }
 
 /// Bit width of a Triton element type name.
-pub fn dtype_bitwidth(dtype: &str) -> Result<u32, String> {
+pub fn dtype_bitwidth(dtype: &str) -> Result<u32, CliError> {
     let d = dtype.trim().to_ascii_lowercase();
     let w = match d.as_str() {
         "f16" | "bf16" | "fp16" | "i16" | "u16" => 16,
@@ -209,7 +212,8 @@ pub fn dtype_bitwidth(dtype: &str) -> Result<u32, String> {
         _ => {
             return Err(format!(
                 "unknown dtype '{dtype}' (expected f16, bf16, f32, f64, i8, f8..., i16, i32, i64)"
-            ))
+            )
+            .into())
         }
     };
     Ok(w)

@@ -13,6 +13,7 @@ mod cmd_partial;
 mod cmd_show;
 mod cmd_to_linear;
 mod common;
+mod error;
 mod input;
 mod output;
 
@@ -125,7 +126,8 @@ fn main() -> ExitCode {
     };
     match result.and_then(|()| output::flush_stdout()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
+        Err(e) => {
+            let msg = e.to_string();
             let line = msg.lines().next().unwrap_or("error").to_string();
             eprintln!("linlayout: {line}");
             ExitCode::from(2)

@@ -2,6 +2,7 @@
 //! prints them over several lines) and failed writes to stdout (`print!`
 //! panics on them, e.g. `linlayout ... > /dev/full`).
 
+use crate::error::CliError;
 use std::io::Write;
 
 /// The failed write a `print!` panic message describes ("failed printing to
@@ -15,10 +16,8 @@ pub fn write_failure(panic_message: &str) -> Option<String> {
 
 /// Flushes stdout at the end of a command (a buffered tail that cannot be
 /// written, e.g. to a full disk, is an error, not silently lost).
-pub fn flush_stdout() -> Result<(), String> {
-    std::io::stdout()
-        .flush()
-        .map_err(|e| format!("cannot write the output: {e}"))
+pub fn flush_stdout() -> Result<(), CliError> {
+    std::io::stdout().flush().map_err(CliError::Output)
 }
 
 /// Clap's usage error as one line: its message with the listed items

@@ -92,65 +92,14 @@ pub(crate) fn identity_nd(in_dim: DimName, shape: &[u64], order: &[usize]) -> Re
     Ok(l)
 }
 
-/// Triton's `supremum(x, y)` (LayoutUtils.cpp): a merge of two name lists.
-/// Unlike a strict supremum it never fails: when the common names are
-/// ordered differently, the first list's order wins (`[a, b]` with
-/// `[b, a]` gives `[a, b]`), which is what Triton's product then uses.
-pub(crate) fn triton_supremum(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
-    let pos = |v: &[DimName], d: DimName| v.iter().position(|&e| e == d);
-    let mut out: Vec<DimName> = Vec::with_capacity(x.len() + y.len());
-    let (mut i, mut j) = (0usize, 0usize);
-    loop {
-        while i < x.len() && out.contains(&x[i]) {
-            i += 1;
-        }
-        while j < y.len() && out.contains(&y[j]) {
-            j += 1;
-        }
-        if i >= x.len() && j >= y.len() {
-            break;
-        }
-        if i < x.len() && j < y.len() && x[i] == y[j] {
-            out.push(x[i]);
-            i += 1;
-            j += 1;
-            continue;
-        }
-        let cand_x = if i < x.len() {
-            pos(y, x[i]).filter(|&p| p >= j)
-        } else {
-            None
-        };
-        let cand_y = if j < y.len() {
-            pos(x, y[j]).filter(|&p| p >= i)
-        } else {
-            None
-        };
-        if i < x.len() && cand_x.is_none() {
-            out.push(x[i]);
-            i += 1;
-        } else if j < y.len() && cand_y.is_none() {
-            out.push(y[j]);
-            j += 1;
-        } else if cand_x <= cand_y {
-            out.push(x[i]);
-            i += 1;
-        } else {
-            out.push(y[j]);
-            j += 1;
-        }
-    }
-    out
-}
-
 /// Triton's `operator*(inner, outer)` with Triton's lenient out-dim merge
-/// (see [`triton_supremum`]): `inner`'s bases are the low bits of each
+/// (see [`linear_layout::product_dim_order`]): `inner`'s bases are the low bits of each
 /// shared input dim, `outer`'s components sit above `inner`'s size on each
 /// shared output dim. The result's out dims are in merged order.
 pub(crate) fn mul(inner: &LinearLayout, outer: &LinearLayout) -> Result<LinearLayout> {
     let a: Vec<DimName> = inner.out_dim_names().collect();
     let b: Vec<DimName> = outer.out_dim_names().collect();
-    let sup = triton_supremum(&a, &b);
+    let sup = linear_layout::product_dim_order(&a, &b);
     let restrict = |names: &[DimName]| -> Vec<DimName> {
         sup.iter().copied().filter(|d| names.contains(d)).collect()
     };
@@ -412,10 +361,22 @@ mod tests {
     fn supremum_is_lenient_like_triton() {
         let [a, b, c] = ["a", "b", "c"].map(DimName::new);
         // Hand-traced through Triton's LayoutUtils.cpp loop.
-        assert_eq!(triton_supremum(&[a, b], &[b, a]), vec![a, b]);
-        assert_eq!(triton_supremum(&[a, b], &[a, c]), vec![a, b, c]);
-        assert_eq!(triton_supremum(&[a, b], &[b, c]), vec![a, b, c]);
-        assert_eq!(triton_supremum(&[c, b], &[a, b, c]), vec![a, b, c]);
+        assert_eq!(
+            linear_layout::product_dim_order(&[a, b], &[b, a]),
+            vec![a, b]
+        );
+        assert_eq!(
+            linear_layout::product_dim_order(&[a, b], &[a, c]),
+            vec![a, b, c]
+        );
+        assert_eq!(
+            linear_layout::product_dim_order(&[a, b], &[b, c]),
+            vec![a, b, c]
+        );
+        assert_eq!(
+            linear_layout::product_dim_order(&[c, b], &[a, b, c]),
+            vec![a, b, c]
+        );
     }
 
     #[test]

@@ -47,14 +47,7 @@ pub fn general_shuffle_plan(
         .enumerate()
         .filter(|(_, &b)| b == 0)
         .fold(0, |a, (k, _)| a | 1 << k);
-    let mut prog = WarpProgram {
-        lanes,
-        bitwidth,
-        num_inputs: n_src_regs,
-        num_slots: n_src_regs,
-        instrs: Vec::new(),
-        outputs: Vec::with_capacity(n_dst_regs as usize),
-    };
+    let mut prog = WarpProgram::new(lanes, bitwidth, n_src_regs);
     for d in 0..n_dst_regs {
         if d & zero_mask != 0 {
             let o = prog.outputs[(d & !zero_mask) as usize];

@@ -165,14 +165,7 @@ pub fn paper_shuffle_plan(
     let f_cols: Vec<u64> = f_masks.clone(); // masks over r_bits
     let h_image = span_values(&h_cols);
     let f_image = span_values(&f_cols);
-    let mut prog = WarpProgram {
-        lanes,
-        bitwidth,
-        num_inputs: n_src_regs,
-        num_slots: n_src_regs,
-        instrs: Vec::new(),
-        outputs: Vec::new(),
-    };
+    let mut prog = WarpProgram::new(lanes, bitwidth, n_src_regs);
     let n_parts = 1usize << v_bits.len();
     // Source words: word(b) packs src registers b ⊕ C(v), v over span(V).
     let mut words: std::collections::BTreeMap<u64, Slot> = std::collections::BTreeMap::new();

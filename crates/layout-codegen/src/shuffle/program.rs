@@ -179,6 +179,20 @@ pub struct ShuffleCost {
 }
 
 impl WarpProgram {
+    /// The program with no instructions and no outputs yet for `lanes`-lane
+    /// warps of `bitwidth`-bit elements: slots `0..num_inputs` hold the
+    /// source registers and are the only slots.
+    pub fn new(lanes: u32, bitwidth: u32, num_inputs: usize) -> Self {
+        WarpProgram {
+            lanes,
+            bitwidth,
+            num_inputs,
+            num_slots: num_inputs,
+            instrs: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+
     /// Counts the instructions (copies are free).
     pub fn cost(&self) -> ShuffleCost {
         let mut c = ShuffleCost::default();

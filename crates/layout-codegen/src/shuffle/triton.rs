@@ -186,14 +186,7 @@ pub fn triton_shuffle_plan(
     let n_r = dec.n_reg_bits;
     let lanes = src.in_dim_size(DimName::LANE) as u32;
     let n_src_regs = src.in_dim_size(DimName::REGISTER) as usize;
-    let mut prog = WarpProgram {
-        lanes,
-        bitwidth,
-        num_inputs: n_src_regs,
-        num_slots: n_src_regs,
-        instrs: Vec::new(),
-        outputs: Vec::new(),
-    };
+    let mut prog = WarpProgram::new(lanes, bitwidth, n_src_regs);
     let n_src_kept = dec.src_kept_reg_bits.len() as u32;
     // cur[x]: slot holding the value at padded position x (after P_reg).
     let mut cur = vec![0usize; 1 << n_r];

@@ -147,14 +147,7 @@ pub fn conversion_picture_window(
         *right = (*right).max(LEFT + text_width(13, s));
     };
     let grid_at = |doc: &mut Doc, t: &DistributedTable, y: u64| {
-        let holders: Vec<Vec<u64>> = (0..rows * cols)
-            .map(|i| {
-                t.holders[full(i) as usize]
-                    .iter()
-                    .map(|&s| u64::from(s))
-                    .collect()
-            })
-            .collect();
+        let holders: Vec<Vec<u64>> = (0..rows * cols).map(|i| t.holders_of(full(i))).collect();
         tensor_grid(
             doc,
             &t.sizes(),

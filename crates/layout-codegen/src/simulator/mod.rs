@@ -82,16 +82,21 @@
 //! about data exchange between CTAs (cross-CTA plans are refused before they
 //! reach the simulator; shared-memory accesses stay inside their CTA).
 
+mod transfers;
+mod warp;
+
+pub use warp::execute_warp;
+
 use crate::bank_conflicts::hw_input_block;
-use crate::error::{CodegenError, Result};
-use crate::plan::{Access, ConversionPlan};
-use crate::shuffle::{LanePredicate, ShflMode, Slot, WarpInstr, WarpProgram};
-use crate::tiling::MatrixInstruction;
+use crate::error::{check_register, CodegenError, Result};
+use crate::plan::ConversionPlan;
 use crate::wavefront::phases_of;
 pub use crate::wavefront::{access_wavefronts, matrix_wavefronts};
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 use std::collections::HashMap;
+use transfers::transfers;
+use warp::{bitwidth_bits, count_program};
 
 /// Costs counted by the simulator.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -187,120 +192,6 @@ pub fn access_wavefronts_with(
     Ok(phases_of(config.banks, starts, bytes))
 }
 
-/// `(lane, index into the access's registers, scratch slot)`.
-type Move = (u64, usize, u64);
-
-/// The element moves of one warp-wide instruction for one warp: `(lane,
-/// index into registers, slot)`, with the wavefronts of its phases.
-fn transfers(
-    config: &SimulatorConfig,
-    what: &str,
-    a: &Access,
-    nlane: u64,
-    warp: u64,
-    bitwidth: u32,
-    scratch: u64,
-) -> Result<(Vec<Move>, Vec<u64>)> {
-    let bytes = (bitwidth as u64).max(8) / 8;
-    let mut moves = Vec::new();
-    let Some(MatrixInstruction { count, trans }) = a.matrix else {
-        let v = a.registers.len() as u64;
-        let mut starts = Vec::with_capacity(nlane as usize);
-        for l in 0..nlane {
-            let off = a.address.eval(l, warp);
-            if off + v > scratch {
-                return Err(CodegenError::OutOfBounds {
-                    what: what.into(),
-                    offset: off,
-                    size: scratch,
-                });
-            }
-            if !v.is_power_of_two() || off & (v - 1) != 0 {
-                return Err(CodegenError::Misaligned {
-                    what: what.into(),
-                    byte_address: off * bytes,
-                    bytes: v * bytes,
-                });
-            }
-            starts.push(off * bytes);
-            moves.extend((0..v).map(|j| (l, j as usize, off + j)));
-        }
-        return Ok((moves, phases_of(config.banks, &starts, v * bytes)));
-    };
-    let bad = |why: String| Err(CodegenError::Invalid(format!("{what}: {why}")));
-    if config.banks != 32 {
-        return bad(format!(
-            "ldmatrix/stmatrix are NVIDIA instructions; the {}-bank model has none",
-            config.banks
-        ));
-    }
-    if ![1, 2, 4].contains(&count) {
-        return bad(format!("matrix count {count}, expected 1, 2 or 4"));
-    }
-    let bw_ok = if trans {
-        bitwidth == 16
-    } else {
-        [8, 16, 32].contains(&bitwidth)
-    };
-    if !bw_ok {
-        return bad(format!(
-            "{bitwidth}-bit elements in a matrix instruction{}",
-            if trans {
-                " with .trans (16-bit only)"
-            } else {
-                " (8, 16 or 32 bits)"
-            }
-        ));
-    }
-    if nlane != 32 {
-        return bad(format!(
-            "matrix instructions need 32-lane warps, not {nlane}"
-        ));
-    }
-    let r = 32 / bitwidth as u64;
-    if a.registers.len() as u64 != count * r {
-        return bad(format!(
-            "x{count} of {bitwidth}-bit elements passes {} registers, not {}",
-            count * r,
-            a.registers.len()
-        ));
-    }
-    let row_elems = 16 / bytes;
-    let mut rows = Vec::with_capacity(8 * count as usize);
-    for t in 0..8 * count {
-        let off = a.address.eval(t, warp);
-        if off + row_elems > scratch {
-            return Err(CodegenError::OutOfBounds {
-                what: format!("{what} (row of lane {t})"),
-                offset: off,
-                size: scratch,
-            });
-        }
-        if !off.is_multiple_of(row_elems) {
-            return Err(CodegenError::Misaligned {
-                what: format!("{what} (row of lane {t})"),
-                byte_address: off * bytes,
-                bytes: 16,
-            });
-        }
-        rows.push(off);
-    }
-    for t in 0..32 {
-        for i in 0..count {
-            for e in 0..r {
-                let slot = if trans {
-                    rows[(8 * i + 2 * (t % 4) + e) as usize] + t / 4
-                } else {
-                    rows[(8 * i + t / 4) as usize] + (t % 4) * r + e
-                };
-                moves.push((t, (i * r + e) as usize, slot));
-            }
-        }
-    }
-    let starts: Vec<u64> = rows.iter().map(|o| o * bytes).collect();
-    Ok((moves, matrix_wavefronts(&starts, count)))
-}
-
 /// Runs `plan` converting `src` to `dst` and checks every destination
 /// register, with 32 banks (NVIDIA). See the module doc.
 pub fn simulate(
@@ -366,17 +257,6 @@ pub fn simulate_with(
         threads: threads as u64,
         ..Default::default()
     };
-    let bad_reg = |what: &str, r: u64, n: u64| {
-        if r >= n {
-            Err(CodegenError::BadRegister {
-                what: what.into(),
-                register: r,
-                count: n,
-            })
-        } else {
-            Ok(())
-        }
-    };
     match plan {
         ConversionPlan::NoOp { registers } => {
             if *registers != ndst || nsrc != ndst {
@@ -398,7 +278,7 @@ pub fn simulate_with(
                 )));
             }
             for (r, &s) in src_register.iter().enumerate() {
-                bad_reg("register permutation", s, nsrc)?;
+                check_register("register permutation", s, nsrc)?;
                 for t in 0..threads {
                     dst_regs[t][r] = Some(src_regs[t][s as usize]);
                 }
@@ -413,7 +293,7 @@ pub fn simulate_with(
                     let mut sent = Vec::with_capacity(nlane as usize);
                     for l in 0..nlane {
                         let r = sh.src_register.eval(l, 0);
-                        bad_reg(&what, r, nsrc)?;
+                        check_register(&what, r, nsrc)?;
                         sent.push(src_regs[tid(w, l)][r as usize]);
                     }
                     for l in 0..nlane {
@@ -434,7 +314,7 @@ pub fn simulate_with(
                             )));
                         }
                         let r = sh.dst_register.eval(l, 0);
-                        bad_reg(&what, r, ndst)?;
+                        check_register(&what, r, ndst)?;
                         dst_regs[tid(w, l)][r as usize] = Some(sent[from as usize]);
                     }
                 }
@@ -477,7 +357,7 @@ pub fn simulate_with(
                 for (k, a) in round.stores.iter().enumerate() {
                     let what = format!("round {ri} store {k}");
                     for &r in &a.registers {
-                        bad_reg(&what, r, nsrc)?;
+                        check_register(&what, r, nsrc)?;
                     }
                     for w in 0..nwarp {
                         let (b, wl) = split(w);
@@ -510,7 +390,7 @@ pub fn simulate_with(
                 for (k, a) in round.loads.iter().enumerate() {
                     let what = format!("round {ri} load {k}");
                     for &r in &a.registers {
-                        bad_reg(&what, r, ndst)?;
+                        check_register(&what, r, ndst)?;
                     }
                     for w in 0..nwarp {
                         let (b, wl) = split(w);
@@ -546,8 +426,8 @@ pub fn simulate_with(
                     round.loads.iter().filter(|a| a.matrix.is_some()).count() as u64;
             }
             for &(to, from) in &p.copies {
-                bad_reg("broadcast copy", to, ndst)?;
-                bad_reg("broadcast copy", from, ndst)?;
+                check_register("broadcast copy", to, ndst)?;
+                check_register("broadcast copy", from, ndst)?;
                 for regs in dst_regs.iter_mut() {
                     regs[to as usize] = regs[from as usize];
                 }
@@ -586,224 +466,4 @@ pub fn simulate_with(
         }
     }
     Ok(rep)
-}
-
-/// The element bit width of a warp program (8, 16, 32 or 64).
-fn bitwidth_bits(bitwidth: u32) -> Result<u32> {
-    match bitwidth {
-        8 | 16 | 32 | 64 => Ok(bitwidth),
-        b => Err(CodegenError::BadBitwidth(b)),
-    }
-}
-
-/// Checks the shape of a warp program against the layouts and counts its
-/// instructions per thread into `rep`: `shfl.sync` (an `idx` shuffle whose
-/// source lane is every lane itself is a register move), `selp`, `prmt`
-/// (one per `Pack` / `Unpack`), and copies as register moves.
-fn count_program(
-    prog: &WarpProgram,
-    nsrc: u64,
-    ndst: u64,
-    nlane: u64,
-    rep: &mut SimulationReport,
-) -> Result<()> {
-    if prog.lanes as u64 != nlane {
-        return Err(CodegenError::Invalid(format!(
-            "warp program for {}-lane warps, the layouts have {nlane} lanes",
-            prog.lanes
-        )));
-    }
-    if prog.num_inputs as u64 != nsrc {
-        return Err(CodegenError::Invalid(format!(
-            "warp program takes {} source registers, the source has {nsrc}",
-            prog.num_inputs
-        )));
-    }
-    if prog.outputs.len() as u64 != ndst {
-        return Err(CodegenError::Invalid(format!(
-            "warp program yields {} registers, the destination has {ndst}",
-            prog.outputs.len()
-        )));
-    }
-    for ins in &prog.instrs {
-        match ins {
-            WarpInstr::Copy { .. } => rep.register_moves += 1,
-            WarpInstr::Shuffle {
-                mode: ShflMode::Idx { src_lane },
-                ..
-            } if src_lane.is_identity() => rep.register_moves += 1,
-            WarpInstr::Shuffle { .. } => rep.shuffles += 1,
-            WarpInstr::Select { .. } => rep.selects += 1,
-            WarpInstr::Pack { .. } | WarpInstr::Unpack { .. } => rep.prmt += 1,
-        }
-    }
-    Ok(())
-}
-
-/// XOR of `bases[k]` over the set bits `k` of `lane`.
-fn lane_xor<T: Copy + Into<u64>>(bases: &[T], lane: u64) -> u64 {
-    bases
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| lane >> k & 1 == 1)
-        .fold(0, |acc, (_, &b)| acc ^ b.into())
-}
-
-/// Runs `prog` on one warp whose lane `l` starts with `inputs[l]` (one
-/// element tag per source register) and returns, per lane, the words left
-/// in the output slots (each a list of element tags, low part first; `None`
-/// for a slot never written). A word is a list of element tags: one for a
-/// plain register, several for a packed 32-bit word. The rules (written
-/// here apart from [`crate::shuffle::run_warp_program`], which they must
-/// agree with):
-/// * every operand slot is below `num_slots` and written before it is read;
-/// * `Shuffle`: all lanes read first, then all write: lane `l` gets the
-///   word of lane `l ⊕ mask` (`Xor`) or `src_lane(l)` (`Idx`), which must be
-///   a lane of the warp, and the word must fit in 32 bits (tags ×
-///   bitwidth ≤ 32);
-/// * `Select`: lane `l` copies `if_true` when `cond(l)` holds, else
-///   `if_false`;
-/// * `Pack`: the concatenation of the parts' tags (`parts[0]` lowest), at
-///   most 32 bits;
-/// * `Unpack`: the word must have exactly one tag per destination slot;
-///   `dsts[k]` gets tag `k`;
-/// * `Copy`: the word itself.
-pub fn execute_warp(prog: &WarpProgram, inputs: &[Vec<u64>]) -> Result<Vec<Vec<Option<Vec<u64>>>>> {
-    let n = prog.num_slots;
-    let lanes = inputs.len();
-    let bits = prog.bitwidth as usize;
-    let bad = |k: usize, why: String| {
-        CodegenError::Invalid(format!("warp program instruction {k}: {why}"))
-    };
-    let mut slots: Vec<Vec<Option<Vec<u64>>>> = inputs
-        .iter()
-        .map(|regs| {
-            let mut v: Vec<Option<Vec<u64>>> = vec![None; n.max(regs.len())];
-            for (i, &t) in regs.iter().enumerate() {
-                v[i] = Some(vec![t]);
-            }
-            v
-        })
-        .collect();
-    let valid = |k: usize, s: Slot| {
-        if s < n {
-            Ok(s)
-        } else {
-            Err(bad(k, format!("slot {s} is beyond the {n} slots")))
-        }
-    };
-    let get = |slots: &Vec<Vec<Option<Vec<u64>>>>, k: usize, l: usize, s: Slot| {
-        slots[l][s]
-            .clone()
-            .ok_or_else(|| bad(k, format!("lane {l} reads slot {s} before it is written")))
-    };
-    let fits = |k: usize, w: &[u64]| {
-        if w.len() * bits > 32 {
-            Err(bad(
-                k,
-                format!("a word of {} bits (at most 32)", w.len() * bits),
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    for (k, ins) in prog.instrs.iter().enumerate() {
-        match ins {
-            WarpInstr::Copy { dst, src } => {
-                let (d, s) = (valid(k, *dst)?, valid(k, *src)?);
-                for l in 0..lanes {
-                    slots[l][d] = Some(get(&slots, k, l, s)?);
-                }
-            }
-            WarpInstr::Shuffle { dst, src, mode } => {
-                let (d, s) = (valid(k, *dst)?, valid(k, *src)?);
-                let mut recv = Vec::with_capacity(lanes);
-                for l in 0..lanes {
-                    let from = match mode {
-                        ShflMode::Xor { mask } => l as u64 ^ *mask as u64,
-                        ShflMode::Idx { src_lane } => {
-                            lane_xor(&src_lane.bases, l as u64) ^ src_lane.constant as u64
-                        }
-                    };
-                    if from >= lanes as u64 {
-                        return Err(bad(
-                            k,
-                            format!("lane {l} reads lane {from}, the warp has {lanes}"),
-                        ));
-                    }
-                    let w = get(&slots, k, from as usize, s)?;
-                    fits(k, &w)?;
-                    recv.push(w);
-                }
-                for (l, w) in recv.into_iter().enumerate() {
-                    slots[l][d] = Some(w);
-                }
-            }
-            WarpInstr::Select {
-                dst,
-                cond,
-                if_true,
-                if_false,
-            } => {
-                let (d, t, f) = (valid(k, *dst)?, valid(k, *if_true)?, valid(k, *if_false)?);
-                for l in 0..lanes {
-                    let holds = match cond {
-                        LanePredicate::Parity { mask } => {
-                            (l as u64 & *mask as u64).count_ones() % 2 == 1
-                        }
-                        LanePredicate::Equals { bases, value } => {
-                            lane_xor(bases, l as u64) == *value
-                        }
-                    };
-                    slots[l][d] = Some(get(&slots, k, l, if holds { t } else { f })?);
-                }
-            }
-            WarpInstr::Pack { dst, parts } => {
-                let d = valid(k, *dst)?;
-                for &p in parts {
-                    valid(k, p)?;
-                }
-                for l in 0..lanes {
-                    let mut w = Vec::new();
-                    for &p in parts {
-                        w.extend(get(&slots, k, l, p)?);
-                    }
-                    fits(k, &w)?;
-                    slots[l][d] = Some(w);
-                }
-            }
-            WarpInstr::Unpack { dsts, src } => {
-                let s = valid(k, *src)?;
-                for &d in dsts {
-                    valid(k, d)?;
-                }
-                for l in 0..lanes {
-                    let w = get(&slots, k, l, s)?;
-                    if w.len() != dsts.len() {
-                        return Err(bad(
-                            k,
-                            format!("unpacks {} parts from a word of {}", dsts.len(), w.len()),
-                        ));
-                    }
-                    for (&d, t) in dsts.iter().zip(w) {
-                        slots[l][d] = Some(vec![t]);
-                    }
-                }
-            }
-        }
-    }
-    let mut out = Vec::with_capacity(lanes);
-    for lane in slots {
-        let mut regs = Vec::with_capacity(prog.outputs.len());
-        for &o in &prog.outputs {
-            if o >= n.max(lane.len()) {
-                return Err(CodegenError::Invalid(format!(
-                    "warp program output slot {o} is beyond the {n} slots"
-                )));
-            }
-            regs.push(lane[o].clone());
-        }
-        out.push(regs);
-    }
-    Ok(out)
 }

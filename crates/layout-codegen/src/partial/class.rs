@@ -1,0 +1,156 @@
+//! The class test of a partial cross-warp conversion (conditions 1 to 3 of
+//! the [module doc](super)): both layouts read as hardware tables, the map
+//! `C: dst hw → src hw` as a table, and which condition fails.
+
+use crate::error::{CodegenError, Result};
+use crate::replica::local_conversion_layout;
+use linear_layout::{DimName, LinearLayout};
+
+/// A CTA-local bijective distributed layout read as tables.
+pub(super) struct Hw {
+    /// log2 sizes of register, lane, warp.
+    pub(super) nr: u32,
+    pub(super) nl: u32,
+    pub(super) nw: u32,
+    pub(super) layout: LinearLayout,
+}
+
+impl Hw {
+    pub(super) fn new(l: &LinearLayout, what: &str) -> Result<Hw> {
+        let names: Vec<DimName> = l.in_dim_names().collect();
+        let want = [
+            DimName::REGISTER,
+            DimName::LANE,
+            DimName::WARP,
+            DimName::BLOCK,
+        ];
+        let ok_names = names.len() >= 3
+            && names.len() <= 4
+            && names.iter().zip(want.iter()).all(|(a, b)| a == b);
+        if !ok_names {
+            return Err(CodegenError::Invalid(format!(
+                "{what} layout must have in dims register, lane, warp[, block]; it has {names:?}"
+            )));
+        }
+        if names.len() == 4 && l.in_dim_size(DimName::BLOCK) != 1 {
+            return Err(CodegenError::Unsupported(format!(
+                "{what} layout spans {} CTAs; partial cross-warp plans are CTA-local",
+                l.in_dim_size(DimName::BLOCK)
+            )));
+        }
+        if !l.is_surjective() {
+            return Err(CodegenError::Unsupported(format!(
+                "{what} layout does not cover the whole tile (partial coverage); \
+                 partial cross-warp plans need surjective layouts"
+            )));
+        }
+        Ok(Hw {
+            nr: l.in_dim_size_log2(DimName::REGISTER),
+            nl: l.in_dim_size_log2(DimName::LANE),
+            nw: l.in_dim_size_log2(DimName::WARP),
+            layout: l.clone(),
+        })
+    }
+
+    pub(super) fn flat(&self, r: u64, l: u64, w: u64) -> u64 {
+        r | l << self.nr | w << (self.nr + self.nl)
+    }
+
+    /// Packed tensor coordinate (first out dim lowest) at `(r, l, w)`.
+    pub(super) fn coord(&self, r: u64, l: u64, w: u64) -> u64 {
+        self.layout.apply_flat(self.flat(r, l, w))
+    }
+
+    pub(super) fn split(&self, flat: u64) -> (u64, u64, u64) {
+        let m = |n: u32| (1u64 << n) - 1;
+        (
+            flat & m(self.nr),
+            flat >> self.nr & m(self.nl),
+            flat >> (self.nr + self.nl) & m(self.nw),
+        )
+    }
+
+    pub(super) fn count(&self) -> u64 {
+        1 << (self.nr + self.nl + self.nw)
+    }
+}
+
+/// `C: dst hw → src hw` as a table (destination flat hardware index →
+/// source flat hardware index holding the same element): the linear map of
+/// [`local_conversion_layout`], which reads a broadcast source's replica in
+/// the reader's own warp (and lane) whenever there is one; each entry is
+/// checked by evaluating both layouts.
+pub(super) fn conversion_table(src: &Hw, dst: &Hw) -> Result<Vec<u64>> {
+    let c = local_conversion_layout(&src.layout, &dst.layout)?;
+    (0..dst.count())
+        .map(|f| {
+            let g = c.apply_flat(f);
+            if g >= src.count() || src.layout.apply_flat(g) != dst.layout.apply_flat(f) {
+                return Err(CodegenError::Invalid(format!(
+                    "element {:#x} of the destination is held by no source thread",
+                    dst.layout.apply_flat(f)
+                )));
+            }
+            Ok(g)
+        })
+        .collect()
+}
+
+/// Which of the class's conditions (module doc) fail, as a message; `None`
+/// when `src → dst` is a partial cross-warp conversion.
+pub fn why_not_partial(src: &LinearLayout, dst: &LinearLayout) -> Result<Option<String>> {
+    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
+    if (s.nl, s.nw) != (d.nl, d.nw) {
+        return Err(CodegenError::Invalid(
+            "source and destination differ in lanes or warps".into(),
+        ));
+    }
+    let c = conversion_table(&s, &d)?;
+    Ok(check_class(&s, &d, &c))
+}
+
+pub(super) fn check_class(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
+    check_split(s, d, c).or_else(|| check_mixed(s, d, c))
+}
+
+/// Conditions 1 and 2 of the module doc (staying is warp-uniform and its
+/// source registers are static per warp).
+pub(super) fn check_split(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
+    for i in 0..d.nl {
+        let (r2, _, w2) = s.split(c[d.flat(0, 1 << i, 0) as usize]);
+        if w2 != 0 {
+            return Some(format!(
+                "the source warp depends on destination lane bit {i} (C_wl != 0): \
+                 staying is not warp-uniform"
+            ));
+        }
+        if r2 != 0 {
+            return Some(format!(
+                "the source register depends on destination lane bit {i} (C_rl != 0): \
+                 a staying shuffle would need lane-dependent source registers"
+            ));
+        }
+    }
+    None
+}
+
+/// Condition 3: some elements stay and some cross warps.
+fn check_mixed(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
+    let (mut stay, mut cross) = (false, false);
+    for f in 0..d.count() {
+        let (_, _, w) = d.split(f);
+        let (_, _, w2) = s.split(c[f as usize]);
+        if w == w2 {
+            stay = true
+        } else {
+            cross = true
+        }
+    }
+    if !cross {
+        return Some("no element crosses warps (register or shuffle class)".into());
+    }
+    if !stay {
+        return Some("every element crosses warps (full shared-memory class)".into());
+    }
+    None
+}
