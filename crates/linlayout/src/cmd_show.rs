@@ -94,6 +94,10 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), CliError> {
         }
     };
     let text = text.trim();
+    // An attribute's layout may reach past the tensor's shape (tensor-memory
+    // scales split over CTAs along a dim of size 1 get out size 2): its own
+    // out sizes are the view's shape. JSON and CuTe text must match --shape.
+    let from_attribute = !(from_file || text.starts_with('{')) && text.starts_with('#');
     let ll = if from_file || text.starts_with('{') {
         let v: Value =
             serde_json::from_str(text).map_err(|e| format!("invalid JSON layout: {e}"))?;
@@ -127,7 +131,7 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), CliError> {
     };
     src.hardware.check(&ll, "the layout")?;
     let out: Vec<u64> = ll.out_dims().iter().map(|d| d.1).collect();
-    if let Some(s) = shape {
+    if let Some(s) = shape.filter(|_| !from_attribute) {
         if s != out {
             return Err(format!(
                 "--shape {} does not match the layout's output sizes {}",

@@ -59,8 +59,12 @@ pub fn render(a: &Args) -> Result<String, CliError> {
             enc.to_triton_linear_layout(&shape)?
         };
         if a.full {
+            // The layout's own out-dim sizes: the tensor's shape, except where
+            // a CTA basis reaches past it (tensor-memory scales split over
+            // CTAs along a dim of size 1), so that the output reads back.
             let mut v = ll.bases_json();
-            v["shape"] = Value::from(shape.clone());
+            let sizes: Vec<u64> = ll.out_dim_names().map(|d| ll.out_dim_size(d)).collect();
+            v["shape"] = Value::from(sizes);
             return Ok(v.to_string());
         }
         let keys: &[DimName] = match space {
