@@ -3,11 +3,16 @@
 //! an emitter makes (vectors of [`crate::vectorize::vector_groups`], one
 //! replica of a broadcast source stored).
 //!
-//! Candidates:
-//! * Triton's optimal swizzle ([`crate::swizzle::optimal_swizzling`]);
+//! Candidates, in this order:
 //! * the paper's construction ([`crate::swizzle::paper_swizzle_candidates`]);
 //! * for rank-2 tiles, the XOR swizzle family of CuTe's `Swizzle<B, M, S>`
-//!   on a row- or column-major tile ([`xor_swizzle_tile`]).
+//!   on a row- or column-major tile ([`xor_swizzle_tile`]);
+//! * Triton's optimal swizzle ([`crate::swizzle::optimal_swizzling`]).
+//!
+//! The order decides among equally good layouts; this one reproduces the
+//! shared layouts of the programs that ran on the H200 (`layout-cuda`'s GPU
+//! suite regenerates byte-identical with it; Triton's swizzle first changed
+//! 14 of them to other layouts of equal wavefronts and instructions).
 //!
 //! The best is the one with the fewest wavefronts (store + load over all
 //! warps), then the fewest shared-memory instructions per thread, then the
@@ -202,9 +207,6 @@ pub fn search_shared_layout(
 ) -> Result<(LinearLayout, SharedCost)> {
     check_bitwidth(bits)?;
     let mut candidates: Vec<LinearLayout> = Vec::new();
-    if let Ok(sw) = optimal_swizzling(src, dst, bits) {
-        candidates.push(sw.shared);
-    }
     if let Ok(c) = paper_swizzle_candidates(src, dst, bits) {
         candidates.extend(c);
     }
@@ -224,6 +226,9 @@ pub fn search_shared_layout(
                 }
             }
         }
+    }
+    if let Ok(sw) = optimal_swizzling(src, dst, bits) {
+        candidates.push(sw.shared);
     }
     let mut best: Option<(LinearLayout, SharedCost)> = None;
     for l in candidates {

@@ -12,44 +12,14 @@
 //! benchmark use the same pair of access patterns).
 
 use crate::{free_masks, smem_map, wavefronts};
-use linear_layout::{DimName, LinearLayout};
+use linear_layout::LinearLayout;
 
 /// The swizzled tile layout `offset → (dim0, dim1)` for `Swizzle<b, m, s>`
-/// over a row-major (`row_major = true`: dim1 fastest) or column-major tile.
+/// over a row-major (`row_major = true`: dim1 fastest) or column-major tile
+/// ([`layout_codegen::swizzle_search::xor_swizzle_tile`]).
 pub fn swizzled_tile(shape: &[u64], row_major: bool, b: u32, m: u32, s: u32) -> LinearLayout {
-    let (d0, d1) = (DimName::dim(0), DimName::dim(1));
-    let (l0, l1) = (shape[0].trailing_zeros(), shape[1].trailing_zeros());
-    let n = l0 + l1;
-    // Tile order: coordinate of logical offset bit i.
-    let coord = |i: u32| -> Vec<u64> {
-        if row_major {
-            if i < l1 {
-                vec![0, 1 << i]
-            } else {
-                vec![1 << (i - l1), 0]
-            }
-        } else if i < l0 {
-            vec![1 << i, 0]
-        } else {
-            vec![0, 1 << (i - l0)]
-        }
-    };
-    let bases: Vec<Vec<u64>> = (0..n)
-        .map(|i| {
-            let mut c = coord(i);
-            if i >= m + s && i < m + s + b {
-                let extra = coord(i - s);
-                c = vec![c[0] ^ extra[0], c[1] ^ extra[1]];
-            }
-            c
-        })
-        .collect();
-    LinearLayout::new(
-        vec![(DimName::OFFSET, bases)],
-        vec![(d0, shape[0]), (d1, shape[1])],
-        true,
-    )
-    .expect("a swizzle is a bijection")
+    layout_codegen::swizzle_search::xor_swizzle_tile(shape, row_major, b, m, s)
+        .expect("a swizzle of the family (b <= s, fits the tile) is a bijection")
 }
 
 /// Predicted wavefronts (store of `src` + load of `dst`) through `smem`.
@@ -157,10 +127,13 @@ pub fn construct_swizzle(
     best.map(|(lay, sc, _)| (lay, sc))
 }
 
-/// The shared layout the GPU suite converts through: the better of
-/// [`search_swizzle`] and [`construct_swizzle`] by predicted wavefronts
-/// (the paper's construction on ties), with its score; `None` when neither
-/// yields a layout.
+/// The shared layout the GPU suite converts through, with its predicted
+/// wavefronts (store + load, all warps): layout-codegen's search
+/// ([`layout_codegen::swizzle_search::search_shared_layout`], 32 banks:
+/// the paper's construction, then this family, then Triton's optimal
+/// swizzle; fewest wavefronts, then instructions, then the first). `None`
+/// when no candidate is a bijection onto the tile. `shape` and `num_warps`
+/// are read from the layouts.
 pub fn best_swizzle(
     src: &LinearLayout,
     dst: &LinearLayout,
@@ -168,10 +141,10 @@ pub fn best_swizzle(
     bits: u32,
     num_warps: u64,
 ) -> Option<(LinearLayout, u64)> {
-    better(
-        search_swizzle(src, dst, shape, bits, num_warps),
-        construct_swizzle(src, dst, bits, num_warps),
-    )
+    let _ = (shape, num_warps);
+    layout_codegen::swizzle_search::search_shared_layout(src, dst, bits, 32)
+        .ok()
+        .map(|(l, c)| (l, c.wavefronts()))
 }
 
 /// The lower-scoring of a [`search_swizzle`] and a [`construct_swizzle`]
