@@ -182,7 +182,9 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
         layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
             .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0));
     if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
-        let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
+        let theirs = layout_codegen::swizzle_search::shared_cost(&src, &dst, &sw.shared, bits, 32)
+            .map(|c| c.wavefronts())
+            .ok();
         eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
     }
     emit_and_record(dir, name, spec, &src, &dst, smem, false, meta);

@@ -230,6 +230,22 @@ pub fn search_shared_layout(
     if let Ok(sw) = optimal_swizzling(src, dst, bits) {
         candidates.push(sw.shared);
     }
+    best_shared_layout(src, dst, candidates, bits, banks).ok_or_else(|| {
+        CodegenError::Unsupported("no shared layout candidate is a bijection onto the tile".into())
+    })
+}
+
+/// The best of `candidates` for `src → dst` by [`shared_cost`]: the fewest
+/// wavefronts, then the fewest instructions, then the first; candidates
+/// that are not bijections onto `src`'s tensor are skipped. `None` when
+/// none is left.
+pub fn best_shared_layout(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    candidates: impl IntoIterator<Item = LinearLayout>,
+    bits: u32,
+    banks: u64,
+) -> Option<(LinearLayout, SharedCost)> {
     let mut best: Option<(LinearLayout, SharedCost)> = None;
     for l in candidates {
         if !l.is_invertible() || l.out_dims() != src.out_dims() {
@@ -243,9 +259,7 @@ pub fn search_shared_layout(
             best = Some((l, c));
         }
     }
-    best.ok_or_else(|| {
-        CodegenError::Unsupported("no shared layout candidate is a bijection onto the tile".into())
-    })
+    best
 }
 
 /// Wavefronts per warp of writing (or reading) every register of the
