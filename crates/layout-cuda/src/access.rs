@@ -21,7 +21,9 @@ impl AccessMap {
     /// Reads a layout with in dims register/lane/warp[/block] and one out dim.
     pub fn from_layout(l: &LinearLayout) -> Result<Self, EmitError> {
         if l.num_out_dims() != 1 {
-            return Err(EmitError("address layout must have one output dim".into()));
+            return Err(EmitError::Invalid(
+                "address layout must have one output dim".into(),
+            ));
         }
         let get = |d: DimName| l.packed_bases(d).to_vec();
         Ok(AccessMap {

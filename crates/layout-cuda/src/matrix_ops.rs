@@ -361,10 +361,10 @@ fn emit(
     store: bool,
 ) -> Result<(), EmitError> {
     let TileInstruction::Matrix { count, trans } = plan.instruction else {
-        return Err(EmitError("not a matrix plan".into()));
+        return Err(EmitError::Unsupported("not a matrix plan".into()));
     };
     if plan.bitwidth != 16 {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "matrix path takes 16-bit elements, plan has {}",
             plan.bitwidth
         )));
