@@ -89,6 +89,39 @@ pub fn xor_swizzle_tile(
     )?)
 }
 
+/// The XOR swizzle family searched for a 2-D tile of `bits`-bit elements,
+/// in search order: row-major then column-major tiles, vectors of `2^m`
+/// elements up to 16 bytes, `b ≤ 5` XORed bits, shifts `max(b, 1) ≤ s ≤ 8`
+/// (`b = 0`, the unswizzled tile, once, with `s = 1`), every
+/// [`xor_swizzle_tile`] that fits the tile.
+///
+/// ```
+/// use layout_codegen::swizzle_search::xor_swizzle_family;
+/// let family = xor_swizzle_family(&[64, 64], 16).unwrap();
+/// assert!(family.iter().all(|l| l.is_invertible()));
+/// // 30, 28, 25 and 21 (b, s) pairs for m = 0..3, in each tile order.
+/// assert_eq!(family.len(), 2 * (30 + 28 + 25 + 21));
+/// ```
+pub fn xor_swizzle_family(shape: &[u64], bits: u32) -> Result<Vec<LinearLayout>> {
+    check_bitwidth(bits)?;
+    let n: u32 = shape.iter().map(|s| s.trailing_zeros()).sum();
+    let max_m = (128 / bits).trailing_zeros();
+    let mut out = Vec::new();
+    for row_major in [true, false] {
+        for m in 0..=max_m {
+            for b in 0..=5u32 {
+                for s in b.max(1)..=8 {
+                    if m + s + b > n || (b == 0 && s > 1) {
+                        continue;
+                    }
+                    out.push(xor_swizzle_tile(shape, row_major, b, m, s)?);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Wavefronts and instructions of converting `src → dst` through `shared`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SharedCost {
@@ -212,20 +245,7 @@ pub fn search_shared_layout(
     }
     let shape: Vec<u64> = src.out_dims().iter().map(|d| d.1).collect();
     if shape.len() == 2 {
-        let n: u32 = shape.iter().map(|s| s.trailing_zeros()).sum();
-        let max_m = (128 / bits).trailing_zeros();
-        for row_major in [true, false] {
-            for m in 0..=max_m {
-                for b in 0..=5u32 {
-                    for s in b.max(1)..=8 {
-                        if m + s + b > n || (b == 0 && s > 1) {
-                            continue;
-                        }
-                        candidates.push(xor_swizzle_tile(&shape, row_major, b, m, s)?);
-                    }
-                }
-            }
-        }
+        candidates.extend(xor_swizzle_family(&shape, bits)?);
     }
     if let Ok(sw) = optimal_swizzling(src, dst, bits) {
         candidates.push(sw.shared);

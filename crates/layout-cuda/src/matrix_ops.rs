@@ -170,7 +170,7 @@ pub fn score(
 }
 
 /// The best shared layout for the matrix path among the XOR swizzle family
-/// of [`crate::swizzle_search::swizzled_tile`] and the paper construction
+/// ([`layout_codegen::swizzle_search::xor_swizzle_family`]) and the paper construction
 /// [`crate::swizzle_search::construct_swizzle`], by [`score`].
 pub fn search_swizzle(
     src: &LinearLayout,
@@ -179,23 +179,8 @@ pub fn search_swizzle(
     bits: u32,
     num_warps: u64,
 ) -> Option<(LinearLayout, u64)> {
-    let n = shape.iter().map(|s| s.trailing_zeros()).sum::<u32>();
-    let max_m = (128 / bits).trailing_zeros();
-    let mut cands = Vec::new();
-    for row_major in [true, false] {
-        for m in 0..=max_m {
-            for b in 0..=5u32 {
-                for s in b.max(1)..=8 {
-                    if m + s + b > n || (b == 0 && s > 1) {
-                        continue;
-                    }
-                    cands.push(crate::swizzle_search::swizzled_tile(
-                        shape, row_major, b, m, s,
-                    ));
-                }
-            }
-        }
-    }
+    let mut cands =
+        layout_codegen::swizzle_search::xor_swizzle_family(shape, bits).unwrap_or_default();
     if let Some((l, _)) = crate::swizzle_search::construct_swizzle(src, dst, bits, num_warps) {
         cands.push(l);
     }

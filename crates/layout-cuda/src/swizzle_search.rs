@@ -2,18 +2,10 @@
 //! [`layout_codegen::swizzle_search`], which holds the one search (the
 //! paper's construction, CuTe's `Swizzle<B, M, S>` family, Triton's optimal
 //! swizzle, scored by exact wavefronts of [`layout_codegen::wavefront`]).
-//! The matrix path ([`crate::matrix_ops::search_swizzle`]) takes its family
-//! and construction candidates from here.
+//! The matrix path ([`crate::matrix_ops::search_swizzle`]) takes its
+//! construction candidate from here.
 
 use linear_layout::LinearLayout;
-
-/// The swizzled tile layout `offset → (dim0, dim1)` for `Swizzle<b, m, s>`
-/// over a row-major (`row_major = true`: dim1 fastest) or column-major tile
-/// ([`layout_codegen::swizzle_search::xor_swizzle_tile`]).
-pub fn swizzled_tile(shape: &[u64], row_major: bool, b: u32, m: u32, s: u32) -> LinearLayout {
-    layout_codegen::swizzle_search::xor_swizzle_tile(shape, row_major, b, m, s)
-        .expect("a swizzle of the family (b <= s, fits the tile) is a bijection")
-}
 
 /// The shared layout whose offset bits map, from the lowest, to `order`
 /// (packed tensor coordinates of `like`'s out dims), skipping dependent
