@@ -175,20 +175,16 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
         emit_and_record(dir, name, spec, &src, &dst, smem, true, meta);
         return;
     }
-    // The shared layout: the best XOR swizzle by predicted wavefronts
-    // (see layout_cuda::swizzle_search); the optimal swizzle of
-    // layout-codegen is reported beside it.
-    let searched = layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, nw as u64);
-    let built = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, nw as u64);
-    eprintln!(
-        "  {name}: XOR family {:?}, paper construction {:?}",
-        searched.as_ref().map(|x| x.1),
-        built.as_ref().map(|x| x.1)
-    );
-    let (smem, score) = layout_cuda::swizzle_search::better(searched, built)
-        .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0));
+    // The shared layout: layout-codegen's search (the paper's construction,
+    // the XOR swizzle family, Triton's optimal swizzle; exact wavefronts);
+    // Triton's optimal swizzle alone is reported beside it.
+    let (smem, score) =
+        layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
+            .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0));
     if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
-        let theirs = layout_cuda::swizzle_search::score(&src, &dst, &sw.shared, bits, nw as u64);
+        let theirs = layout_codegen::swizzle_search::shared_cost(&src, &dst, &sw.shared, bits, 32)
+            .map(|c| c.wavefronts())
+            .ok();
         eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
     }
     emit_and_record(dir, name, spec, &src, &dst, smem, false, meta);

@@ -8,19 +8,21 @@
 //! it the file unchanged and does the host program's work here: the same
 //! kernel signature, launch shape and checks.
 
-use std::fmt;
-
 /// An error that names what was wrong and the offending value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunError(pub String);
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// The generated program is not what the runner reads (no launch,
+    /// a malformed operand, an unexpected preprocessor conditional).
+    #[error("{0}")]
+    Program(String),
+    /// A case of `cases.json` or a command-line value the runner cannot
+    /// take (unknown architecture, element width, shape or axis).
+    #[error("{0}")]
+    Case(String),
+    /// The device side failed: CUDA driver, NVRTC, or reading a file.
+    #[error("{0}")]
+    Device(String),
 }
-
-impl std::error::Error for RunError {}
 
 /// Threads per CTA and dynamic shared-memory bytes of the kernel `bench`,
 /// read from the host program's launch `bench<<<tiles, T, S>>>`.
@@ -33,25 +35,25 @@ pub struct LaunchShape {
 impl LaunchShape {
     /// The first `bench<<<tiles, T, S>>>` of `code`.
     pub fn parse(code: &str) -> Result<Self, RunError> {
-        let at = code
-            .find("bench<<<tiles, ")
-            .ok_or_else(|| RunError("no launch 'bench<<<tiles, T, S>>>' in the program".into()))?;
+        let at = code.find("bench<<<tiles, ").ok_or_else(|| {
+            RunError::Program("no launch 'bench<<<tiles, T, S>>>' in the program".into())
+        })?;
         let rest = &code[at + "bench<<<tiles, ".len()..];
         let end = rest
             .find(">>>")
-            .ok_or_else(|| RunError("unterminated launch 'bench<<<'".into()))?;
+            .ok_or_else(|| RunError::Program("unterminated launch 'bench<<<'".into()))?;
         let parts: Vec<&str> = rest[..end].split(", ").collect();
         let num = |s: &str| {
             s.trim()
                 .parse::<u32>()
-                .map_err(|_| RunError(format!("launch operand {s:?} is not a number")))
+                .map_err(|_| RunError::Program(format!("launch operand {s:?} is not a number")))
         };
         match parts.as_slice() {
             [t, s] => Ok(LaunchShape {
                 threads: num(t)?,
                 smem_bytes: num(s)?,
             }),
-            _ => Err(RunError(format!(
+            _ => Err(RunError::Program(format!(
                 "launch 'bench<<<tiles, {}>>>' does not have two operands after tiles",
                 &rest[..end]
             ))),
@@ -83,7 +85,7 @@ pub fn device_view(code: &str) -> Result<String, RunError> {
             });
         if let Some((m, when_defined)) = cond {
             if !DEFINED_UNDER_NVRTC.contains(&m.trim()) {
-                return Err(RunError(format!(
+                return Err(RunError::Program(format!(
                     "line {}: unexpected conditional {t:?}",
                     no + 1
                 )));
@@ -92,19 +94,19 @@ pub fn device_view(code: &str) -> Result<String, RunError> {
         } else if t.starts_with("#else") {
             let top = stack
                 .last_mut()
-                .ok_or_else(|| RunError(format!("line {}: #else without #if", no + 1)))?;
+                .ok_or_else(|| RunError::Program(format!("line {}: #else without #if", no + 1)))?;
             *top = !*top;
         } else if t.starts_with("#endif") {
             stack
                 .pop()
-                .ok_or_else(|| RunError(format!("line {}: #endif without #if", no + 1)))?;
+                .ok_or_else(|| RunError::Program(format!("line {}: #endif without #if", no + 1)))?;
         } else if visible {
             out.push_str(line);
             out.push('\n');
         }
     }
     if !stack.is_empty() {
-        return Err(RunError("unterminated #if __CUDACC_RTC__".into()));
+        return Err(RunError::Program("unterminated #if __CUDACC_RTC__".into()));
     }
     Ok(out)
 }

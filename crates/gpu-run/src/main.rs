@@ -69,7 +69,7 @@ macro_rules! elem {
 elem!(u8, u16, u32);
 
 fn err<E: std::fmt::Debug>(what: &str) -> impl Fn(E) -> RunError + '_ {
-    move |e| RunError(format!("{what}: {e:?}"))
+    move |e| RunError::Device(format!("{what}: {e:?}"))
 }
 
 /// A loaded case: the kernel and what its launch needs.
@@ -95,9 +95,9 @@ fn load(
     };
     let ptx = compile_ptx_with_opts(code, opts).map_err(|e| match e {
         cudarc::nvrtc::CompileError::CompileError { log, .. } => {
-            RunError(format!("{name}: NVRTC: {}", log.to_string_lossy()))
+            RunError::Device(format!("{name}: NVRTC: {}", log.to_string_lossy()))
         }
-        e => RunError(format!("{name}: NVRTC: {e:?}")),
+        e => RunError::Device(format!("{name}: NVRTC: {e:?}")),
     })?;
     let module = ctx.load_module(ptx).map_err(err("load module"))?;
     let func = module.load_function("bench").map_err(err("load bench"))?;
@@ -183,7 +183,7 @@ fn run_case<T: Elem>(
         "sm_90" => "sm_90",
         "sm_100a" => "sm_100a",
         other => {
-            return Err(RunError(format!(
+            return Err(RunError::Case(format!(
                 "unsupported --arch {other:?} (sm_90a, sm_90, sm_100a)"
             )))
         }
@@ -194,7 +194,7 @@ fn run_case<T: Elem>(
         .as_array()
         .and_then(|dims| dims.iter().map(Value::as_u64).collect())
         .ok_or_else(|| {
-            RunError(format!(
+            RunError::Case(format!(
                 "{name}: shape {} is not a list of sizes",
                 case["shape"]
             ))
@@ -206,7 +206,7 @@ fn run_case<T: Elem>(
         let axis = case["axis"].as_u64().unwrap_or(0) as usize;
         let size = *shape
             .get(axis)
-            .ok_or_else(|| RunError(format!("{name}: axis {axis} out of shape {shape:?}")))?;
+            .ok_or_else(|| RunError::Case(format!("{name}: axis {axis} out of shape {shape:?}")))?;
         let mut rng = Rng::new(0x5eed ^ n as u64);
         let idx: Vec<u64> = (0..n).map(|_| rng.next_u64() % size).collect();
         Some((GatherTile { shape, axis }, idx))
@@ -320,17 +320,22 @@ fn main() {
         }
         let path = format!("{}/{name}.cu", a.dir);
         let result = std::fs::read_to_string(&path)
-            .map_err(|e| RunError(format!("{path}: {e}")))
+            .map_err(|e| RunError::Device(format!("{path}: {e}")))
             .and_then(|code| {
                 let go = || match case["bits"].as_u64() {
                     Some(8) => run_case::<u8>(&ctx, case, &code, &a),
                     Some(16) => run_case::<u16>(&ctx, case, &code, &a),
                     Some(32) => run_case::<u32>(&ctx, case, &code, &a),
-                    b => Err(RunError(format!("{name}: unsupported element bits {b:?}"))),
+                    b => Err(RunError::Case(format!(
+                        "{name}: unsupported element bits {b:?}"
+                    ))),
                 };
                 // NVRTC is opened on first use and panics when missing.
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(go))
-                    .unwrap_or_else(|_| Err(RunError(format!("{name}: NVRTC could not be loaded"))))
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(go)).unwrap_or_else(|_| {
+                    Err(RunError::Device(format!(
+                        "{name}: NVRTC could not be loaded"
+                    )))
+                })
             });
         match result {
             Ok(v) => {
@@ -339,7 +344,7 @@ fn main() {
             }
             Err(e) => {
                 failed = true;
-                println!("{}", json!({"case": name, "error": e.0}));
+                println!("{}", json!({"case": name, "error": e.to_string()}));
             }
         }
     }

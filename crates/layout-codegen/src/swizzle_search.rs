@@ -3,11 +3,16 @@
 //! an emitter makes (vectors of [`crate::vectorize::vector_groups`], one
 //! replica of a broadcast source stored).
 //!
-//! Candidates:
-//! * Triton's optimal swizzle ([`crate::swizzle::optimal_swizzling`]);
+//! Candidates, in this order:
 //! * the paper's construction ([`crate::swizzle::paper_swizzle_candidates`]);
 //! * for rank-2 tiles, the XOR swizzle family of CuTe's `Swizzle<B, M, S>`
-//!   on a row- or column-major tile ([`xor_swizzle_tile`]).
+//!   on a row- or column-major tile ([`xor_swizzle_tile`]);
+//! * Triton's optimal swizzle ([`crate::swizzle::optimal_swizzling`]).
+//!
+//! The order decides among equally good layouts; this one reproduces the
+//! shared layouts of the programs that ran on the H200 (`layout-cuda`'s GPU
+//! suite regenerates byte-identical with it; Triton's swizzle first changed
+//! 14 of them to other layouts of equal wavefronts and instructions).
 //!
 //! The best is the one with the fewest wavefronts (store + load over all
 //! warps), then the fewest shared-memory instructions per thread, then the
@@ -82,6 +87,39 @@ pub fn xor_swizzle_tile(
         vec![(DimName::dim(0), *s0), (DimName::dim(1), *s1)],
         true,
     )?)
+}
+
+/// The XOR swizzle family searched for a 2-D tile of `bits`-bit elements,
+/// in search order: row-major then column-major tiles, vectors of `2^m`
+/// elements up to 16 bytes, `b ≤ 5` XORed bits, shifts `max(b, 1) ≤ s ≤ 8`
+/// (`b = 0`, the unswizzled tile, once, with `s = 1`), every
+/// [`xor_swizzle_tile`] that fits the tile.
+///
+/// ```
+/// use layout_codegen::swizzle_search::xor_swizzle_family;
+/// let family = xor_swizzle_family(&[64, 64], 16).unwrap();
+/// assert!(family.iter().all(|l| l.is_invertible()));
+/// // 30, 28, 25 and 21 (b, s) pairs for m = 0..3, in each tile order.
+/// assert_eq!(family.len(), 2 * (30 + 28 + 25 + 21));
+/// ```
+pub fn xor_swizzle_family(shape: &[u64], bits: u32) -> Result<Vec<LinearLayout>> {
+    check_bitwidth(bits)?;
+    let n: u32 = shape.iter().map(|s| s.trailing_zeros()).sum();
+    let max_m = (128 / bits).trailing_zeros();
+    let mut out = Vec::new();
+    for row_major in [true, false] {
+        for m in 0..=max_m {
+            for b in 0..=5u32 {
+                for s in b.max(1)..=8 {
+                    if m + s + b > n || (b == 0 && s > 1) {
+                        continue;
+                    }
+                    out.push(xor_swizzle_tile(shape, row_major, b, m, s)?);
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Wavefronts and instructions of converting `src → dst` through `shared`.
@@ -202,29 +240,32 @@ pub fn search_shared_layout(
 ) -> Result<(LinearLayout, SharedCost)> {
     check_bitwidth(bits)?;
     let mut candidates: Vec<LinearLayout> = Vec::new();
-    if let Ok(sw) = optimal_swizzling(src, dst, bits) {
-        candidates.push(sw.shared);
-    }
     if let Ok(c) = paper_swizzle_candidates(src, dst, bits) {
         candidates.extend(c);
     }
     let shape: Vec<u64> = src.out_dims().iter().map(|d| d.1).collect();
     if shape.len() == 2 {
-        let n: u32 = shape.iter().map(|s| s.trailing_zeros()).sum();
-        let max_m = (128 / bits).trailing_zeros();
-        for row_major in [true, false] {
-            for m in 0..=max_m {
-                for b in 0..=5u32 {
-                    for s in b.max(1)..=8 {
-                        if m + s + b > n || (b == 0 && s > 1) {
-                            continue;
-                        }
-                        candidates.push(xor_swizzle_tile(&shape, row_major, b, m, s)?);
-                    }
-                }
-            }
-        }
+        candidates.extend(xor_swizzle_family(&shape, bits)?);
     }
+    if let Ok(sw) = optimal_swizzling(src, dst, bits) {
+        candidates.push(sw.shared);
+    }
+    best_shared_layout(src, dst, candidates, bits, banks).ok_or_else(|| {
+        CodegenError::Unsupported("no shared layout candidate is a bijection onto the tile".into())
+    })
+}
+
+/// The best of `candidates` for `src → dst` by [`shared_cost`]: the fewest
+/// wavefronts, then the fewest instructions, then the first; candidates
+/// that are not bijections onto `src`'s tensor are skipped. `None` when
+/// none is left.
+pub fn best_shared_layout(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    candidates: impl IntoIterator<Item = LinearLayout>,
+    bits: u32,
+    banks: u64,
+) -> Option<(LinearLayout, SharedCost)> {
     let mut best: Option<(LinearLayout, SharedCost)> = None;
     for l in candidates {
         if !l.is_invertible() || l.out_dims() != src.out_dims() {
@@ -238,9 +279,7 @@ pub fn search_shared_layout(
             best = Some((l, c));
         }
     }
-    best.ok_or_else(|| {
-        CodegenError::Unsupported("no shared layout candidate is a bijection onto the tile".into())
-    })
+    best
 }
 
 /// Wavefronts per warp of writing (or reading) every register of the

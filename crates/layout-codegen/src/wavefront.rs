@@ -79,6 +79,36 @@ pub fn access_wavefronts(starts: &[u64], bytes: u64) -> Vec<u64> {
     phases_of(32, starts, bytes)
 }
 
+/// Per-phase wavefronts of one warp-wide vector access under NVIDIA's rules
+/// (32 banks) in which some lanes may not take part (a predicated store):
+/// `starts[l]` is lane `l`'s byte address, `None` where lane `l` does not
+/// access; each lane moves `bytes` bytes. Phases are cut from all lanes as in
+/// [`access_wavefronts`] (`max(1, 32 · bytes / 128)` phases of consecutive
+/// lanes); a phase in which no lane accesses is not issued and is left out
+/// of the result.
+///
+/// ```
+/// use layout_codegen::wavefront::predicated_access_wavefronts;
+/// // 16-byte vectors: four quarter warps; only lanes 0..8 and 24..32 store,
+/// // lanes 0 and 4 of the first quarter in the same bank.
+/// let starts: Vec<Option<u64>> = (0..32u64)
+///     .map(|l| (l < 8 || l >= 24).then(|| if l == 4 { 128 } else { 16 * l }))
+///     .collect();
+/// assert_eq!(predicated_access_wavefronts(&starts, 16), vec![2, 1]);
+/// ```
+pub fn predicated_access_wavefronts(starts: &[Option<u64>], bytes: u64) -> Vec<u64> {
+    let nlanes = starts.len() as u64;
+    let phases = ((32 * bytes) / 128).clamp(1, nlanes.max(1));
+    let per = (nlanes / phases).max(1) as usize;
+    starts
+        .chunks(per)
+        .filter_map(|lanes| {
+            let active: Vec<u64> = lanes.iter().flatten().copied().collect();
+            (!active.is_empty()).then(|| phase_wavefronts(&active, bytes, 32))
+        })
+        .collect()
+}
+
 /// Wavefronts of one warp-wide `ldmatrix`/`stmatrix` (32 banks): `rows[l]`
 /// is the byte address of the 16-byte row lane `l` supplies; one phase per
 /// matrix (rows `8i .. 8i + 8`). Returns per-matrix wavefronts.

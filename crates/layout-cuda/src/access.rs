@@ -21,7 +21,9 @@ impl AccessMap {
     /// Reads a layout with in dims register/lane/warp[/block] and one out dim.
     pub fn from_layout(l: &LinearLayout) -> Result<Self, EmitError> {
         if l.num_out_dims() != 1 {
-            return Err(EmitError("address layout must have one output dim".into()));
+            return Err(EmitError::Invalid(
+                "address layout must have one output dim".into(),
+            ));
         }
         let get = |d: DimName| l.packed_bases(d).to_vec();
         Ok(AccessMap {
@@ -281,12 +283,14 @@ fn load_stmts(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
 }
 
 /// Predicted shared-memory wavefronts of one execution of the accesses of
-/// `map` by all warps, NVIDIA model: 32 banks × 4 bytes; a request of
-/// `w`-byte accesses is served in phases of `128 / max(w, 4)` threads
-/// (32, 16 or 8); a phase needs as many wavefronts as the largest number of
-/// distinct 4-byte words any one bank holds among its active threads.
-/// `active(lane, warp)` says which threads access (store predicates).
-/// Returns `(wavefronts, ideal)` where ideal counts one wavefront per phase.
+/// `map` by all warps: every vector access (one per group of
+/// [`AccessMap::groups`] whose first register has no bit of
+/// `skip_reg_mask`) of every warp, its lanes' byte addresses counted by the
+/// crate-wide rule of [`layout_codegen::wavefront`] (32 banks × 4 bytes,
+/// phases of `128 / max(w, 4)` lanes for `w`-byte vectors).
+/// `active(lane, warp)` says which threads access (store predicates); a
+/// phase with no active lane is not issued. Returns `(wavefronts, ideal)`
+/// where ideal counts one wavefront per issued phase.
 pub fn wavefronts(
     map: &AccessMap,
     bits: u32,
@@ -294,39 +298,17 @@ pub fn wavefronts(
     skip_reg_mask: u64,
     active: impl Fn(u64, u64) -> bool,
 ) -> (u64, u64) {
-    let v = map.vector_width(bits);
-    let width = v * bits as u64 / 8;
-    let per_phase = 128 / width.max(4);
+    let bytes = map.vector_width(bits) * bits as u64 / 8;
     let groups = map.groups(bits);
     let (mut total, mut ideal) = (0, 0);
     for w in 0..num_warps {
-        for g in &groups {
-            let r = g[0];
-            if r & skip_reg_mask == 0 {
-                for phase in 0..(32 / per_phase) {
-                    let mut words: Vec<u64> = Vec::new();
-                    for l in phase * per_phase..(phase + 1) * per_phase {
-                        if !active(l, w) {
-                            continue;
-                        }
-                        let byte = map.offset(r, l, w) * bits as u64 / 8;
-                        let first = byte / 4;
-                        let last = (byte + width.max(1) - 1) / 4;
-                        words.extend(first..=last);
-                    }
-                    if words.is_empty() {
-                        continue;
-                    }
-                    words.sort();
-                    words.dedup();
-                    let mut per_bank = [0u64; 32];
-                    for wd in words {
-                        per_bank[(wd % 32) as usize] += 1;
-                    }
-                    total += per_bank.iter().max().copied().unwrap_or(0);
-                    ideal += 1;
-                }
-            }
+        for g in groups.iter().filter(|g| g[0] & skip_reg_mask == 0) {
+            let starts: Vec<Option<u64>> = (0..32)
+                .map(|l| active(l, w).then(|| map.offset(g[0], l, w) * bits as u64 / 8))
+                .collect();
+            let phases = layout_codegen::wavefront::predicated_access_wavefronts(&starts, bytes);
+            total += phases.iter().sum::<u64>();
+            ideal += phases.len() as u64;
         }
     }
     (total, ideal)

@@ -82,23 +82,23 @@ pub fn case_for_pair(
     bits: u32,
 ) -> Result<ConversionCase, EmitError> {
     if !is_c_identifier(name) {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "name '{name}' is not a C identifier (letters, digits, '_', not starting with a digit)"
         )));
     }
     if !matches!(bits, 8 | 16 | 32 | 64) {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "element width {bits} bits is not 8, 16, 32 or 64"
         )));
     }
     if shape.len() != 2 {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "the CUDA emitter takes rank-2 tiles, not shape {shape:?}"
         )));
     }
     let warps = src.in_dim_size(DimName::WARP);
     if dst.in_dim_size(DimName::WARP) != warps {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "source has {warps} warps and destination {}",
             dst.in_dim_size(DimName::WARP)
         )));
@@ -139,7 +139,7 @@ pub fn emit(case: &ConversionCase, what: Output) -> Result<String, EmitError> {
             let cut = code
                 .find("\n#ifndef __CUDACC_RTC__\n#define CK")
                 .ok_or_else(|| {
-                    EmitError("internal: the benchmark program has no host part".into())
+                    EmitError::Invalid("internal: the benchmark program has no host part".into())
                 })?;
             let mut s = code[..cut].to_string();
             s = s.replacen(
@@ -173,7 +173,9 @@ pub struct DeviceFunction {
 pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitError> {
     let name = &case.name;
     if !is_c_identifier(name) {
-        return Err(EmitError(format!("name '{name}' is not a C identifier")));
+        return Err(EmitError::Invalid(format!(
+            "name '{name}' is not a C identifier"
+        )));
     }
     let t = crate::ctype(case.bits);
     let up = name.to_uppercase();

@@ -144,7 +144,7 @@ pub fn cases_of(spec: &GatherSpec) -> Result<[GatherCase; 2], EmitError> {
     let (name, shape, bits, nw, attr, axis) = *spec;
     let layout = Encoding::parse(attr)
         .and_then(|e| e.to_linear_layout(&shape))
-        .map_err(|e| EmitError(format!("{name}: {e}")))?;
+        .map_err(|e| EmitError::Invalid(format!("{name}: {e}")))?;
     let mk = |variant: GatherVariant| GatherCase {
         name: format!("{name}_{}", variant.suffix()),
         shape: shape.to_vec(),
@@ -331,7 +331,7 @@ impl GatherLoadMap {
         let stride = plan.strides[plan.axis];
         let axis_mask = (plan.src_shape[plan.axis] - 1) * stride;
         if plan.strides != [shape[1], 1] {
-            return Err(EmitError(format!(
+            return Err(EmitError::Invalid(format!(
                 "shared plan strides {:?} are not row-major for shape {shape:?}",
                 plan.strides
             )));
@@ -400,26 +400,26 @@ pub struct GatherEmitted {
 fn check_case(case: &GatherCase) -> Result<u64, EmitError> {
     let l = &case.layout;
     if case.shape.len() != 2 || l.num_out_dims() != 2 {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "{}: the gather benchmark takes rank-2 tiles, got shape {:?}",
             case.name, case.shape
         )));
     }
     if case.axis > 1 {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "{}: axis {} out of range for rank 2",
             case.name, case.axis
         )));
     }
     if !matches!(case.bits, 8 | 16 | 32) {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "{}: {}-bit data (8, 16 or 32 supported)",
             case.name, case.bits
         )));
     }
     let dims: Vec<u64> = l.out_dims().iter().map(|d| d.1).collect();
     if dims != case.shape {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "{}: layout covers {dims:?}, tile is {:?}",
             case.name, case.shape
         )));
@@ -428,7 +428,7 @@ fn check_case(case: &GatherCase) -> Result<u64, EmitError> {
         || l.in_dim_size(DimName::LANE) != 32
         || l.in_dim_size(DimName::WARP) != u64::from(case.num_warps)
     {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "{}: layout has {} blocks, {} lanes, {} warps; expected 1, 32, {}",
             case.name,
             l.in_dim_size(DimName::BLOCK),
@@ -482,7 +482,7 @@ pub fn emit_gather_benchmark(case: &GatherCase) -> Result<GatherEmitted, EmitErr
     let call = match case.variant {
         GatherVariant::Shuffle => {
             let plan = gather_shuffle_plan(&case.layout, &case.layout, case.axis)
-                .map_err(|e| EmitError(format!("{}: {e}", case.name)))?;
+                .map_err(|e| EmitError::Invalid(format!("{}: {e}", case.name)))?;
             emit_gather_control(&mut s, &plan, n);
             emit_gather_shuffle(&mut s, &plan, t, n);
             em.shuffles = plan.shuffles;
@@ -496,7 +496,7 @@ pub fn emit_gather_benchmark(case: &GatherCase) -> Result<GatherEmitted, EmitErr
         }
         GatherVariant::Shared => {
             let plan = gather_shared_plan(&case.layout, &case.layout, case.axis, case.bits)
-                .map_err(|e| EmitError(format!("{}: {e}", case.name)))?;
+                .map_err(|e| EmitError::Invalid(format!("{}: {e}", case.name)))?;
             emit_gather_shared(&mut s, case, &plan, t, n)?;
             em.smem_bytes = plan.scratch_bytes;
             "gather_smem(a, ix, b, smem, lane, warp);"

@@ -61,22 +61,20 @@ pub use access::{wavefronts, AccessMap};
 pub(crate) use bench_loop::{emit_bench_loop, Held, Scratch, Sink};
 use scratch::Schedule;
 
-/// Errors of the emitter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmitError(pub String);
-
-impl std::fmt::Display for EmitError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for EmitError {}
-
-impl From<linear_layout::LayoutError> for EmitError {
-    fn from(e: linear_layout::LayoutError) -> Self {
-        EmitError(e.to_string())
-    }
+/// Errors of the emitter: what it cannot emit, naming the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmitError {
+    /// A case or request the emitter rejects (wrong rank, mismatched
+    /// sizes, a name that is not a C identifier, ...).
+    #[error("{0}")]
+    Invalid(String),
+    /// A case the emitter has no code for (e.g. a vector width with no
+    /// CUDA type, a tiling that is not a matrix plan).
+    #[error("{0}")]
+    Unsupported(String),
+    /// An error of the layout algebra.
+    #[error(transparent)]
+    Layout(#[from] linear_layout::LayoutError),
 }
 
 /// One benchmark case: a conversion `src → dst` of an `M × N` tile of
@@ -357,18 +355,20 @@ pub fn free_masks(l: &LinearLayout) -> (u64, u64, u64) {
 /// `main` that checks every element on random data and times with events.
 pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), EmitError> {
     if case.shape.len() != 2 {
-        return Err(EmitError("the benchmark kernel takes rank-2 tiles".into()));
+        return Err(EmitError::Unsupported(
+            "the benchmark kernel takes rank-2 tiles".into(),
+        ));
     }
     for l in [&case.src, &case.dst] {
         if l.in_dim_size(DimName::BLOCK) != 1 {
-            return Err(EmitError(
+            return Err(EmitError::Invalid(
                 "cross-CTA conversions are not supported by the emitter".into(),
             ));
         }
         if l.in_dim_size(DimName::LANE) != 32
             || l.in_dim_size(DimName::WARP) != case.num_warps as u64
         {
-            return Err(EmitError(format!(
+            return Err(EmitError::Invalid(format!(
                 "layout has {} lanes and {} warps; expected 32 and {}",
                 l.in_dim_size(DimName::LANE),
                 l.in_dim_size(DimName::WARP),

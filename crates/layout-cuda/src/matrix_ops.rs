@@ -13,9 +13,8 @@
 //! `i` of instruction `k`; [`TilingPlan::original_register`] gives the
 //! register of the layout.
 //!
-//! Wavefronts: each 8-row matrix is one phase of 8 × 16 B; a phase costs
-//! the largest number of distinct 4-byte words any bank holds among its 8
-//! rows (ideal 1 per matrix).
+//! Wavefronts: each 8-row matrix is one phase of 8 × 16 B, counted by
+//! [`layout_codegen::wavefront::matrix_wavefronts`] (ideal 1 per matrix).
 //!
 //! Checked on an H200 (sm_90a) for `blocked_T_64x64_f16_mx` (stmatrix and
 //! ldmatrix `.trans`) and `mma2_to_dotB_64x64_f16_mx` (both, with and
@@ -80,29 +79,20 @@ pub fn instruction_name(plan: &TilingPlan, store: bool) -> String {
 }
 
 /// Predicted wavefronts `(total, ideal)` of one execution of `plan` by all
-/// warps (module docs).
+/// warps: the row addresses of every instruction of every warp, counted by
+/// [`layout_codegen::wavefront::matrix_wavefronts`] (one phase per 8-row
+/// matrix; ideal 1 per matrix).
 pub fn matrix_wavefronts(plan: &TilingPlan, num_warps: u64) -> (u64, u64) {
     let (count, _) = count_trans(plan);
-    let row_bytes = 16u64;
     let (mut total, mut ideal) = (0, 0);
     for w in 0..num_warps {
         for k in 0..plan.instructions_per_thread {
-            for i in 0..count {
-                let mut words: Vec<u64> = (0..8)
-                    .flat_map(|j| {
-                        let byte = plan.address(k, 8 * i + j, w) * plan.bitwidth as u64 / 8;
-                        (byte / 4)..(byte + row_bytes) / 4
-                    })
-                    .collect();
-                words.sort_unstable();
-                words.dedup();
-                let mut per_bank = [0u64; 32];
-                for wd in words {
-                    per_bank[(wd % 32) as usize] += 1;
-                }
-                total += per_bank.iter().max().copied().unwrap_or(0);
-                ideal += 1;
-            }
+            let rows: Vec<u64> = (0..8 * count)
+                .map(|lane| plan.address(k, lane, w) * plan.bitwidth as u64 / 8)
+                .collect();
+            let per_matrix = layout_codegen::wavefront::matrix_wavefronts(&rows, count);
+            total += per_matrix.iter().sum::<u64>();
+            ideal += per_matrix.len() as u64;
         }
     }
     (total, ideal)
@@ -180,7 +170,7 @@ pub fn score(
 }
 
 /// The best shared layout for the matrix path among the XOR swizzle family
-/// of [`crate::swizzle_search::swizzled_tile`] and the paper construction
+/// ([`layout_codegen::swizzle_search::xor_swizzle_family`]) and the paper construction
 /// [`crate::swizzle_search::construct_swizzle`], by [`score`].
 pub fn search_swizzle(
     src: &LinearLayout,
@@ -189,23 +179,8 @@ pub fn search_swizzle(
     bits: u32,
     num_warps: u64,
 ) -> Option<(LinearLayout, u64)> {
-    let n = shape.iter().map(|s| s.trailing_zeros()).sum::<u32>();
-    let max_m = (128 / bits).trailing_zeros();
-    let mut cands = Vec::new();
-    for row_major in [true, false] {
-        for m in 0..=max_m {
-            for b in 0..=5u32 {
-                for s in b.max(1)..=8 {
-                    if m + s + b > n || (b == 0 && s > 1) {
-                        continue;
-                    }
-                    cands.push(crate::swizzle_search::swizzled_tile(
-                        shape, row_major, b, m, s,
-                    ));
-                }
-            }
-        }
-    }
+    let mut cands =
+        layout_codegen::swizzle_search::xor_swizzle_family(shape, bits).unwrap_or_default();
     if let Some((l, _)) = crate::swizzle_search::construct_swizzle(src, dst, bits, num_warps) {
         cands.push(l);
     }
@@ -371,10 +346,10 @@ fn emit(
     store: bool,
 ) -> Result<(), EmitError> {
     let TileInstruction::Matrix { count, trans } = plan.instruction else {
-        return Err(EmitError("not a matrix plan".into()));
+        return Err(EmitError::Unsupported("not a matrix plan".into()));
     };
     if plan.bitwidth != 16 {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "matrix path takes 16-bit elements, plan has {}",
             plan.bitwidth
         )));

@@ -100,7 +100,11 @@ fn vec_type(bytes: u64) -> Result<&'static str, EmitError> {
         4 => "uint32_t",
         8 => "uint2",
         16 => "uint4",
-        b => return Err(EmitError(format!("no vector type of {b} bytes"))),
+        b => {
+            return Err(EmitError::Unsupported(format!(
+                "no vector type of {b} bytes"
+            )))
+        }
     })
 }
 
@@ -320,7 +324,9 @@ fn emit_direction(
             if Some(&s.address.lane) != st_addr.as_ref().map(|a| &a.lane)
                 || Some(&s.address.warp) != st_addr.as_ref().map(|a| &a.warp)
             {
-                return Err(EmitError("store addresses differ in lane/warp part".into()));
+                return Err(EmitError::Invalid(
+                    "store addresses differ in lane/warp part".into(),
+                ));
             }
             emit_store(
                 out,
@@ -355,7 +361,9 @@ fn emit_direction(
             if Some(&l.address.lane) != ld_addr.as_ref().map(|a| &a.lane)
                 || Some(&l.address.warp) != ld_addr.as_ref().map(|a| &a.warp)
             {
-                return Err(EmitError("load addresses differ in lane/warp part".into()));
+                return Err(EmitError::Invalid(
+                    "load addresses differ in lane/warp part".into(),
+                ));
             }
             emit_load(
                 out,
@@ -383,10 +391,12 @@ pub fn emit_partial_benchmark(
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
     if case.shape.len() != 2 {
-        return Err(EmitError("the benchmark kernel takes rank-2 tiles".into()));
+        return Err(EmitError::Unsupported(
+            "the benchmark kernel takes rank-2 tiles".into(),
+        ));
     }
     if !matches!(case.bits, 8 | 16 | 32) {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "partial cross-warp emission supports 8, 16 and 32-bit elements, not {}",
             case.bits
         )));
@@ -395,7 +405,7 @@ pub fn emit_partial_benchmark(
         if l.in_dim_size(DimName::LANE) != 32
             || l.in_dim_size(DimName::WARP) != case.num_warps as u64
         {
-            return Err(EmitError(format!(
+            return Err(EmitError::Invalid(format!(
                 "layout has {} lanes and {} warps; expected 32 and {}",
                 l.in_dim_size(DimName::LANE),
                 l.in_dim_size(DimName::WARP),
@@ -403,7 +413,7 @@ pub fn emit_partial_benchmark(
             )));
         }
     }
-    let e = |d: &str, x: layout_codegen::CodegenError| EmitError(format!("{d}: {x}"));
+    let e = |d: &str, x: layout_codegen::CodegenError| EmitError::Invalid(format!("{d}: {x}"));
     // 8/16-bit elements whose shared words are register words on both
     // sides: plan the 32-bit conversion of the packed words instead.
     let words = match case.bits {
@@ -431,7 +441,7 @@ pub fn emit_partial_benchmark(
         p.cost.staying_elements > 0 && p.cost.staying_elements < p.cost.elements
     };
     if !mixed(&fwd) && !mixed(&bwd) {
-        return Err(EmitError(format!(
+        return Err(EmitError::Invalid(format!(
             "neither direction of '{}' is a partial cross-warp conversion \
              (src → dst keeps {} of {} elements in their warps, dst → src {} of {})",
             case.name,

@@ -44,14 +44,14 @@ impl WordPacking {
     /// below `log2 num_regs`).
     pub fn new(slot_bits: Vec<u32>, num_regs: u64) -> Result<Self, EmitError> {
         if !num_regs.is_power_of_two() {
-            return Err(EmitError(format!(
+            return Err(EmitError::Invalid(format!(
                 "register count {num_regs} is not a power of two"
             )));
         }
         let n = num_regs.trailing_zeros();
         for (i, &b) in slot_bits.iter().enumerate() {
             if b >= n || slot_bits[..i].contains(&b) {
-                return Err(EmitError(format!(
+                return Err(EmitError::Invalid(format!(
                     "slot bit {b} is repeated or not a register bit of {num_regs} registers"
                 )));
             }
@@ -330,11 +330,11 @@ mod tests {
     #[test]
     fn bad_packings_are_errors_naming_the_value() {
         let e = WordPacking::new(vec![1, 1], 16).unwrap_err();
-        assert!(e.0.contains("slot bit 1"), "{e}");
+        assert!(e.to_string().contains("slot bit 1"), "{e}");
         let e = WordPacking::new(vec![4], 16).unwrap_err();
-        assert!(e.0.contains("slot bit 4"), "{e}");
+        assert!(e.to_string().contains("slot bit 4"), "{e}");
         let e = WordPacking::new(vec![0], 12).unwrap_err();
-        assert!(e.0.contains("12"), "{e}");
+        assert!(e.to_string().contains("12"), "{e}");
     }
 
     #[test]

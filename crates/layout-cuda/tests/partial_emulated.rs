@@ -47,7 +47,7 @@ fn case(
     let (src, dst) = (ll(src), ll(dst));
     let smem = match smem {
         Smem::Swizzled => {
-            layout_cuda::swizzle_search::search_swizzle(&src, &dst, &shape, bits, 4)
+            layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, 4)
                 .expect("a swizzle")
                 .0
         }

@@ -6,7 +6,7 @@
 
 use hw_layouts::Encoding;
 use layout_cuda::shared_words::{plan, SharedWordPlan, WordPacking};
-use layout_cuda::swizzle_search::{best_swizzle, search_swizzle};
+use layout_cuda::swizzle_search::best_swizzle;
 use layout_cuda::{emit_benchmark, free_masks, smem_map, wavefronts, ConversionCase, Path};
 use linear_layout::{DimName, LinearLayout};
 mod emu;
@@ -197,7 +197,7 @@ fn packings_exist_only_where_words_stay_in_one_thread() {
     let row_major = layout_cuda::gather::row_major_smem(&shape);
     assert_eq!(plan(&src, &dst, &row_major, 8).unwrap(), None);
     // 32-bit elements are never packed.
-    let (smem, _) = search_swizzle(&src, &dst, &shape, 32, 4).unwrap();
+    let (smem, _) = best_swizzle(&src, &dst, &shape, 32, 4).unwrap();
     assert_eq!(plan(&src, &dst, &smem, 32).unwrap(), None);
 }
 
