@@ -45,7 +45,7 @@ for line in open(f"{out}/ncu.txt"):
 def ncu_sum(name, what):
     """ncu's `what` ("wavefronts" / "conflicts") of one iteration of the
     loop: the R = 2 count minus the R = 1 count where the run profiled both
-    (since session 9), else the R = 1 count; None when not profiled."""
+    (runs since 2026-11-21), else the R = 1 count; None when not profiled."""
     one, two = ncu.get(name), ncu.get(f"{name} R=2")
     if not one:
         return None

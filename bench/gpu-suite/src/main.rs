@@ -24,7 +24,7 @@ use cases::{dtype_bits, Suite};
 /// the fixed part (t(0): loads, stores, launch) is a few percent of t(R).
 /// At R = 64 Triton's t(0) was up to 1.3x ours on some cases and partly
 /// overlapped the loop, which the subtraction in (t(R) - t(0)) / 2R
-/// charged to our conversions (session 6: swap1 64x64 f32 read 0.92x at
+/// charged to our conversions (H200, 2026-11-21: swap1 64x64 f32 read 0.92x at
 /// R = 64 and 0.98x at R = 256, with equal slopes between the two).
 const BENCH_R: u32 = 256;
 
@@ -395,7 +395,7 @@ fn predicted_cost(entry: &serde_json::Value) -> (u64, u64, u64) {
 /// path (`_mx`) of a conversion, made from predictions only (before any
 /// timing): fewer wavefronts first (the shared-memory pipe is the
 /// bottleneck), then a kernel that keeps 8/16-bit elements packed over one
-/// that extracts and re-packs them around every access (H200, session 7:
+/// that extracts and re-packs them around every access (H200, 2026-11-21:
 /// `blocked_T_64x64_f16` on shared words 0.554 µs against 0.581 through
 /// ldmatrix on unpacked elements, `mma2_to_dotB` 0.713 against 0.868),
 /// then fewer shared-memory instructions (each one occupies an issue slot
@@ -418,9 +418,9 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
     // plan ran at 0.51x of its full twin; with moves only at 1.05-2.0x),
     // and it holds no more registers than the twin: a partial kernel that
     // keeps one element per register against a twin that keeps 8/16-bit
-    // elements packed holds 2-4x the data registers (session 4: 248
-    // against 122 registers and 0.90x on the 16-bit case; session 5's
-    // occupancy sweep did not recover it). Since session 7 partial kernels
+    // elements packed holds 2-4x the data registers (H200, 2026-11-21: 248
+    // against 122 registers and 0.90x on the 16-bit case; an
+    // occupancy sweep did not recover it). Partial kernels
     // keep words packed too where the shared words allow it, and a packed
     // partial plan is taken when its predicted units (wavefronts plus
     // shuffles) are fewer than its twin's.
@@ -449,7 +449,7 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
             let take = if e["packed"] == true {
                 // On packed words the staying shuffles cost what the units
                 // model says (layout_codegen::partial::PartialCost): H200,
-                // session 7, predicted partial/full 0.75 and measured 0.79
+                // H200, 2026-11-21: predicted partial/full 0.75 and measured 0.79
                 // (moves only) and 0.80 (half the elements by shuffles).
                 units("partial_units") < units("full_units")
             } else {

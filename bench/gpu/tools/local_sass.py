@@ -10,7 +10,7 @@ prints one line per program: counts of LDS*, STS*, LDSM, STSM, SHFL*, BAR*,
 and the number of SASS instructions (code size: the instruction cache holds
 128 KiB, 8192 of them, on Hopper).
 A check before a device call (e.g. that the compiler kept the loads the plan
-predicts: session 8's sink), not a measurement.
+predicts: the benchmark loop's sink), not a measurement.
 """
 import collections
 import ctypes

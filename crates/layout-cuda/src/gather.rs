@@ -249,7 +249,7 @@ pub fn emit_gather_control(out: &mut String, plan: &GatherShufflePlan, n: u64) {
 
 /// Candidate tests per thread up to which the gather benchmark lets the
 /// compiler hoist them out of the iteration loop. Measured on the H200
-/// (session 6, R = 256, `bench/gpu/session6_trial2.sh`): 16 and 48 tests
+/// (2026-11-21, R = 256, a trial at commit `66d1fc8`): 16 and 48 tests
 /// ran 13% and 16% faster hoisted, 32 tied (1%), 96 ran 6% faster tested
 /// in the loop. An empirical threshold between 48 and 96, not a model.
 pub const MAX_HOISTED_TESTS: usize = 64;

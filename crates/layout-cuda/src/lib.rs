@@ -453,9 +453,9 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
     let shuffles = fwd == Path::WarpShuffle || bwd == Path::WarpShuffle;
     let copies = if shuffles { 2 } else { 1 };
     // Packed kernels hold words: `32 / bits` elements per register (H200,
-    // session 8: counting swap1_128x128_f8's word-form shuffles as words
+    // H200, 2026-11-21: counting swap1_128x128_f8's word-form shuffles as words
     // gives `__launch_bounds__(128, 4)` instead of no floor, 0.999 -> 0.926
-    // us per conversion, bench/gpu/results/session8_occupancy).
+    // us per conversion, commit `46d9830`).
     let blocks = |bytes: u64| match (&shared, packed) {
         (Some(p), _) => {
             let words = p.src.num_words().max(p.dst.num_words());
@@ -496,7 +496,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
 /// two, when `blocks` (the CTAs per SM a scratch size allows, see
 /// [`occupancy`]) is no lower for twice the scratch and, if turn-taking
 /// needs the body unrolled by two (one direction in shared memory),
-/// `unroll_ok`. H200, session 9 (`bench/gpu/session9a.sh`): 3–5% less
+/// `unroll_ok`. H200, 2026-11-21 (the two-buffer trial at commit `aecad22`): 3–5% less
 /// time per conversion on the 64×64 and 8-bit 128×128 cases, 1.4% on a
 /// 128×128 16-bit one that lost a CTA per SM (not taken by this rule).
 pub(crate) fn scratch_for(
@@ -575,7 +575,7 @@ fn shared_word_plan(
 /// sides ([`shared_word_plan`], which also takes precedence over this rule
 /// for 16-bit elements). Keeping them four to consecutive registers per
 /// word around other shared-memory conversions measured 1.4–1.5× slower
-/// on the H200 (session 5, `blocked_T_128x128_f8` 2.30 → 3.36 µs per
+/// on the H200 (2026-11-21, `blocked_T_128x128_f8` 2.30 → 3.36 µs per
 /// conversion): the byte extraction and re-packing at the vector accesses
 /// does not fold.
 fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {

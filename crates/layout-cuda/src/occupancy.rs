@@ -297,7 +297,7 @@ mod tests {
         };
         assert_eq!(min_blocks(&l, 128, 8192, &f), Some(4));
         // 128×128 8-bit word-form shuffles: 32 words per copy, two copies:
-        // four CTAs (session 8: 0.925 against 0.999 us with no floor, which
+        // four CTAs (H200, 2026-11-21: 0.925 against 0.999 us with no floor, which
         // counting one register per byte gave).
         assert_eq!(
             crate::occupancy::hopper_min_blocks_words(128, 0, 32, 2),

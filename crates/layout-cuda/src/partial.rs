@@ -519,7 +519,7 @@ pub fn emit_partial_benchmark(
     // two; with one copy of the loop per warp that doubles the code of
     // every copy: on the H200, 8 warps' unrolled copies ran 4.6x slower
     // (wgmma_to_dotA_128x128_f16_w8_partial, 1.10 -> 5.11 us, about 4100
-    // SASS instructions), 4 warps' 4-5% faster (bench/gpu/session9a.sh).
+    // SASS instructions), 4 warps' 4-5% faster (the two-buffer trial at commit `aecad22`).
     let unroll_ok = !specialise_warps || case.num_warps <= MAX_UNROLLED_WARP_COPIES;
     let (scratch, bytes) = crate::scratch_for(
         (crosses(&fwd), crosses(&bwd)),

@@ -1,6 +1,6 @@
 //! The gather lowering predicted cheaper (`layout_codegen::gather_cost`)
 //! against the H200 timings of both lowerings committed in
-//! `bench/gpu/results/2026-11-24-h200/ours.jsonl` (the latest committed run: session 8's third call): on every gather case
+//! `bench/gpu/results/2026-11-24-h200/ours.jsonl` (the latest committed run): on every gather case
 //! of the suite the predicted choice must be the variant that ran faster.
 
 use layout_codegen::gather::{gather_shared_plan, gather_shuffle_plan};

@@ -2,9 +2,9 @@
 //! for every conversion program of `bench/gpu/generated/cases.json`, the
 //! shared-memory store and load wavefronts `ncu` counted for one iteration
 //! of the loop (one tile, R = 2 minus R = 1, `bench/gpu/results/2026-11-24-h200/ncu.txt`;
-//! runs before session 9 profiled R = 1 only, and then that kernel counts)
-//! equal the planner's prediction, and no access conflicts. A program whose loads the compiler removed (session
-//! 8's first call: a replicated copy nobody read) fails here.
+//! runs before commit `39caa58` profiled R = 1 only, and then that kernel counts)
+//! equal the planner's prediction, and no access conflicts. A program whose loads the compiler removed (the
+//! first call of 2026-11-21 at commit `e9d1187`: a replicated copy nobody read) fails here.
 
 use serde_json::Value;
 
@@ -56,7 +56,7 @@ fn disagreements(cases: &[Value], ncu_text: &str) -> (Vec<String>, usize) {
             m.iter().filter(|(n, _)| n.contains(k)).map(|x| x.1).sum()
         };
         // One iteration: R = 2 minus R = 1 where both were profiled
-        // (session 9 on), else the R = 1 kernel.
+        // (since `39caa58`), else the R = 1 kernel.
         let two = ncu.get(&format!("{name} R=2"));
         let got = |k: &str| -> f64 {
             match two {
@@ -125,7 +125,7 @@ fn the_dead_load_run_fails_the_check() {
 }
 
 /// One iteration is R = 2 minus R = 1: a count added once per kernel (as
-/// on session 9's 8-warp `wgmma_to_dotA_128x128_f16_w8`, 4 extra load
+/// on the 2026-11-21 run's 8-warp `wgmma_to_dotA_128x128_f16_w8`, 4 extra load
 /// wavefronts per CTA whatever R) cancels, a per-iteration excess does not.
 #[test]
 fn one_iteration_is_the_difference_of_two_runs() {
