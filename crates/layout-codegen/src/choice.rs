@@ -332,13 +332,7 @@ fn plan_local(
     let side = |full: &LinearLayout| -> Result<(Vec<Access>, u64, Vec<u64>)> {
         let reduced = remove_broadcast_registers(full)?;
         let m = reduced.invert_and_compose(shared)?;
-        let get = |d: DimName| -> Vec<u64> {
-            if m.has_in_dim(d) {
-                m.packed_bases(d).to_vec()
-            } else {
-                vec![]
-            }
-        };
+        let get = |d: DimName| m.packed_bases(d).to_vec();
         let (reg, lane, warp) = (
             get(DimName::REGISTER),
             get(DimName::LANE),

@@ -447,13 +447,7 @@ pub fn lower_bound(
     // W(w) ⊕ B(b). Thread (b, w, l) holds element e in the source iff
     // e ⊕ L(l) ⊕ W(w) ⊕ B(b) ∈ span(R); its warp does iff e ⊕ W(w) ⊕ B(b)
     // ∈ span(R ∪ L).
-    let bases = |l: &LinearLayout, d: DimName| -> Vec<u64> {
-        if l.has_in_dim(d) {
-            l.packed_bases(d).to_vec()
-        } else {
-            vec![]
-        }
-    };
+    let bases = |l: &LinearLayout, d: DimName| l.packed_bases(d).to_vec();
     let table = |cols: &[u64]| -> Vec<u64> {
         (0..1u64 << cols.len())
             .map(|x| gf2::bits(x).fold(0, |a, i| a ^ cols[i as usize]))

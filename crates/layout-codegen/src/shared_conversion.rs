@@ -78,13 +78,7 @@ struct SideMap {
 
 fn side_map(side: &LinearLayout, scratch: &LinearLayout) -> Result<SideMap> {
     let m = side.invert_and_compose(scratch)?;
-    let get = |d: DimName| {
-        if m.has_in_dim(d) {
-            m.packed_bases(d).to_vec()
-        } else {
-            vec![]
-        }
-    };
+    let get = |d: DimName| m.packed_bases(d).to_vec();
     Ok(SideMap {
         reg: get(DimName::REGISTER),
         lane: get(DimName::LANE),

@@ -159,13 +159,7 @@ fn side_cost(
     one_replica: bool,
 ) -> Result<(u64, u64)> {
     let m = side.compose(&shared.invert()?)?;
-    let get = |d: DimName| -> Vec<u64> {
-        if m.has_in_dim(d) {
-            m.packed_bases(d).to_vec()
-        } else {
-            vec![]
-        }
-    };
+    let get = |d: DimName| m.packed_bases(d).to_vec();
     let (reg, lane, warp) = (
         get(DimName::REGISTER),
         get(DimName::LANE),
@@ -335,13 +329,7 @@ pub fn layout_access_wavefronts(
     }
     let reduced = crate::bank_conflicts::remove_broadcast_registers(reg)?;
     let m = reduced.invert_and_compose(shared)?;
-    let get = |d: DimName| -> Vec<u64> {
-        if m.has_in_dim(d) {
-            m.packed_bases(d).to_vec()
-        } else {
-            vec![]
-        }
-    };
+    let get = |d: DimName| m.packed_bases(d).to_vec();
     let (regs, lanes) = (get(DimName::REGISTER), get(DimName::LANE));
     let vbits = vec.trailing_zeros() as usize;
     if vbits > regs.len() {
