@@ -16,11 +16,14 @@ use crate::input::{parse_shape, read_layout_text};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
 use layout_codegen::choice::total_warps;
 use layout_codegen::conversion::{classify, conversion_layout, ConversionKind};
-use layout_codegen::plan::{plan_conversion, plan_conversion_best, plan_cost, ConversionPlan};
+use layout_codegen::partial::PartialCrossWarpPlan;
+use layout_codegen::plan::{plan_conversion, plan_cost, ConversionPlan};
+use layout_codegen::planner::{plan, Lowering, PlannedConversion, Target};
 use layout_codegen::simulator::simulate;
+use layout_codegen::simulator::SimulationReport;
 use layout_codegen::swizzle::optimal_swizzling;
 use layout_view::plan_text::{plan_text, shared_linear_text};
-use linear_layout::LinearLayout;
+use linear_layout::{DimName, LinearLayout};
 use serde_json::{json, Map, Value};
 
 /// Arguments of `convert`.
@@ -34,12 +37,15 @@ pub struct ConvertArgs {
     #[command(flatten)]
     pub hardware: HardwareArgs,
     /// Print JSON: {"kind", "conversion", "cost", "plan", "best"} ("kind"
-    /// is Triton's class; "best" is our plan's kind, candidate and cost, with
-    /// Triton's cost beside it).
+    /// is Triton's class; "best" is the planner's kind, candidate and cost,
+    /// with Triton's cost beside it, the predicted counts, the lower bound
+    /// and every candidate considered).
     #[arg(long)]
     pub json: bool,
-    /// Print our plan (the cheapest candidate under the simulator-based
-    /// cost model of layout_codegen::choice) instead of Triton's choice.
+    /// Print the planner's plan (layout_codegen::planner::plan: the
+    /// cheapest proved candidate among Triton's plan, warp shuffles, the
+    /// paper's swizzle and partial cross-warp plans, on one cost scale)
+    /// instead of Triton's choice, with its lower bound and every candidate.
     /// The printed class stays Triton's classification.
     #[arg(long)]
     pub best: bool,
@@ -278,15 +284,22 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
     let triton = plan_conversion(&src, &dst, bw)?;
     let triton_report =
         simulate(&triton, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
-    // Our plan (simulated inside), when asked for or for the JSON's "best".
+    let triton_cost = plan_cost(&triton_report, total_warps(&dst));
+    // The planner's answer, when asked for or for the JSON's "best".
     let best = if a.best || a.json {
-        Some(plan_conversion_best(&src, &dst, bw)?)
+        Some(plan(&src, &dst, bw, &target_for(&src))?)
     } else {
         None
     };
-    let (plan, report) = match (&best, a.best) {
-        (Some(b), true) => (b.plan.clone(), b.report.clone()),
-        _ => (triton, triton_report.clone()),
+    // What is shown: the planner's lowering with --best, else Triton's.
+    let shown = match best.as_ref().filter(|_| a.best).map(|b| &b.lowering) {
+        Some(Lowering::Whole { plan }) => {
+            let report =
+                simulate(plan, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
+            Shown::Whole(plan.clone(), report)
+        }
+        Some(Lowering::Partial { plan }) => Shown::Partial(plan.as_ref().clone()),
+        None => Shown::Whole(triton, triton_report),
     };
     if (a.element.is_some() || a.rows.is_some() || a.cols.is_some())
         && a.svg.is_none()
@@ -297,29 +310,41 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
         );
     }
     if a.svg.is_some() || a.html.is_some() {
-        write_conversion_picture(&a, &src, &dst, &plan, &shape)?;
+        match &shown {
+            Shown::Whole(plan, _) => write_conversion_picture(&a, &src, &dst, plan, &shape)?,
+            Shown::Partial(_) => {
+                return Err(
+                    "--svg/--html draw whole-CTA plans, and the planner chose a \
+                     partial cross-warp plan: draw Triton's plan (without --best)"
+                        .into(),
+                )
+            }
+        }
     }
     if a.json {
-        let mut cost = serde_json::to_value(&report).expect("json");
-        if let ConversionPlan::SharedMemory(p) = &plan {
-            cost["scratch_bytes"] = json!(p.scratch_bytes);
-            cost["store_conflicts_analytic"] = json!(p.store_conflicts);
-            cost["load_conflicts_analytic"] = json!(p.load_conflicts);
-        }
-        let out = json!({
+        let (plan_json, cost) = match &shown {
+            Shown::Whole(plan, report) => {
+                let mut cost = serde_json::to_value(report).expect("json");
+                if let ConversionPlan::SharedMemory(p) = plan {
+                    cost["scratch_bytes"] = json!(p.scratch_bytes);
+                    cost["store_conflicts_analytic"] = json!(p.store_conflicts);
+                    cost["load_conflicts_analytic"] = json!(p.load_conflicts);
+                }
+                (serde_json::to_value(plan).expect("json"), cost)
+            }
+            Shown::Partial(p) => {
+                let mut v = serde_json::to_value(p).expect("json");
+                v["kind"] = json!("partial");
+                (v, serde_json::to_value(&p.cost).expect("json"))
+            }
+        };
+        let mut out = json!({
             "kind": kind.short_name(),
             "conversion": conversion_json(&comp),
             "cost": cost,
-            "plan": plan,
-            "best": best.as_ref().map(|b| json!({
-                "kind": b.plan.kind_name(),
-                "candidate": b.candidate,
-                "cost": b.cost,
-                "triton_cost": plan_cost(&triton_report, total_warps(&dst)),
-                "simulated": b.report,
-            })),
+            "plan": plan_json,
+            "best": best.as_ref().map(|b| best_json(b, triton_cost, &src, &dst)),
         });
-        let mut out = out;
         if a.partial {
             out["partial"] = crate::cmd_partial::partial_json(&src, &dst, bw);
         }
@@ -328,15 +353,103 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
     }
     println!("class: {}", kind.short_name());
     if let Some(b) = best.as_ref().filter(|_| a.best) {
-        println!(
-            "ours: {} ({}), cost {:.2} cycles per warp; Triton's choice costs {:.2}",
-            b.plan.kind_name(),
-            b.candidate,
-            b.cost,
-            plan_cost(&triton_report, total_warps(&dst))
-        );
+        print_best(b, triton_cost);
     }
-    print!("{}", plan_text(&plan));
+    match &shown {
+        Shown::Whole(plan, report) => {
+            print!("{}", plan_text(plan));
+            print_report(report);
+        }
+        Shown::Partial(p) => crate::cmd_partial::print_partial_plan(p, "plan: partial cross-warp"),
+    }
+    if a.partial {
+        crate::cmd_partial::print_partial(&src, &dst, bw);
+    }
+    Ok(())
+}
+
+/// The plan `convert` shows: a whole-CTA plan with its simulator report,
+/// or the planner's partial cross-warp plan.
+enum Shown {
+    Whole(ConversionPlan, SimulationReport),
+    Partial(PartialCrossWarpPlan),
+}
+
+/// The target the planner is asked for: the warp size of the layouts
+/// (64 lanes: AMD CDNA3; otherwise NVIDIA sm_90).
+fn target_for(src: &LinearLayout) -> Target {
+    let lanes = if src.has_in_dim(DimName::LANE) {
+        src.in_dim_size(DimName::LANE)
+    } else {
+        1
+    };
+    if lanes == Target::CDNA3.warp_size {
+        Target::CDNA3
+    } else {
+        Target::SM90
+    }
+}
+
+/// The JSON's `"best"`: the planner's class, candidate, cycles beside
+/// Triton's, its predicted counts, lower bound, distance from it and every
+/// candidate considered; `"simulated"` (the simulator's report) for a
+/// whole-CTA plan.
+fn best_json(
+    b: &PlannedConversion,
+    triton_cost: f64,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+) -> Value {
+    let simulated = b
+        .lowering
+        .whole()
+        .and_then(|p| simulate(p, src, dst).ok())
+        .map(|r| serde_json::to_value(r).expect("json"));
+    json!({
+        "kind": b.lowering.kind_name(),
+        "candidate": b.candidate,
+        "cost": b.cycles,
+        "triton_cost": triton_cost,
+        "simulated": simulated,
+        "predicted": b.cost,
+        "lower_bound": b.lower_bound,
+        "above_bound": b.above_bound,
+        "candidates": b.candidates,
+    })
+}
+
+/// The text lines of `convert --best` before the plan: the planner's
+/// choice and cost beside Triton's, the conversion's floor, and each
+/// candidate's cycles or why it was refused.
+fn print_best(b: &PlannedConversion, triton_cost: f64) {
+    println!(
+        "ours: {} ({}), cost {:.2} cycles per warp; Triton's choice costs {:.2}",
+        b.lowering.kind_name(),
+        b.candidate,
+        b.cycles,
+        triton_cost
+    );
+    let lb = &b.lower_bound;
+    println!(
+        "lower bound: {:.2} cycles per warp ({:.1} wavefronts, {:.1} shuffles over the CTA); the plan is {:.2}x the bound",
+        lb.cycles, lb.wavefronts, lb.shuffles, b.above_bound
+    );
+    for c in &b.candidates {
+        match (c.cycles, &c.refused) {
+            (Some(cy), _) => println!(
+                "  candidate {}: {} {:.2}",
+                c.name,
+                c.kind.unwrap_or("?"),
+                cy
+            ),
+            (None, Some(why)) => println!("  candidate {}: refused: {why}", c.name),
+            (None, None) => println!("  candidate {}: not planned", c.name),
+        }
+    }
+}
+
+/// The simulator's counts of a whole-CTA plan.
+fn print_report(report: &SimulationReport) {
     println!(
         "simulated: {} threads, {} destination registers checked",
         report.threads, report.registers_checked
@@ -358,10 +471,6 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
         report.load_wavefronts,
         report.max_load_conflicts
     );
-    if a.partial {
-        crate::cmd_partial::print_partial(&src, &dst, bw);
-    }
-    Ok(())
 }
 
 /// The element of `--element` (default `(0, 1)`, or `(0, …, 0, 1)` for

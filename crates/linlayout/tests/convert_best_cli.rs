@@ -63,3 +63,74 @@ fn best_flag_prints_our_plan_and_keeps_the_class() {
     assert_eq!(v["kind"], "shared");
     assert_eq!(v["cost"]["store_wavefronts"], 64);
 }
+
+/// `--best` is the planner's entry point (`layout_codegen::planner::plan`),
+/// partial plans included: between blocked layouts whose warps tile the
+/// rows 2×2 and 4×1 (128×128 f16) an element stays in its warp iff the two
+/// low row-tile bits equal (column-tile bit, same bit): 1/4 stay, and then
+/// in their own thread (same lane tiling). Floor by hand: 12 288 crossing
+/// elements × 2 bytes = 24 576 bytes stored and loaded once, 128 bytes per
+/// wavefront: 384 wavefronts over 4 warps + one barrier (4 cycles) = 100
+/// cycles per warp; no shuffles.
+#[test]
+fn best_is_the_planner_with_its_floor_and_candidates() {
+    const B22: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
+    const B41: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let run = |extra: &[&str]| {
+        let mut args = vec!["convert", "--shape", "128x128", "--dtype", "f16", "--best"];
+        args.extend(extra);
+        args.extend([B22, B41]);
+        let out = Command::new(env!("CARGO_BIN_EXE_linlayout"))
+            .args(&args)
+            .output()
+            .expect("run linlayout");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let v: Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    let best = &v["best"];
+    assert_eq!(best["kind"], "partial");
+    assert_eq!(v["plan"]["kind"], "partial");
+    assert_eq!(v["kind"], "shared", "the class stays Triton's");
+    let lb = &best["lower_bound"];
+    assert_eq!(lb["cross_warp_bytes"], 24576);
+    assert_eq!(lb["in_warp_bytes"], 0);
+    assert_eq!(lb["wavefronts"], 384.0);
+    assert_eq!(lb["cycles"], 100.0);
+    // The partial plan reaches the floor: 192 + 192 wavefronts.
+    assert_eq!(v["cost"]["store_wavefronts"], 192);
+    assert_eq!(v["cost"]["load_wavefronts"], 192);
+    assert_eq!(best["cost"], 100.0);
+    assert_eq!(best["above_bound"], 1.0);
+    assert!(best["triton_cost"].as_f64().unwrap() > 100.0);
+    let names: Vec<&str> = best["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"triton") && names.contains(&"partial_triton"),
+        "{names:?}"
+    );
+    let text = run(&[]);
+    assert!(
+        text.contains("ours: partial (partial_triton), cost 100.00 cycles per warp"),
+        "{text}"
+    );
+    assert!(text.contains("lower bound: 100.00 cycles per warp (384.0 wavefronts, 0.0 shuffles over the CTA); the plan is 1.00x the bound"), "{text}");
+    assert!(
+        text.contains(
+            "plan: partial cross-warp: 4096 of 16384 destination elements stay in their warp"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("candidate shuffle_program: refused:"),
+        "{text}"
+    );
+}
