@@ -298,7 +298,7 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
                 simulate(plan, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
             Shown::Whole(plan.clone(), report)
         }
-        Some(Lowering::Partial { plan }) => Shown::Partial(plan.as_ref().clone()),
+        Some(Lowering::Partial { plan }) => Shown::Partial(plan.clone()),
         None => Shown::Whole(triton, triton_report),
     };
     if (a.element.is_some() || a.rows.is_some() || a.cols.is_some())
@@ -372,7 +372,7 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
 /// or the planner's partial cross-warp plan.
 enum Shown {
     Whole(ConversionPlan, SimulationReport),
-    Partial(PartialCrossWarpPlan),
+    Partial(Box<PartialCrossWarpPlan>),
 }
 
 /// The target the planner is asked for: the warp size of the layouts
