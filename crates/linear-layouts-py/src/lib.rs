@@ -62,6 +62,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plans::_convert, m)?)?;
     m.add_function(wrap_pyfunction!(plans::_swizzle, m)?)?;
     m.add_function(wrap_pyfunction!(plans::_partial, m)?)?;
+    m.add_function(wrap_pyfunction!(plans::_plan, m)?)?;
     m.add_function(wrap_pyfunction!(plans::local_conversion, m)?)?;
     cute::register(m)?;
     m.add_function(wrap_pyfunction!(engine::assign_layouts, m)?)?;

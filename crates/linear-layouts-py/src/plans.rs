@@ -124,3 +124,35 @@ pub(crate) fn local_conversion(src: &PyLayout, dst: &PyLayout) -> PyResult<PyLay
         layout_codegen::replica::local_conversion_layout(&src.inner, &dst.inner).map(PyLayout::wrap)
     })
 }
+
+/// `_plan(src, dst, bitwidth, target)`: JSON of the planner's answer
+/// (`layout_codegen::planner::plan`: the cheapest proved candidate among
+/// Triton's plan, warp shuffles, the paper's swizzle and partial cross-warp
+/// plans, on one cost scale) for `target` `"sm90"` or `"cdna3"`, with
+/// `"kind"` (`"noop"`, `"register"`, `"shuffle"`, `"shared"` or
+/// `"partial"`) and `"text"`: a whole-CTA plan as `linlayout convert` prints it (`null` for
+/// a partial plan).
+#[pyfunction]
+pub(crate) fn _plan(src: &PyLayout, dst: &PyLayout, bitwidth: u32, target: &str) -> PyResult<String> {
+    use layout_codegen::planner::{plan, Target};
+    let (s, d) = (&src.inner, &dst.inner);
+    check_plan_size(s, d, "plan")?;
+    let target = match target {
+        "sm90" => Target::SM90,
+        "cdna3" => Target::CDNA3,
+        other => {
+            return Err(crate::err(format!(
+                "target must be \"sm90\" or \"cdna3\", got {other:?}"
+            )))
+        }
+    };
+    run(|| {
+        plan(s, d, bitwidth, &target).map(|p| {
+            let text = p.lowering.whole().map(layout_view::plan_text::plan_text);
+            let mut j = serde_json::to_value(&p).expect("json");
+            j["text"] = serde_json::json!(text);
+            j["kind"] = serde_json::json!(p.lowering.kind_name());
+            j.to_string()
+        })
+    })
+}

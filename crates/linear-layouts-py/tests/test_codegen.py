@@ -103,3 +103,30 @@ def test_local_conversion_reads_the_copy_in_the_own_warp():
                 else:
                     triton_own = False
     assert own and not triton_own
+
+
+def test_plan_is_the_planner_with_its_floor():
+    # Blocked 2x2 -> 4x1 warps, 128x128 f16: 1/4 of the elements stay in
+    # their warp (and thread). Floor by hand: 12 288 crossing elements x 2
+    # bytes, stored and loaded once at 128 bytes per wavefront = 384
+    # wavefronts over 4 warps, plus one barrier (4 cycles) = 100 cycles per
+    # warp. The partial plan reaches it; Triton's full plan does not.
+    b22 = ll.blocked([1, 4], [8, 4], [2, 2], [1, 0], shape=[128, 128])
+    b41 = ll.blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[128, 128])
+    p = ll.plan(b22, b41, "f16")
+    assert p.kind == "partial" and p.text is None
+    assert p.lower_bound["cross_warp_bytes"] == 24576
+    assert p.lower_bound["wavefronts"] == 384.0
+    assert (p.cycles, p.lower_bound["cycles"], p.above_bound) == (100.0, 100.0, 1.0)
+    by_name = {c["name"]: c for c in p.candidates}
+    assert by_name["triton"]["cycles"] > 100.0
+    assert by_name["shuffle_program"]["refused"]
+    # A whole-CTA plan comes with its text; a register permutation is free.
+    q = ll.plan(b41, b41, "f32")
+    assert q.kind == "noop" and q.cycles == 0.0 and q.text is not None
+
+
+def test_plan_refuses_a_bad_target():
+    b = ll.blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[32, 32])
+    with pytest.raises(ll.LayoutError, match="target must be"):
+        ll.plan(b, b, "f16", target="sm42")

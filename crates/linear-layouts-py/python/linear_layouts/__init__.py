@@ -42,6 +42,7 @@ from ._native import (
     _convert,
     _cuda,
     _partial,
+    _plan,
     _swizzle,
     assign_layouts,
     bank_conflicts,
@@ -90,12 +91,14 @@ __all__ = [
     "convert",
     "swizzle",
     "partial",
+    "plan",
     "local_conversion",
     "assign_layouts",
     "cuda",
     "Conversion",
     "Swizzle",
     "PartialPlan",
+    "Plan",
 ]
 
 __version__ = "0.1.0"
@@ -203,6 +206,46 @@ def partial(src: LinearLayout, dst: LinearLayout, dtype="f16") -> PartialPlan:
     cost = rest["plan"]["cost"]
     return PartialPlan(cost["staying_elements"], cost["elements"], rest["partial_units"],
                        rest["full_units"], rest["plan"])
+
+
+@_dataclasses.dataclass(frozen=True)
+class Plan:
+    """The planner's answer for a conversion (``layout_codegen::planner::plan``):
+    the cheapest proved candidate among Triton's plan, warp shuffles, the
+    paper's swizzle and partial cross-warp plans, on one cost scale.
+    ``kind`` is ``"noop"``, ``"register"``, ``"shuffle"``, ``"shared"`` or
+    ``"partial"``; ``cycles`` the model's cycles per warp; ``lower_bound``
+    the conversion's floor (bytes that must leave their warp or lane, the
+    wavefronts and shuffles they need, its cycles) and ``above_bound`` =
+    ``cycles / lower_bound["cycles"]``; ``candidates`` every candidate with
+    its cycles or why it was refused; ``lowering`` the chosen plan's data;
+    ``text`` a whole-CTA plan as ``linlayout convert`` prints it (``None``
+    for a partial plan)."""
+
+    kind: str
+    candidate: str
+    cycles: float
+    lower_bound: dict
+    above_bound: float
+    candidates: list
+    lowering: dict
+    text: object
+
+
+def plan(src: LinearLayout, dst: LinearLayout, dtype="f16", target="sm90") -> Plan:
+    """Plans ``src -> dst`` with the planner's entry point for ``target``
+    (``"sm90"``: NVIDIA Hopper, 32 lanes; ``"cdna3"``: AMD MI300, 64 lanes).
+
+    >>> import linear_layouts as ll
+    >>> b22 = ll.blocked([1, 4], [8, 4], [2, 2], [1, 0], shape=[128, 128])
+    >>> b41 = ll.blocked([1, 4], [8, 4], [4, 1], [1, 0], shape=[128, 128])
+    >>> p = ll.plan(b22, b41, "f16")
+    >>> (p.kind, p.cycles, p.lower_bound["cycles"], p.above_bound)
+    ('partial', 100.0, 100.0, 1.0)
+    """
+    j = _json.loads(_plan(src, dst, _bits(dtype), target))
+    return Plan(j["kind"], j["candidate"], j["cycles"], j["lower_bound"], j["above_bound"],
+                j["candidates"], j["lowering"], j["text"])
 
 
 def cuda(src: LinearLayout, dst: LinearLayout, dtype="f16", what="device_function", name="cvt") -> str:

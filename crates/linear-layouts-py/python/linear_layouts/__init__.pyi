@@ -237,6 +237,17 @@ class PartialPlan:
     plan: Dict[str, Any]
 
 def partial(src: LinearLayout, dst: LinearLayout, dtype: Any = "f16") -> PartialPlan: ...
+class Plan:
+    kind: str
+    candidate: str
+    cycles: float
+    lower_bound: Dict[str, Any]
+    above_bound: float
+    candidates: List[Dict[str, Any]]
+    lowering: Dict[str, Any]
+    text: Optional[str]
+
+def plan(src: LinearLayout, dst: LinearLayout, dtype: Any = "f16", target: str = "sm90") -> Plan: ...
 def local_conversion(src: LinearLayout, dst: LinearLayout) -> LinearLayout: ...
 def assign_layouts(ttir_text: str, target: str = "sm90", num_warps: int = 4) -> dict: ...
 def cuda(src: LinearLayout, dst: LinearLayout, dtype: Any = "f16", what: str = "device_function", name: str = "cvt") -> str: ...
