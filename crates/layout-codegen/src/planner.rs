@@ -16,7 +16,10 @@
 //!    shared layout of each shared-memory candidate: only the elements that
 //!    leave their warp cross shared memory, the rest moves by register moves
 //!    or `shfl.sync.idx`; a broadcast source is read from the replica in the
-//!    reader's own warp ([`crate::replica`]).
+//!    reader's own warp ([`crate::replica`]). Where the plain partial class
+//!    refuses because staying (or its source register) depends on the lane,
+//!    its lane-predicated form ([`crate::partial::plan_split_predicated`],
+//!    `partial_predicated_*`, 32-bank targets).
 //!
 //! Every candidate is proved by the simulator ([`crate::simulator`] or
 //! [`crate::partial::simulate_partial`]) before it is costed; one that fails
@@ -44,7 +47,7 @@ use crate::conversion::{classify, ConversionKind};
 use crate::cost::{LowerBound, PredictedCost, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::packed_shuffle::WordProgram;
-use crate::partial::{plan_split, simulate_partial, PartialCrossWarpPlan};
+use crate::partial::{plan_split, plan_split_predicated, simulate_partial, PartialCrossWarpPlan};
 use crate::plan::{Access, ConversionPlan};
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::rounds_plan;
@@ -103,7 +106,8 @@ impl Lowering {
 #[derive(Clone, Debug, Serialize)]
 pub struct Candidate {
     /// `"triton"`, `"shuffle_rounds"`, `"shuffle_program"`,
-    /// `"paper_swizzle"`, `"partial_triton"` or `"partial_paper_swizzle"`.
+    /// `"paper_swizzle"`, `"partial_triton"`, `"partial_paper_swizzle"`,
+    /// `"partial_predicated_triton"` or `"partial_predicated_paper_swizzle"`.
     pub name: &'static str,
     /// Its class ([`Lowering::kind_name`]), when it was planned.
     pub kind: Option<&'static str>,
@@ -322,7 +326,25 @@ pub fn plan(
                     Ok(Lowering::Partial { plan: Box::new(p) })
                 }
             });
+            let refused = planned.is_err();
             consider(name, planned, &mut candidates, &mut best);
+            // Where staying depends on the lane (or the source register
+            // does), the lane-predicated form of the same split.
+            if refused {
+                let predicated = if target.banks == 32 {
+                    plan_split_predicated(src, dst, smem, elem_bits)
+                        .map(|p| Lowering::Partial { plan: Box::new(p) })
+                } else {
+                    Err(CodegenError::Unsupported(
+                        "lane-predicated partial plans are costed for 32 banks only".into(),
+                    ))
+                };
+                let pname = match *name {
+                    "partial_triton" => "partial_predicated_triton",
+                    _ => "partial_predicated_paper_swizzle",
+                };
+                consider(pname, predicated, &mut candidates, &mut best);
+            }
         }
     }
     let Some((index, lowering, cost)) = best else {
@@ -372,6 +394,7 @@ pub fn partial_cost(plan: &PartialCrossWarpPlan, banks: u64) -> PredictedCost {
     let mut c = PredictedCost {
         warps: plan.num_warps,
         shuffles: plan.cost.packed_shuffles,
+        selects: plan.cost.selects,
         register_moves: plan.cost.register_moves,
         scratch_bytes: plan.scratch_elems * u64::from(plan.bitwidth.max(8)) / 8,
         src_registers: plan.src_registers,
@@ -383,9 +406,15 @@ pub fn partial_cost(plan: &PartialCrossWarpPlan, banks: u64) -> PredictedCost {
         let Some(k) = plan.class_of(w).map(|i| &plan.classes[i]) else {
             continue;
         };
-        let wf = |a| vector_access_wavefronts(a, plan.num_lanes, w, plan.bitwidth, banks);
-        c.store_wavefronts += k.stores.iter().map(wf).sum::<u64>();
-        c.load_wavefronts += k.loads.iter().map(wf).sum::<u64>();
+        let wf = |a, runs: &dyn Fn(u64) -> bool| {
+            vector_access_wavefronts(a, plan.num_lanes, w, plan.bitwidth, banks, runs)
+        };
+        for (i, a) in k.stores.iter().enumerate() {
+            c.store_wavefronts += wf(a, &|l| k.stores_in(i, l));
+        }
+        for (i, a) in k.loads.iter().enumerate() {
+            c.load_wavefronts += wf(a, &|l| k.loads_in(i, l));
+        }
         loads |= !k.loads.is_empty();
     }
     c.barriers = loads as u64;
@@ -527,21 +556,31 @@ pub fn lower_bound(
 }
 
 /// Wavefronts of one vector [`Access`] (no matrix instruction) executed by
-/// warp `warp` with `lanes` lanes, `bitwidth`-bit elements and `banks`
-/// banks: the access's element addresses turned into bytes and counted by
-/// [`phases_of`].
+/// the lanes `runs` of warp `warp` with `lanes` lanes, `bitwidth`-bit
+/// elements and `banks` banks: the access's element addresses turned into
+/// bytes and counted by [`phases_of`]; a predicated access (some lanes do
+/// not run it, 32 banks) by
+/// [`crate::wavefront::predicated_access_wavefronts`].
 fn vector_access_wavefronts(
     access: &Access,
     lanes: u64,
     warp: u64,
     bitwidth: u32,
     banks: u64,
+    runs: &dyn Fn(u64) -> bool,
 ) -> u64 {
     let bytes = u64::from(bitwidth.max(8)) / 8;
-    let starts: Vec<u64> = (0..lanes)
-        .map(|l| access.address.eval(l, warp) * bytes)
+    let vec_bytes = access.registers.len() as u64 * bytes;
+    if (0..lanes).all(runs) {
+        let starts: Vec<u64> = (0..lanes)
+            .map(|l| access.address.eval(l, warp) * bytes)
+            .collect();
+        return phases_of(banks, &starts, vec_bytes).iter().sum();
+    }
+    let starts: Vec<Option<u64>> = (0..lanes)
+        .map(|l| runs(l).then(|| access.address.eval(l, warp) * bytes))
         .collect();
-    phases_of(banks, &starts, access.registers.len() as u64 * bytes)
+    crate::wavefront::predicated_access_wavefronts(&starts, vec_bytes)
         .iter()
         .sum()
 }

@@ -208,3 +208,49 @@ fn a_target_that_does_not_match_is_an_error() {
     let e = plan(&b, &t, 16, &tiny).unwrap_err().to_string();
     assert!(e.contains("shared memory per CTA"), "{e}");
 }
+
+/// Blocked rows `[4, 1]` → the same with lane bit 4 and warp bit 0
+/// exchanged: in every warp, lanes 0..16 keep their rows and lanes 16..32
+/// take another warp's, so staying depends on the lane (`C_wl != 0`, the
+/// plain partial class refuses). Floor by hand (64×64 f32, 4 warps): half
+/// the elements cross, 8192 bytes stored and loaded once at 128 bytes per
+/// wavefront = 128 wavefronts / 4 warps + one barrier = 36 cycles; the
+/// staying half are register moves in their own lanes. The lane-predicated
+/// partial plan (loads and stores in lanes 16..32 only, a whole phase
+/// skipped) reaches it; the full plans cost 68 (paper) and 124 (Triton).
+/// A load predicate widened to every lane is caught by the simulator.
+#[test]
+fn lane_dependent_staying_takes_the_predicated_partial_plan() {
+    let shape = [64u64, 64];
+    let row = ll(&blocked([1, 4], [8, 4], [4, 1], [1, 0]), &shape);
+    let swapped = ll(
+        "#ttg.linear<{register = [[0, 1], [0, 2], [0, 16], [0, 32], [32, 0]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [8, 0]], warp = [[4, 0], [16, 0]], block = []}>",
+        &shape,
+    );
+    let p = plan(&row, &swapped, 32, &Target::SM90).unwrap();
+    assert_eq!(
+        p.candidate, "partial_predicated_triton",
+        "{:?}",
+        p.candidates
+    );
+    assert_eq!((p.cycles, p.lower_bound.cycles), (36.0, 36.0));
+    assert_eq!(p.lower_bound.cross_warp_bytes, 8192);
+    prove("row->lane4/warp0", &row, &swapped, 32, &p);
+    let refused = |n: &str| {
+        p.candidates
+            .iter()
+            .find(|c| c.name == n)
+            .and_then(|c| c.refused.clone())
+            .unwrap_or_default()
+    };
+    assert!(refused("partial_triton").contains("C_wl != 0"));
+    let mut m = p.lowering.partial().unwrap().clone();
+    let k = m
+        .classes
+        .iter_mut()
+        .find(|k| !k.load_lanes.is_empty())
+        .unwrap();
+    assert!(k.load_lanes.iter().all(|&x| x == 0xffff_0000));
+    k.load_lanes[0] = u32::MAX as u64;
+    assert!(simulate_partial(&m, &row, &swapped).is_err());
+}

@@ -44,9 +44,11 @@
 //! per word.
 
 use crate::{shared_words, ConversionCase, EmitError};
-use layout_codegen::partial::{plan_split, PartialCrossWarpPlan, StayingMove};
+use layout_codegen::partial::{
+    plan_split, plan_split_predicated, PartialCrossWarpPlan, StayingMove,
+};
 use layout_codegen::plan::Address;
-use linear_layout::DimName;
+use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
 /// The most warps whose specialised loop copies are unrolled by two for
@@ -189,7 +191,42 @@ fn emit_load(
     Ok(())
 }
 
+/// `if (lane is in MASK) ` before a predicated statement (bit `l` of the
+/// mask for lane `l`), nothing when every lane runs it.
+fn lane_guard(mask: Option<u64>) -> String {
+    match mask {
+        Some(m) => format!("if ((0x{m:x}u >> lane) & 1u) "),
+        None => String::new(),
+    }
+}
+
+/// The value of the register a lane sends in move `m`, as C: `a[r]`, or a
+/// select chain over the lane id when the register depends on the sending
+/// lane (the thread evaluating it is the sender).
+fn sent_value(m: &StayingMove) -> String {
+    if m.src_register_by_lane.is_empty() {
+        return format!("a[{}]", m.src_register);
+    }
+    let mut regs: Vec<u64> = m.src_register_by_lane.clone();
+    regs.sort_unstable();
+    regs.dedup();
+    let (last, rest) = regs.split_last().expect("a sender table is not empty");
+    let mut e = format!("a[{last}]");
+    for r in rest.iter().rev() {
+        let lanes = m
+            .src_register_by_lane
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| *x == r)
+            .fold(0u64, |acc, (l, _)| acc | 1 << l);
+        e = format!("(((0x{lanes:x}u >> lane) & 1u) ? a[{r}] : {e})");
+    }
+    e
+}
+
 /// Emits the staying moves of one class; returns the `shfl.sync` count.
+/// A move keeps the received value only in its keeping lanes and may send
+/// a register chosen by the sending lane ([`StayingMove`]).
 fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u32) -> u64 {
     // Register moves: the source lane is the reading lane in every warp of
     // the class.
@@ -197,7 +234,14 @@ fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u3
     let mut shfl: Vec<&StayingMove> = Vec::new();
     for m in moves {
         if is_move(m) {
-            writeln!(out, "    b[{}] = a[{}];", m.dst_register, m.src_register).unwrap();
+            writeln!(
+                out,
+                "    {}b[{}] = {};",
+                lane_guard(m.keep_lanes),
+                m.dst_register,
+                sent_value(m)
+            )
+            .unwrap();
         } else {
             shfl.push(m);
         }
@@ -233,20 +277,31 @@ fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u3
     let mut n = 0;
     for (c, ms) in by_lane {
         for ch in ms.chunks(per) {
-            let regs: Vec<u64> = ch.iter().map(|m| m.src_register).collect();
-            let val = words("a", &regs, bits).remove(0);
+            let val = ch
+                .iter()
+                .enumerate()
+                .map(|(k, m)| {
+                    if k == 0 {
+                        format!("(uint32_t){}", sent_value(m))
+                    } else {
+                        format!("((uint32_t){} << {})", sent_value(m), k as u32 * bits)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" | ");
             writeln!(
                 out,
                 "    {{ const uint32_t v_ = __shfl_sync(0xffffffffu, {val}, sl_ ^ {c}u);"
             )
             .unwrap();
             for (k, m) in ch.iter().enumerate() {
+                let guard = lane_guard(m.keep_lanes);
                 if bits == 32 {
-                    writeln!(out, "      b[{}] = v_;", m.dst_register).unwrap();
+                    writeln!(out, "      {guard}b[{}] = v_;", m.dst_register).unwrap();
                 } else {
                     writeln!(
                         out,
-                        "      b[{}] = ({t})((v_ >> {}) & {mask}u);",
+                        "      {guard}b[{}] = ({t})((v_ >> {}) & {mask}u);",
                         m.dst_register,
                         k as u32 * bits
                     )
@@ -320,7 +375,12 @@ fn emit_direction(
     let n = plan.classes.len();
     for (i, k) in plan.classes.iter().enumerate() {
         writeln!(out, "{}", class_head(i, n, &k.warps)).unwrap();
-        for s in &k.stores {
+        for (j, s) in k.stores.iter().enumerate() {
+            // A predicated store: the guard's `if` takes the statement that follows.
+            let guard = lane_guard(k.store_lanes.get(j).copied());
+            if !guard.is_empty() {
+                write!(out, "    {guard}").unwrap();
+            }
             if Some(&s.address.lane) != st_addr.as_ref().map(|a| &a.lane)
                 || Some(&s.address.warp) != st_addr.as_ref().map(|a| &a.warp)
             {
@@ -357,7 +417,11 @@ fn emit_direction(
     emit_base(out, "o_ld", ld_base);
     for (i, k) in plan.classes.iter().enumerate() {
         writeln!(out, "{}", class_head(i, n, &k.warps)).unwrap();
-        for l in &k.loads {
+        for (j, l) in k.loads.iter().enumerate() {
+            let guard = lane_guard(k.load_lanes.get(j).copied());
+            if !guard.is_empty() {
+                write!(out, "    {guard}").unwrap();
+            }
             if Some(&l.address.lane) != ld_addr.as_ref().map(|a| &a.lane)
                 || Some(&l.address.warp) != ld_addr.as_ref().map(|a| &a.warp)
             {
@@ -435,8 +499,12 @@ pub fn emit_partial_benchmark(
     // Each direction may also keep everything in its warps (`plan_split`:
     // e.g. a replicated A operand back to its mma accumulators); at least
     // one must be a partial cross-warp conversion.
-    let fwd = plan_split(&psrc, &pdst, &psmem, pbits).map_err(|x| e("src → dst", x))?;
-    let bwd = plan_split(&pdst, &psrc, &psmem, pbits).map_err(|x| e("dst → src", x))?;
+    // Where staying depends on the lane, the lane-predicated form.
+    let split = |a: &LinearLayout, b: &LinearLayout| {
+        plan_split(a, b, &psmem, pbits).or_else(|_| plan_split_predicated(a, b, &psmem, pbits))
+    };
+    let fwd = split(&psrc, &pdst).map_err(|x| e("src → dst", x))?;
+    let bwd = split(&pdst, &psrc).map_err(|x| e("dst → src", x))?;
     let mixed = |p: &PartialCrossWarpPlan| {
         p.cost.staying_elements > 0 && p.cost.staying_elements < p.cost.elements
     };

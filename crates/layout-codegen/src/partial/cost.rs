@@ -4,7 +4,7 @@
 
 use super::{Hw, OffsetMap, PartialCost, PartialCrossWarpPlan};
 use crate::plan::Access;
-use crate::wavefront::access_wavefronts;
+use crate::wavefront::{access_wavefronts, predicated_access_wavefronts};
 use linear_layout::DimName;
 use std::collections::HashMap;
 
@@ -51,14 +51,29 @@ pub(super) fn cost_of(
     cost.staying_elements = (0..d.count())
         .filter(|&f| d.split(f).2 == s.split(c[f as usize]).2)
         .count() as u64;
+    // A predicated access: phases cut from all lanes, only its lanes'
+    // addresses counted.
+    let wf_in = |acc: &Access, w: u64, runs: &dyn Fn(u64) -> bool| -> u64 {
+        let starts: Vec<Option<u64>> = (0..plan.num_lanes)
+            .map(|l| runs(l).then(|| acc.address.eval(l, w) * bytes))
+            .collect();
+        predicated_access_wavefronts(&starts, acc.registers.len() as u64 * bytes)
+            .iter()
+            .sum()
+    };
     for w in 0..plan.num_warps {
         let k = &plan.classes[plan.class_of(w).expect("every warp has a class")];
-        cost.store_wavefronts += k.stores.iter().map(|a| wf(a, w)).sum::<u64>();
-        cost.load_wavefronts += k.loads.iter().map(|a| wf(a, w)).sum::<u64>();
+        for (i, a) in k.stores.iter().enumerate() {
+            cost.store_wavefronts += wf_in(a, w, &|l| k.stores_in(i, l));
+        }
+        for (i, a) in k.loads.iter().enumerate() {
+            cost.load_wavefronts += wf_in(a, w, &|l| k.loads_in(i, l));
+        }
         cost.store_instructions += k.stores.len() as u64;
         cost.load_instructions += k.loads.len() as u64;
         let mut per_lane: HashMap<u64, u64> = HashMap::new();
         for m in &k.staying {
+            cost.selects += m.selects();
             if m.is_register_move(w, plan.num_lanes) {
                 cost.register_moves += 1
             } else {

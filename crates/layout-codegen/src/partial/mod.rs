@@ -60,8 +60,12 @@
 //!   none of warps 1 and 2. Shared memory is a per-SM resource, so the
 //!   wavefront total is what the prediction counts.
 //! - Lane-dependent staying (`C_wl ≠ 0`, e.g. mma v2 `[2, 2]` ↔ blocked) and
-//!   lane-dependent source registers (`C_rl ≠ 0`) are refused; they would
-//!   need per-lane predicated accesses or sender-side selects.
+//!   lane-dependent source registers (`C_rl ≠ 0`) are refused here;
+//!   [`plan_split_predicated`] plans them with per-lane predicated accesses,
+//!   keep masks and sender-side selects. Predication saves wavefronts only
+//!   where the active lanes fill or empty whole phases (staying decided by
+//!   high lane bits); where it is decided by low lane bits every phase
+//!   still runs, and the full plan is cheaper (the planner costs both).
 //! - Multi-CTA layouts and layouts that do not cover the tile are refused.
 //!   Broadcast layouts are planned: a replicated destination is loaded by
 //!   every warp that holds it (e.g. mma v2 `[2, 2]` → its A operand keeps
@@ -76,7 +80,10 @@
 
 mod class;
 mod cost;
+mod predicated;
 mod simulate;
+
+pub use predicated::plan_split_predicated;
 
 pub use class::why_not_partial;
 pub use simulate::{simulate_partial, PartialReport};
@@ -90,23 +97,66 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 /// One in-warp move of a staying element: destination register
-/// `dst_register` of lane `l` takes source register `src_register` of lane
-/// `src_lane.eval(l, warp)`. When `src_lane` is the identity (no lane change
-/// for any lane) it is a register move, else one `shfl.sync.idx`.
+/// `dst_register` of lane `l` takes source register
+/// [`StayingMove::sent_by`]`(l')` of lane `l' = src_lane.eval(l, warp)`,
+/// in the lanes [`StayingMove::keeps`]. When `src_lane` is the identity (no
+/// lane change for any lane) it is a register move, else one
+/// `shfl.sync.idx`.
+///
+/// Plans of [`plan_split`] and [`plan_partial`] send a static register and
+/// every lane keeps the value; plans of [`plan_split_predicated`] may send
+/// a register that depends on the sending lane (`src_register_by_lane`,
+/// a select chain on the sender) and keep it in some lanes only
+/// (`keep_lanes`, a select on the reader).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StayingMove {
     /// Destination register written.
     pub dst_register: u64,
-    /// Source register sent (static for the warp class).
+    /// Source register sent (static for the warp class), or the one lane 0
+    /// sends when `src_register_by_lane` is set.
     pub src_register: u64,
     /// Source lane, affine in the reading lane (and the warp id).
     pub src_lane: Address,
+    /// The register each sending lane sends, when it depends on the lane
+    /// (empty: `src_register` in every lane).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub src_register_by_lane: Vec<u64>,
+    /// The lanes (bit `l` for lane `l`) that write the received value to
+    /// `dst_register`, when not all (`None`: every lane).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub keep_lanes: Option<u64>,
 }
 
 impl StayingMove {
-    /// Whether every lane reads its own lane (a register move) in `warp`.
+    /// Whether every lane that keeps the value reads its own lane (a
+    /// register move) in `warp`.
     pub fn is_register_move(&self, warp: u64, lanes: u64) -> bool {
-        (0..lanes).all(|l| self.src_lane.eval(l, warp) == l)
+        (0..lanes)
+            .filter(|&l| self.keeps(l))
+            .all(|l| self.src_lane.eval(l, warp) == l)
+    }
+
+    /// The register lane `lane` sends.
+    pub fn sent_by(&self, lane: u64) -> u64 {
+        self.src_register_by_lane
+            .get(lane as usize)
+            .copied()
+            .unwrap_or(self.src_register)
+    }
+
+    /// Whether lane `lane` writes the received value.
+    pub fn keeps(&self, lane: u64) -> bool {
+        self.keep_lanes.is_none_or(|m| m >> lane & 1 == 1)
+    }
+
+    /// Selects this move costs per thread: a multiplexer over the distinct
+    /// registers a lane may send (`n − 1` for `n` of them) and one select
+    /// on the reader when only some lanes keep the value.
+    pub fn selects(&self) -> u64 {
+        let mut sent = self.src_register_by_lane.clone();
+        sent.sort_unstable();
+        sent.dedup();
+        sent.len().saturating_sub(1) as u64 + self.keep_lanes.is_some() as u64
     }
 }
 
@@ -121,6 +171,25 @@ pub struct WarpClass {
     pub staying: Vec<StayingMove>,
     /// `ld.shared` into destination registers (after the barrier).
     pub loads: Vec<Access>,
+    /// The lanes (bit `l` for lane `l`) that execute each store, one mask
+    /// per entry of `stores`; empty: every lane executes every store.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub store_lanes: Vec<u64>,
+    /// The same for `loads`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub load_lanes: Vec<u64>,
+}
+
+impl WarpClass {
+    /// Whether lane `lane` executes store `i`.
+    pub fn stores_in(&self, i: usize, lane: u64) -> bool {
+        self.store_lanes.get(i).is_none_or(|m| m >> lane & 1 == 1)
+    }
+
+    /// Whether lane `lane` executes load `i`.
+    pub fn loads_in(&self, i: usize, lane: u64) -> bool {
+        self.load_lanes.get(i).is_none_or(|m| m >> lane & 1 == 1)
+    }
 }
 
 /// Costs of the partial plan and of the full shared-memory plan through the
@@ -152,6 +221,14 @@ pub struct PartialCost {
     pub packed_shuffles: u64,
     /// Register moves summed over warps.
     pub register_moves: u64,
+    /// Selects summed over warps ([`StayingMove::selects`]; 0 for plans of
+    /// [`plan_split`]).
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub selects: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// A partial cross-warp conversion plan (see the module doc).
@@ -369,6 +446,8 @@ fn plan_with(
                         lane: c_ll.clone(),
                         warp: c_lw.clone(),
                     },
+                    src_register_by_lane: vec![],
+                    keep_lanes: None,
                 });
             }
         }
@@ -397,6 +476,8 @@ fn plan_with(
                 stores,
                 staying,
                 loads,
+                store_lanes: vec![],
+                load_lanes: vec![],
             }),
         }
     }

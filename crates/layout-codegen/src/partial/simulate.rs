@@ -21,8 +21,9 @@ pub struct PartialReport {
 /// Executes `plan` on a modelled CTA and proves it: every source register of
 /// every thread holds its tag (the packed tensor coordinate `src` puts
 /// there); each warp runs its class's stores and staying moves/shuffles (a
-/// shuffle reads the *source* register of the source lane in the same warp),
-/// then, after the barrier, its loads. Fails on an unwritten slot
+/// shuffle reads the *source* register of the source lane in the same warp,
+/// the one that lane sends, and only the keeping lanes write it), then,
+/// after the barrier, its loads; a predicated access runs in its lanes only. Fails on an unwritten slot
 /// ([`CodegenError::Uninitialised`]), two different elements stored to one
 /// slot ([`CodegenError::Race`]), an out-of-range access or register, a
 /// warp without a class, or a destination register not holding the element
@@ -55,7 +56,10 @@ pub fn simulate_partial(
     for w in 0..nw {
         let k = classes[w as usize];
         for l in 0..nl {
-            for a in &k.stores {
+            for (i, a) in k.stores.iter().enumerate() {
+                if !k.stores_in(i, l) {
+                    continue;
+                }
                 let base = a.address.eval(l, w);
                 check_aligned(base, a.registers.len() as u64, plan.bitwidth)?;
                 for (j, &r) in a.registers.iter().enumerate() {
@@ -81,7 +85,6 @@ pub fn simulate_partial(
                 }
             }
             for m in &k.staying {
-                check_register("staying move", m.src_register, plan.src_registers)?;
                 check_register("staying move", m.dst_register, plan.dst_registers)?;
                 let from = m.src_lane.eval(l, w);
                 if from >= nl {
@@ -89,8 +92,14 @@ pub fn simulate_partial(
                         "shuffle source lane {from} out of range"
                     )));
                 }
-                out[d.flat(m.dst_register, l, w) as usize] = Some(tag(m.src_register, from, w));
-                report.delivered_in_warp += 1;
+                // Every lane sends (a shuffle is warp-wide); only the
+                // keeping lanes write what they receive.
+                let sent = m.sent_by(from);
+                check_register("staying move", sent, plan.src_registers)?;
+                if m.keeps(l) {
+                    out[d.flat(m.dst_register, l, w) as usize] = Some(tag(sent, from, w));
+                    report.delivered_in_warp += 1;
+                }
             }
         }
     }
@@ -98,7 +107,10 @@ pub fn simulate_partial(
     for w in 0..nw {
         let k = classes[w as usize];
         for l in 0..nl {
-            for a in &k.loads {
+            for (i, a) in k.loads.iter().enumerate() {
+                if !k.loads_in(i, l) {
+                    continue;
+                }
                 let base = a.address.eval(l, w);
                 check_aligned(base, a.registers.len() as u64, plan.bitwidth)?;
                 for (j, &r) in a.registers.iter().enumerate() {

@@ -1,0 +1,292 @@
+//! Partial cross-warp plans whose staying set depends on the lane
+//! ([`plan_split_predicated`]): conditions 1 and 2 of the [module
+//! doc](super) dropped.
+//!
+//! With `C: (r, l, w) ↦ (r', l', w')` as in the module doc, the element of
+//! destination `(r, l, w)` stays in its warp iff `C_wr(r) ⊕ C_wl(l) ⊕
+//! C_ww(w) = w`. When `C_wl ≠ 0` that set of lanes is, per register, a coset
+//! of `ker C_wl` (or empty, or all lanes); when `C_rl ≠ 0` the source
+//! register of a staying element depends on the reading lane. The plan
+//! keeps the partial class's shape (per warp class: stores and staying
+//! moves, one barrier, loads) and adds lane predicates:
+//!
+//! - **loads**: destination vector group `g` of warp `w` is loaded by the
+//!   lanes `{l : ∃ r ∈ g, (r, l) crosses}` (a predicated `ld.shared`; a
+//!   phase with no active lane is not issued, and inactive lanes take no
+//!   bank, see [`crate::wavefront::predicated_access_wavefronts`]);
+//! - **stores**: source vector group `g'` of warp `w'` is stored by the
+//!   lanes holding an element some load reads;
+//! - **staying**: for every destination register `r`, the lanes that do not
+//!   load it receive it by shuffles from lane `l' = C_l(r, l, w)` (affine
+//!   in `l`). Each shuffle sends, from each lane, one register chosen by the
+//!   sending lane (a select chain over the distinct registers) and is kept
+//!   by the lanes whose element it carries (a select on the reader); lanes
+//!   whose element the first shuffle does not carry (two readers of one
+//!   sender needing different registers) are served by further shuffles of
+//!   the same register. A shuffle whose keeping lanes all read their own
+//!   lane is a register move.
+//!
+//! Every lane of a warp runs each shuffle (`shfl.sync` with the full
+//! mask), so the staying moves stay warp-uniform code; only accesses and
+//! the reader's writes are predicated.
+
+use super::class::{conversion_table, Hw};
+use super::cost::cost_of;
+use super::{OffsetMap, PartialCost, PartialCrossWarpPlan, StayingMove, WarpClass};
+use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::plan::{Access, Address};
+use linear_layout::LinearLayout;
+use std::collections::HashMap;
+
+/// Plans `src → dst` of `bitwidth`-bit elements as a partial cross-warp
+/// conversion through `smem` (offset → tensor, a bijection onto the tile)
+/// with lane-predicated accesses and lane-dependent staying moves (module
+/// doc). Refused when no element crosses warps or none stays (the shuffle
+/// and full shared-memory classes), for layouts beyond 64 lanes, and for
+/// inputs [`super::plan_split`] refuses. Conversions that satisfy the
+/// partial class's conditions 1 and 2 get no predicates.
+///
+/// ```
+/// use layout_codegen::partial::{plan_split_predicated, simulate_partial};
+/// use layout_codegen::swizzle::optimal_swizzling;
+/// use hw_layouts::Encoding;
+/// let shape = [64, 64];
+/// let l = |t: &str| Encoding::parse(t).unwrap().to_linear_layout(&shape).unwrap();
+/// // Half of each warp's elements stay, in lanes that depend on the lane id.
+/// let src = l("#ttg.linear<{register = [[0, 1], [8, 0], [0, 16], [32, 0]], lane = [[1, 0], [0, 2], [2, 0], [0, 4], [4, 0]], warp = [[0, 8], [16, 0]], block = []}>");
+/// let dst = l("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>");
+/// let smem = optimal_swizzling(&src, &dst, 32)?.shared;
+/// let p = plan_split_predicated(&src, &dst, &smem, 32)?;
+/// simulate_partial(&p, &src, &dst)?;
+/// assert_eq!(p.cost.staying_elements * 2, p.cost.elements);
+/// assert!(p.classes.iter().any(|k| !k.load_lanes.is_empty()));
+/// # Ok::<(), layout_codegen::CodegenError>(())
+/// ```
+pub fn plan_split_predicated(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+) -> Result<PartialCrossWarpPlan> {
+    check_bitwidth(bitwidth)?;
+    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
+    if (s.nl, s.nw) != (d.nl, d.nw) {
+        return Err(CodegenError::Invalid(
+            "source and destination differ in lanes or warps".into(),
+        ));
+    }
+    if d.nl > 6 {
+        return Err(CodegenError::Unsupported(format!(
+            "{} lanes: lane predicates are 64-bit masks",
+            1u64 << d.nl
+        )));
+    }
+    if src.out_dims() != dst.out_dims() || smem.out_dims() != src.out_dims() {
+        return Err(CodegenError::Invalid(format!(
+            "tensor dims differ: source {:?}, destination {:?}, shared {:?}",
+            src.out_dims(),
+            dst.out_dims(),
+            smem.out_dims()
+        )));
+    }
+    if smem.num_in_dims() != 1 || !smem.is_injective() || !smem.is_surjective() {
+        return Err(CodegenError::Invalid(
+            "the shared layout must be one offset dim, a bijection onto the tile".into(),
+        ));
+    }
+    let c = conversion_table(&s, &d)?;
+    let crossing = (0..d.count())
+        .filter(|&f| d.split(f).2 != s.split(c[f as usize]).2)
+        .count() as u64;
+    if crossing == 0 || crossing == d.count() {
+        return Err(CodegenError::Unsupported(format!(
+            "not a partial cross-warp conversion: {}",
+            if crossing == 0 {
+                "no element crosses warps (register or shuffle class)"
+            } else {
+                "every element crosses warps (full shared-memory class)"
+            }
+        )));
+    }
+    let nsmem = smem.total_in_dim_size();
+    let offset_of: HashMap<u64, u64> = (0..nsmem).map(|o| (smem.apply_flat(o), o)).collect();
+    let st = OffsetMap::new(&s, &offset_of);
+    let ld = OffsetMap::new(&d, &offset_of);
+    let (st_groups, ld_groups) = (st.groups(bitwidth), ld.groups(bitwidth));
+    let (nlanes, nwarps) = (1u64 << d.nl, 1u64 << d.nw);
+    let all_lanes = if nlanes == 64 {
+        u64::MAX
+    } else {
+        (1u64 << nlanes) - 1
+    };
+    let (nsr, ndr) = (1u64 << s.nr, 1u64 << d.nr);
+    // Source lane of destination (r, l, w): C's lane part, linear.
+    let c_ll: Vec<u64> = (0..d.nl)
+        .map(|i| s.split(c[d.flat(0, 1 << i, 0) as usize]).1)
+        .collect();
+    let c_lw: Vec<u64> = (0..d.nw)
+        .map(|i| s.split(c[d.flat(0, 0, 1 << i) as usize]).1)
+        .collect();
+    // needed[w'][r'] = lanes of source warp w' whose register r' a load reads.
+    let mut needed = vec![vec![0u64; nsr as usize]; nwarps as usize];
+    let mut per_warp: Vec<(Vec<Access>, Vec<u64>, Vec<StayingMove>)> = Vec::new();
+    for w in 0..nwarps {
+        let src_of = |r: u64, l: u64| s.split(c[d.flat(r, l, w) as usize]);
+        let mut loaded = vec![0u64; ndr as usize];
+        let (mut loads, mut load_lanes) = (Vec::new(), Vec::new());
+        for g in &ld_groups {
+            let lanes = (0..nlanes)
+                .filter(|&l| g.iter().any(|&r| src_of(r, l).2 != w))
+                .fold(0u64, |m, l| m | 1 << l);
+            if lanes == 0 {
+                continue;
+            }
+            for &r in g {
+                loaded[r as usize] |= lanes;
+                for l in (0..nlanes).filter(|l| lanes >> l & 1 == 1) {
+                    let (r2, l2, w2) = src_of(r, l);
+                    needed[w2 as usize][r2 as usize] |= 1 << l2;
+                }
+            }
+            loads.push(Access {
+                registers: g.clone(),
+                address: ld.address(g[0]),
+                matrix: None,
+            });
+            load_lanes.push(lanes);
+        }
+        let mut staying = Vec::new();
+        for r in 0..ndr {
+            let mut remaining = all_lanes & !loaded[r as usize];
+            // l' = C_l(r, 0, 0) ⊕ C_ll(l) ⊕ C_lw(w).
+            let src_lane = Address {
+                constant: s.split(c[d.flat(r, 0, 0) as usize]).1,
+                lane: c_ll.clone(),
+                warp: c_lw.clone(),
+            };
+            while remaining != 0 {
+                staying.push(next_shuffle(
+                    r,
+                    &mut remaining,
+                    nlanes,
+                    &src_lane,
+                    |l| src_of(r, l),
+                    w,
+                ));
+            }
+        }
+        per_warp.push((loads, load_lanes, staying));
+    }
+    let mut classes: Vec<WarpClass> = Vec::new();
+    for (w, (loads, load_lanes, staying)) in per_warp.into_iter().enumerate() {
+        let (mut stores, mut store_lanes) = (Vec::new(), Vec::new());
+        for g in &st_groups {
+            let lanes = g.iter().fold(0u64, |m, &r| m | needed[w][r as usize]);
+            if lanes != 0 {
+                stores.push(Access {
+                    registers: g.clone(),
+                    address: st.address(g[0]),
+                    matrix: None,
+                });
+                store_lanes.push(lanes);
+            }
+        }
+        // Masks of every lane are left out (unpredicated).
+        let unless_full = |m: Vec<u64>| {
+            if m.iter().all(|&x| x == all_lanes) {
+                vec![]
+            } else {
+                m
+            }
+        };
+        let class = WarpClass {
+            warps: vec![w as u64],
+            stores,
+            staying,
+            loads,
+            store_lanes: unless_full(store_lanes),
+            load_lanes: unless_full(load_lanes),
+        };
+        match classes.iter_mut().find(|k| {
+            (
+                &k.stores,
+                &k.staying,
+                &k.loads,
+                &k.store_lanes,
+                &k.load_lanes,
+            ) == (
+                &class.stores,
+                &class.staying,
+                &class.loads,
+                &class.store_lanes,
+                &class.load_lanes,
+            )
+        }) {
+            Some(k) => k.warps.push(w as u64),
+            None => classes.push(class),
+        }
+    }
+    let mut plan = PartialCrossWarpPlan {
+        bitwidth,
+        num_lanes: nlanes,
+        num_warps: nwarps,
+        src_registers: nsr,
+        dst_registers: ndr,
+        scratch_elems: nsmem,
+        shared_layout: smem.clone(),
+        classes,
+        cost: PartialCost::default(),
+    };
+    plan.cost = cost_of(&plan, &st, &ld, &st_groups, &ld_groups, &c, &s, &d);
+    Ok(plan)
+}
+
+/// One shuffle of destination register `r` for the lanes in `remaining`
+/// (bit `l`: lane `l` still needs it): each sending lane sends the register
+/// the lowest remaining lane reading it needs; the lanes it serves keep the
+/// value and leave `remaining`. `src_of(l)` is the source `(register, lane,
+/// warp)` of destination `(r, l)`; `src_lane` its lane as an address.
+fn next_shuffle(
+    r: u64,
+    remaining: &mut u64,
+    nlanes: u64,
+    src_lane: &Address,
+    src_of: impl Fn(u64) -> (u64, u64, u64),
+    w: u64,
+) -> StayingMove {
+    let readers: Vec<(u64, u64, u64)> = (0..nlanes)
+        .filter(|&l| *remaining >> l & 1 == 1)
+        .map(|l| {
+            let (r2, l2, _) = src_of(l);
+            debug_assert_eq!(src_lane.eval(l, w), l2);
+            (l, l2, r2)
+        })
+        .collect();
+    let mut sends: Vec<Option<u64>> = vec![None; nlanes as usize];
+    for &(_, l2, r2) in &readers {
+        sends[l2 as usize].get_or_insert(r2);
+    }
+    let mut kept = 0u64;
+    for &(l, l2, r2) in &readers {
+        if sends[l2 as usize] == Some(r2) {
+            kept |= 1 << l;
+        }
+    }
+    *remaining &= !kept;
+    // Lanes nobody reads send the first register sent (no extra select).
+    let first = readers[0].2;
+    let table: Vec<u64> = sends.iter().map(|x| x.unwrap_or(first)).collect();
+    let constant = table.iter().all(|&x| x == first);
+    let all = if nlanes == 64 {
+        u64::MAX
+    } else {
+        (1u64 << nlanes) - 1
+    };
+    StayingMove {
+        dst_register: r,
+        src_register: table[0],
+        src_lane: src_lane.clone(),
+        src_register_by_lane: if constant { vec![] } else { table },
+        keep_lanes: (kept != all).then_some(kept),
+    }
+}
