@@ -358,13 +358,32 @@ pub fn plan_split(
     plan_with(src, dst, smem, bitwidth, false)
 }
 
-fn plan_with(
+/// What both partial planners start from: the layouts as hardware tables,
+/// the map `C` as a table, the store/load offset maps through the shared
+/// layout, their vector groups and `C`'s lane and warp parts of the source
+/// lane (`C_ll`, `C_lw`, as address bases).
+struct Prepared {
+    s: Hw,
+    d: Hw,
+    c: Vec<u64>,
+    nsmem: u64,
+    st: OffsetMap,
+    ld: OffsetMap,
+    st_groups: Vec<Vec<u64>>,
+    ld_groups: Vec<Vec<u64>>,
+    c_ll: Vec<u64>,
+    c_lw: Vec<u64>,
+}
+
+/// Checks the inputs of a partial planner and builds its [`Prepared`]
+/// tables; `class` (given `(s, d, C)`) names a failed class condition.
+fn prepare(
     src: &LinearLayout,
     dst: &LinearLayout,
     smem: &LinearLayout,
     bitwidth: u32,
-    require_mixed: bool,
-) -> Result<PartialCrossWarpPlan> {
+    class: impl Fn(&Hw, &Hw, &[u64]) -> Option<String>,
+) -> Result<Prepared> {
     check_bitwidth(bitwidth)?;
     let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
     if (s.nl, s.nw) != (d.nl, d.nw) {
@@ -386,12 +405,7 @@ fn plan_with(
         ));
     }
     let c = conversion_table(&s, &d)?;
-    let why = if require_mixed {
-        check_class(&s, &d, &c)
-    } else {
-        check_split(&s, &d, &c)
-    };
-    if let Some(why) = why {
+    if let Some(why) = class(&s, &d, &c) {
         return Err(CodegenError::Unsupported(format!(
             "not a partial cross-warp conversion: {why}"
         )));
@@ -401,8 +415,6 @@ fn plan_with(
     let st = OffsetMap::new(&s, &offset_of);
     let ld = OffsetMap::new(&d, &offset_of);
     let (st_groups, ld_groups) = (st.groups(bitwidth), ld.groups(bitwidth));
-    let (nlanes, nwarps) = (1u64 << d.nl, 1u64 << d.nw);
-    let (nsr, ndr) = (1u64 << s.nr, 1u64 << d.nr);
     // Lane part of C (C_ll), as the lane bases of the source-lane address.
     let c_ll: Vec<u64> = (0..d.nl)
         .map(|i| s.split(c[d.flat(0, 1 << i, 0) as usize]).1)
@@ -410,6 +422,72 @@ fn plan_with(
     let c_lw: Vec<u64> = (0..d.nw)
         .map(|i| s.split(c[d.flat(0, 0, 1 << i) as usize]).1)
         .collect();
+    Ok(Prepared {
+        s,
+        d,
+        c,
+        nsmem,
+        st,
+        ld,
+        st_groups,
+        ld_groups,
+        c_ll,
+        c_lw,
+    })
+}
+
+impl Prepared {
+    /// The plan of `classes` through `smem`, with its costs.
+    fn finish(
+        &self,
+        bitwidth: u32,
+        smem: &LinearLayout,
+        classes: Vec<WarpClass>,
+    ) -> PartialCrossWarpPlan {
+        let (s, d) = (&self.s, &self.d);
+        let mut plan = PartialCrossWarpPlan {
+            bitwidth,
+            num_lanes: 1 << d.nl,
+            num_warps: 1 << d.nw,
+            src_registers: 1 << s.nr,
+            dst_registers: 1 << d.nr,
+            scratch_elems: self.nsmem,
+            shared_layout: smem.clone(),
+            classes,
+            cost: PartialCost::default(),
+        };
+        plan.cost = cost_of(
+            &plan,
+            &self.st,
+            &self.ld,
+            &self.st_groups,
+            &self.ld_groups,
+            &self.c,
+            s,
+            d,
+        );
+        plan
+    }
+}
+
+fn plan_with(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+    require_mixed: bool,
+) -> Result<PartialCrossWarpPlan> {
+    let class = if require_mixed {
+        check_class
+    } else {
+        check_split
+    };
+    let p = prepare(src, dst, smem, bitwidth, class)?;
+    let (s, d, c) = (&p.s, &p.d, &p.c);
+    let (st, ld, c_ll, c_lw) = (&p.st, &p.ld, &p.c_ll, &p.c_lw);
+    let (st_groups, ld_groups) = (&p.st_groups, &p.ld_groups);
+    let nwarps = 1u64 << d.nw;
+    let (nsr, ndr) = (1u64 << s.nr, 1u64 << d.nr);
     // Per destination warp: loaded groups, staying moves; needed source regs.
     let mut needed: Vec<Vec<bool>> = vec![vec![false; nsr as usize]; nwarps as usize];
     let mut loads_of: Vec<Vec<Access>> = Vec::new();
@@ -418,7 +496,7 @@ fn plan_with(
         let src_of = |r: u64| s.split(c[d.flat(r, 0, w) as usize]);
         let mut loaded = vec![false; ndr as usize];
         let mut loads = Vec::new();
-        for g in &ld_groups {
+        for g in ld_groups {
             if g.iter().any(|&r| src_of(r).2 != w) {
                 for &r in g {
                     loaded[r as usize] = true;
@@ -481,19 +559,7 @@ fn plan_with(
             }),
         }
     }
-    let mut plan = PartialCrossWarpPlan {
-        bitwidth,
-        num_lanes: nlanes,
-        num_warps: nwarps,
-        src_registers: nsr,
-        dst_registers: ndr,
-        scratch_elems: nsmem,
-        shared_layout: smem.clone(),
-        classes,
-        cost: PartialCost::default(),
-    };
-    plan.cost = cost_of(&plan, &st, &ld, &st_groups, &ld_groups, &c, &s, &d);
-    Ok(plan)
+    Ok(p.finish(bitwidth, smem, classes))
 }
 
 /// [`plan_split`] through the optimal swizzle of the conversion

@@ -30,13 +30,26 @@
 //! mask), so the staying moves stay warp-uniform code; only accesses and
 //! the reader's writes are predicated.
 
-use super::class::{conversion_table, Hw};
-use super::cost::cost_of;
-use super::{OffsetMap, PartialCost, PartialCrossWarpPlan, StayingMove, WarpClass};
-use crate::error::{check_bitwidth, CodegenError, Result};
+use super::class::Hw;
+use super::{prepare, PartialCrossWarpPlan, StayingMove, WarpClass};
+use crate::error::{CodegenError, Result};
 use crate::plan::{Access, Address};
 use linear_layout::LinearLayout;
-use std::collections::HashMap;
+
+/// Some elements cross warps and some stay (else the conversion is the
+/// shuffle or the full shared-memory class).
+fn mixed(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
+    let crossing = (0..d.count())
+        .filter(|&f| d.split(f).2 != s.split(c[f as usize]).2)
+        .count() as u64;
+    if crossing == 0 {
+        Some("no element crosses warps (register or shuffle class)".into())
+    } else if crossing == d.count() {
+        Some("every element crosses warps (full shared-memory class)".into())
+    } else {
+        None
+    }
+}
 
 /// Plans `src → dst` of `bitwidth`-bit elements as a partial cross-warp
 /// conversion through `smem` (offset → tensor, a bijection onto the tile)
@@ -68,51 +81,16 @@ pub fn plan_split_predicated(
     smem: &LinearLayout,
     bitwidth: u32,
 ) -> Result<PartialCrossWarpPlan> {
-    check_bitwidth(bitwidth)?;
-    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
-    if (s.nl, s.nw) != (d.nl, d.nw) {
-        return Err(CodegenError::Invalid(
-            "source and destination differ in lanes or warps".into(),
-        ));
-    }
+    let p = prepare(src, dst, smem, bitwidth, mixed)?;
+    let (s, d, c) = (&p.s, &p.d, &p.c);
+    let (st, ld, c_ll, c_lw) = (&p.st, &p.ld, &p.c_ll, &p.c_lw);
+    let (st_groups, ld_groups) = (&p.st_groups, &p.ld_groups);
     if d.nl > 6 {
         return Err(CodegenError::Unsupported(format!(
             "{} lanes: lane predicates are 64-bit masks",
             1u64 << d.nl
         )));
     }
-    if src.out_dims() != dst.out_dims() || smem.out_dims() != src.out_dims() {
-        return Err(CodegenError::Invalid(format!(
-            "tensor dims differ: source {:?}, destination {:?}, shared {:?}",
-            src.out_dims(),
-            dst.out_dims(),
-            smem.out_dims()
-        )));
-    }
-    if smem.num_in_dims() != 1 || !smem.is_injective() || !smem.is_surjective() {
-        return Err(CodegenError::Invalid(
-            "the shared layout must be one offset dim, a bijection onto the tile".into(),
-        ));
-    }
-    let c = conversion_table(&s, &d)?;
-    let crossing = (0..d.count())
-        .filter(|&f| d.split(f).2 != s.split(c[f as usize]).2)
-        .count() as u64;
-    if crossing == 0 || crossing == d.count() {
-        return Err(CodegenError::Unsupported(format!(
-            "not a partial cross-warp conversion: {}",
-            if crossing == 0 {
-                "no element crosses warps (register or shuffle class)"
-            } else {
-                "every element crosses warps (full shared-memory class)"
-            }
-        )));
-    }
-    let nsmem = smem.total_in_dim_size();
-    let offset_of: HashMap<u64, u64> = (0..nsmem).map(|o| (smem.apply_flat(o), o)).collect();
-    let st = OffsetMap::new(&s, &offset_of);
-    let ld = OffsetMap::new(&d, &offset_of);
-    let (st_groups, ld_groups) = (st.groups(bitwidth), ld.groups(bitwidth));
     let (nlanes, nwarps) = (1u64 << d.nl, 1u64 << d.nw);
     let all_lanes = if nlanes == 64 {
         u64::MAX
@@ -120,13 +98,6 @@ pub fn plan_split_predicated(
         (1u64 << nlanes) - 1
     };
     let (nsr, ndr) = (1u64 << s.nr, 1u64 << d.nr);
-    // Source lane of destination (r, l, w): C's lane part, linear.
-    let c_ll: Vec<u64> = (0..d.nl)
-        .map(|i| s.split(c[d.flat(0, 1 << i, 0) as usize]).1)
-        .collect();
-    let c_lw: Vec<u64> = (0..d.nw)
-        .map(|i| s.split(c[d.flat(0, 0, 1 << i) as usize]).1)
-        .collect();
     // needed[w'][r'] = lanes of source warp w' whose register r' a load reads.
     let mut needed = vec![vec![0u64; nsr as usize]; nwarps as usize];
     let mut per_warp: Vec<(Vec<Access>, Vec<u64>, Vec<StayingMove>)> = Vec::new();
@@ -134,7 +105,7 @@ pub fn plan_split_predicated(
         let src_of = |r: u64, l: u64| s.split(c[d.flat(r, l, w) as usize]);
         let mut loaded = vec![0u64; ndr as usize];
         let (mut loads, mut load_lanes) = (Vec::new(), Vec::new());
-        for g in &ld_groups {
+        for g in ld_groups {
             let lanes = (0..nlanes)
                 .filter(|&l| g.iter().any(|&r| src_of(r, l).2 != w))
                 .fold(0u64, |m, l| m | 1 << l);
@@ -180,7 +151,7 @@ pub fn plan_split_predicated(
     let mut classes: Vec<WarpClass> = Vec::new();
     for (w, (loads, load_lanes, staying)) in per_warp.into_iter().enumerate() {
         let (mut stores, mut store_lanes) = (Vec::new(), Vec::new());
-        for g in &st_groups {
+        for g in st_groups {
             let lanes = g.iter().fold(0u64, |m, &r| m | needed[w][r as usize]);
             if lanes != 0 {
                 stores.push(Access {
@@ -226,19 +197,7 @@ pub fn plan_split_predicated(
             None => classes.push(class),
         }
     }
-    let mut plan = PartialCrossWarpPlan {
-        bitwidth,
-        num_lanes: nlanes,
-        num_warps: nwarps,
-        src_registers: nsr,
-        dst_registers: ndr,
-        scratch_elems: nsmem,
-        shared_layout: smem.clone(),
-        classes,
-        cost: PartialCost::default(),
-    };
-    plan.cost = cost_of(&plan, &st, &ld, &st_groups, &ld_groups, &c, &s, &d);
-    Ok(plan)
+    Ok(p.finish(bitwidth, smem, classes))
 }
 
 /// One shuffle of destination register `r` for the lanes in `remaining`
