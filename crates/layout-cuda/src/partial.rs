@@ -454,6 +454,25 @@ pub fn emit_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
+    emit_partial_program(case, specialise_warps, false)
+}
+
+/// [`emit_partial_benchmark`] where a direction outside the plain partial
+/// class (staying, or its source register, depends on the lane) is planned
+/// in its lane-predicated form
+/// ([`layout_codegen::partial::plan_split_predicated`]).
+pub fn emit_predicated_partial_benchmark(
+    case: &ConversionCase,
+    specialise_warps: bool,
+) -> Result<PartialEmission, EmitError> {
+    emit_partial_program(case, specialise_warps, true)
+}
+
+fn emit_partial_program(
+    case: &ConversionCase,
+    specialise_warps: bool,
+    predicated: bool,
+) -> Result<PartialEmission, EmitError> {
     if case.shape.len() != 2 {
         return Err(EmitError::Unsupported(
             "the benchmark kernel takes rank-2 tiles".into(),
@@ -501,7 +520,13 @@ pub fn emit_partial_benchmark(
     // one must be a partial cross-warp conversion.
     // Where staying depends on the lane, the lane-predicated form.
     let split = |a: &LinearLayout, b: &LinearLayout| {
-        plan_split(a, b, &psmem, pbits).or_else(|_| plan_split_predicated(a, b, &psmem, pbits))
+        plan_split(a, b, &psmem, pbits).or_else(|e| {
+            if predicated {
+                plan_split_predicated(a, b, &psmem, pbits)
+            } else {
+                Err(e)
+            }
+        })
     };
     let fwd = split(&psrc, &pdst).map_err(|x| e("src → dst", x))?;
     let bwd = split(&pdst, &psrc).map_err(|x| e("dst → src", x))?;

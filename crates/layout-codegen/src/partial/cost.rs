@@ -4,7 +4,7 @@
 
 use super::{Hw, OffsetMap, PartialCost, PartialCrossWarpPlan};
 use crate::plan::Access;
-use crate::wavefront::{access_wavefronts, predicated_access_wavefronts};
+use crate::wavefront::predicated_access_wavefronts;
 use linear_layout::DimName;
 use std::collections::HashMap;
 
@@ -34,16 +34,6 @@ pub(super) fn cost_of(
         free(DimName::LANE),
         free(DimName::WARP),
     );
-    let wf_lanes = |acc: &Access, w: u64, lane_mask: u64| -> u64 {
-        let starts: Vec<u64> = (0..plan.num_lanes)
-            .filter(|l| l & lane_mask == 0)
-            .map(|l| acc.address.eval(l, w) * bytes)
-            .collect();
-        access_wavefronts(&starts, acc.registers.len() as u64 * bytes)
-            .iter()
-            .sum()
-    };
-    let wf = |acc: &Access, w: u64| wf_lanes(acc, w, 0);
     let mut cost = PartialCost {
         elements: d.count(),
         ..Default::default()
@@ -89,7 +79,8 @@ pub(super) fn cost_of(
                 address: st.address(g[0]),
                 matrix: None,
             };
-            cost.full_store_wavefronts += wf_lanes(&a, w, fl);
+            // Only the lanes with no free bit store (a predicated store).
+            cost.full_store_wavefronts += wf_in(&a, w, &|l| l & fl == 0);
         }
         for g in ld_groups {
             let a = Access {
@@ -97,7 +88,7 @@ pub(super) fn cost_of(
                 address: ld.address(g[0]),
                 matrix: None,
             };
-            cost.full_load_wavefronts += wf(&a, w);
+            cost.full_load_wavefronts += wf_in(&a, w, &|_| true);
         }
     }
     cost
