@@ -49,6 +49,8 @@
 //! assert!(out.assignment.uses.values().all(|l| l.ll == out.assignment.layout(load.results[0]).unwrap().ll));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod anchors;
 pub mod assignment;
 pub mod axis;
