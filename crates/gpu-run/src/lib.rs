@@ -8,6 +8,8 @@
 //! it the file unchanged and does the host program's work here: the same
 //! kernel signature, launch shape and checks.
 
+#![warn(missing_docs)]
+
 /// An error that names what was wrong and the offending value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
@@ -28,7 +30,9 @@ pub enum RunError {
 /// read from the host program's launch `bench<<<tiles, T, S>>>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchShape {
+    /// Threads per CTA (`T`).
     pub threads: u32,
+    /// Dynamic shared memory per CTA in bytes (`S`).
     pub smem_bytes: u32,
 }
 
@@ -116,10 +120,12 @@ pub fn device_view(code: &str) -> Result<String, RunError> {
 pub struct Rng(u64);
 
 impl Rng {
+    /// The stream from `seed` (0 is taken as 1: xorshift stays at 0).
     pub fn new(seed: u64) -> Self {
         Rng(seed.max(1))
     }
 
+    /// The next value.
     pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
@@ -152,6 +158,9 @@ pub fn mask(bits: u32) -> u64 {
 /// The conversion benchmark's result: every element `+ 1` twice per
 /// iteration (`d = cvt(s) + 1; s = cvt(d) + 1`), modulo `2^bits`, wherever
 /// the conversions put it in between.
+/// What the benchmark kernel writes for `input` when launched with `r`
+/// rounds: every element plus `2 r`, wrapped to `bits` bits (the host
+/// program's check `want = h[i] + 2 * rr`).
 pub fn expected_conversion(input: &[u64], bits: u32, r: u32) -> Vec<u64> {
     input
         .iter()
@@ -162,11 +171,14 @@ pub fn expected_conversion(input: &[u64], bits: u32, r: u32) -> Vec<u64> {
 /// A gather tile: row-major `shape`, gathering along `axis`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GatherTile {
+    /// The tile's shape, dim0 first.
     pub shape: Vec<u64>,
+    /// The dim gathered along.
     pub axis: usize,
 }
 
 impl GatherTile {
+    /// Elements in the tile.
     pub fn elems(&self) -> usize {
         self.shape.iter().product::<u64>() as usize
     }

@@ -18,7 +18,10 @@
 //! one gets zero bases (broadcast) for the lanes/warps that would run off
 //! the tensor, and the registers that would run off it are removed.
 
-use crate::cga::{cga_from_bases, cga_from_split_params, combine_cta_cga_with_shape};
+use crate::cga::{
+    cga_field, cga_from_bases, cga_from_split_params, combine_cta_cga_with_shape, CgaField,
+    LEGACY_CGA_FIELDS,
+};
 use crate::error::{invalid, HwError, Result};
 use crate::syntax::{Attribute, Value};
 use linear_layout::{DimName, LinearLayout};
@@ -64,15 +67,12 @@ impl Cga {
     /// Reads `CGALayout = [[..]]` or the legacy `CTAsPerCGA`, `CTASplitNum`,
     /// `CTAOrder` triple (converted to bases as Triton's `makeCgaLayout`).
     pub fn from_attr(a: &Attribute, rank: usize, layout: &'static str) -> Result<Cga> {
-        let legacy = ["CTAsPerCGA", "CTASplitNum", "CTAOrder"];
-        let has_legacy = legacy.iter().any(|k| a.get(k).is_some());
-        if let Some(v) = a.get("CGALayout") {
-            if has_legacy {
-                return Err(invalid(
-                    layout,
-                    "give either CGALayout or CTAsPerCGA/CTASplitNum/CTAOrder, not both",
-                ));
-            }
+        let v = match cga_field(a, layout)? {
+            CgaField::Absent => return Ok(Cga::default()),
+            CgaField::Legacy => None,
+            CgaField::Bases(v) => Some(v),
+        };
+        if let Some(v) = v {
             let m = v.as_int_matrix().ok_or_else(|| {
                 invalid(
                     layout,
@@ -137,11 +137,8 @@ impl Cga {
             }
             return Ok(cga);
         }
-        if !has_legacy {
-            return Ok(Cga::default());
-        }
         let mut lists = Vec::new();
-        for k in legacy {
+        for k in LEGACY_CGA_FIELDS {
             let l = match a.get(k) {
                 Some(v) => uint_list_value(v, k, layout)?,
                 None => return Err(invalid(layout, format!("legacy CGA parameters need {k}"))),
@@ -154,7 +151,7 @@ impl Cga {
             }
             lists.push(l);
         }
-        for (k, l) in legacy.iter().zip(&lists).take(2) {
+        for (k, l) in LEGACY_CGA_FIELDS.iter().zip(&lists).take(2) {
             check_pow2_list(l, k, layout)?;
         }
         let order: Vec<usize> = lists[2]
@@ -331,10 +328,7 @@ pub(crate) fn fmt_matrix<T: std::fmt::Display>(m: &[Vec<T>]) -> String {
 
 /// Rejects fields not in `allowed`.
 pub(crate) fn check_fields(a: &Attribute, allowed: &[&str], layout: &'static str) -> Result<()> {
-    let unknown = a.unknown_fields(allowed);
-    if let Some(k) = unknown.first() {
-        return Err(invalid(layout, format!("unknown field '{k}'")));
-    }
+    a.check_fields(layout, allowed, None)?;
     if a.padding.is_some() {
         return Err(invalid(layout, "unexpected padding list"));
     }

@@ -4,9 +4,38 @@
 //! dims **in units of one CTA tile**: basis `[0, 1]` means "the next CTA
 //! holds the next tile along dim1"; a zero basis means the CTAs replicate.
 
-use crate::error::{HwError, Result};
+use crate::error::{invalid, HwError, Result};
+use crate::syntax::{Attribute, Value};
 use linear_layout::utils::{ensure_layout_not_larger_than, ensure_layout_not_smaller_than};
 use linear_layout::{DimName, LinearLayout};
+
+/// The fields of the legacy CGA form (Triton's `fromSplitParams`).
+pub(crate) const LEGACY_CGA_FIELDS: [&str; 3] = ["CTAsPerCGA", "CTASplitNum", "CTAOrder"];
+
+/// Which form of CGA layout an attribute gives.
+pub(crate) enum CgaField<'a> {
+    /// Neither form: one CTA.
+    Absent,
+    /// `CGALayout = [[..], ..]`, one basis per `block` bit.
+    Bases(&'a Value),
+    /// At least one of [`LEGACY_CGA_FIELDS`].
+    Legacy,
+}
+
+/// The CGA form of `a`; giving both `CGALayout` and a legacy field is an
+/// error (naming `layout`).
+pub(crate) fn cga_field<'a>(a: &'a Attribute, layout: &'static str) -> Result<CgaField<'a>> {
+    let has_legacy = LEGACY_CGA_FIELDS.iter().any(|k| a.get(k).is_some());
+    match a.get("CGALayout") {
+        Some(_) if has_legacy => Err(invalid(
+            layout,
+            "give either CGALayout or CTAsPerCGA/CTASplitNum/CTAOrder, not both",
+        )),
+        Some(v) => Ok(CgaField::Bases(v)),
+        None if has_legacy => Ok(CgaField::Legacy),
+        None => Ok(CgaField::Absent),
+    }
+}
 
 /// The CGA layout with explicit `block` bases (one per block bit, `rank`
 /// components each, in CTA-tile units). No bases = one CTA.

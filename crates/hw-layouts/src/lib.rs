@@ -21,7 +21,7 @@
 //! | [`error`] | [`HwError`], the crate's one error type | — |
 //! | [`syntax`] | Triton's MLIR attribute text: parse and print | `error` |
 //! | [`shape`] | [`check_shape`]: a tensor shape a layout can take | `error` |
-//! | [`cga`] | CTA-group (`block`) layouts and `combineCtaCgaWithShape` | `error` |
+//! | [`cga`] | CTA-group (`block`) layouts, `combineCtaCgaWithShape`, which CGA form an attribute gives | `error`, `syntax` |
 //! | [`blocked`] | `#ttg.blocked`, and the field readers the other families share | `cga`, `syntax` |
 //! | [`linear`] | `#ttg.linear` / `#ttg.generic_linear` | `blocked`, `shape`, `syntax` |
 //! | [`nvidia_mma`] | `#ttg.nvidia_mma` (v2, v3) accumulators | `blocked`, `cga`, `syntax` |

@@ -161,6 +161,26 @@ impl Attribute {
             .filter(|k| !allowed.contains(k))
             .collect()
     }
+
+    /// Rejects the first field not in `allowed`: `unknown field 'f'`,
+    /// followed by ` (<listed>: a, b, ...)` when `listed` names the list of
+    /// allowed fields (the families word it differently: `allowed` for
+    /// shared and tensor memory, `known` for AMD, no list for the others).
+    pub(crate) fn check_fields(
+        &self,
+        layout: &'static str,
+        allowed: &[&str],
+        listed: Option<&str>,
+    ) -> Result<()> {
+        let Some(f) = self.unknown_fields(allowed).first().copied() else {
+            return Ok(());
+        };
+        let message = match listed {
+            Some(w) => format!("unknown field '{f}' ({w}: {})", allowed.join(", ")),
+            None => format!("unknown field '{f}'"),
+        };
+        Err(crate::error::invalid(layout, message))
+    }
 }
 
 struct Parser<'a> {

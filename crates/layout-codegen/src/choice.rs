@@ -35,16 +35,17 @@ use crate::conversion::minimal_cvt_layout;
 use crate::conversion::{classify, ConversionKind};
 use crate::cost::PredictedCost;
 use crate::error::{check_bitwidth, CodegenError, Result};
-use crate::plan::{Access, Address, ConversionPlan, Round, SharedMemoryPlan};
+use crate::plan::{Access, ConversionPlan, Round, SharedMemoryPlan};
 use crate::shared_conversion::{
-    analytic_conflicts, broadcast_copies, cta_local, plan_shared, refuse_cross_cta,
+    accesses, analytic_conflicts, broadcast_copies, cta_local, plan_shared, refuse_cross_cta,
+    side_map,
 };
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::plan_shuffle;
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{access_wavefronts, simulate, SimulationReport};
 use crate::swizzle::{optimal_swizzling, paper_swizzle_candidates};
-use linear_layout::{gf2, DimName, LinearLayout};
+use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 
 pub use crate::cost::{shuffle_cycles, ALU_PER_CYCLE, BARRIER_COST};
@@ -330,54 +331,14 @@ fn plan_local(
 ) -> Result<SharedMemoryPlan> {
     let off_bits = shared.in_dim_size_log2(DimName::OFFSET);
     let side = |full: &LinearLayout| -> Result<(Vec<Access>, u64, Vec<u64>)> {
-        let reduced = remove_broadcast_registers(full)?;
-        let m = reduced.invert_and_compose(shared)?;
-        let get = |d: DimName| m.packed_bases(d).to_vec();
-        let (reg, lane, warp) = (
-            get(DimName::REGISTER),
-            get(DimName::LANE),
-            get(DimName::WARP),
-        );
+        let map = side_map(&remove_broadcast_registers(full)?, shared)?;
         // Vector registers (the largest clean run of offsets 1, 2, 4, …).
-        let vec_regs = crate::vectorize::vector_groups(&reg, &lane, &warp, bitwidth).0;
-        // Full register index of index `k` of the broadcast-free layout.
-        let cols = full.packed_bases(DimName::REGISTER);
-        let nonzero: Vec<usize> = (0..cols.len()).filter(|&i| cols[i] != 0).collect();
-        let expand = |k: u64| -> u64 {
-            nonzero
-                .iter()
-                .enumerate()
-                .fold(0, |r, (j, &i)| r | ((k >> j) & 1) << i)
-        };
-        let others: Vec<usize> = (0..reg.len()).filter(|i| !vec_regs.contains(i)).collect();
-        let mut accesses = Vec::new();
-        for g in 0..(1u64 << others.len()) {
-            let base: u64 = others
-                .iter()
-                .enumerate()
-                .fold(0, |r, (j, &i)| r | ((g >> j) & 1) << i);
-            let registers: Vec<u64> = (0..(1u64 << vec_regs.len()))
-                .map(|j| {
-                    expand(
-                        vec_regs
-                            .iter()
-                            .enumerate()
-                            .fold(base, |r, (b, &i)| r | ((j >> b) & 1) << i),
-                    )
-                })
-                .collect();
-            let constant = gf2::bits(base).fold(0u64, |acc, i| acc ^ reg[i as usize]);
-            accesses.push(Access {
-                registers,
-                address: Address {
-                    constant,
-                    lane: lane.clone(),
-                    warp: warp.clone(),
-                },
-                matrix: None,
-            });
-        }
-        Ok((accesses, 1u64 << vec_regs.len(), lane))
+        let vec_regs = crate::vectorize::vector_groups(&map.reg, &map.lane, &map.warp, bitwidth).0;
+        // One round: the map's values are `shared`'s whole input (offset and
+        // any block bits), all of them kept in the address.
+        let all_bits = shared.total_in_dim_size_log2();
+        let accesses = accesses(full, &map, &vec_regs, all_bits, 1).remove(0);
+        Ok((accesses, 1u64 << vec_regs.len(), map.lane))
     };
     let (stores, store_vec, store_lanes) = side(src)?;
     let (loads, load_vec, load_lanes) = side(dst)?;

@@ -8,7 +8,7 @@
 //! layout's bits (swizzle search, bank conflicts, invert-and-compose: 0.01 s
 //! in a debug build at 2^40 elements) and needs no limit of its own.
 
-use linear_layout::LinearLayout;
+use linear_layout::{DimName, LinearLayout};
 
 /// The most tensor elements a conversion plan accepts (the CLI's
 /// `convert`, Python's `convert` and `partial`): 2^18, a 512x512 tensor,
@@ -50,6 +50,27 @@ pub fn check_plan_layout(ll: &LinearLayout, what: &str, command: &str) -> Result
             "{what} has 2^{bits} hardware indices (registers x lanes x warps x blocks); {command} accepts at most 2^{}",
             MAX_PLAN_HARDWARE.trailing_zeros()
         ));
+    }
+    Ok(())
+}
+
+/// Refuses a conversion between distributed layouts on different threads:
+/// `src` and `dst` must have the same lanes per warp, warps and CTAs (an
+/// absent dim counts 1), named with both counts, instead of a failed
+/// simulation. The front ends decide which pairs are distributed.
+pub fn check_same_threads(src: &LinearLayout, dst: &LinearLayout) -> Result<(), String> {
+    let size = |l: &LinearLayout, d| if l.has_in_dim(d) { l.in_dim_size(d) } else { 1 };
+    for (d, what) in [
+        (DimName::LANE, "threads per warp"),
+        (DimName::WARP, "warps"),
+        (DimName::BLOCK, "CTAs"),
+    ] {
+        let (a, b) = (size(src, d), size(dst, d));
+        if a != b {
+            return Err(format!(
+                "the source layout has {a} {what} but the destination has {b}: a conversion keeps the kernel's {what}"
+            ));
+        }
     }
     Ok(())
 }

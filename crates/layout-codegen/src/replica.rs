@@ -100,14 +100,14 @@ pub fn local_conversion_layout(src: &LinearLayout, dst: &LinearLayout) -> Result
         let on_fixed: Vec<u64> = kernel.iter().map(|k| k & fixed).collect();
         let k_l: Vec<u64> = gf2::nullspace(&on_fixed)
             .into_iter()
-            .map(|combo| gf2::bits(combo).fold(0, |a, i| a ^ kernel[i as usize]))
+            .map(|combo| gf2::xor_columns(&kernel, combo))
             .collect();
         let v: Vec<u64> = k_l.iter().map(|k| k & ms).collect();
         let basis = gf2::EchelonBasis::from_columns(&v);
         for (j, col) in cols.iter_mut().enumerate() {
             let e = (*col & ms) ^ own_bits(j, md, ms);
             let (_, combo) = basis.reduce(e);
-            *col ^= gf2::bits(combo).fold(0, |a, i| a ^ k_l[i as usize]);
+            *col ^= gf2::xor_columns(&k_l, combo);
         }
         fixed |= ms;
     }

@@ -70,13 +70,13 @@ fn expand_register(full: &LinearLayout, k: u64) -> u64 {
 
 /// The access map of one side: `side.invert_and_compose(scratch)` as packed
 /// columns over (register, lane, warp), each `offset | round << off_bits`.
-struct SideMap {
-    reg: Vec<u64>,
-    lane: Vec<u64>,
-    warp: Vec<u64>,
+pub(crate) struct SideMap {
+    pub(crate) reg: Vec<u64>,
+    pub(crate) lane: Vec<u64>,
+    pub(crate) warp: Vec<u64>,
 }
 
-fn side_map(side: &LinearLayout, scratch: &LinearLayout) -> Result<SideMap> {
+pub(crate) fn side_map(side: &LinearLayout, scratch: &LinearLayout) -> Result<SideMap> {
     let m = side.invert_and_compose(scratch)?;
     let get = |d: DimName| m.packed_bases(d).to_vec();
     Ok(SideMap {
@@ -117,7 +117,7 @@ fn vector_registers(map: &SideMap, bitwidth: u32, off_mask: u64) -> Vec<usize> {
 }
 
 /// Builds the accesses of one side, grouped per round.
-fn accesses(
+pub(crate) fn accesses(
     full: &LinearLayout,
     map: &SideMap,
     vec_regs: &[usize],
@@ -142,7 +142,7 @@ fn accesses(
                 expand_register(full, idx)
             })
             .collect();
-        let packed = gf2::bits(base).fold(0u64, |acc, i| acc ^ map.reg[i as usize]);
+        let packed = gf2::xor_columns(&map.reg, base);
         let round = (packed >> off_bits) as usize;
         per_round[round].push(Access {
             registers: regs,

@@ -115,13 +115,12 @@ pub(crate) fn rounds_plan(src: &LinearLayout, dst: &LinearLayout) -> Result<Vec<
     let span_b: Vec<u64> = {
         let basis = gf2::independent_basis(&b).basis();
         (0..1u64 << basis.len())
-            .map(|k| gf2::bits(k).fold(0, |acc, i| acc ^ basis[i as usize]))
+            .map(|k| gf2::xor_columns(&basis, k))
             .collect()
     };
-    let xor_cols = |cols: &[u64], x: u64| gf2::bits(x).fold(0, |acc, i| acc ^ cols[i as usize]);
     let mut shuffles = Vec::new();
     for r in 0..dst.in_dim_size(DimName::REGISTER) {
-        let (ar, cr) = (xor_cols(&a, r), xor_cols(&c, r));
+        let (ar, cr) = (gf2::xor_columns(&a, r), gf2::xor_columns(&c, r));
         for &bv in &span_b {
             shuffles.push(Shuffle {
                 src_register: Address::constant(ar ^ bv),
@@ -192,10 +191,9 @@ fn shuffle_rounds(src: &LinearLayout, dst: &LinearLayout) -> Option<Vec<Shuffle>
     }
     let nreg = ra.len();
     let reg_mask = (1u64 << nreg) - 1;
-    let xor = |cols: &[u64], m: u64| gf2::bits(m).fold(0, |acc, i| acc ^ cols[i as usize]);
     let mut out = Vec::new();
     for i in 0..(1u64 << rc.len()) {
-        let o = xor(&rc, i);
+        let o = gf2::xor_columns(&rc, i);
         // Register holding the coset element, affine in the lane.
         let reg_of = |s: &gf2::EchelonBasis, t: &[u64]| -> Option<Address> {
             Some(Address {
@@ -210,12 +208,12 @@ fn shuffle_rounds(src: &LinearLayout, dst: &LinearLayout) -> Option<Vec<Shuffle>
         let src_register = reg_of(&sa, &ta)?;
         let dst_register = reg_of(&sb, &tb)?;
         // Element wanted by lane l: x(l) = rb·dst_register(l) ⊕ tb·l; its src lane.
-        let x0 = xor(&rb, dst_register.constant);
+        let x0 = gf2::xor_columns(&rb, dst_register.constant);
         let lane_of = |x: u64| sh.solve(x).map(|m| m >> nreg);
         let src_lane = Address {
             constant: lane_of(x0)?,
             lane: (0..tb.len())
-                .map(|j| lane_of(xor(&rb, dst_register.lane[j]) ^ tb[j]))
+                .map(|j| lane_of(gf2::xor_columns(&rb, dst_register.lane[j]) ^ tb[j]))
                 .collect::<Option<Vec<u64>>>()?,
             warp: vec![],
         };

@@ -23,6 +23,7 @@ use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::swizzle::{optimal_swizzling, paper_swizzle_candidates};
 use crate::vectorize::vector_groups;
 use crate::wavefront::phases_of;
+use linear_layout::gf2::xor_columns;
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 
@@ -171,12 +172,6 @@ fn side_cost(
         mask(DimName::LANE),
         mask(DimName::WARP),
     );
-    let xor = |cols: &[u64], x: u64| {
-        cols.iter()
-            .enumerate()
-            .filter(|(i, _)| x >> i & 1 == 1)
-            .fold(0, |a, (_, &c)| a ^ c)
-    };
     let bytes = u64::from(bits.max(8)) / 8;
     let groups: Vec<Vec<u64>> = vector_groups(&reg, &lane, &warp, bits)
         .1
@@ -193,7 +188,7 @@ fn side_cost(
     };
     let starts: Vec<u64> = (0..1u64 << lane.len())
         .filter(|l| l & fl == 0)
-        .map(|l| (xor(&reg, g[0]) ^ xor(&lane, l)) * bytes)
+        .map(|l| (xor_columns(&reg, g[0]) ^ xor_columns(&lane, l)) * bytes)
         .collect();
     let one: u64 = phases_of(banks, &starts, g.len() as u64 * bytes)
         .iter()
@@ -351,20 +346,11 @@ pub fn layout_access_wavefronts(
     let nlanes = 1u64 << lanes.len();
     let mut total = 0;
     for g in 0..(1u64 << (regs.len() - vbits)) {
-        let base = xor_of(&regs[vbits..], g);
+        let base = xor_columns(&regs[vbits..], g);
         let starts: Vec<u64> = (0..nlanes)
-            .map(|l| (base ^ xor_of(&lanes, l)) * bytes)
+            .map(|l| (base ^ xor_columns(&lanes, l)) * bytes)
             .collect();
         total += phases_of(banks, &starts, vec * bytes).iter().sum::<u64>();
     }
     Ok(total)
-}
-
-/// `⨁_{i: bit i of x} bases[i]`.
-fn xor_of(bases: &[u64], x: u64) -> u64 {
-    bases
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| x >> i & 1 == 1)
-        .fold(0, |a, (_, &b)| a ^ b)
 }

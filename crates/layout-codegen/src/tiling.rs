@@ -35,7 +35,7 @@
 //! own model of the instruction and whose wavefronts it counts.
 
 use crate::bank_conflicts::hw_apply;
-use linear_layout::{divide_left, utils, ColumnAction, DimName, LayoutError, LinearLayout};
+use linear_layout::{divide_left, gf2, utils, ColumnAction, DimName, LayoutError, LinearLayout};
 use serde::{Deserialize, Serialize};
 
 /// The instruction a plan uses.
@@ -76,6 +76,37 @@ pub struct MatrixInstruction {
     pub trans: bool,
 }
 
+impl MatrixInstruction {
+    /// The shared-memory element that element `e` (of `r` per 32-bit
+    /// operand) of thread `t`'s operand `i` moves, as the type doc states
+    /// it: `rows[8 i + j]` is the element offset where row `j` of matrix `i`
+    /// starts. Without `.trans`: row `t / 4`, element `(t mod 4) r + e` of
+    /// it; with `.trans`: row `2 (t mod 4) + e`, element `t / 4`. The
+    /// simulator's memory model and [`check_tiling`] both move elements
+    /// through this map.
+    ///
+    /// ```
+    /// use layout_codegen::tiling::MatrixInstruction;
+    /// // Rows of 8 16-bit elements, packed: row j of matrix 0 starts at 8 j.
+    /// let rows: Vec<u64> = (0..8).map(|j| 8 * j).collect();
+    /// let plain = MatrixInstruction { count: 1, trans: false };
+    /// // Thread 5 holds row 1, columns 2 and 3.
+    /// assert_eq!(plain.slot(&rows, 5, 0, 0, 2), 8 + 2);
+    /// assert_eq!(plain.slot(&rows, 5, 0, 1, 2), 8 + 3);
+    /// // Transposed: column 1 of rows 2 and 3.
+    /// let trans = MatrixInstruction { count: 1, trans: true };
+    /// assert_eq!(trans.slot(&rows, 5, 0, 0, 2), 16 + 1);
+    /// assert_eq!(trans.slot(&rows, 5, 0, 1, 2), 24 + 1);
+    /// ```
+    pub fn slot(&self, rows: &[u64], t: u64, i: u64, e: u64, r: u64) -> u64 {
+        if self.trans {
+            rows[(8 * i + 2 * (t % 4) + e) as usize] + t / 4
+        } else {
+            rows[(8 * i + t / 4) as usize] + (t % 4) * r + e
+        }
+    }
+}
+
 /// A tiling plan: plain data.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TilingPlan {
@@ -104,14 +135,9 @@ pub struct TilingPlan {
 impl TilingPlan {
     /// The address lane `lane` of warp `warp` supplies for instruction `k`.
     pub fn address(&self, k: u64, lane: u64, warp: u64) -> u64 {
-        let x = |bases: &[u64], v: u64| {
-            bases
-                .iter()
-                .enumerate()
-                .filter(|(b, _)| v >> b & 1 == 1)
-                .fold(0, |a, (_, &c)| a ^ c)
-        };
-        x(&self.instr_bases, k) ^ x(&self.lane_bases, lane) ^ x(&self.warp_bases, warp)
+        gf2::xor_columns(&self.instr_bases, k)
+            ^ gf2::xor_columns(&self.lane_bases, lane)
+            ^ gf2::xor_columns(&self.warp_bases, warp)
     }
 
     /// Original register index of permuted register `p`.
@@ -481,14 +507,11 @@ pub fn check_tiling(plan: &TilingPlan, cvt: &LinearLayout) -> Result<(), TilingC
                 TileInstruction::Matrix { count, trans } => {
                     let r = (32 / plan.bitwidth) as u64;
                     align = 4 * r;
+                    let m = MatrixInstruction { count, trans };
                     for t in 0..lanes {
                         for i in 0..count {
                             for e in 0..r {
-                                let off = if trans {
-                                    addr[(8 * i + 2 * (t % 4) + e) as usize] + t / 4
-                                } else {
-                                    addr[(8 * i + t / 4) as usize] + (t % 4) * r + e
-                                };
+                                let off = m.slot(&addr, t, i, e, r);
                                 writes.push((t, (k * count + i) * r + e, off));
                             }
                         }

@@ -19,12 +19,20 @@ pub enum Type {
     /// `tensor<SHAPExELEM[, #enc]>`: `encoding` is the layout text with
     /// aliases resolved (TTGIR) or `None` (TTIR).
     Tensor {
+        /// The shape, dim0 first.
         shape: Vec<u64>,
+        /// The element type (`f16`, `i32`, `!tt.ptr<f16>`, ...).
         elem: String,
+        /// The layout text, if any.
         encoding: Option<String>,
     },
     /// `!ttg.memdesc<...>`: a shared-memory (or tensor-memory) buffer.
-    MemDesc { shape: Vec<u64>, elem: String },
+    MemDesc {
+        /// The buffer's shape, dim0 first.
+        shape: Vec<u64>,
+        /// The element type.
+        elem: String,
+    },
     /// A scalar (`i32`, `f16`, `!tt.ptr<f16>`, `!tt.tensordesc<...>`, ...).
     Scalar(String),
 }
@@ -85,12 +93,20 @@ pub enum Def {
     /// A function argument.
     FuncArg(usize),
     /// Result `index` of an op.
-    Result { op: OpId, index: usize },
+    Result {
+        /// The op.
+        op: OpId,
+        /// Which of its results.
+        index: usize,
+    },
     /// Argument `index` of region `region` of an op (loop-carried values,
     /// combine-region arguments).
     RegionArg {
+        /// The op owning the region.
         op: OpId,
+        /// Which of its regions.
         region: usize,
+        /// Which of the region's arguments.
         index: usize,
     },
 }
@@ -134,7 +150,10 @@ pub enum OpKind {
     /// `tt.broadcast`.
     Broadcast,
     /// `tt.expand_dims {axis}`.
-    ExpandDims { axis: usize },
+    ExpandDims {
+        /// The new dim's position.
+        axis: usize,
+    },
     /// `tt.load`.
     Load,
     /// `tt.store`.
@@ -146,13 +165,22 @@ pub enum OpKind {
     /// `tt.dot_scaled`.
     DotScaled,
     /// `tt.reduce {axis}` with its combine region.
-    Reduce { axis: usize },
+    Reduce {
+        /// The reduced dim.
+        axis: usize,
+    },
     /// `tt.scan {axis}` with its combine region.
-    Scan { axis: usize },
+    Scan {
+        /// The scanned dim.
+        axis: usize,
+    },
     /// `tt.reduce.return` / `tt.scan.return`.
     CombineReturn,
     /// `tt.trans {order}`.
-    Trans { order: Vec<usize> },
+    Trans {
+        /// Result dim `i` is operand dim `order[i]`.
+        order: Vec<usize>,
+    },
     /// `tt.reshape`.
     Reshape,
     /// `tt.join`.
@@ -160,7 +188,10 @@ pub enum OpKind {
     /// `tt.split`.
     Split,
     /// `tt.gather {axis}`.
-    Gather { axis: usize },
+    Gather {
+        /// The dim gathered along.
+        axis: usize,
+    },
     /// `tt.histogram`.
     Histogram,
     /// `tt.cat`.

@@ -17,6 +17,23 @@
 //!   [`check`] verifies any assignment against every op's layout rule;
 //! - [`report`] is what the CLI and Python print.
 //!
+//! ## Modules and what each depends on
+//!
+//! A module uses only those above it (and the workspace's library crates):
+//!
+//! | module | uses |
+//! |---|---|
+//! | [`ir`], [`error`] | — |
+//! | [`text`], [`shape_ops`] | `error` |
+//! | [`parse`] | `error`, `ir`, `text` |
+//! | [`assignment`] | `error`, `ir` |
+//! | [`axis`] | `ir`, `text` |
+//! | [`anchors`] | `axis`, `ir` |
+//! | [`check`] | `assignment`, `ir`, `shape_ops` |
+//! | [`cost`] | `assignment`, `error`, `ir`, `shape_ops` |
+//! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `cost`, `error`, `ir`, `shape_ops` |
+//! | [`report`] | `anchors`, `assignment`, `check`, `cost`, `engine`, `error`, `ir`, `parse` |
+//!
 //! Conventions are the workspace's: a layout maps hardware bits
 //! (`register, lane, warp, block`) to tensor coordinates, out dims
 //! `dim0, dim1, …` in shape order, a zero basis a broadcast.
@@ -48,6 +65,8 @@
 //! // Load and store agree: no conversion.
 //! assert!(out.assignment.uses.values().all(|l| l.ll == out.assignment.layout(load.results[0]).unwrap().ll));
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod anchors;
 pub mod assignment;

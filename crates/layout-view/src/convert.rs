@@ -30,7 +30,7 @@ use crate::svg::shape_text;
 use crate::table::{DistributedTable, Location};
 use crate::{apply_named, check_shape, linearize, Result, ViewError};
 use layout_codegen::plan::{Address, ConversionPlan, SharedMemoryPlan};
-use linear_layout::{DimName, LinearLayout};
+use linear_layout::{gf2, DimName, LinearLayout};
 
 /// Where the element sits in the plan's shared-memory buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,14 +95,6 @@ fn at(ll: &LinearLayout, shape: &[u64], l: Location) -> u64 {
         ),
         shape,
     )
-}
-
-fn parity(columns: &[u64], lane: u64) -> u64 {
-    columns
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| lane >> i & 1 == 1)
-        .fold(0, |acc, (_, &c)| acc ^ c)
 }
 
 fn eval(a: &Address, lane: u64, warp: u64) -> u64 {
@@ -179,7 +171,7 @@ pub fn conversion_path(
                     && sh
                         .select
                         .as_ref()
-                        .is_none_or(|(cols, want)| parity(cols, l) == *want)
+                        .is_none_or(|(cols, want)| gf2::xor_columns(cols, l) == *want)
             });
             let s = match writer {
                 Some((_, sh)) => {

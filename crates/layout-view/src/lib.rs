@@ -28,6 +28,21 @@
 //! Every entry point validates its input and returns [`ViewError`] instead
 //! of panicking.
 //!
+//! ## Modules and what each depends on
+//!
+//! A module uses only those above it; every module may use the crate root
+//! ([`ViewError`], shape checks, `apply_named`, `linearize`).
+//!
+//! | module | uses |
+//! |---|---|
+//! | [`matrix`], [`plan_text`] | — |
+//! | [`table`] | — |
+//! | [`text`] | `table` |
+//! | [`access`] | `table` |
+//! | [`svg`] | `table`, `text` |
+//! | [`html`] | `svg` |
+//! | [`convert`] | `svg`, `table`, `text` |
+//!
 //! ```
 //! use layout_view::{hardware_view, tensor_view};
 //! use linear_layout::LinearLayout;

@@ -278,12 +278,10 @@ impl LinearLayout {
     /// (branch-free: one masked XOR per bit of the dim).
     #[inline]
     fn apply_dim(&self, d: &InDim, v: u64) -> u64 {
-        let cols = &self.bases[d.start as usize..(d.start + d.log2) as usize];
-        let mut acc = 0;
-        for (k, &c) in cols.iter().enumerate() {
-            acc ^= c & 0u64.wrapping_sub((v >> k) & 1);
-        }
-        acc
+        masked_xor(
+            &self.bases[d.start as usize..(d.start + d.log2) as usize],
+            v,
+        )
     }
 
     /// Applies the layout to one value per input dim (input-dim order),
@@ -300,11 +298,7 @@ impl LinearLayout {
     /// the first dim in the low bits), returning the packed output.
     #[inline]
     pub fn apply_flat(&self, index: u64) -> u64 {
-        let mut acc = 0;
-        for (k, &c) in self.bases.iter().enumerate() {
-            acc ^= c & 0u64.wrapping_sub((index >> k) & 1);
-        }
-        acc
+        masked_xor(&self.bases, index)
     }
 
     /// The whole function table: entry `i` is `apply_flat(i)` (flat input
@@ -354,9 +348,7 @@ impl LinearLayout {
         // of the high bits `h`.
         let high = &self.bases[lo as usize..];
         for h in 0..1u64 << (n - lo) {
-            let hv = high.iter().enumerate().fold(0, |acc, (k, &c)| {
-                acc ^ (c & 0u64.wrapping_sub((h >> k) & 1))
-            });
+            let hv = masked_xor(high, h);
             out.extend(low.iter().map(|&l| l ^ hv));
         }
         Ok(())
@@ -407,6 +399,18 @@ fn for_each_named_input(
         visit(i, v);
     }
     Ok(())
+}
+
+/// [`crate::gf2::xor_columns`] without branches, for the evaluation hot
+/// path: the XOR of `cols[k]` over the bits `k` of `v`, each column masked
+/// by its bit (bits of `v` at or above `cols.len()` pick nothing).
+#[inline]
+fn masked_xor(cols: &[u64], v: u64) -> u64 {
+    let mut acc = 0;
+    for (k, &c) in cols.iter().enumerate() {
+        acc ^= c & 0u64.wrapping_sub((v >> k) & 1);
+    }
+    acc
 }
 
 /// Input dim `d`'s value `v` masked to the dim's size and moved to its

@@ -34,6 +34,33 @@ pub fn bits(mut x: u64) -> impl Iterator<Item = u32> {
     })
 }
 
+/// The matrix–vector product `A x` over GF(2) for the matrix with columns
+/// `cols`: the XOR of `cols[i]` over the set bits `i` of `x` (bit 0 picks
+/// `cols[0]`). Bits of `x` at or above `cols.len()` pick nothing (the matrix
+/// has no such column). Columns may be any unsigned type that widens to
+/// `u64` (lane maps store `u32`).
+///
+/// This is how every layout evaluates: the image of an input is the XOR of
+/// the bases of its set bits.
+///
+/// ```
+/// use linear_layout::gf2::xor_columns;
+/// let cols = [0b0001u64, 0b0110, 0b1000];
+/// assert_eq!(xor_columns(&cols, 0b011), 0b0111); // cols[0] ^ cols[1]
+/// assert_eq!(xor_columns(&cols, 0b101), 0b1001); // cols[0] ^ cols[2]
+/// assert_eq!(xor_columns(&cols, 0), 0);
+/// assert_eq!(xor_columns(&cols, 0b1000), 0); // no column 3
+/// assert_eq!(xor_columns(&[0b011u64, 0b110], 0b11), 0b101); // bit 1 cancels
+/// assert_eq!(xor_columns(&[3u32, 4], 0b11), 7);
+/// ```
+#[inline]
+pub fn xor_columns<T: Copy + Into<u64>>(cols: &[T], x: u64) -> u64 {
+    bits(x)
+        .map(|i| i as usize)
+        .take_while(|&i| i < cols.len())
+        .fold(0, |acc, i| acc ^ cols[i].into())
+}
+
 /// An echelon basis of a span, built column by column, that remembers how
 /// each basis vector is made from the inserted (pivot) columns.
 ///
@@ -255,7 +282,7 @@ pub fn span_intersection(a: &[u64], b: &[u64]) -> Vec<u64> {
     let residuals: Vec<u64> = b.iter().map(|&x| ba.reduce(x).0).collect();
     nullspace(&residuals)
         .into_iter()
-        .map(|k| bits(k).fold(0, |acc, i| acc ^ b[i as usize]))
+        .map(|k| xor_columns(&b, k))
         .collect()
 }
 

@@ -1,7 +1,7 @@
 //! Composition, factoring and inversion: the equations `X ∘ A = B` over GF(2).
 
 use crate::error::{LayoutError, Result};
-use crate::gf2::{bits, EchelonBasis};
+use crate::gf2::{bits, xor_columns, EchelonBasis};
 use crate::layout::{EvalCache, InDim, OutDim};
 use crate::{DimName, LinearLayout};
 
@@ -90,11 +90,7 @@ impl LinearLayout {
                 image[(o.shift + k) as usize] = outer.bases[(od.start + k) as usize];
             }
         }
-        let bases = self
-            .bases
-            .iter()
-            .map(|&c| bits(c).fold(0u64, |acc, p| acc ^ image[p as usize]))
-            .collect();
+        let bases = self.bases.iter().map(|&c| xor_columns(&image, c)).collect();
         // Same in dims as `self`, outer's out dims; every column is a XOR of
         // outer's columns, so it fits.
         Ok(LinearLayout {
@@ -125,24 +121,16 @@ impl LinearLayout {
     /// [`LayoutError::NotCovered`]). `C` has `self`'s in dims and `outer`'s
     /// in dims (with their sizes) as out dims; it need not be surjective.
     pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        if !same_dim_set(self.out_dim_names(), outer.out_dim_names()) {
-            return Err(LayoutError::DimMismatch {
+        check_outer_covers_outs(
+            self,
+            outer,
+            || LayoutError::DimMismatch {
                 what: "invert_and_compose: both layouts need the same out dims",
                 expected: self.out_dim_names().collect(),
                 found: outer.out_dim_names().collect(),
-            });
-        }
-        for o in &self.outs {
-            let ol = outer.out_dim_size_log2(o.name);
-            if ol < o.log2 {
-                return Err(LayoutError::SizeMismatch {
-                    what: "invert_and_compose: outer out size must be >= this out size",
-                    dim: o.name,
-                    expected: 1u64 << o.log2,
-                    found: 1u64 << ol,
-                });
-            }
-        }
+            },
+            "invert_and_compose: outer out size must be >= this out size",
+        )?;
         let repack = Repack::new(self, outer);
         // Identity dims (Triton 3.9's broadcast heuristic): in both layouts,
         // with equal bases (out sizes aside), and in each layout no other in
@@ -292,30 +280,50 @@ impl LinearLayout {
     }
 }
 
+/// The shape precondition of solving `inner` against `outer` (both
+/// [`LinearLayout::invert_and_compose`] and [`factor_through`]): the same
+/// out-dim set, else `dims_error()` (each solver words it), and each of
+/// `outer`'s out sizes at least `inner`'s, else
+/// [`LayoutError::SizeMismatch`] with `size_what`.
+fn check_outer_covers_outs(
+    inner: &LinearLayout,
+    outer: &LinearLayout,
+    dims_error: impl FnOnce() -> LayoutError,
+    size_what: &'static str,
+) -> Result<()> {
+    if !same_dim_set(inner.out_dim_names(), outer.out_dim_names()) {
+        return Err(dims_error());
+    }
+    for o in &inner.outs {
+        let ol = outer.out_dim_size_log2(o.name);
+        if ol < o.log2 {
+            return Err(LayoutError::SizeMismatch {
+                what: size_what,
+                dim: o.name,
+                expected: 1u64 << o.log2,
+                found: 1u64 << ol,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Solves `A(X(x)) = B(x)` for `X`, or `None` when `B`'s image is not in
 /// `A`'s. Requires equal out-dim sets with each of `B`'s sizes ≤ `A`'s.
 /// Free variables are 0 (pivot columns of `A` are used). `X` has `B`'s in
 /// dims and `A`'s in dims (with sizes) as out dims; it is not required to be
 /// surjective.
 pub fn factor_through(a: &LinearLayout, b: &LinearLayout) -> Result<Option<LinearLayout>> {
-    if !same_dim_set(a.out_dim_names(), b.out_dim_names()) {
-        return Err(LayoutError::DimMismatch {
+    check_outer_covers_outs(
+        b,
+        a,
+        || LayoutError::DimMismatch {
             what: "factor_through: both layouts need the same out dims",
             expected: a.out_dim_names().collect(),
             found: b.out_dim_names().collect(),
-        });
-    }
-    for o in &b.outs {
-        let al = a.out_dim_size_log2(o.name);
-        if al < o.log2 {
-            return Err(LayoutError::SizeMismatch {
-                what: "factor_through: A's out size must be >= B's",
-                dim: o.name,
-                expected: 1u64 << o.log2,
-                found: 1u64 << al,
-            });
-        }
-    }
+        },
+        "factor_through: A's out size must be >= B's",
+    )?;
     let repack = Repack::new(b, a);
     let mut basis = EchelonBasis::new();
     let mut col_pos = Vec::new();

@@ -26,20 +26,8 @@ fn check_plan_size(s: &LinearLayout, d: &LinearLayout, command: &str) -> PyResul
     check_plan_shape(&shape, command).map_err(err)?;
     check_plan_layout(s, "the source layout", command).map_err(err)?;
     check_plan_layout(d, "the destination layout", command).map_err(err)?;
-    let size = |l: &LinearLayout, n| if l.has_in_dim(n) { l.in_dim_size(n) } else { 1 };
     if s.has_in_dim(DimName::LANE) && d.has_in_dim(DimName::LANE) {
-        for (n, what) in [
-            (DimName::LANE, "threads per warp"),
-            (DimName::WARP, "warps"),
-            (DimName::BLOCK, "CTAs"),
-        ] {
-            let (a, b) = (size(s, n), size(d, n));
-            if a != b {
-                return Err(err(format!(
-                    "the source layout has {a} {what} but the destination has {b}: a conversion keeps the kernel's {what}"
-                )));
-            }
-        }
+        layout_codegen::limits::check_same_threads(s, d).map_err(err)?;
     }
     Ok(())
 }

@@ -151,19 +151,7 @@ pub fn check_same_threads(src: &LinearLayout, dst: &LinearLayout) -> Result<(), 
     if !is_distributed(src) || !is_distributed(dst) {
         return Ok(());
     }
-    for (d, what) in [
-        (DimName::LANE, "threads per warp"),
-        (DimName::WARP, "warps"),
-        (DimName::BLOCK, "CTAs"),
-    ] {
-        let (a, b) = (in_size(src, d), in_size(dst, d));
-        if a != b {
-            return Err(format!(
-                "the source layout has {a} {what} but the destination has {b}: a conversion keeps the kernel's {what}"
-            ).into());
-        }
-    }
-    Ok(())
+    Ok(layout_codegen::limits::check_same_threads(src, dst)?)
 }
 
 /// `--dtype` (or the older `--bitwidth`): the element type.

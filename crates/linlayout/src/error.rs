@@ -1,6 +1,8 @@
 //! The CLI's one error type. Every subcommand returns [`CliError`]; `main`
 //! prints the first line of its `Display` after `linlayout: ` on stderr and
-//! exits 2. A library crate's error is carried as it is (its `Display` is
+//! exits 1 for output that cannot be written ([`CliError::Output`],
+//! [`CliError::Write`]) and 2 for the rest (`crate::output` states the
+//! rule). A library crate's error is carried as it is (its `Display` is
 //! the line the user sees); the CLI's own refusals name the flag or the
 //! value they refuse.
 

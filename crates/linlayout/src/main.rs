@@ -19,7 +19,7 @@ mod output;
 
 /// Linear layouts: GPU tensor layouts as linear maps over GF(2).
 #[derive(Parser)]
-#[command(name = "linlayout", version, about, long_about = None)]
+#[command(name = "linlayout", version, about, long_about = None, after_help = output::EXIT_STATUS_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -88,10 +88,10 @@ fn main() -> ExitCode {
         }
         if let Some(why) = output::write_failure(msg) {
             eprintln!("linlayout: {why}");
-            std::process::exit(1);
+            std::process::exit(output::EXIT_OUTPUT.into());
         }
         eprintln!("linlayout: internal error: {msg}");
-        std::process::exit(101);
+        std::process::exit(output::EXIT_INTERNAL.into());
     }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -99,7 +99,7 @@ fn main() -> ExitCode {
             use clap::error::ErrorKind;
             let code = match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-                _ => 2,
+                _ => output::EXIT_INPUT,
             };
             // Help (also when no subcommand is given) prints as clap
             // formats it; a usage error is one line.
@@ -126,11 +126,12 @@ fn main() -> ExitCode {
     };
     match result.and_then(|()| output::flush_stdout()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let msg = e.to_string();
-            let line = msg.lines().next().unwrap_or("error").to_string();
-            eprintln!("linlayout: {line}");
-            ExitCode::from(2)
-        }
+        Err(e) => match output::failure(&e) {
+            Some((code, line)) => {
+                eprintln!("linlayout: {line}");
+                ExitCode::from(code)
+            }
+            None => ExitCode::SUCCESS,
+        },
     }
 }

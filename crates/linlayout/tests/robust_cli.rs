@@ -106,11 +106,12 @@ fn a_full_disk_is_one_line_and_exit_1() {
             "{err}"
         );
     }
-    // A picture file that cannot be written: exit 2, naming the file.
+    // A picture file that cannot be written is output too: exit 1, naming
+    // the file.
     fails(
         &["show", "--shape", "16x16", "--svg", "/dev/full", BLOCKED],
-        2,
-        &["/dev/full"],
+        1,
+        &["cannot write '/dev/full'"],
     );
 }
 

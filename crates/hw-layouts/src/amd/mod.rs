@@ -48,7 +48,9 @@ mod wmma;
 pub use mfma::Mfma;
 pub use wmma::Wmma;
 
-use crate::cga::{cga_from_bases, cga_from_split_params, combine_cta_cga_with_shape};
+use crate::cga::{
+    cga_field, cga_from_bases, cga_from_split_params, combine_cta_cga_with_shape, CgaField,
+};
 use crate::error::{invalid, Result};
 use crate::syntax::{Attribute, Value};
 use linear_layout::{DimName, LinearLayout};
@@ -172,15 +174,12 @@ pub(crate) fn uint_matrix(v: &Value, layout: &'static str, key: &str) -> Result<
 /// [[...], ...]` or from the legacy `CTAsPerCGA` / `CTASplitNum` /
 /// `CTAOrder` triple (Triton's `fromSplitParams`). One CTA = no bases.
 pub(crate) fn read_cga(a: &Attribute, layout: &'static str, rank: usize) -> Result<Vec<Vec<u64>>> {
-    let legacy = ["CTAsPerCGA", "CTASplitNum", "CTAOrder"];
-    let has_legacy = legacy.iter().any(|k| a.get(k).is_some());
-    if let Some(v) = a.get("CGALayout") {
-        if has_legacy {
-            return Err(invalid(
-                layout,
-                "give either CGALayout or CTAsPerCGA/CTASplitNum/CTAOrder, not both",
-            ));
-        }
+    let v = match cga_field(a, layout)? {
+        CgaField::Absent => return Ok(vec![]),
+        CgaField::Legacy => None,
+        CgaField::Bases(v) => Some(v),
+    };
+    if let Some(v) = v {
         let bases = uint_matrix(v, layout, "CGALayout")?;
         for (i, b) in bases.iter().enumerate() {
             if b.len() != rank {
@@ -194,9 +193,6 @@ pub(crate) fn read_cga(a: &Attribute, layout: &'static str, rank: usize) -> Resu
             }
         }
         return Ok(bases);
-    }
-    if !has_legacy {
-        return Ok(vec![]);
     }
     let ones = vec![1u64; rank];
     let ctas = get_uint_list(a, layout, "CTAsPerCGA")?.unwrap_or_else(|| ones.clone());
@@ -247,14 +243,7 @@ pub(crate) fn fmt_bases(v: &[Vec<u64>]) -> String {
 
 /// Checks that every field of `a` is one of `allowed`.
 pub(crate) fn check_fields(a: &Attribute, layout: &'static str, allowed: &[&str]) -> Result<()> {
-    let unknown = a.unknown_fields(allowed);
-    if let Some(k) = unknown.first() {
-        return Err(invalid(
-            layout,
-            format!("unknown field '{k}' (known: {})", allowed.join(", ")),
-        ));
-    }
-    Ok(())
+    a.check_fields(layout, allowed, Some("known"))
 }
 
 /// Checks that `a` is `#ttg.<layout>` (`what` names it in the error, e.g.

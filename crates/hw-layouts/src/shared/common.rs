@@ -9,14 +9,7 @@ use linear_layout::{DimName, LinearLayout};
 
 /// Rejects fields other than `allowed`.
 pub(crate) fn check_fields(a: &Attribute, layout: &'static str, allowed: &[&str]) -> Result<()> {
-    let unknown = a.unknown_fields(allowed);
-    if let Some(f) = unknown.first() {
-        return Err(invalid(
-            layout,
-            format!("unknown field '{f}' (allowed: {})", allowed.join(", ")),
-        ));
-    }
-    Ok(())
+    a.check_fields(layout, allowed, Some("allowed"))
 }
 
 /// An optional non-negative integer field.

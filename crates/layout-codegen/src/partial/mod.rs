@@ -92,7 +92,7 @@ use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address};
 use class::{check_class, check_split, conversion_table, Hw};
 use cost::cost_of;
-use linear_layout::LinearLayout;
+use linear_layout::{gf2, LinearLayout};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -302,7 +302,7 @@ impl OffsetMap {
     }
 
     fn reg_offset(&self, r: u64) -> u64 {
-        xor_bits(&self.reg, r)
+        gf2::xor_columns(&self.reg, r)
     }
 
     fn address(&self, r: u64) -> Address {
@@ -319,14 +319,6 @@ impl OffsetMap {
     fn groups(&self, bits: u32) -> Vec<Vec<u64>> {
         crate::vectorize::vector_groups(&self.reg, &self.lane, &self.warp, bits).1
     }
-}
-
-fn xor_bits(bases: &[u64], v: u64) -> u64 {
-    bases
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| v >> i & 1 == 1)
-        .fold(0, |a, (_, &b)| a ^ b)
 }
 
 /// Plans the conversion `src → dst` of `bitwidth`-bit elements as a partial

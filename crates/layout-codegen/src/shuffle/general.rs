@@ -2,7 +2,7 @@
 //! register part of the conversion's lane map, then selects.
 
 use super::*;
-use linear_layout::{DimName, LinearLayout};
+use linear_layout::{gf2, DimName, LinearLayout};
 
 /// The general plan (see the module docs): works for every conversion whose
 /// map `C = dst⁻¹ ∘ src` is trivial over `warp` and `block`, including
@@ -31,13 +31,7 @@ pub fn general_shuffle_plan(
     let lane_map_bases: Vec<u32> = lane_cols.iter().map(|c| c.1).collect();
     // Image of M, in increasing order.
     let mut image: Vec<u64> = (0..lanes)
-        .map(|l| {
-            m_bases
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| l >> k & 1 == 1)
-                .fold(0, |a, (_, &b)| a ^ b)
-        })
+        .map(|l| gf2::xor_columns(&m_bases, l.into()))
         .collect();
     image.sort_unstable();
     image.dedup();

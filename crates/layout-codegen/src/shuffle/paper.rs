@@ -4,15 +4,6 @@
 use super::*;
 use linear_layout::{gf2, DimName, LinearLayout};
 
-/// XOR of `bases[k]` over the set bits `k` of `x`.
-fn lin(bases: &[u64], x: u64) -> u64 {
-    bases
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| x >> k & 1 == 1)
-        .fold(0, |a, (_, &b)| a ^ b)
-}
-
 /// All values of the span of `gens` (sorted, deduplicated).
 fn span_values(gens: &[u64]) -> Vec<u64> {
     let mut span = vec![0u64];
@@ -119,7 +110,7 @@ pub fn paper_shuffle_plan(
     for (k, &lane_col) in lane_cols.iter().enumerate() {
         let found = cands.iter().find_map(|&m| {
             kernel_span.iter().find_map(|&kap| {
-                let g = lin(&r_cols, m) ^ lane_col ^ kap;
+                let g = gf2::xor_columns(&r_cols, m) ^ lane_col ^ kap;
                 let mut all = g_cols.clone();
                 all.push(g);
                 let lanes_only: Vec<u64> = all.iter().map(|x| x & lane_mask).collect();
@@ -158,7 +149,7 @@ pub fn paper_shuffle_plan(
     let h_cols: Vec<u64> = (0..n_src_lane_bits)
         .map(|b| {
             let x = gf2::solve(&basis, 1 << b).expect("basis of the lane space");
-            lin(&h_vals, x)
+            gf2::xor_columns(&h_vals, x)
         })
         .collect();
     let g_lane: Vec<u32> = g_cols.iter().map(|&g| (g & lane_mask) as u32).collect();
@@ -177,7 +168,7 @@ pub fn paper_shuffle_plan(
             b as usize
         } else {
             let parts: Vec<Slot> = (0..n_parts as u64)
-                .map(|p| (b ^ (lin(&v_imgs, p) >> n_src_lane_bits)) as usize)
+                .map(|p| (b ^ (gf2::xor_columns(&v_imgs, p) >> n_src_lane_bits)) as usize)
                 .collect();
             prog.push(|dst| WarpInstr::Pack { dst, parts })
         };
@@ -187,9 +178,9 @@ pub fn paper_shuffle_plan(
     // Rounds.
     let mut received: Vec<Slot> = Vec::with_capacity(1 << r_bits.len());
     for r in 0..1u64 << r_bits.len() {
-        let cr = lin(&r_cols, r);
+        let cr = gf2::xor_columns(&r_cols, r);
         let (c_reg, c_lane) = (cr >> n_src_lane_bits, (cr & lane_mask) as u32);
-        let h_c = lin(&h_cols, c_lane as u64);
+        let h_c = gf2::xor_columns(&h_cols, c_lane as u64);
         let mut send: Option<Slot> = None;
         for &kappa in &h_image {
             let w = word(&mut prog, c_reg ^ h_c ^ kappa);

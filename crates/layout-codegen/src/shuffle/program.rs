@@ -2,6 +2,7 @@
 //! slots (`shfl.sync` idx/bfly, `selp`, packing of sub-32-bit values), and
 //! its instruction counts.
 
+use linear_layout::gf2;
 use serde::{Deserialize, Serialize};
 
 /// A value slot of a [`WarpProgram`] (one SSA value per lane).
@@ -28,11 +29,8 @@ impl LaneMap {
 
     /// `f(lane)`.
     pub fn apply(&self, lane: u32) -> u32 {
-        self.bases
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| lane >> k & 1 == 1)
-            .fold(self.constant, |acc, (_, &b)| acc ^ b)
+        // Each basis is a lane (below 32), so the XOR fits in u32.
+        self.constant ^ gf2::xor_columns(&self.bases, lane.into()) as u32
     }
 
     /// Whether `f(l) = l` for every lane.
@@ -66,12 +64,7 @@ impl LanePredicate {
         match self {
             LanePredicate::Parity { mask } => (lane & mask).count_ones() % 2 == 1,
             LanePredicate::Equals { bases, value } => {
-                bases
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, _)| lane >> k & 1 == 1)
-                    .fold(0, |acc, (_, &b)| acc ^ b)
-                    == *value
+                gf2::xor_columns(bases, lane.into()) == *value
             }
         }
     }

@@ -92,7 +92,7 @@ use crate::error::{check_register, CodegenError, Result};
 use crate::plan::ConversionPlan;
 use crate::wavefront::phases_of;
 pub use crate::wavefront::{access_wavefronts, matrix_wavefronts};
-use linear_layout::{DimName, LinearLayout};
+use linear_layout::{gf2, DimName, LinearLayout};
 use serde::Serialize;
 use std::collections::HashMap;
 use transfers::transfers;
@@ -298,12 +298,7 @@ pub fn simulate_with(
                     }
                     for l in 0..nlane {
                         if let Some((cols, want)) = &sh.select {
-                            let got = cols
-                                .iter()
-                                .enumerate()
-                                .filter(|(i, _)| l >> i & 1 == 1)
-                                .fold(0, |acc, (_, c)| acc ^ c);
-                            if got != *want {
+                            if gf2::xor_columns(cols, l) != *want {
                                 continue;
                             }
                         }

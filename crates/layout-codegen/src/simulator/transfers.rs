@@ -110,11 +110,7 @@ pub(super) fn transfers(
     for t in 0..32 {
         for i in 0..count {
             for e in 0..r {
-                let slot = if trans {
-                    rows[(8 * i + 2 * (t % 4) + e) as usize] + t / 4
-                } else {
-                    rows[(8 * i + t / 4) as usize] + (t % 4) * r + e
-                };
+                let slot = MatrixInstruction { count, trans }.slot(&rows, t, i, e, r);
                 moves.push((t, (i * r + e) as usize, slot));
             }
         }

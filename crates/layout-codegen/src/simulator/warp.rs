@@ -5,6 +5,7 @@
 use super::SimulationReport;
 use crate::error::{CodegenError, Result};
 use crate::shuffle::{LanePredicate, ShflMode, Slot, WarpInstr, WarpProgram};
+use linear_layout::gf2::xor_columns;
 
 /// The element bit width of a warp program (8, 16, 32 or 64).
 pub(super) fn bitwidth_bits(bitwidth: u32) -> Result<u32> {
@@ -56,15 +57,6 @@ pub(super) fn count_program(
         }
     }
     Ok(())
-}
-
-/// XOR of `bases[k]` over the set bits `k` of `lane`.
-fn lane_xor<T: Copy + Into<u64>>(bases: &[T], lane: u64) -> u64 {
-    bases
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| lane >> k & 1 == 1)
-        .fold(0, |acc, (_, &b)| acc ^ b.into())
 }
 
 /// Runs `prog` on one warp whose lane `l` starts with `inputs[l]` (one
@@ -140,7 +132,7 @@ pub fn execute_warp(prog: &WarpProgram, inputs: &[Vec<u64>]) -> Result<Vec<Vec<O
                     let from = match mode {
                         ShflMode::Xor { mask } => l as u64 ^ *mask as u64,
                         ShflMode::Idx { src_lane } => {
-                            lane_xor(&src_lane.bases, l as u64) ^ src_lane.constant as u64
+                            xor_columns(&src_lane.bases, l as u64) ^ src_lane.constant as u64
                         }
                     };
                     if from >= lanes as u64 {
@@ -170,7 +162,7 @@ pub fn execute_warp(prog: &WarpProgram, inputs: &[Vec<u64>]) -> Result<Vec<Vec<O
                             (l as u64 & *mask as u64).count_ones() % 2 == 1
                         }
                         LanePredicate::Equals { bases, value } => {
-                            lane_xor(bases, l as u64) == *value
+                            xor_columns(bases, l as u64) == *value
                         }
                     };
                     slots[l][d] = Some(get(&slots, k, l, if holds { t } else { f })?);
