@@ -22,7 +22,11 @@
 //!    least total converted cost (the plan cost model, weighted by loop
 //!    depth, [`crate::cost`]) wins; the candidates and their costs are kept
 //!    for `--explain`. A use that sees another layout is a conversion,
-//!    dropped from the count when the algebra proves it trivial.
+//!    dropped from the count when the algebra proves it trivial. Each
+//!    conversion (of an elementwise operand, a dot operand, a stored
+//!    value) goes where the placement (`engine/placement.rs`) finds it cheapest: at the value, or
+//!    at the producers of a backward slice of register-only ops that is
+//!    then recomputed in the new layout (a minimum cut over the slice).
 //! 5. **Loops**: a loop-carried value whose initial value is index
 //!    arithmetic (a zero accumulator, a pointer tensor) takes the layout its
 //!    uses in the body want, or the layout of the value yielded into it
@@ -47,6 +51,7 @@ use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
+mod mincut;
 mod placement;
 mod remat;
 
@@ -126,6 +131,19 @@ impl Pass<'_> {
                 self.demand.insert((o, i), l.clone());
             }
         }
+    }
+
+    /// Operand `i` of an anchor `o` (dot operand, stored value) wanted in
+    /// `l`: the conversion goes where [`Pass::bring`] finds it cheapest.
+    fn want_data(&mut self, o: OpId, i: usize, l: &Layout) -> Result<()> {
+        self.want(o, i, l);
+        if let Some(&v) = self.p.ops[o].operands.get(i) {
+            if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
+                let (_, h) = self.bring(v, l)?;
+                self.apply_hoist(&h);
+            }
+        }
+        Ok(())
     }
 
     fn known(&self, v: ValueId) -> Option<Layout> {
@@ -234,11 +252,8 @@ impl Pass<'_> {
                     cands.swap_remove(best)
                 };
                 for &v in &nonfree {
-                    let (_, chain) = self.bring(v, &chosen)?;
-                    self.apply_hoist(&chain);
-                    if chain.is_empty() {
-                        self.made.insert((v, chosen.ll.clone()));
-                    }
+                    let (_, h) = self.bring(v, &chosen)?;
+                    self.apply_hoist(&h);
                 }
                 self.set_all_results(o, &chosen);
                 self.want_all(o, &chosen);
@@ -272,6 +287,10 @@ impl Pass<'_> {
                 let l = Layout::new(coalesced_layout(&s, &c, nw, self.lanes), &s)?;
                 self.set_all_results(o, &l);
                 self.want_all(o, &l);
+                if op.kind == OpKind::Store {
+                    // The stored value: a conversion may move up its producers.
+                    self.want_data(o, 1, &l)?;
+                }
             }
             OpKind::Dot | OpKind::DotScaled => {
                 let Some(&r) = op.results.first() else {
@@ -317,7 +336,7 @@ impl Pass<'_> {
                 match choice.a {
                     Some(enc) => {
                         let l = Layout::new(enc, &ashape)?;
-                        self.want(o, 0, &l);
+                        self.want_data(o, 0, &l)?;
                     }
                     None => {
                         let from_mma = self
@@ -326,7 +345,7 @@ impl Pass<'_> {
                         match (&choice.a_in_registers, from_mma) {
                             (Some(enc), true) => {
                                 let l = Layout::new(enc.clone(), &ashape)?;
-                                self.want(o, 0, &l);
+                                self.want_data(o, 0, &l)?;
                             }
                             _ => {
                                 self.shared.insert((o, 0));
@@ -337,7 +356,7 @@ impl Pass<'_> {
                 match (choice.b, b) {
                     (Some(enc), Some(b)) => {
                         let l = Layout::new(enc, &shape(p, b))?;
-                        self.want(o, 1, &l);
+                        self.want_data(o, 1, &l)?;
                     }
                     _ => {
                         self.shared.insert((o, 1));
