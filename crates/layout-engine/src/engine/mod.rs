@@ -310,16 +310,8 @@ impl Pass<'_> {
                 let bits = p.values[a].ty.elem_bits();
                 // IEEE fp32 is the default precision and prints no attribute.
                 let ieee = bits == 32 && !op.text.contains("inputPrecision = tf32");
-                let choice = dot_layout(
-                    self.opts.target,
-                    &rs,
-                    k,
-                    bits,
-                    ieee,
-                    self.chained(r),
-                    self.chained_dot(o),
-                    nw,
-                );
+                let chain = self.dot_chain(o);
+                let choice = dot_layout(self.opts.target, &rs, k, bits, ieee, chain, nw);
                 let res = Layout::new(choice.result.clone(), &rs)?;
                 self.lay[r] = Some(res.clone());
                 if op.kind == OpKind::DotScaled {

@@ -31,6 +31,7 @@
 
 use super::mincut::{Network, INF};
 use super::{shape, Pass};
+use crate::anchors::DotChain;
 use crate::assignment::Layout;
 use crate::cost::weighted;
 use crate::error::Result;
@@ -297,14 +298,18 @@ impl Pass<'_> {
         }
     }
 
-    /// Whether dot `o` is chained to another dot: its result reaches
-    /// another dot's A/B operand, or its own A/B operand comes from a dot.
-    pub(super) fn chained_dot(&self, o: OpId) -> bool {
+    /// How dot `o` is chained to other dots ([`DotChain`]): the dots its
+    /// result reaches as an A/B operand, the dots its A/B operands come
+    /// from (backwards through non-dot producers, not into loops or
+    /// reductions), and the last of them in program order.
+    pub(super) fn dot_chain(&self, o: OpId) -> DotChain {
         let op = &self.p.ops[o];
-        if op.results.first().is_some_and(|&r| self.chained(r)) {
-            return true;
-        }
-        // Backwards from A and B through non-dot producers.
+        let forward = op
+            .results
+            .first()
+            .map(|&r| self.chained_dots(r))
+            .unwrap_or_default();
+        let mut backward = Vec::new();
         let mut stack: Vec<ValueId> = op.operands.iter().take(2).copied().collect();
         let mut seen = HashSet::new();
         while let Some(v) = stack.pop() {
@@ -313,16 +318,36 @@ impl Pass<'_> {
             }
             let Some(d) = self.p.def_op(v) else { continue };
             match self.p.ops[d].kind {
-                OpKind::Dot | OpKind::DotScaled => return true,
+                OpKind::Dot | OpKind::DotScaled => backward.push(d),
                 OpKind::Load | OpKind::For | OpKind::While | OpKind::Reduce { .. } => {}
                 _ => stack.extend(self.p.ops[d].operands.iter().copied()),
             }
         }
-        false
+        let last = forward
+            .iter()
+            .chain(&backward)
+            .copied()
+            .chain([o])
+            .max_by_key(|&d| self.position[d])
+            .unwrap_or(o);
+        let s = self.p.ops[last]
+            .results
+            .first()
+            .map(|&r| shape(self.p, r))
+            .unwrap_or_default();
+        let mn = |k: usize| s.len().checked_sub(k).map_or(1, |i| s[i]);
+        DotChain {
+            head: !forward.is_empty(),
+            tail: !backward.is_empty(),
+            last: [mn(2), mn(1)],
+        }
     }
 
-    pub(super) fn chained(&self, r: ValueId) -> bool {
+    /// The dots whose A or B operand `r` reaches through non-dot ops (not
+    /// through stores, yields or reductions).
+    fn chained_dots(&self, r: ValueId) -> Vec<OpId> {
         let uses = &self.uses;
+        let mut found = Vec::new();
         let mut stack = vec![r];
         let mut seen = HashSet::new();
         while let Some(v) = stack.pop() {
@@ -332,7 +357,11 @@ impl Pass<'_> {
             for &(u, i) in &uses[v] {
                 let op = &self.p.ops[u];
                 match op.kind {
-                    OpKind::Dot | OpKind::DotScaled if i < 2 => return true,
+                    OpKind::Dot | OpKind::DotScaled if i < 2 => {
+                        if !found.contains(&u) {
+                            found.push(u);
+                        }
+                    }
                     OpKind::Dot
                     | OpKind::DotScaled
                     | OpKind::Store
@@ -342,6 +371,6 @@ impl Pass<'_> {
                 }
             }
         }
-        false
+        found
     }
 }
