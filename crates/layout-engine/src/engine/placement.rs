@@ -73,15 +73,45 @@ impl Hoist {
 /// A node of the hoisting graph: `v` wanted in `target`.
 struct Node {
     v: ValueId,
+    /// `v`'s present layout.
+    src: LinearLayout,
     target: Layout,
-    /// Weighted cost of converting `v` into `target`.
+    /// Weighted cost of converting `v` into `target`: exact once priced,
+    /// a lower bound ([`crate::cost::Pricer::lower_bound`]) before.
     cost: f64,
+    exact: bool,
     /// The producer's operand layouts when it can be recomputed in
     /// `target`.
     wanted: Option<Vec<(usize, Layout)>>,
     /// Operand nodes (operands that need a conversion or a recomputation).
     children: Vec<usize>,
     parents: Vec<usize>,
+}
+
+/// The source side of the minimum cut of the hoisting graph (see the
+/// module doc): node `n`'s membership node is `2 + 2n`, its entry node
+/// `3 + 2n`.
+fn min_cut(nodes: &[Node]) -> Vec<bool> {
+    let mut net = Network::new(2 + 2 * nodes.len());
+    let (s, t) = (0, 1);
+    let x = |n: usize| 2 + 2 * n;
+    let a = |n: usize| 3 + 2 * n;
+    net.edge(s, a(0), INF);
+    for (n, node) in nodes.iter().enumerate() {
+        net.edge(a(n), x(n), node.cost);
+        if node.wanted.is_none() {
+            net.edge(x(n), t, INF);
+            continue;
+        }
+        for &k in &node.children {
+            net.edge(x(n), a(k), INF);
+        }
+        for &q in &node.parents {
+            net.edge(x(n), x(q), INF);
+        }
+    }
+    net.min_cut(s, t)
+        .expect("every source-sink path passes the root's finite edge")
 }
 
 impl Pass<'_> {
@@ -147,28 +177,40 @@ impl Pass<'_> {
                 nodes[n].wanted = None;
             }
         }
-        // The minimum cut.
-        let mut net = Network::new(2 + 2 * nodes.len());
-        let (s, t) = (0, 1);
-        let x = |n: usize| 2 + 2 * n;
-        let a = |n: usize| 3 + 2 * n;
-        net.edge(s, a(0), INF);
-        for (n, node) in nodes.iter().enumerate() {
-            net.edge(a(n), x(n), node.cost);
-            if node.wanted.is_none() {
-                net.edge(x(n), t, INF);
-                continue;
+        // The minimum cut, pricing lazily: nodes start at a lower bound of
+        // their cost; while the cut converts a node not yet priced, price
+        // it and cut again. A cut of exact costs is then minimal, as every
+        // other cut costs at least its bound.
+        let (x, a) = (|n: usize| 2 + 2 * n, |n: usize| 3 + 2 * n);
+        let side = loop {
+            let side = min_cut(&nodes);
+            let open: Vec<usize> = (0..nodes.len())
+                .filter(|&n| side[a(n)] && !side[x(n)] && !nodes[n].exact)
+                .collect();
+            if open.is_empty() {
+                break side;
             }
-            for &k in &node.children {
-                net.edge(x(n), a(k), INF);
+            for n in open {
+                let node = &nodes[n];
+                let cycles = self
+                    .pricer
+                    .price(
+                        &node.src,
+                        &node.target.ll,
+                        self.p.values[node.v].ty.elem_bits(),
+                    )?
+                    .cycles;
+                nodes[n].cost = weighted(cycles, self.p.def_depth(nodes[n].v));
+                nodes[n].exact = true;
             }
-            for &q in &node.parents {
-                net.edge(x(n), x(q), INF);
+            for node in nodes.iter_mut().filter(|n| !n.exact) {
+                let bits = self.p.values[node.v].ty.elem_bits();
+                node.cost = weighted(
+                    self.pricer.lower_bound(&node.src, &node.target.ll, bits),
+                    self.p.def_depth(node.v),
+                );
             }
-        }
-        let side = net
-            .min_cut(s, t)
-            .expect("every source-sink path passes the root's finite edge");
+        };
         let mut h = Hoist::default();
         for (n, node) in nodes.into_iter().enumerate() {
             if side[x(n)] {
@@ -194,24 +236,29 @@ impl Pass<'_> {
         nodes: &mut Vec<Node>,
         index: &mut HashMap<(ValueId, LinearLayout), usize>,
     ) -> Result<Option<usize>> {
-        let Some(l) = self.known(v) else {
-            return Ok(None);
-        };
-        if canon(&l.ll) == canon(&target.ll) || self.made.contains(&(v, target.ll.clone())) {
+        if self.free[v] {
             return Ok(None);
         }
+        let Some(l) = self.lay[v].as_ref() else {
+            return Ok(None);
+        };
         let key = (v, target.ll.clone());
         if let Some(&n) = index.get(&key) {
             return Ok(Some(n));
         }
-        let cycles = self
+        if l.ll == target.ll || self.made.contains(&key) || canon(&l.ll) == canon(&target.ll) {
+            return Ok(None);
+        }
+        let src = l.ll.clone();
+        let bound = self
             .pricer
-            .price(&l.ll, &target.ll, self.p.values[v].ty.elem_bits())?
-            .cycles;
+            .lower_bound(&src, &target.ll, self.p.values[v].ty.elem_bits());
         nodes.push(Node {
             v,
+            src,
             target: target.clone(),
-            cost: weighted(cycles, self.p.def_depth(v)),
+            cost: weighted(bound, self.p.def_depth(v)),
+            exact: false,
             wanted: None,
             children: Vec::new(),
             parents: Vec::new(),
