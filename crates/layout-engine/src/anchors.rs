@@ -462,10 +462,11 @@ pub(crate) fn memory_anchors_with(
         );
         out.push((o, s, c));
     }
-    // Coalesce's same-order rule: a load takes the widest width of the
-    // memory ops of its shape and order (Triton looks in the op's slice; we
-    // look in the function); stores and atomics keep their own width (no
-    // gaps in writes).
+    // Coalesce's same-order rule: a load or store takes the widest width
+    // of the memory ops of its shape and order (Triton looks in the op's
+    // slice; we look in the function), within the elements per thread.
+    // Triton 3.9 raises stores too (the oracle's decisions: an unaligned
+    // `rmsnorm` store of width 1 takes its load's 8); atomics keep one.
     let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
         .iter()
         .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
@@ -476,7 +477,7 @@ pub(crate) fn memory_anchors_with(
         if p.ops[*o].kind == OpKind::Atomic {
             c.per_thread = 1;
         }
-        if p.ops[*o].kind == OpKind::Load {
+        if matches!(p.ops[*o].kind, OpKind::Load | OpKind::Store) {
             for (s2, order2, w) in &widths {
                 if s2 == s && *order2 == c.order {
                     c.per_thread = c.per_thread.max(*w);
