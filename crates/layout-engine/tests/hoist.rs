@@ -83,4 +83,22 @@ fn dot_operand_conversion_moves_to_the_shared_i8_load() {
         "the sum is recomputed in the dot-operand layout"
     );
     assert!(total_cost(&priced) > 0.0);
+    // `--explain` shows the hoist: the placement chosen, cheaper than
+    // converting the sum where the dot uses it.
+    let d = out
+        .decisions
+        .iter()
+        .find(|d| d.op == "hoist into tt.dot" && d.value == "%b")
+        .expect("a hoist decision for B");
+    assert_eq!(d.chosen, 0);
+    assert!(d.candidates[0].0.contains("%q"), "{:?}", d.candidates);
+    assert!(d.candidates[0].1 < d.candidates[1].1, "{:?}", d.candidates);
+    assert_eq!(
+        d.candidates[0].1,
+        priced
+            .iter()
+            .find(|(c, _)| c.value == q)
+            .map(|(c, pr)| layout_engine::cost::weighted(pr.cycles, c.depth))
+            .unwrap()
+    );
 }

@@ -39,7 +39,7 @@ use crate::anchors::{
 };
 use crate::assignment::{Assignment, Layout};
 use crate::axis::{analyse, AxisInfo};
-use crate::cost::Pricer;
+use crate::cost::{weighted, Pricer};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
 use crate::shape_ops::{
@@ -71,10 +71,13 @@ pub struct Decision {
     pub line: usize,
     /// The op.
     pub op: String,
-    /// The result value.
+    /// The result value (for a hoist: the value brought into a layout).
     pub value: String,
-    /// Candidate layouts (Triton syntax) and the weighted cost of
-    /// converting the other operands into each.
+    /// The candidates and their weighted costs: for operands meeting in
+    /// different layouts, each layout (Triton syntax) and the cost of
+    /// converting the other operands into it; for a conversion hoisted to
+    /// producers (`op` = `hoist into …`), the placement chosen and
+    /// converting the value where it is used.
     pub candidates: Vec<(String, f64)>,
     /// Index of the chosen candidate.
     pub chosen: usize,
@@ -139,10 +142,56 @@ impl Pass<'_> {
         self.want(o, i, l);
         if let Some(&v) = self.p.ops[o].operands.get(i) {
             if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
-                let (_, h) = self.bring(v, l)?;
-                self.apply_hoist(&h);
+                self.place(o, v, l)?;
             }
         }
+        Ok(())
+    }
+
+    /// Brings `v`, used by `o`, into `c` where [`Pass::bring`] finds it
+    /// cheapest; a conversion moved to producers is recorded as a decision
+    /// (for `--explain`) beside the cost of converting `v` where it is used.
+    fn place(&mut self, o: OpId, v: ValueId, c: &Layout) -> Result<()> {
+        let (cost, h) = self.bring(v, c)?;
+        if !h.rewrite.is_empty() {
+            if let Some(l) = self.known(v) {
+                let p = self.p;
+                let here = weighted(
+                    self.pricer
+                        .price(&l.ll, &c.ll, p.values[v].ty.elem_bits())?
+                        .cycles,
+                    p.def_depth(v),
+                );
+                let moved: Vec<&str> = h
+                    .convert
+                    .iter()
+                    .map(|(w, _, _)| p.values[*w].name.as_str())
+                    .collect();
+                let hoisted = if moved.is_empty() {
+                    format!("recompute {} values, no conversion", h.rewrite.len())
+                } else {
+                    format!(
+                        "convert {} and recompute {} values above",
+                        moved.join(", "),
+                        h.rewrite.len()
+                    )
+                };
+                self.decisions.push(Decision {
+                    line: p.ops[o].line,
+                    op: format!("hoist into {}", p.ops[o].name),
+                    value: p.values[v].name.clone(),
+                    candidates: vec![
+                        (hoisted, cost),
+                        (
+                            format!("convert {} where it is used", p.values[v].name),
+                            here,
+                        ),
+                    ],
+                    chosen: 0,
+                });
+            }
+        }
+        self.apply_hoist(&h);
         Ok(())
     }
 
@@ -252,8 +301,7 @@ impl Pass<'_> {
                     cands.swap_remove(best)
                 };
                 for &v in &nonfree {
-                    let (_, h) = self.bring(v, &chosen)?;
-                    self.apply_hoist(&h);
+                    self.place(o, v, &chosen)?;
                 }
                 self.set_all_results(o, &chosen);
                 self.want_all(o, &chosen);
