@@ -193,6 +193,29 @@ fn v2_warps(shape: &[u64], num_warps: u64, strict: bool, per_warp: [u64; 2]) -> 
     ret
 }
 
+/// Warps of an unchained rank-2 mfma dot `M × N` (32×32 instructions),
+/// as Triton 3.9 arranges them on gfx942: double the warps on M while
+/// `M / (64·wM) ≥ N / (32·wN)` and `wM < M / 32`, else on N; when the
+/// warps on N then cover more than N (`32·wN > N`), swap the two. The
+/// oracle's five gfx942 matmuls fix it: `128×256`/8 → `[2, 4]`,
+/// `128×128`/4 → `[2, 2]`, `64×128`/4 → `[1, 4]`, `64×64`/4 → `[2, 2]`,
+/// `64×64`/8 → `[4, 2]` (the swap).
+fn mfma_warps(m: u64, n: u64, num_warps: u64) -> Vec<u64> {
+    let (mut wm, mut wn) = (1u64, 1u64);
+    while wm * wn < num_warps {
+        if m / (64 * wm) >= n / (32 * wn) && wm < m / 32 {
+            wm *= 2;
+        } else {
+            wn *= 2;
+        }
+    }
+    if 32 * wn > n {
+        vec![wn, wm]
+    } else {
+        vec![wm, wn]
+    }
+}
+
 /// The blocked accumulator of an FMA dot (Triton's dot conversion into
 /// TTGIR): with `e = M·N / (num_warps · lanes)` result elements per
 /// thread, each thread holds a `4 × 4` tile of `(M, N)` when `e ≥ 16`,
@@ -218,21 +241,42 @@ pub fn fma_accumulator(shape: &[u64], num_warps: u64, lanes: u64) -> Encoding {
     Encoding::Blocked(blocked_for(shape, &spt, &row_major(rank), num_warps, lanes))
 }
 
+/// How a dot is chained to other dots of its region (attention's `Q·Kᵀ`
+/// feeding `P·V`): the warp arrangement of chained dots follows rules of
+/// their own (see [`dot_layout`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DotChain {
+    /// Its result reaches another dot's A or B operand (the chain's head).
+    pub head: bool,
+    /// Its A or B operand comes from another dot (the chain's tail).
+    pub tail: bool,
+    /// The result `[M, N]` of the last dot of its chain in program order
+    /// (itself included).
+    pub last: [u64; 2],
+}
+
 /// The anchor layouts of a dot `[.., M, K] x [.., K, N]` with operand
-/// element bits `bits` (A's), `fp32_ieee` for fp32 dots with IEEE precision,
-/// `chained` when the result feeds another dot, `chained_any` when that
-/// or an operand comes from one.
-#[allow(clippy::too_many_arguments)]
+/// element bits `bits` (A's), `fp32_ieee` for fp32 dots with IEEE
+/// precision, and its [`DotChain`].
+///
+/// Warps of chained rank-2 dots (Triton 3.9's AccelerateMatmul, as the
+/// oracle's records show): wgmma (sm90) puts all warps on M for a chain's
+/// head; mma v2 gives every dot of a chain the arrangement of its last
+/// dot, all warps on M when that dot's `M ≥ N`, else all on N (flash
+/// attention on sm80 with `BM = 64`, `HEAD_DIM = 128`: `[1, 4]`); mfma
+/// (gfx942) puts all warps on M for the head and, for the tail,
+/// `min(num_warps, ⌈M / 32⌉)` on M and the rest on N (`128×64` on 8 warps:
+/// `[4, 2]`; `64×64` on 8: `[2, 4]`).
 pub fn dot_layout(
     target: Target,
     shape: &[u64],
     k: u64,
     bits: u32,
     fp32_ieee: bool,
-    chained: bool,
-    chained_any: bool,
+    chain: DotChain,
     num_warps: u64,
 ) -> DotChoice {
+    let chained = chain.head;
     let rank = shape.len();
     let lanes = target.threads_per_warp();
     if fp32_ieee || rank < 2 {
@@ -300,8 +344,13 @@ pub fn dot_layout(
             }
         }
         Target::Gfx942 => {
-            let w = if chained && rank == 2 {
+            let w = if chain.head && rank == 2 {
                 vec![num_warps, 1]
+            } else if chain.tail && rank == 2 {
+                let on_m = num_warps.min(shape[0].div_ceil(32)).max(1);
+                vec![on_m, num_warps / on_m]
+            } else if rank == 2 {
+                mfma_warps(shape[0], shape[1], num_warps)
             } else {
                 v2_warps(shape, num_warps, true, [32, 32])
             };
@@ -330,8 +379,12 @@ pub fn dot_layout(
             }
         }
         _ => {
-            let w = if chained_any && rank == 2 {
-                vec![num_warps, 1]
+            let w = if (chain.head || chain.tail) && rank == 2 {
+                if chain.last[0] >= chain.last[1] {
+                    vec![num_warps, 1]
+                } else {
+                    vec![1, num_warps]
+                }
             } else {
                 v2_warps(shape, num_warps, false, [16, 8])
             };
@@ -409,10 +462,11 @@ pub(crate) fn memory_anchors_with(
         );
         out.push((o, s, c));
     }
-    // Coalesce's same-order rule: a load takes the widest width of the
-    // memory ops of its shape and order (Triton looks in the op's slice; we
-    // look in the function); stores and atomics keep their own width (no
-    // gaps in writes).
+    // Coalesce's same-order rule: a load or store takes the widest width
+    // of the memory ops of its shape and order (Triton looks in the op's
+    // slice; we look in the function), within the elements per thread.
+    // Triton 3.9 raises stores too (the oracle's decisions: an unaligned
+    // `rmsnorm` store of width 1 takes its load's 8); atomics keep one.
     let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
         .iter()
         .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
@@ -423,7 +477,7 @@ pub(crate) fn memory_anchors_with(
         if p.ops[*o].kind == OpKind::Atomic {
             c.per_thread = 1;
         }
-        if p.ops[*o].kind == OpKind::Load {
+        if matches!(p.ops[*o].kind, OpKind::Load | OpKind::Store) {
             for (s2, order2, w) in &widths {
                 if s2 == s && *order2 == c.order {
                     c.per_thread = c.per_thread.max(*w);

@@ -30,6 +30,7 @@ use layout_codegen::partial::plan_split_optimal;
 use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// Weight of one level of loop nesting (see the module doc).
 pub const LOOP_WEIGHT: f64 = 10.0;
@@ -55,9 +56,33 @@ impl Price {
 }
 
 /// A memoising pricer (the same pair of layouts recurs many times).
+///
+/// Entries are keyed by a fingerprint of the pair and the element width
+/// class (8, 16, 32 or 64 bits) and compared in full within a bucket, so a
+/// lookup clones no layout.
 #[derive(Default)]
 pub struct Pricer {
-    cache: HashMap<(LinearLayout, LinearLayout, u32), Result<Price>>,
+    cache: HashMap<(u64, u32), Vec<Entry>>,
+}
+
+/// A priced pair of [`Pricer`]'s cache.
+type Entry = (LinearLayout, LinearLayout, Result<Price>);
+
+/// The element width class the plan cost model distinguishes.
+fn width_class(bits: u32) -> u32 {
+    match bits {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
+}
+
+fn fingerprint(src: &LinearLayout, dst: &LinearLayout) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    src.hash(&mut h);
+    dst.hash(&mut h);
+    h.finish()
 }
 
 impl Pricer {
@@ -68,13 +93,47 @@ impl Pricer {
 
     /// The price of converting `src → dst` for `bits`-bit elements.
     pub fn price(&mut self, src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Result<Price> {
-        let key = (src.clone(), dst.clone(), bits);
-        if let Some(p) = self.cache.get(&key) {
+        let key = (fingerprint(src, dst), width_class(bits));
+        if let Some(p) = self.cached(key, src, dst) {
             return p.clone();
         }
         let p = price_uncached(src, dst, bits);
-        self.cache.insert(key, p.clone());
+        self.cache
+            .entry(key)
+            .or_default()
+            .push((src.clone(), dst.clone(), p.clone()));
         p
+    }
+
+    fn cached(
+        &self,
+        key: (u64, u32),
+        src: &LinearLayout,
+        dst: &LinearLayout,
+    ) -> Option<&Result<Price>> {
+        self.cache
+            .get(&key)?
+            .iter()
+            .find(|(s, d, _)| s == src && d == dst)
+            .map(|e| &e.2)
+    }
+
+    /// A lower bound on [`Self::price`]`(src, dst, bits)` from what is
+    /// already priced, without planning: the largest price of the same
+    /// pair at a narrower or equal element width (a plan moving wider
+    /// elements in the same pattern moves at least as many bytes; checked
+    /// on every conversion of the corpus by `tests/cost_triton.rs`), else
+    /// 0.
+    pub fn lower_bound(&self, src: &LinearLayout, dst: &LinearLayout, bits: u32) -> f64 {
+        let h = fingerprint(src, dst);
+        [8, 16, 32, 64]
+            .into_iter()
+            .filter(|&b| b <= width_class(bits))
+            .filter_map(|b| match self.cached((h, b), src, dst) {
+                Some(Ok(p)) => Some(p.cycles),
+                _ => None,
+            })
+            .fold(0.0, f64::max)
     }
 
     /// Every conversion of an assignment with its weighted price; the

@@ -66,8 +66,17 @@ fn coalesced_widths_match_coalesce_decisions() {
         diffs.join("\n")
     );
     assert!(total > 50);
-    // The known gaps: the same-order maximum (not modelled) and atomics.
-    assert!(same * 10 >= total * 9, "{same}/{total}");
+    // The known gaps, each with its reason: the sm80 TMA matmuls, whose
+    // descriptor loads/stores Triton lowers to pointer arithmetic before
+    // Coalesce (we give descriptor-derived accesses no pointer facts, so
+    // width 1), and atomics (we issue one element per thread; Triton gave
+    // the bf16 split-K `atomic_rmw` 4). Anything else is a regression.
+    let unexplained: Vec<&String> = diffs
+        .iter()
+        .filter(|d| !(d.starts_with("matmul_tma.sm80") || d.contains("tt.atomic")))
+        .collect();
+    assert!(unexplained.is_empty(), "{unexplained:#?}");
+    assert!(same * 100 >= total * 99, "{same}/{total}");
 }
 
 fn id_has(r: &serde_json::Value, s: &str) -> bool {

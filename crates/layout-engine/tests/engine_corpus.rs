@@ -9,24 +9,22 @@ use layout_engine::cost::{total_cost, Pricer};
 use layout_engine::engine::{assign, Options};
 use layout_engine::{check, parse_program, Assignment};
 
-/// Every record: our output passes the checker. The developer sample:
-/// our cost is never above Triton's. The fresh corpus (`seed11.jsonl`,
-/// not tuned on): the records where it is are listed, and their number
-/// may not grow (1 of 120: the sm80 mxfp4 matmul, whose B operand Triton
-/// converts at the packed i8 load above a join of two branches; the
-/// engine hoists a conversion only along a single-operand chain).
+/// Every record: our output passes the checker, and its predicted cost
+/// is never above Triton's, on the developer sample and on two fresh
+/// corpora (`seed11.jsonl`, `seed23.jsonl`: the second generated after the
+/// engine's last tuning, and run once before the chained-dot rule below
+/// was fixed). The last records above Triton were the sm80 mxfp4 matmul,
+/// whose B operand Triton converts at the packed `i8` load below a `join`
+/// of two dequant branches (the engine now hoists conversions through
+/// multi-operand ops by a minimum cut), and two flash attentions whose
+/// chained dots took other warps than Triton's (`DotChain`).
 #[test]
 fn engine_output_passes_the_checker_and_costs_no_more_than_triton() {
-    let sample = engine_run(common::records_in("sample.jsonl"));
-    assert!(sample.0.is_empty(), "{}", sample.0.join("\n"));
-    assert!(sample.1.is_empty(), "{}", sample.1.join("\n"));
-    let fresh = engine_run(common::records_in("seed11.jsonl"));
-    assert!(fresh.0.is_empty(), "{}", fresh.0.join("\n"));
-    eprintln!(
-        "costlier than Triton on the fresh corpus:\n{}",
-        fresh.1.join("\n")
-    );
-    assert!(fresh.1.len() <= 1, "{}", fresh.1.join("\n"));
+    for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
+        let (failures, costlier) = engine_run(common::records_in(file));
+        assert!(failures.is_empty(), "{file}: {}", failures.join("\n"));
+        assert!(costlier.is_empty(), "{file}: {}", costlier.join("\n"));
+    }
 }
 
 /// (errors and checker violations, records costlier than Triton).

@@ -22,7 +22,11 @@
 //!    least total converted cost (the plan cost model, weighted by loop
 //!    depth, [`crate::cost`]) wins; the candidates and their costs are kept
 //!    for `--explain`. A use that sees another layout is a conversion,
-//!    dropped from the count when the algebra proves it trivial.
+//!    dropped from the count when the algebra proves it trivial. Each
+//!    conversion (of an elementwise operand, a dot operand, a stored
+//!    value) goes where the placement (`engine/placement.rs`) finds it cheapest: at the value, or
+//!    at the producers of a backward slice of register-only ops that is
+//!    then recomputed in the new layout (a minimum cut over the slice).
 //! 5. **Loops**: a loop-carried value whose initial value is index
 //!    arithmetic (a zero accumulator, a pointer tensor) takes the layout its
 //!    uses in the body want, or the layout of the value yielded into it
@@ -35,7 +39,7 @@ use crate::anchors::{
 };
 use crate::assignment::{Assignment, Layout};
 use crate::axis::{analyse, AxisInfo};
-use crate::cost::Pricer;
+use crate::cost::{weighted, Pricer};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
 use crate::shape_ops::{
@@ -47,6 +51,7 @@ use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
+mod mincut;
 mod placement;
 mod remat;
 
@@ -66,10 +71,13 @@ pub struct Decision {
     pub line: usize,
     /// The op.
     pub op: String,
-    /// The result value.
+    /// The result value (for a hoist: the value brought into a layout).
     pub value: String,
-    /// Candidate layouts (Triton syntax) and the weighted cost of
-    /// converting the other operands into each.
+    /// The candidates and their weighted costs: for operands meeting in
+    /// different layouts, each layout (Triton syntax) and the cost of
+    /// converting the other operands into it; for a conversion hoisted to
+    /// producers (`op` = `hoist into …`), the placement chosen and
+    /// converting the value where it is used.
     pub candidates: Vec<(String, f64)>,
     /// Index of the chosen candidate.
     pub chosen: usize,
@@ -126,6 +134,65 @@ impl Pass<'_> {
                 self.demand.insert((o, i), l.clone());
             }
         }
+    }
+
+    /// Operand `i` of an anchor `o` (dot operand, stored value) wanted in
+    /// `l`: the conversion goes where [`Pass::bring`] finds it cheapest.
+    fn want_data(&mut self, o: OpId, i: usize, l: &Layout) -> Result<()> {
+        self.want(o, i, l);
+        if let Some(&v) = self.p.ops[o].operands.get(i) {
+            if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
+                self.place(o, v, l)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Brings `v`, used by `o`, into `c` where [`Pass::bring`] finds it
+    /// cheapest; a conversion moved to producers is recorded as a decision
+    /// (for `--explain`) beside the cost of converting `v` where it is used.
+    fn place(&mut self, o: OpId, v: ValueId, c: &Layout) -> Result<()> {
+        let (cost, h) = self.bring(v, c)?;
+        if !h.rewrite.is_empty() {
+            if let Some(l) = self.known(v) {
+                let p = self.p;
+                let here = weighted(
+                    self.pricer
+                        .price(&l.ll, &c.ll, p.values[v].ty.elem_bits())?
+                        .cycles,
+                    p.def_depth(v),
+                );
+                let moved: Vec<&str> = h
+                    .convert
+                    .iter()
+                    .map(|(w, _, _)| p.values[*w].name.as_str())
+                    .collect();
+                let hoisted = if moved.is_empty() {
+                    format!("recompute {} values, no conversion", h.rewrite.len())
+                } else {
+                    format!(
+                        "convert {} and recompute {} values above",
+                        moved.join(", "),
+                        h.rewrite.len()
+                    )
+                };
+                self.decisions.push(Decision {
+                    line: p.ops[o].line,
+                    op: format!("hoist into {}", p.ops[o].name),
+                    value: p.values[v].name.clone(),
+                    candidates: vec![
+                        (hoisted, cost),
+                        (
+                            format!("convert {} where it is used", p.values[v].name),
+                            here,
+                        ),
+                    ],
+                    chosen: 0,
+                });
+            }
+        }
+        self.apply_hoist(&h);
+        Ok(())
     }
 
     fn known(&self, v: ValueId) -> Option<Layout> {
@@ -234,11 +301,7 @@ impl Pass<'_> {
                     cands.swap_remove(best)
                 };
                 for &v in &nonfree {
-                    let (_, chain) = self.bring(v, &chosen)?;
-                    self.apply_hoist(&chain);
-                    if chain.is_empty() {
-                        self.made.insert((v, chosen.ll.clone()));
-                    }
+                    self.place(o, v, &chosen)?;
                 }
                 self.set_all_results(o, &chosen);
                 self.want_all(o, &chosen);
@@ -272,6 +335,10 @@ impl Pass<'_> {
                 let l = Layout::new(coalesced_layout(&s, &c, nw, self.lanes), &s)?;
                 self.set_all_results(o, &l);
                 self.want_all(o, &l);
+                if op.kind == OpKind::Store {
+                    // The stored value: a conversion may move up its producers.
+                    self.want_data(o, 1, &l)?;
+                }
             }
             OpKind::Dot | OpKind::DotScaled => {
                 let Some(&r) = op.results.first() else {
@@ -291,16 +358,8 @@ impl Pass<'_> {
                 let bits = p.values[a].ty.elem_bits();
                 // IEEE fp32 is the default precision and prints no attribute.
                 let ieee = bits == 32 && !op.text.contains("inputPrecision = tf32");
-                let choice = dot_layout(
-                    self.opts.target,
-                    &rs,
-                    k,
-                    bits,
-                    ieee,
-                    self.chained(r),
-                    self.chained_dot(o),
-                    nw,
-                );
+                let chain = self.dot_chain(o);
+                let choice = dot_layout(self.opts.target, &rs, k, bits, ieee, chain, nw);
                 let res = Layout::new(choice.result.clone(), &rs)?;
                 self.lay[r] = Some(res.clone());
                 if op.kind == OpKind::DotScaled {
@@ -317,7 +376,7 @@ impl Pass<'_> {
                 match choice.a {
                     Some(enc) => {
                         let l = Layout::new(enc, &ashape)?;
-                        self.want(o, 0, &l);
+                        self.want_data(o, 0, &l)?;
                     }
                     None => {
                         let from_mma = self
@@ -326,7 +385,7 @@ impl Pass<'_> {
                         match (&choice.a_in_registers, from_mma) {
                             (Some(enc), true) => {
                                 let l = Layout::new(enc.clone(), &ashape)?;
-                                self.want(o, 0, &l);
+                                self.want_data(o, 0, &l)?;
                             }
                             _ => {
                                 self.shared.insert((o, 0));
@@ -337,7 +396,7 @@ impl Pass<'_> {
                 match (choice.b, b) {
                     (Some(enc), Some(b)) => {
                         let l = Layout::new(enc, &shape(p, b))?;
-                        self.want(o, 1, &l);
+                        self.want_data(o, 1, &l)?;
                     }
                     _ => {
                         self.shared.insert((o, 1));

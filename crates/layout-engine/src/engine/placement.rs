@@ -1,165 +1,362 @@
-//! Conversion placement: the cheapest way to bring a value into a layout
-//! (convert it, or convert a smaller or narrower value above a chain of
-//! single-use register-only ops and recompute the chain), and which dots
-//! are chained to another dot.
+//! Conversion placement: the cheapest way to bring a value into a layout.
+//!
+//! A value wanted in another layout can be converted where it is used, or
+//! the conversion can move up to the producers of a backward slice of
+//! register-only ops (elementwise ops of any number of operands, `join`,
+//! `broadcast`, `expand_dims`, `reshape`, `trans`), which are then
+//! recomputed in the layouts the wanted one implies: each producer's
+//! operands take the inverse image of its result's layout. A conversion
+//! of an `i8` load below a dequant chain moves a quarter of the bytes of
+//! one of its `f32` results; one of a broadcast's operand moves fewer
+//! elements.
+//!
+//! ## The choice is a minimum cut
+//! The slice is a DAG of nodes `(value, wanted layout)`. A set `R` of
+//! nodes is recomputed; a node outside `R` used by a node of `R` (or the
+//! wanted value itself, when outside `R`) is converted at its weighted
+//! plan cost `c`. `R` must be closed upwards: a recomputed value changes
+//! its one layout, so every user of it must be recomputed too (a value
+//! with a use outside the slice, or wanted in two layouts, is never
+//! recomputed). Minimising the total cost is a minimum s–t cut
+//! ([`super::mincut`]): per node `n` a membership node `x_n` (source side
+//! = in `R`) and an entry node `a_n` with edges `x_parent → a_n` (∞),
+//! `a_n → x_n` (`c`), `source → a_root` (∞), `x_n → x_parent` (∞, the
+//! closure) and `x_n → sink` (∞) for a node that cannot be recomputed.
+//! A cut edge `a_n → x_n` is a conversion of `n`. Shared operands are
+//! counted once, which a per-node greedy choice gets wrong: the two
+//! nibble chains of an mxfp4 dequant each look cheaper to convert alone,
+//! but together they meet at one `i8` load.
+//!
+//! Also here: which dots are chained to another dot.
 
+use super::mincut::{Network, INF};
 use super::{shape, Pass};
+use crate::anchors::DotChain;
 use crate::assignment::Layout;
 use crate::cost::weighted;
 use crate::error::Result;
 use crate::ir::{OpId, OpKind, ValueId};
-use crate::shape_ops::{canon, collapse_dims, drop_dim, reshape, transpose};
+use crate::shape_ops::{canon, collapse_dims, drop_dim, reshape, split, transpose};
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
-use std::collections::HashSet;
+use linear_layout::LinearLayout;
+use std::collections::{HashMap, HashSet};
+
+/// Nodes of the backward slice one [`Pass::bring`] explores (bounds the
+/// search on long dequant chains; the corpus's largest slice, the sm80
+/// mxfp4 matmul's B operand, has about 50 nodes).
+const HOIST_BUDGET: usize = 256;
+
+/// A recomputed value: its new layout and the layouts its producer's
+/// tensor operands are then wanted in (operand index, layout).
+pub(super) type Rewrite = (ValueId, Layout, Vec<(usize, Layout)>);
+
+/// Where the conversions go when a value is brought into a layout.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Hoist {
+    /// Values recomputed in a new layout, each with the layouts its
+    /// producer's tensor operands are then wanted in (operand index,
+    /// layout).
+    pub rewrite: Vec<Rewrite>,
+    /// Values converted where the slice uses them (value, layout, weighted
+    /// cost).
+    pub convert: Vec<(ValueId, Layout, f64)>,
+}
+
+impl Hoist {
+    /// The weighted cost: the sum of the conversions.
+    pub(super) fn cost(&self) -> f64 {
+        self.convert.iter().map(|c| c.2).sum::<f64>() + 0.0
+    }
+}
+
+/// A node of the hoisting graph: `v` wanted in `target`.
+struct Node {
+    v: ValueId,
+    /// `v`'s present layout.
+    src: LinearLayout,
+    target: Layout,
+    /// Weighted cost of converting `v` into `target`: exact once priced,
+    /// a lower bound ([`crate::cost::Pricer::lower_bound`]) before.
+    cost: f64,
+    exact: bool,
+    /// The producer's operand layouts when it can be recomputed in
+    /// `target`.
+    wanted: Option<Vec<(usize, Layout)>>,
+    /// Operand nodes (operands that need a conversion or a recomputation).
+    children: Vec<usize>,
+    parents: Vec<usize>,
+}
+
+/// The source side of the minimum cut of the hoisting graph (see the
+/// module doc): node `n`'s membership node is `2 + 2n`, its entry node
+/// `3 + 2n`.
+fn min_cut(nodes: &[Node]) -> Vec<bool> {
+    let mut net = Network::new(2 + 2 * nodes.len());
+    let (s, t) = (0, 1);
+    let x = |n: usize| 2 + 2 * n;
+    let a = |n: usize| 3 + 2 * n;
+    net.edge(s, a(0), INF);
+    for (n, node) in nodes.iter().enumerate() {
+        net.edge(a(n), x(n), node.cost);
+        if node.wanted.is_none() {
+            net.edge(x(n), t, INF);
+            continue;
+        }
+        for &k in &node.children {
+            net.edge(x(n), a(k), INF);
+        }
+        for &q in &node.parents {
+            net.edge(x(n), x(q), INF);
+        }
+    }
+    net.min_cut(s, t)
+        .expect("every source-sink path passes the root's finite edge")
+}
 
 impl Pass<'_> {
-    /// The cheapest way to see `v` in layout `c`: convert `v` itself, or
-    /// convert a smaller or narrower value above a chain of single-use
-    /// `broadcast` / `expand_dims` / `reshape` / `trans` ops and
-    /// elementwise ops of one data operand (casts such as `extf`), and
-    /// recompute the chain in the new layout (register-only ops). Returns the weighted cost and the chain to
-    /// rewrite (`(value, new layout)` from the converted value down; empty
-    /// for converting `v` itself).
-    pub(super) fn bring(
+    /// The cheapest way to see `v` in layout `c` (see the module doc):
+    /// the weighted cost and the placement ([`Hoist`]: empty when `v`
+    /// already has `c`, is index arithmetic, or a conversion to `c`
+    /// exists).
+    // LinearLayout's only interior mutability is a lazily built evaluator
+    // that Hash and Eq ignore.
+    #[allow(clippy::mutable_key_type)]
+    pub(super) fn bring(&mut self, v: ValueId, c: &Layout) -> Result<(f64, Hoist)> {
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut index: HashMap<(ValueId, LinearLayout), usize> = HashMap::new();
+        if self.slice_node(v, c, &mut nodes, &mut index)?.is_none() {
+            return Ok((0.0, Hoist::default()));
+        }
+        // Explore the slice: nodes whose producer can be recomputed get
+        // their operands as children.
+        let mut queue = vec![0];
+        while let Some(n) = queue.pop() {
+            let w = nodes[n].v;
+            if nodes.len() >= HOIST_BUDGET || (n == 0 && self.uses[w].len() != 1) {
+                continue;
+            }
+            let Some(o) = self.p.def_op(w) else { continue };
+            if self.p.ops[o].results.len() != 1 {
+                continue;
+            }
+            let Some(wanted) = self.operand_layouts(o, &nodes[n].target)? else {
+                continue;
+            };
+            for (i, l) in &wanted {
+                let before = nodes.len();
+                if let Some(k) =
+                    self.slice_node(self.p.ops[o].operands[*i], l, &mut nodes, &mut index)?
+                {
+                    if k >= before {
+                        queue.push(k);
+                    }
+                    if !nodes[n].children.contains(&k) {
+                        nodes[n].children.push(k);
+                        nodes[k].parents.push(n);
+                    }
+                }
+            }
+            nodes[n].wanted = Some(wanted);
+        }
+        // Values that keep their layout: wanted in two layouts, or used
+        // outside the slice.
+        let mut per_value: HashMap<ValueId, usize> = HashMap::new();
+        for n in &nodes {
+            *per_value.entry(n.v).or_default() += 1;
+        }
+        for n in 1..nodes.len() {
+            let w = nodes[n].v;
+            let outside = self.uses[w].iter().any(|&(u, _)| {
+                !nodes[n]
+                    .parents
+                    .iter()
+                    .any(|&q| self.p.def_op(nodes[q].v) == Some(u))
+            });
+            if outside || per_value[&w] > 1 {
+                nodes[n].wanted = None;
+            }
+        }
+        // The minimum cut, pricing lazily: nodes start at a lower bound of
+        // their cost; while the cut converts a node not yet priced, price
+        // it and cut again. A cut of exact costs is then minimal, as every
+        // other cut costs at least its bound.
+        let (x, a) = (|n: usize| 2 + 2 * n, |n: usize| 3 + 2 * n);
+        let side = loop {
+            let side = min_cut(&nodes);
+            let open: Vec<usize> = (0..nodes.len())
+                .filter(|&n| side[a(n)] && !side[x(n)] && !nodes[n].exact)
+                .collect();
+            if open.is_empty() {
+                break side;
+            }
+            for n in open {
+                let node = &nodes[n];
+                let cycles = self
+                    .pricer
+                    .price(
+                        &node.src,
+                        &node.target.ll,
+                        self.p.values[node.v].ty.elem_bits(),
+                    )?
+                    .cycles;
+                nodes[n].cost = weighted(cycles, self.p.def_depth(nodes[n].v));
+                nodes[n].exact = true;
+            }
+            for node in nodes.iter_mut().filter(|n| !n.exact) {
+                let bits = self.p.values[node.v].ty.elem_bits();
+                node.cost = weighted(
+                    self.pricer.lower_bound(&node.src, &node.target.ll, bits),
+                    self.p.def_depth(node.v),
+                );
+            }
+        };
+        let mut h = Hoist::default();
+        for (n, node) in nodes.into_iter().enumerate() {
+            if side[x(n)] {
+                let wanted = node
+                    .wanted
+                    .expect("only recomputable nodes reach the source side");
+                h.rewrite.push((node.v, node.target, wanted));
+            } else if side[a(n)] {
+                h.convert.push((node.v, node.target, node.cost));
+            }
+        }
+        Ok((h.cost(), h))
+    }
+
+    /// The node for `v` wanted in `target`, priced; `None` when nothing is
+    /// needed (index arithmetic, the same layout, a conversion already
+    /// placed).
+    #[allow(clippy::mutable_key_type)]
+    fn slice_node(
         &mut self,
         v: ValueId,
-        c: &Layout,
-    ) -> Result<(f64, Vec<(ValueId, Layout)>)> {
+        target: &Layout,
+        nodes: &mut Vec<Node>,
+        index: &mut HashMap<(ValueId, LinearLayout), usize>,
+    ) -> Result<Option<usize>> {
+        if self.free[v] {
+            return Ok(None);
+        }
+        let Some(l) = self.lay[v].as_ref() else {
+            return Ok(None);
+        };
+        let key = (v, target.ll.clone());
+        if let Some(&n) = index.get(&key) {
+            return Ok(Some(n));
+        }
+        if l.ll == target.ll || self.made.contains(&key) || canon(&l.ll) == canon(&target.ll) {
+            return Ok(None);
+        }
+        let src = l.ll.clone();
+        let bound = self
+            .pricer
+            .lower_bound(&src, &target.ll, self.p.values[v].ty.elem_bits());
+        nodes.push(Node {
+            v,
+            src,
+            target: target.clone(),
+            cost: weighted(bound, self.p.def_depth(v)),
+            exact: false,
+            wanted: None,
+            children: Vec::new(),
+            parents: Vec::new(),
+        });
+        index.insert(key, nodes.len() - 1);
+        Ok(Some(nodes.len() - 1))
+    }
+
+    /// The layouts the tensor operands of register-only op `o` take when
+    /// its result has `target` (the inverse image of each shape op); `None`
+    /// for other ops or when no operand layout gives `target`.
+    fn operand_layouts(&self, o: OpId, target: &Layout) -> Result<Option<Vec<(usize, Layout)>>> {
         let p = self.p;
-        let Some(l) = self.known(v) else {
-            return Ok((0.0, vec![]));
+        let op = &p.ops[o];
+        let Some(&src) = op.operands.first() else {
+            return Ok(None);
         };
-        if l.ll == c.ll || self.made.contains(&(v, c.ll.clone())) {
-            return Ok((0.0, vec![]));
-        }
-        let bits = p.values[v].ty.elem_bits();
-        let mut best = (
-            weighted(
-                self.pricer.price(&l.ll, &c.ll, bits)?.cycles,
-                p.def_depth(v),
-            ),
-            vec![],
-        );
-        let uses = &self.uses;
-        let (mut cur, mut target) = (v, c.clone());
-        let mut chain = vec![(v, c.clone())];
-        for _ in 0..8 {
-            let Some(o) = p.def_op(cur) else { break };
-            let op = &p.ops[o];
-            if uses[cur].len() != 1 || op.operands.is_empty() {
-                break;
-            }
-            let src = match op.kind {
-                OpKind::Elementwise => match self.single_data_operand(o) {
-                    Some(i) => op.operands[i],
-                    None => break,
-                },
-                _ => op.operands[0],
-            };
-            let Some(sl) = self.known(src) else { break };
-            let back = match &op.kind {
-                // A cast or other elementwise op of one data operand (the
-                // rest index arithmetic): the same layout above it, and
-                // the conversion moves the operand's element width
-                // (`extf` after a convert moves half the bytes).
-                OpKind::Elementwise => target.clone(),
-                // Shape ops that only relabel tensor coordinates: their
-                // inverse map gives the operand's layout exactly.
-                OpKind::Reshape => Layout::from_ll(canon(&reshape(&target.ll, &shape(p, src))?)),
-                OpKind::Trans { order } => {
-                    let mut inverse = vec![0; order.len()];
-                    for (i, &d) in order.iter().enumerate() {
-                        if let Some(x) = inverse.get_mut(d) {
-                            *x = i;
-                        }
-                    }
-                    Layout::from_ll(canon(&transpose(&target.ll, &inverse)?))
-                }
-                OpKind::Broadcast => {
-                    Layout::from_ll(canon(&collapse_dims(&target.ll, &shape(p, src))?))
-                }
-                OpKind::ExpandDims { axis } => {
-                    let want = canon(&drop_dim(&target.ll, *axis)?);
-                    let slice = Encoding::Slice(Slice {
-                        dim: *axis,
-                        parent: Box::new(target.encoding.clone()),
-                    });
-                    match Layout::new(slice, &shape(p, src)) {
-                        Ok(x) if x.ll == want => x,
-                        _ => Layout::from_ll(want),
+        let one = |l: Layout| Ok(Some(vec![(0, l)]));
+        match &op.kind {
+            // Every tensor operand (data and index arithmetic) in the
+            // result's layout.
+            OpKind::Elementwise => Ok(Some(
+                op.operands
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &w)| p.is_tensor(w) && shape(p, w) == shape(p, op.results[0]))
+                    .map(|(i, _)| (i, target.clone()))
+                    .collect(),
+            )),
+            OpKind::Join => Ok(split(&target.ll).ok().map(|half| {
+                let half = Layout::from_ll(canon(&half));
+                (0..op.operands.len()).map(|i| (i, half.clone())).collect()
+            })),
+            // Shape ops that only relabel tensor coordinates: their
+            // inverse map gives the operand's layout exactly.
+            OpKind::Reshape => one(Layout::from_ll(canon(&reshape(
+                &target.ll,
+                &shape(p, src),
+            )?))),
+            OpKind::Trans { order } => {
+                let mut inverse = vec![0; order.len()];
+                for (i, &d) in order.iter().enumerate() {
+                    if let Some(x) = inverse.get_mut(d) {
+                        *x = i;
                     }
                 }
-                _ => break,
-            };
-            chain.push((src, back.clone()));
-            let cost = if canon(&sl.ll) == canon(&back.ll) {
-                0.0
-            } else {
-                weighted(
-                    self.pricer
-                        .price(&sl.ll, &back.ll, p.values[src].ty.elem_bits())?
-                        .cycles,
-                    p.def_depth(src),
-                )
-            };
-            if cost < best.0 {
-                best = (cost, chain.clone());
+                one(Layout::from_ll(canon(&transpose(&target.ll, &inverse)?)))
             }
-            cur = src;
-            target = back;
+            OpKind::Broadcast => one(Layout::from_ll(canon(&collapse_dims(
+                &target.ll,
+                &shape(p, src),
+            )?))),
+            OpKind::ExpandDims { axis } => {
+                let want = canon(&drop_dim(&target.ll, *axis)?);
+                let slice = Encoding::Slice(Slice {
+                    dim: *axis,
+                    parent: Box::new(target.encoding.clone()),
+                });
+                one(match Layout::new(slice, &shape(p, src)) {
+                    Ok(x) if x.ll == want => x,
+                    _ => Layout::from_ll(want),
+                })
+            }
+            _ => Ok(None),
         }
-        Ok(best)
     }
 
-    /// Rewrites a hoisting chain of [`Self::bring`]: the top value is
-    /// converted where its shape op uses it, the shape ops below produce
-    /// the new layouts.
-    pub(super) fn apply_hoist(&mut self, chain: &[(ValueId, Layout)]) {
-        let Some((top, top_layout)) = chain.last() else {
-            return;
-        };
-        self.made.insert((*top, top_layout.ll.clone()));
-        for w in chain.windows(2) {
-            let (below, ref l) = w[0];
-            let (above, ref al) = w[1];
-            if let Some(o) = self.p.def_op(below) {
-                self.lay[below] = Some(l.clone());
-                let _ = above;
-                if self.p.ops[o].kind == OpKind::Elementwise {
-                    // Every operand (the data one and the recomputed index
-                    // arithmetic) in the result's layout.
-                    self.want_all(o, al);
-                } else {
-                    self.want(o, 0, al);
+    /// Applies a placement of [`Self::bring`]: recomputed values take
+    /// their new layouts and want their operands in the implied ones;
+    /// converted values are remembered (a second use of the same
+    /// conversion is free).
+    pub(super) fn apply_hoist(&mut self, h: &Hoist) {
+        for (w, l, wanted) in &h.rewrite {
+            self.lay[*w] = Some(l.clone());
+            self.made.retain(|(x, _)| x != w);
+            if let Some(o) = self.p.def_op(*w) {
+                for (i, ol) in wanted {
+                    self.want(o, *i, ol);
                 }
             }
         }
-    }
-
-    /// The index of the one operand of elementwise op `o` that carries a
-    /// layout (every other tensor operand is index arithmetic, recomputed
-    /// in any layout); `None` when there are several or none.
-    fn single_data_operand(&self, o: OpId) -> Option<usize> {
-        let op = &self.p.ops[o];
-        let mut data = op
-            .operands
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| self.p.is_tensor(v) && self.known(v).is_some())
-            .map(|(i, _)| i);
-        let first = data.next()?;
-        data.next().is_none().then_some(first)
-    }
-
-    /// Whether dot `o` is chained to another dot: its result reaches
-    /// another dot's A/B operand, or its own A/B operand comes from a dot.
-    pub(super) fn chained_dot(&self, o: OpId) -> bool {
-        let op = &self.p.ops[o];
-        if op.results.first().is_some_and(|&r| self.chained(r)) {
-            return true;
+        for (w, l, _) in &h.convert {
+            self.made.insert((*w, l.ll.clone()));
         }
-        // Backwards from A and B through non-dot producers.
+    }
+
+    /// How dot `o` is chained to other dots ([`DotChain`]): the dots its
+    /// result reaches as an A/B operand, the dots its A/B operands come
+    /// from (backwards through non-dot producers, not into loops or
+    /// reductions), and the last of them in program order.
+    pub(super) fn dot_chain(&self, o: OpId) -> DotChain {
+        let op = &self.p.ops[o];
+        let forward = op
+            .results
+            .first()
+            .map(|&r| self.chained_dots(r))
+            .unwrap_or_default();
+        let mut backward = Vec::new();
         let mut stack: Vec<ValueId> = op.operands.iter().take(2).copied().collect();
         let mut seen = HashSet::new();
         while let Some(v) = stack.pop() {
@@ -168,16 +365,36 @@ impl Pass<'_> {
             }
             let Some(d) = self.p.def_op(v) else { continue };
             match self.p.ops[d].kind {
-                OpKind::Dot | OpKind::DotScaled => return true,
+                OpKind::Dot | OpKind::DotScaled => backward.push(d),
                 OpKind::Load | OpKind::For | OpKind::While | OpKind::Reduce { .. } => {}
                 _ => stack.extend(self.p.ops[d].operands.iter().copied()),
             }
         }
-        false
+        let last = forward
+            .iter()
+            .chain(&backward)
+            .copied()
+            .chain([o])
+            .max_by_key(|&d| self.position[d])
+            .unwrap_or(o);
+        let s = self.p.ops[last]
+            .results
+            .first()
+            .map(|&r| shape(self.p, r))
+            .unwrap_or_default();
+        let mn = |k: usize| s.len().checked_sub(k).map_or(1, |i| s[i]);
+        DotChain {
+            head: !forward.is_empty(),
+            tail: !backward.is_empty(),
+            last: [mn(2), mn(1)],
+        }
     }
 
-    pub(super) fn chained(&self, r: ValueId) -> bool {
+    /// The dots whose A or B operand `r` reaches through non-dot ops (not
+    /// through stores, yields or reductions).
+    fn chained_dots(&self, r: ValueId) -> Vec<OpId> {
         let uses = &self.uses;
+        let mut found = Vec::new();
         let mut stack = vec![r];
         let mut seen = HashSet::new();
         while let Some(v) = stack.pop() {
@@ -187,7 +404,11 @@ impl Pass<'_> {
             for &(u, i) in &uses[v] {
                 let op = &self.p.ops[u];
                 match op.kind {
-                    OpKind::Dot | OpKind::DotScaled if i < 2 => return true,
+                    OpKind::Dot | OpKind::DotScaled if i < 2 => {
+                        if !found.contains(&u) {
+                            found.push(u);
+                        }
+                    }
                     OpKind::Dot
                     | OpKind::DotScaled
                     | OpKind::Store
@@ -197,6 +418,6 @@ impl Pass<'_> {
                 }
             }
         }
-        false
+        found
     }
 }
