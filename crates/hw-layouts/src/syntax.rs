@@ -162,6 +162,17 @@ impl Attribute {
             .collect()
     }
 
+    /// The optional boolean field `key` (`true` / `false`), else an error
+    /// naming `layout`, the field and the value.
+    pub(crate) fn bool_field(&self, layout: &'static str, key: &str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => v.as_bool().map(Some).ok_or_else(|| {
+                crate::error::invalid(layout, format!("{key} must be true or false, got {v}"))
+            }),
+        }
+    }
+
     /// Rejects the first field not in `allowed`: `unknown field 'f'`,
     /// followed by ` (<listed>: a, b, ...)` when `listed` names the list of
     /// allowed fields (the families word it differently: `allowed` for

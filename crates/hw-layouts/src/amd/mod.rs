@@ -124,15 +124,9 @@ pub(crate) fn get_uint(a: &Attribute, layout: &'static str, key: &str) -> Result
     }
 }
 
-/// A boolean field.
+/// A boolean field ([`Attribute::bool_field`]).
 pub(crate) fn get_bool(a: &Attribute, layout: &'static str, key: &str) -> Result<Option<bool>> {
-    match a.get(key) {
-        None => Ok(None),
-        Some(v) => v
-            .as_bool()
-            .map(Some)
-            .ok_or_else(|| invalid(layout, format!("{key} must be true or false, got {v}"))),
-    }
+    a.bool_field(layout, key)
 }
 
 /// A list of non-negative integers.

@@ -35,15 +35,9 @@ pub(crate) fn req_u64(a: &Attribute, layout: &'static str, key: &str) -> Result<
     opt_u64(a, layout, key)?.ok_or_else(|| invalid(layout, format!("missing field '{key}'")))
 }
 
-/// An optional boolean field.
+/// An optional boolean field ([`Attribute::bool_field`]).
 pub(crate) fn opt_bool(a: &Attribute, layout: &'static str, key: &str) -> Result<Option<bool>> {
-    match a.get(key) {
-        None => Ok(None),
-        Some(v) => v
-            .as_bool()
-            .map(Some)
-            .ok_or_else(|| invalid(layout, format!("{key} must be true or false, got {v}"))),
-    }
+    a.bool_field(layout, key)
 }
 
 /// A list of non-negative integers.
