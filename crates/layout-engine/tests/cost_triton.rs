@@ -80,3 +80,45 @@ fn wider_elements_cost_no_less() {
     }
     assert!(n > 30, "{n} conversions");
 }
+
+/// The pricer skips the planner for conversions the algebra proves
+/// trivial and prices them 0 with the class's plan; the planner itself
+/// (`plan_conversion_best`) agrees on every trivial conversion of the
+/// corpora, Triton's and ours.
+#[test]
+fn trivial_conversions_skip_the_planner_as_it_would_decide() {
+    use layout_engine::anchors::Target;
+    use layout_engine::engine::{assign, Options};
+    let mut pricer = Pricer::new();
+    let mut n = 0;
+    for r in common::records() {
+        let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
+        let ta = Assignment::from_types(&tp).unwrap();
+        let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
+        let opts = Options {
+            target: Target::parse(r["target"].as_str().unwrap()).unwrap(),
+            num_warps: r["options"]["num_warps"].as_u64().unwrap(),
+        };
+        let ours = assign(&p, opts, &mut pricer).unwrap().assignment;
+        let mut all = layout_engine::assignment::conversions(&tp, &ta).unwrap();
+        all.extend(layout_engine::assignment::conversions(&p, &ours).unwrap());
+        for c in all {
+            let price = pricer.price(&c.src.ll, &c.dst.ll, c.bits).unwrap();
+            if !price.trivial() {
+                continue;
+            }
+            let bits = match c.bits {
+                0..=8 => 8,
+                9..=16 => 16,
+                17..=32 => 32,
+                _ => 64,
+            };
+            let planned =
+                layout_codegen::choice::plan_conversion_best(&c.src.ll, &c.dst.ll, bits).unwrap();
+            assert_eq!(planned.cost, 0.0, "{}", common::id(&r));
+            assert_eq!(planned.plan.kind_name(), price.plan, "{}", common::id(&r));
+            n += 1;
+        }
+    }
+    assert!(n >= 20, "{n} trivial conversions");
+}
