@@ -18,12 +18,9 @@
 //! ```
 //!
 //! A matrix store (`stmatrix`) is not predicated (both masks 0): its lanes
-//! supply row addresses, so lanes cannot skip it, and a warp predicate
-//! around it did not survive `ptxas`: on the H200 (2026-11-25, CUDA 12,
-//! `mma2_to_dotB_64x64_f16_mx` of the GPU suite, whose backward stores come
-//! from a source broadcast over warp bit 1) the SASS had no branch around
-//! the `STSM` instructions and ncu counted every warp's store wavefronts,
-//! 192 per iteration instead of the 128 the predicate would give.
+//! supply row addresses, so lanes cannot skip it, and the matrix programs
+//! whose counts ncu matched on the H200 stored from every warp; a warp
+//! predicate around `stmatrix` has not been measured.
 //!
 //! Skipping a replica never changes the data (the buffer ends the same) and
 //! costs no wavefront that the unpredicated store did not: a phase keeps its
