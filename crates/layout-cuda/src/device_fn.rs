@@ -43,8 +43,10 @@
 //! * `scratch` points to `NAME_SCRATCH_BYTES` bytes of shared memory,
 //!   aligned to 16 bytes (0 bytes: the conversion stays in registers or
 //!   warp shuffles, and `scratch` is not touched).
-//! * Barriers: a shared-memory conversion contains exactly one
-//!   `__syncthreads()`, between its stores and its loads, so every thread of
+//! * Barriers: a shared-memory conversion contains one `__syncthreads()`
+//!   between the stores and the loads of each round of its plan, and one
+//!   between rounds (one in all for a one-round plan; the header comment
+//!   says how many), so every thread of
 //!   the CTA must call it (no divergent call). It ends with loads and no
 //!   barrier: before the scratch is written again (by the next call or by
 //!   anything else) the caller must place a barrier, or use another buffer.
