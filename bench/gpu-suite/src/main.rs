@@ -13,7 +13,10 @@
 //! `kind: "gather"` in `cases.json`.
 
 use hw_layouts::Encoding;
-use layout_cuda::{emit_benchmark, free_masks, smem_map, wavefronts, ConversionCase, Path};
+use layout_codegen::plan::ConversionPlan;
+use layout_codegen::plan_options::PlanOptions;
+use layout_codegen::planner::PlannedConversion;
+use layout_cuda::{emit_benchmark_planned, ConversionCase, Path};
 use linear_layout::LinearLayout;
 use serde_json::json;
 
@@ -135,8 +138,6 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
     let CaseSpec {
         name,
         shape,
-        bits,
-        nw,
         src_t,
         dst_t,
         ..
@@ -162,32 +163,10 @@ fn conversion_case(dir: &str, spec: CaseSpec, mx: bool, meta: &mut Vec<serde_jso
             return;
         }
     };
-    if mx {
-        // The matrix variant: the shared layout that the matrix-path score
-        // (stmatrix/ldmatrix phases of 8 rows × 16 B) prefers.
-        let Some((smem, score)) =
-            layout_cuda::matrix_ops::search_swizzle(&src, &dst, &shape, bits, nw as u64)
-        else {
-            eprintln!("skip {name}: the matrix tile divides neither the store nor the load map");
-            return;
-        };
-        eprintln!("  {name}: matrix-path swizzle {score} wavefronts");
-        emit_and_record(dir, name, spec, &src, &dst, smem, true, meta);
-        return;
-    }
-    // The shared layout: layout-codegen's search (the paper's construction,
-    // the XOR swizzle family, Triton's optimal swizzle; exact wavefronts);
-    // Triton's optimal swizzle alone is reported beside it.
-    let (smem, score) =
-        layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
-            .unwrap_or_else(|| (layout_cuda::gather::row_major_smem(&shape), 0));
-    if let Ok(sw) = layout_codegen::swizzle::optimal_swizzling(&src, &dst, bits) {
-        let theirs = layout_codegen::swizzle_search::shared_cost(&src, &dst, &sw.shared, bits, 32)
-            .map(|c| c.wavefronts())
-            .ok();
-        eprintln!("  {name}: searched swizzle {score} wavefronts; layout-codegen optimal_swizzling {theirs:?}");
-    }
-    emit_and_record(dir, name, spec, &src, &dst, smem, false, meta);
+    // The planner chooses the shared layout (and, for `_mx`, the matrix
+    // instructions): the case only says which kind of plan it asks for.
+    let smem = layout_cuda::gather::row_major_smem(&shape);
+    emit_and_record(dir, name, spec, &src, &dst, smem, mx, meta);
 }
 
 /// The `ConversionCase` of `spec` named `name` through `smem` (`mx`:
@@ -210,8 +189,14 @@ fn case_of(
         src: src.clone(),
         dst: dst.clone(),
         smem: smem.clone(),
-        force_shared: spec.force_shared || mx,
-        use_matrix_ops: mx,
+        // The comparison variants are planner requests.
+        options: if mx {
+            PlanOptions::matrix_only()
+        } else if spec.force_shared {
+            PlanOptions::shared_only()
+        } else {
+            PlanOptions::whole()
+        },
     }
 }
 
@@ -237,67 +222,30 @@ fn emit_and_record(
         ..
     } = spec;
     let case = case_of(name, spec, (src, dst, &smem), mx);
-    let (code, fwd, bwd) = match emit_benchmark(&case) {
+    let em = match emit_benchmark_planned(&case) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("skip {name}: {e}");
             return;
         }
     };
-    std::fs::write(format!("{dir}/{name}.cu"), code).expect("write");
-    // Predicted wavefronts per CTA per conversion direction.
-    let predict = |from: &LinearLayout, to: &LinearLayout| -> serde_json::Value {
-        if mx {
-            let side = |l: &LinearLayout, store: bool| {
-                layout_cuda::matrix_ops::side_wavefronts(l, &smem, bits, nw as u64, store, true)
-                    .expect("map")
-            };
-            let (sw, si, sn) = side(from, true);
-            let (lw, li, ln) = side(to, false);
-            let count = |l: &LinearLayout, store: bool| {
-                layout_cuda::matrix_ops::side_instructions(l, &smem, bits, store, true)
-                    .expect("map")
-            };
-            return json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
-                          "st_op": sn, "ld_op": ln,
-                          "st_instr": count(from, true), "ld_instr": count(to, false)});
-        }
-        let st = smem_map(from, &smem).expect("map");
-        let ld = smem_map(to, &smem).expect("map");
-        let (fr, fl, fw) = free_masks(from);
-        let (sw, si) = wavefronts(&st, bits, nw as u64, fr, |l, w| l & fl == 0 && w & fw == 0);
-        let (lw, li) = wavefronts(&ld, bits, nw as u64, 0, |_, _| true);
-        let st_instr = st.groups(bits).iter().filter(|g| g[0] & fr == 0).count();
-        let ld_instr = ld.groups(bits).len();
-        json!({"st_wavefronts": sw, "st_ideal": si, "ld_wavefronts": lw, "ld_ideal": li,
-               "st_vec": st.vector_width(bits), "ld_vec": ld.vector_width(bits),
-               "st_instr": st_instr, "ld_instr": ld_instr})
-    };
+    let (fwd, bwd) = (em.fwd, em.bwd);
+    std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
     let path = |p: Path| match p {
         Path::Registers => "registers",
         Path::WarpShuffle => "shuffle",
         Path::SharedMemory => "shared",
     };
-    let (fp, bp) = (
-        if fwd == Path::SharedMemory {
-            predict(src, dst)
-        } else {
-            json!(null)
-        },
-        if bwd == Path::SharedMemory {
-            predict(dst, src)
-        } else {
-            json!(null)
-        },
-    );
+    let (fp, bp) = (predict(&em.plans.0), predict(&em.plans.1));
     meta.push(json!({
         "name": name, "shape": shape, "bits": bits, "num_warps": nw, "tiles": 1056, "R": BENCH_R,
         "src_attr": src_t, "dst_attr": dst_t,
         "src": src.bases_json(), "dst": dst.bases_json(),
         "held_out": spec.held_out,
         "path_fwd": path(fwd), "path_bwd": path(bwd),
-        "packed": layout_cuda::keeps_elements_packed(&case),
+        "packed": em.packed,
         "predicted_fwd": fp, "predicted_bwd": bp,
+        "plan_fwd": plan_summary(&em.plans.0), "plan_bwd": plan_summary(&em.plans.1),
     }));
     if spec.held_out {
         // Kept apart from the suite's conversions (kind absent) wherever a
@@ -307,6 +255,35 @@ fn emit_and_record(
         }
     }
     eprintln!("wrote {name} ({} / {})", path(fwd), path(bwd));
+}
+
+/// The predicted shared-memory counts of one planned direction, per CTA
+/// (the planner's cost: store wavefronts under the replica predicate of
+/// `layout_codegen::store_replicas`, load wavefronts from the simulator),
+/// or `null` when the plan does not go through shared memory.
+fn predict(p: &PlannedConversion) -> serde_json::Value {
+    let Some(ConversionPlan::SharedMemory(m)) = p.lowering.whole() else {
+        return json!(null);
+    };
+    let count =
+        |f: fn(&layout_codegen::plan::Round) -> usize| -> usize { m.rounds.iter().map(f).sum() };
+    json!({"st_wavefronts": p.cost.store_wavefronts, "ld_wavefronts": p.cost.load_wavefronts,
+           "st_vec": m.store_vec, "ld_vec": m.load_vec,
+           "st_instr": count(|r| r.stores.len()), "ld_instr": count(|r| r.loads.len()),
+           "rounds": m.rounds.len()})
+}
+
+/// The planner's answer in brief: the chosen candidate, its class, its
+/// predicted cycles per warp and its counts.
+fn plan_summary(p: &PlannedConversion) -> serde_json::Value {
+    let considered: Vec<serde_json::Value> = p
+        .candidates
+        .iter()
+        .filter_map(|c| Some(json!([c.name, c.kind?, c.cycles?])))
+        .collect();
+    json!({"candidate": p.candidate, "class": p.lowering.kind_name(), "cycles": p.cycles,
+           "cost": p.cost, "lower_bound_cycles": p.lower_bound.cycles,
+           "candidates": considered})
 }
 
 /// The gather cases (the paper's Figure 6): every entry of
@@ -557,7 +534,6 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
         name,
         shape,
         bits,
-        nw,
         src_t,
         dst_t,
         ..
@@ -571,8 +547,8 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
     if !uses_shared || spec.force_shared {
         return;
     }
-    let smem = layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
-        .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
+    let smem = layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
+        .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
     emit_partial_entry(
         dir,
         &format!("{name}_partial"),
@@ -637,7 +613,6 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
             name,
             shape,
             bits,
-            nw,
             src_t,
             dst_t,
             ..
@@ -653,8 +628,8 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
         // The shared layout the full conversion would use (as in
         // `conversion_case`): the better of the XOR search and the paper's
         // construction by predicted wavefronts.
-        let smem = layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, nw as u64)
-            .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
+        let smem = layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
+            .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
         // The warp-specialised program, and for one case also the form
         // with run-time warp-class branches (`_branch`) to measure the
         // specialisation.

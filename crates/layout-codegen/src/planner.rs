@@ -12,7 +12,10 @@
 //!    in its warp.
 //! 3. Through shared memory with the paper's swizzle
 //!    ([`crate::choice::plan_paper_swizzle`]).
-//! 4. Partial cross-warp plans ([`crate::partial::plan_split`]) through the
+//! 4. Through shared memory with the shared layout of
+//!    [`crate::swizzle_search::search_shared_layout`] (the XOR swizzle
+//!    family and the constructions above, by exact wavefronts).
+//! 5. Partial cross-warp plans ([`crate::partial::plan_split`]) through the
 //!    shared layout of each shared-memory candidate: only the elements that
 //!    leave their warp cross shared memory, the rest moves by register moves
 //!    or `shfl.sync.idx`; a broadcast source is read from the replica in the
@@ -42,16 +45,22 @@
 //! [`crate::cost`]. Here the partial plan also competes with every other
 //! candidate, not only its twin.
 
-use crate::choice::{plan_conversion_triton, plan_paper_swizzle, predicted_cost, total_warps};
+use crate::choice::{
+    plan_conversion_triton, plan_paper_swizzle, plan_through_shared, predicted_cost, total_warps,
+};
 use crate::conversion::{classify, ConversionKind};
 use crate::cost::{LowerBound, PredictedCost, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::packed_shuffle::WordProgram;
 use crate::partial::{plan_split, plan_split_predicated, simulate_partial, PartialCrossWarpPlan};
 use crate::plan::{Access, ConversionPlan};
+use crate::plan_options::{matrix_candidates, uses_matrix};
+pub use crate::plan_options::{Allow, PlanOptions};
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{simulate_with, SimulatorConfig};
+use crate::store_replicas::plan_store_wavefronts;
+use crate::swizzle_search::search_shared_layout;
 pub use crate::target::Target;
 use crate::wavefront::phases_of;
 use linear_layout::gf2::{self, EchelonBasis};
@@ -106,8 +115,10 @@ impl Lowering {
 #[derive(Clone, Debug, Serialize)]
 pub struct Candidate {
     /// `"triton"`, `"shuffle_rounds"`, `"shuffle_program"`,
-    /// `"paper_swizzle"`, `"partial_triton"`, `"partial_paper_swizzle"`,
-    /// `"partial_predicated_triton"` or `"partial_predicated_paper_swizzle"`.
+    /// `"paper_swizzle"`, `"searched_swizzle"`, `"partial_triton"`,
+    /// `"partial_paper_swizzle"`, `"partial_searched_swizzle"`, their
+    /// lane-predicated forms `"partial_predicated_…"`, or a matrix
+    /// candidate of [`crate::plan_options`] (`"matrix_…"`).
     pub name: &'static str,
     /// Its class ([`Lowering::kind_name`]), when it was planned.
     pub kind: Option<&'static str>,
@@ -190,6 +201,20 @@ pub fn plan(
     elem_bits: u32,
     target: &Target,
 ) -> Result<PlannedConversion> {
+    plan_with(src, dst, elem_bits, target, &PlanOptions::default())
+}
+
+/// [`plan`] among the candidates `options` admits ([`PlanOptions`]): the
+/// others are listed in [`PlannedConversion::candidates`] as refused ("not
+/// requested"). With [`Allow::Required`] partial or matrix plans the
+/// request fails when no such candidate is proved.
+pub fn plan_with(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+    options: &PlanOptions,
+) -> Result<PlannedConversion> {
     check_bitwidth(elem_bits)?;
     target.check()?;
     for (what, l) in [("source", src), ("destination", dst)] {
@@ -223,12 +248,29 @@ pub fn plan(
                     candidates: &mut Vec<Candidate>,
                     best: &mut Option<(usize, Lowering, PredictedCost)>| {
         let costed = planned.and_then(|lowering| {
+            let given = name == "given_layout";
+            if options.through.is_some() != given
+                || !options.admits(lowering.kind_name(), uses_matrix(&lowering))
+            {
+                return Err(CodegenError::Unsupported(format!(
+                    "a {} plan was not requested",
+                    lowering.kind_name()
+                )));
+            }
             let mut cost = match &lowering {
                 Lowering::Whole { plan } => {
                     let report = simulate_with(&config, plan, src, dst)?;
                     let mut c = predicted_cost(&report, warps);
                     if let ConversionPlan::SharedMemory(s) = plan {
                         c.scratch_bytes = s.scratch_bytes;
+                        // Replicas of a broadcast source do not store.
+                        c.store_wavefronts = plan_store_wavefronts(
+                            s,
+                            target.warp_size,
+                            size(dst, DimName::WARP),
+                            size(dst, DimName::BLOCK),
+                            target.banks,
+                        );
                     }
                     c
                 }
@@ -268,89 +310,125 @@ pub fn plan(
         }
     };
 
-    let triton = plan_conversion_triton(src, dst, elem_bits);
-    if let Ok(ConversionPlan::SharedMemory(s)) = &triton {
-        shared_layouts.push(("partial_triton", s.shared_layout.clone()));
-    }
-    consider(
-        "triton",
-        triton.map(|plan| Lowering::Whole { plan }),
-        &mut candidates,
-        &mut best,
-    );
-    if class == ConversionKind::SharedMemory {
+    if let Some(l) = &options.through {
+        // A request for one buffer layout: no other candidate is planned.
         consider(
-            "shuffle_rounds",
-            rounds_plan(src, dst).map(|shuffles| Lowering::Whole {
-                plan: ConversionPlan::WarpShuffle { shuffles },
-            }),
-            &mut candidates,
-            &mut best,
-        );
-        consider(
-            "shuffle_program",
-            shuffle_plan(src, dst, elem_bits)
-                .map_err(|e| CodegenError::Unsupported(e.to_string()))
-                .map(|p| Lowering::Whole {
-                    plan: ConversionPlan::WarpProgram(Box::new(p.program)),
-                }),
-            &mut candidates,
-            &mut best,
-        );
-    }
-    if !matches!(
-        class,
-        ConversionKind::NoOp | ConversionKind::RegisterPermutation
-    ) {
-        let paper = plan_paper_swizzle(src, dst, elem_bits);
-        if let Ok(s) = &paper {
-            shared_layouts.push(("partial_paper_swizzle", s.shared_layout.clone()));
-        }
-        consider(
-            "paper_swizzle",
-            paper.map(|s| Lowering::Whole {
+            "given_layout",
+            plan_through_shared(src, dst, elem_bits, l).map(|s| Lowering::Whole {
                 plan: ConversionPlan::SharedMemory(Box::new(s)),
             }),
             &mut candidates,
             &mut best,
         );
-    }
-    if class == ConversionKind::SharedMemory {
-        for (name, smem) in &shared_layouts {
-            let planned = plan_split(src, dst, smem, elem_bits).and_then(|p| {
-                if p.cost.staying_elements == 0 {
-                    Err(CodegenError::Unsupported(
-                        "every element crosses warps: the full shared-memory plan".into(),
-                    ))
-                } else {
-                    Ok(Lowering::Partial { plan: Box::new(p) })
+    } else {
+        let triton = plan_conversion_triton(src, dst, elem_bits);
+        if let Ok(ConversionPlan::SharedMemory(s)) = &triton {
+            shared_layouts.push(("partial_triton", s.shared_layout.clone()));
+        }
+        consider(
+            "triton",
+            triton.map(|plan| Lowering::Whole { plan }),
+            &mut candidates,
+            &mut best,
+        );
+        if class == ConversionKind::SharedMemory {
+            consider(
+                "shuffle_rounds",
+                rounds_plan(src, dst).map(|shuffles| Lowering::Whole {
+                    plan: ConversionPlan::WarpShuffle { shuffles },
+                }),
+                &mut candidates,
+                &mut best,
+            );
+            consider(
+                "shuffle_program",
+                shuffle_plan(src, dst, elem_bits)
+                    .map_err(|e| CodegenError::Unsupported(e.to_string()))
+                    .map(|p| Lowering::Whole {
+                        plan: ConversionPlan::WarpProgram(Box::new(p.program)),
+                    }),
+                &mut candidates,
+                &mut best,
+            );
+        }
+        if !matches!(
+            class,
+            ConversionKind::NoOp | ConversionKind::RegisterPermutation
+        ) {
+            let paper = plan_paper_swizzle(src, dst, elem_bits);
+            if let Ok(s) = &paper {
+                shared_layouts.push(("partial_paper_swizzle", s.shared_layout.clone()));
+            }
+            consider(
+                "paper_swizzle",
+                paper.map(|s| Lowering::Whole {
+                    plan: ConversionPlan::SharedMemory(Box::new(s)),
+                }),
+                &mut candidates,
+                &mut best,
+            );
+            let searched = search_shared_layout(src, dst, elem_bits, target.banks);
+            if let Ok((l, _)) = &searched {
+                shared_layouts.push(("partial_searched_swizzle", l.clone()));
+            }
+            consider(
+                "searched_swizzle",
+                searched
+                    .and_then(|(l, _)| plan_through_shared(src, dst, elem_bits, &l))
+                    .map(|s| Lowering::Whole {
+                        plan: ConversionPlan::SharedMemory(Box::new(s)),
+                    }),
+                &mut candidates,
+                &mut best,
+            );
+            if options.matrix.considered() {
+                matrix_candidates(src, dst, elem_bits, options, &shared_layouts, |name, p| {
+                    consider(name, p, &mut candidates, &mut best)
+                });
+            }
+        }
+        if class == ConversionKind::SharedMemory && options.partial.considered() {
+            for (name, smem) in &shared_layouts {
+                let planned = plan_split(src, dst, smem, elem_bits).and_then(|p| {
+                    if p.cost.staying_elements == 0 {
+                        Err(CodegenError::Unsupported(
+                            "every element crosses warps: the full shared-memory plan".into(),
+                        ))
+                    } else {
+                        Ok(Lowering::Partial { plan: Box::new(p) })
+                    }
+                });
+                let refused = planned.is_err();
+                consider(name, planned, &mut candidates, &mut best);
+                // Where staying depends on the lane (or the source register
+                // does), the lane-predicated form of the same split.
+                if refused {
+                    let predicated = if target.banks == 32 {
+                        plan_split_predicated(src, dst, smem, elem_bits)
+                            .map(|p| Lowering::Partial { plan: Box::new(p) })
+                    } else {
+                        Err(CodegenError::Unsupported(
+                            "lane-predicated partial plans are costed for 32 banks only".into(),
+                        ))
+                    };
+                    let pname = match *name {
+                        "partial_triton" => "partial_predicated_triton",
+                        "partial_paper_swizzle" => "partial_predicated_paper_swizzle",
+                        _ => "partial_predicated_searched_swizzle",
+                    };
+                    consider(pname, predicated, &mut candidates, &mut best);
                 }
-            });
-            let refused = planned.is_err();
-            consider(name, planned, &mut candidates, &mut best);
-            // Where staying depends on the lane (or the source register
-            // does), the lane-predicated form of the same split.
-            if refused {
-                let predicated = if target.banks == 32 {
-                    plan_split_predicated(src, dst, smem, elem_bits)
-                        .map(|p| Lowering::Partial { plan: Box::new(p) })
-                } else {
-                    Err(CodegenError::Unsupported(
-                        "lane-predicated partial plans are costed for 32 banks only".into(),
-                    ))
-                };
-                let pname = match *name {
-                    "partial_triton" => "partial_predicated_triton",
-                    _ => "partial_predicated_paper_swizzle",
-                };
-                consider(pname, predicated, &mut candidates, &mut best);
             }
         }
     }
     let Some((index, lowering, cost)) = best else {
+        // Candidates the request excluded are not reasons.
         let why: Vec<String> = candidates
             .iter()
-            .map(|c| format!("{}: {}", c.name, c.refused.as_deref().unwrap_or("?")))
+            .filter_map(|c| {
+                let r = c.refused.as_deref().unwrap_or("?");
+                (!r.ends_with("was not requested")).then(|| format!("{}: {r}", c.name))
+            })
             .collect();
         return Err(CodegenError::Unsupported(format!(
             "no candidate plan was proved: {}",

@@ -1,5 +1,5 @@
-//! Linear address maps `(register, lane, warp) → element offset`, their
-//! CUDA code, and the shared-memory wavefronts they cost.
+//! Linear address maps `(register, lane, warp) → element offset` and their
+//! CUDA code (the global-memory sides of the kernels, gathers, shared words).
 
 use crate::EmitError;
 use linear_layout::{DimName, LinearLayout};
@@ -220,7 +220,7 @@ fn words(arr: &str, g: &[u64], bits: u32) -> Vec<String> {
         .collect()
 }
 
-fn store_expr(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
+pub(crate) fn store_expr(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
     let v = g.len() as u64;
     let bytes = v * bits as u64 / 8;
     if v == 1 {
@@ -236,7 +236,7 @@ fn store_expr(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
     format!("*reinterpret_cast<{ty}*>(&{addr}) = {val}")
 }
 
-fn load_stmts(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
+pub(crate) fn load_stmts(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
     let v = g.len() as u64;
     let bytes = v * bits as u64 / 8;
     if v == 1 {
@@ -280,36 +280,4 @@ fn load_stmts(addr: &str, arr: &str, g: &[u64], bits: u32) -> String {
     }
     s.push_str("  }\n");
     s
-}
-
-/// Predicted shared-memory wavefronts of one execution of the accesses of
-/// `map` by all warps: every vector access (one per group of
-/// [`AccessMap::groups`] whose first register has no bit of
-/// `skip_reg_mask`) of every warp, its lanes' byte addresses counted by the
-/// crate-wide rule of [`layout_codegen::wavefront`] (32 banks × 4 bytes,
-/// phases of `128 / max(w, 4)` lanes for `w`-byte vectors).
-/// `active(lane, warp)` says which threads access (store predicates); a
-/// phase with no active lane is not issued. Returns `(wavefronts, ideal)`
-/// where ideal counts one wavefront per issued phase.
-pub fn wavefronts(
-    map: &AccessMap,
-    bits: u32,
-    num_warps: u64,
-    skip_reg_mask: u64,
-    active: impl Fn(u64, u64) -> bool,
-) -> (u64, u64) {
-    let bytes = map.vector_width(bits) * bits as u64 / 8;
-    let groups = map.groups(bits);
-    let (mut total, mut ideal) = (0, 0);
-    for w in 0..num_warps {
-        for g in groups.iter().filter(|g| g[0] & skip_reg_mask == 0) {
-            let starts: Vec<Option<u64>> = (0..32)
-                .map(|l| active(l, w).then(|| map.offset(g[0], l, w) * bits as u64 / 8))
-                .collect();
-            let phases = layout_codegen::wavefront::predicated_access_wavefronts(&starts, bytes);
-            total += phases.iter().sum::<u64>();
-            ideal += phases.len() as u64;
-        }
-    }
-    (total, ideal)
 }

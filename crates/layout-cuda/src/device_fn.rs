@@ -43,8 +43,10 @@
 //! * `scratch` points to `NAME_SCRATCH_BYTES` bytes of shared memory,
 //!   aligned to 16 bytes (0 bytes: the conversion stays in registers or
 //!   warp shuffles, and `scratch` is not touched).
-//! * Barriers: a shared-memory conversion contains exactly one
-//!   `__syncthreads()`, between its stores and its loads, so every thread of
+//! * Barriers: a shared-memory conversion contains one `__syncthreads()`
+//!   between the stores and the loads of each round of its plan, and one
+//!   between rounds (one in all for a one-round plan; the header comment
+//!   says how many), so every thread of
 //!   the CTA must call it (no divergent call). It ends with loads and no
 //!   barrier: before the scratch is written again (by the next call or by
 //!   anything else) the caller must place a barrier, or use another buffer.
@@ -53,6 +55,7 @@
 //!   converged (`__shfl_sync` with the full mask) and contain no barrier.
 
 use crate::{emit_benchmark, emit_convert, ConversionCase, EmitError, Path};
+use layout_codegen::plan::ConversionPlan;
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
@@ -72,8 +75,8 @@ pub enum Output {
 }
 
 /// The case the front ends emit for a pair: one CTA of the layouts' warps,
-/// through the suite's shared layout (the better of the swizzle search and
-/// the paper's construction, row-major when neither applies).
+/// planned by [`layout_codegen::planner::plan_with`] among every whole-CTA
+/// class ([`layout_codegen::plan_options::PlanOptions::whole`]).
 pub fn case_for_pair(
     name: &str,
     src: &LinearLayout,
@@ -103,8 +106,9 @@ pub fn case_for_pair(
             dst.in_dim_size(DimName::WARP)
         )));
     }
-    let smem = crate::swizzle_search::best_swizzle(src, dst, shape, bits, warps)
-        .map_or_else(|| crate::gather::row_major_smem(shape), |x| x.0);
+    // Not read by whole-CTA conversions: the planner chooses their shared
+    // layout.
+    let smem = crate::gather::row_major_smem(shape);
     Ok(ConversionCase {
         name: name.into(),
         shape: shape.to_vec(),
@@ -113,8 +117,7 @@ pub fn case_for_pair(
         src: src.clone(),
         dst: dst.clone(),
         smem,
-        force_shared: false,
-        use_matrix_ops: false,
+        options: layout_codegen::plan_options::PlanOptions::whole(),
     })
 }
 
@@ -184,10 +187,12 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
         case.dst.in_dim_size(DimName::REGISTER),
     );
     let mut body = String::new();
-    let path = emit_convert(&mut body, name, case, &case.src, &case.dst)?;
-    let scratch_bytes = match path {
-        Path::SharedMemory => case.smem.total_in_dim_size() * u64::from(case.bits) / 8,
-        _ => 0,
+    let (path, planned) = emit_convert(&mut body, name, case, &case.src, &case.dst)?;
+    // The plan's scratch and barriers (one per round's stores-to-loads
+    // step, one between rounds).
+    let (scratch_bytes, barriers) = match planned.lowering.whole() {
+        Some(ConversionPlan::SharedMemory(m)) => (m.scratch_bytes, m.barriers),
+        _ => (0, 0),
     };
     let tile: u64 = case.shape.iter().product();
     let threads = 32 * case.num_warps;
@@ -198,10 +203,11 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
         case.shape,
         case.bits,
         case.num_warps,
-        match path {
-            Path::Registers => "register moves",
-            Path::WarpShuffle => "warp shuffles",
-            Path::SharedMemory => "through shared memory, one __syncthreads()",
+        match (path, barriers) {
+            (Path::Registers, _) => "register moves".to_string(),
+            (Path::WarpShuffle, _) => "warp shuffles".to_string(),
+            (Path::SharedMemory, 1) => "through shared memory, one __syncthreads()".to_string(),
+            (Path::SharedMemory, n) => format!("through shared memory, {n} __syncthreads()"),
         }
     )
     .unwrap();

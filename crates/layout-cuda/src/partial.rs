@@ -447,8 +447,7 @@ fn emit_direction(
 /// Emits the benchmark program of `case` with both directions planned by
 /// [`plan_split`] (at least one of them a partial cross-warp conversion,
 /// [`layout_codegen::partial::plan_partial`]) through `case.smem` (on packed words where the shared
-/// words allow it, see the module doc; `force_shared` and
-/// `use_matrix_ops` are ignored). Errors when either direction is outside
+/// words allow it, see the module doc; `options` is ignored). Errors when either direction is outside
 /// the class, for elements wider than 32 bits, or for non-2D tiles.
 pub fn emit_partial_benchmark(
     case: &ConversionCase,

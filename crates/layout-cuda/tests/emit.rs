@@ -2,9 +2,10 @@
 //! element where the layouts say, vectors are contiguous and aligned, and
 //! the generated source is stable (snapshot).
 
-use layout_cuda::{
-    emit_benchmark, global_map, register_permutation, smem_map, wavefronts, ConversionCase, Path,
-};
+use layout_codegen::plan::ConversionPlan;
+use layout_codegen::plan_options::PlanOptions;
+use layout_codegen::planner::{plan, plan_with, Target};
+use layout_cuda::{emit_benchmark, global_map, smem_map, ConversionCase, Path};
 use linear_layout::{DimName, LinearLayout};
 
 fn blocked(
@@ -141,38 +142,52 @@ fn global_map_is_row_major() {
     assert_eq!(g.vector_width(16), 4);
 }
 
+/// The planner's register permutation (what the emitter translates into
+/// `b[i] = a[p]`) moves every element within its thread, checked by
+/// evaluating both layouts; a transpose is not one.
 #[test]
-fn register_permutation_detected_only_in_thread() {
+fn register_permutation_planned_only_in_thread() {
     let shape = [64, 64];
     let src = blocked([1, 4], [8, 4], [4, 1], [1, 0], shape);
     let mut bases = src.all_bases();
     bases[0].1.reverse();
     let dst = LinearLayout::new(bases, src.out_dims(), true).unwrap();
-    let perm = register_permutation(&src, &dst).unwrap();
-    for (i, &p) in perm.iter().enumerate() {
+    let p = plan(&src, &dst, 16, &Target::SM90).unwrap();
+    let Some(ConversionPlan::RegisterPermutation { src_register }) = p.lowering.whole() else {
+        panic!("{:?}", p.lowering.kind_name());
+    };
+    for (i, &r) in src_register.iter().enumerate() {
         for l in 0..32 {
-            assert_eq!(coords(&dst, i as u64, l, 1), coords(&src, p, l, 1));
+            assert_eq!(coords(&dst, i as u64, l, 1), coords(&src, r, l, 1));
         }
     }
     let other = blocked([4, 1], [4, 8], [1, 4], [0, 1], shape);
-    assert!(register_permutation(&src, &other).is_none());
+    let q = plan(&src, &other, 16, &Target::SM90).unwrap();
+    assert_ne!(q.lowering.kind_name(), "register");
 }
 
+/// The planner's store wavefronts (the one counter, through the
+/// simulator) of a transpose through a row-major buffer, against a hand
+/// count.
 #[test]
 fn wavefronts_of_row_major_transpose() {
     // Storing rows of 4 f16 per thread (8 bytes, 2 phases of 16 threads):
     // each phase writes 128 contiguous bytes: conflict-free.
     let shape = [64, 64];
     let src = blocked([1, 4], [8, 4], [4, 1], [1, 0], shape);
-    let st = smem_map(&src, &row_major(shape)).unwrap();
-    let (w, ideal) = wavefronts(&st, 16, 4, 0, |_, _| true);
+    let dst = blocked([4, 1], [4, 8], [1, 4], [0, 1], shape);
+    let through = PlanOptions {
+        through: Some(row_major(shape)),
+        ..PlanOptions::default()
+    };
+    let p = plan_with(&src, &dst, 16, &Target::SM90, &through).unwrap();
     // 32 registers per thread (a 32×16 tile repeated 2×4 times) in groups
     // of 4: 4 warps × 8 groups × 2 phases.
-    assert_eq!(ideal, 4 * 8 * 2);
+    let ideal = 4 * 8 * 2;
     // Hand count: a phase = 16 threads = 4 rows × 4 threads of 8 bytes:
     // rows are 128 bytes apart (64 f16), so the 4 rows hit the same 8 banks:
     // 4 distinct words per bank -> 4 wavefronts per phase.
-    assert_eq!(w, 4 * ideal);
+    assert_eq!(p.cost.store_wavefronts, 4 * ideal);
 }
 
 #[test]
@@ -188,8 +203,7 @@ fn emitted_source_snapshot() {
         src,
         dst,
         smem: row_major(shape),
-        force_shared: false,
-        use_matrix_ops: false,
+        options: layout_codegen::plan_options::PlanOptions::whole(),
     };
     let (code, fwd, bwd) = emit_benchmark(&case).unwrap();
     assert_eq!((fwd, bwd), (Path::SharedMemory, Path::SharedMemory));

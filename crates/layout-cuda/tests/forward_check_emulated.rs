@@ -52,8 +52,8 @@ fn swap1(src: &LinearLayout) -> LinearLayout {
 
 fn case(name: &str, bits: u32, src: LinearLayout, dst: LinearLayout) -> ConversionCase {
     let shape = [64u64, 64];
-    let smem = layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, 4)
-        .map_or_else(|| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
+    let smem = layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
+        .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
     ConversionCase {
         name: name.into(),
         shape: shape.to_vec(),
@@ -62,8 +62,7 @@ fn case(name: &str, bits: u32, src: LinearLayout, dst: LinearLayout) -> Conversi
         src,
         dst,
         smem,
-        force_shared: false,
-        use_matrix_ops: false,
+        options: layout_codegen::plan_options::PlanOptions::whole(),
     }
 }
 

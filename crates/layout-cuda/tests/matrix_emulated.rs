@@ -1,5 +1,5 @@
 //! End-to-end CPU run of whole generated conversion programs that use
-//! `stmatrix`/`ldmatrix` (the matrix path of `layout_cuda::matrix_ops`).
+//! `stmatrix`/`ldmatrix` (matrix accesses of the planner's plans, `layout_cuda::translate`).
 //! The harness is the one of `gather_emulated.rs` (one `std::thread` per
 //! CUDA thread, barriers for `__syncthreads`); the stand-in header adds CPU
 //! versions of the matrix wrappers that implement the warp-collective PTX
@@ -9,13 +9,19 @@
 //! checks every element. Needs `g++` with C++20.
 
 use hw_layouts::Encoding;
-use layout_cuda::{emit_benchmark, matrix_ops, ConversionCase, Path};
+use layout_codegen::plan::{ConversionPlan, MatrixInstruction};
+use layout_codegen::plan_options::PlanOptions;
+use layout_codegen::planner::{plan_with, Target};
+use layout_codegen::shared_conversion::plan_shared_matrix;
+use layout_codegen::simulator::simulate;
+use layout_cuda::{emit_benchmark, ConversionCase, Path};
 mod emu;
 use emu::{check, have_gxx, run_case};
 
 const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
 const BLK_COL: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>";
 const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+const DOT_B: &str = "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
 const WGMMA: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>";
 
 fn case(name: &str, shape: [u64; 2], src: &str, dst: &str) -> ConversionCase {
@@ -27,7 +33,8 @@ fn case(name: &str, shape: [u64; 2], src: &str, dst: &str) -> ConversionCase {
         .unwrap()
         .to_linear_layout(&shape)
         .unwrap();
-    let (smem, _) = matrix_ops::search_swizzle(&src, &dst, &shape, 16, 4).expect("a matrix plan");
+    // Not read: the planner chooses the shared layout of the matrix plan.
+    let smem = layout_cuda::gather::row_major_smem(&shape);
     ConversionCase {
         name: name.into(),
         shape: shape.to_vec(),
@@ -36,8 +43,7 @@ fn case(name: &str, shape: [u64; 2], src: &str, dst: &str) -> ConversionCase {
         src,
         dst,
         smem,
-        force_shared: true,
-        use_matrix_ops: true,
+        options: layout_codegen::plan_options::PlanOptions::matrix_only(),
     }
 }
 
@@ -47,6 +53,9 @@ fn cases() -> Vec<ConversionCase> {
         case("mx_blocked_to_mma2_64x64", [64, 64], BLK_ROW, MMA2),
         case("mx_mma2_to_blocked_64x64", [64, 64], MMA2, BLK_ROW),
         case("mx_wgmma_to_blocked_64x128", [64, 128], WGMMA, BLK_ROW),
+        // The planner's matrix plan loads the B operand by ldmatrix
+        // without .trans.
+        case("mx_mma2_to_dotB_64x64", [64, 64], MMA2, DOT_B),
     ]
 }
 
@@ -141,19 +150,27 @@ fn matrix_wavefronts_count_conflicting_rows() {
         .to_linear_layout(&shape)
         .unwrap();
     let row_major = layout_cuda::gather::row_major_smem(&[64, 64]);
-    let plan = matrix_ops::plan_for(&dst, &row_major, 16).expect("ldmatrix.trans tiles dst");
-    assert_eq!(
-        matrix_ops::instruction_name(&plan, false),
-        "ldmatrix.x4.trans"
+    let through_row_major = plan_shared_matrix(&src, &dst, 16, Some(&row_major)).unwrap();
+    let report = simulate(
+        &ConversionPlan::SharedMemory(Box::new(through_row_major.clone())),
+        &src,
+        &dst,
+    )
+    .unwrap();
+    assert!(
+        through_row_major.rounds[0].loads.iter().all(|a| a.matrix
+            == Some(MatrixInstruction {
+                count: 4,
+                trans: true
+            })),
+        "ldmatrix.x4.trans tiles dst"
     );
-    assert_eq!(matrix_ops::matrix_wavefronts(&plan, 4), (8 * 64, 64));
-    let (smem, score) = matrix_ops::search_swizzle(&src, &dst, &shape, 16, 4).unwrap();
-    // The searched layout puts the matrix on the source side (stmatrix
-    // .trans, 64 matrices) and 8-byte vectors on the other (2 phases of 16
-    // lanes × 8 accesses per thread × 4 warps = 64), both conflict-free.
-    let plan = matrix_ops::plan_for(&src, &smem, 16).expect("stmatrix tiles src");
-    assert_eq!(matrix_ops::matrix_wavefronts(&plan, 4), (64, 64));
-    assert_eq!(score, 64 + 64);
+    assert_eq!(report.load_wavefronts, 8 * 64);
+    // The planner's matrix plan puts a matrix instruction on at least one
+    // side, both conflict-free: 64 matrices (or, on a vector side, 2 phases
+    // of 16 lanes × 8 accesses per thread × 4 warps = 64).
+    let p = plan_with(&src, &dst, 16, &Target::SM90, &PlanOptions::matrix_only()).unwrap();
+    assert_eq!((p.cost.store_wavefronts, p.cost.load_wavefronts), (64, 64));
 }
 
 #[test]
@@ -195,7 +212,7 @@ fn suite_sized_matrix_programs_run_correctly_on_the_cpu() {
             .unwrap()
             .to_linear_layout(&shape)
             .unwrap();
-        let (smem, _) = matrix_ops::search_swizzle(&src, &dst, &shape, 16, nw as u64).unwrap();
+        let smem = layout_cuda::gather::row_major_smem(&shape);
         let c = ConversionCase {
             name: name.into(),
             shape: shape.to_vec(),
@@ -204,8 +221,7 @@ fn suite_sized_matrix_programs_run_correctly_on_the_cpu() {
             src,
             dst,
             smem,
-            force_shared: true,
-            use_matrix_ops: true,
+            options: layout_codegen::plan_options::PlanOptions::matrix_only(),
         };
         let (code, _, _) = emit_benchmark(&c).unwrap();
         assert!(code.contains("matrix_x4"), "{name}");
@@ -246,8 +262,7 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
             .unwrap()
             .to_linear_layout(&shape)
             .unwrap();
-        let (smem, _) = layout_cuda::swizzle_search::construct_swizzle(&src, &dst, bits, 4)
-            .expect("a constructed swizzle");
+        let smem = layout_cuda::gather::row_major_smem(&shape);
         let c = ConversionCase {
             name: name.into(),
             shape: shape.to_vec(),
@@ -256,12 +271,11 @@ fn vector_path_programs_with_split_addresses_run_correctly_on_the_cpu() {
             src,
             dst,
             smem,
-            force_shared: true,
-            use_matrix_ops: false,
+            options: layout_codegen::plan_options::PlanOptions::shared_only(),
         };
         let (code, fwd, _) = emit_benchmark(&c).unwrap();
         assert_eq!(fwd, Path::SharedMemory);
-        split_seen |= code.contains("_st ^ ") && code.contains("u) + ");
+        split_seen |= code.contains("_ ^ ") && code.contains("u) + ");
         packed_seen |= code.contains("add_u16x2(bw[j]");
         check(name, &code);
     }

@@ -47,7 +47,7 @@ fn case(
     let (src, dst) = (ll(src), ll(dst));
     let smem = match smem {
         Smem::Swizzled => {
-            layout_cuda::swizzle_search::best_swizzle(&src, &dst, &shape, bits, 4)
+            layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
                 .expect("a swizzle")
                 .0
         }
@@ -66,8 +66,7 @@ fn case(
         src,
         dst,
         smem,
-        force_shared: false,
-        use_matrix_ops: false,
+        options: layout_codegen::plan_options::PlanOptions::whole(),
     }
 }
 

@@ -5,9 +5,10 @@
 //! be caught, and whole generated programs run correctly under emulation.
 
 use hw_layouts::Encoding;
+use layout_codegen::swizzle_search::search_shared_layout;
+use layout_codegen::wavefront::predicated_access_wavefronts;
 use layout_cuda::shared_words::{plan, SharedWordPlan, WordPacking};
-use layout_cuda::swizzle_search::best_swizzle;
-use layout_cuda::{emit_benchmark, free_masks, smem_map, wavefronts, ConversionCase, Path};
+use layout_cuda::{emit_benchmark, free_masks, smem_map, AccessMap, ConversionCase, Path};
 use linear_layout::{DimName, LinearLayout};
 mod emu;
 use emu::{check, have_gxx};
@@ -36,7 +37,7 @@ type Case = (
 );
 
 /// The cases: the shared layout is the one the
-/// GPU suite picks (`best_swizzle`).
+/// GPU suite's round trips take (`search_shared_layout`).
 fn cases() -> Vec<Case> {
     let specs: [(&str, [u64; 2], u32, &str, &str); 5] = [
         ("T_128x128_u8", [128, 128], 8, BLK_ROW, BLK_COL),
@@ -49,7 +50,7 @@ fn cases() -> Vec<Case> {
         .iter()
         .map(|&(name, shape, bits, s, d)| {
             let (src, dst) = (layout(s, shape), layout(d, shape));
-            let (smem, _) = best_swizzle(&src, &dst, &shape, bits, 4).unwrap();
+            let (smem, _) = search_shared_layout(&src, &dst, bits, 32).unwrap();
             (name, shape, bits, src, dst, smem)
         })
         .collect()
@@ -164,6 +165,31 @@ fn a_wrong_packing_is_caught_by_the_model() {
     );
 }
 
+/// Wavefronts of every vector access of `map` (one per group whose first
+/// register has no bit of `skip`) by every thread `active` says stores, 4
+/// warps, counted by layout-codegen's one counter.
+fn wavefronts(
+    map: &AccessMap,
+    bits: u32,
+    warps: u64,
+    skip: u64,
+    active: impl Fn(u64, u64) -> bool,
+) -> u64 {
+    let bytes = map.vector_width(bits) * u64::from(bits) / 8;
+    let mut total = 0;
+    for w in 0..warps {
+        for g in map.groups(bits).iter().filter(|g| g[0] & skip == 0) {
+            let starts: Vec<Option<u64>> = (0..32)
+                .map(|l| active(l, w).then(|| map.offset(g[0], l, w) * u64::from(bits) / 8))
+                .collect();
+            total += predicated_access_wavefronts(&starts, bytes)
+                .iter()
+                .sum::<u64>();
+        }
+    }
+    total
+}
+
 #[test]
 fn word_maps_cost_the_same_wavefronts_as_element_maps() {
     for (name, _, bits, src, dst, smem) in cases() {
@@ -197,7 +223,7 @@ fn packings_exist_only_where_words_stay_in_one_thread() {
     let row_major = layout_cuda::gather::row_major_smem(&shape);
     assert_eq!(plan(&src, &dst, &row_major, 8).unwrap(), None);
     // 32-bit elements are never packed.
-    let (smem, _) = best_swizzle(&src, &dst, &shape, 32, 4).unwrap();
+    let (smem, _) = search_shared_layout(&src, &dst, 32, 32).unwrap();
     assert_eq!(plan(&src, &dst, &smem, 32).unwrap(), None);
 }
 
@@ -222,8 +248,7 @@ fn shared_word_programs_run_correctly_on_the_cpu() {
             src,
             dst,
             smem,
-            force_shared: true,
-            use_matrix_ops: false,
+            options: layout_codegen::plan_options::PlanOptions::shared_only(),
         };
         let (code, fwd, bwd) = emit_benchmark(&c).unwrap();
         assert_eq!((fwd, bwd), (Path::SharedMemory, Path::SharedMemory));

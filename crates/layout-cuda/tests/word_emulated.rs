@@ -41,8 +41,9 @@ fn case(name: &str, bits: u32, src: LinearLayout, dst: LinearLayout) -> Conversi
         src,
         dst,
         smem,
-        force_shared: false,
-        use_matrix_ops: false,
+        // Shuffles only: on some pairs shared memory would be cheaper, and
+        // these programs exercise the word-form shuffles.
+        options: layout_codegen::plan_options::PlanOptions::shuffles_only(),
     }
 }
 

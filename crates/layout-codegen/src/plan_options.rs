@@ -1,0 +1,289 @@
+//! Requests to the planner: which candidate plans [`crate::planner::plan_with`]
+//! may choose among. The default ([`PlanOptions::default`], what
+//! [`crate::planner::plan`] uses) allows every class the planner has except
+//! `stmatrix`/`ldmatrix` accesses; a restricted request is how a comparison
+//! program (the GPU suite's `_smem`, `_mx` and `_partial` variants) asks for
+//! a plan of one kind, so that the emitter still only translates the
+//! planner's answer.
+//!
+//! A restriction never admits a plan the simulator has not proved: it only
+//! removes candidates (or adds the matrix-instruction ones), and the
+//! cheapest remaining candidate on [`crate::cost`]'s scale wins as always.
+//!
+//! ```
+//! use layout_codegen::plan_options::{Allow, PlanOptions};
+//! // Through shared memory even where warp shuffles would do (Figure 5's
+//! // comparison programs): no shuffles, no partial plans.
+//! let smem = PlanOptions::shared_only();
+//! assert!(!smem.shuffles && smem.partial == Allow::Never);
+//! assert_eq!(PlanOptions::default().partial, Allow::Allowed);
+//! ```
+
+use crate::error::Result;
+use crate::matrix_swizzle::matrix_layout_candidates;
+use crate::packed_shuffle::WordProgram;
+use crate::plan::ConversionPlan;
+use crate::planner::{Lowering, PlannedConversion};
+use crate::shared_conversion::plan_shared_matrix;
+use crate::swizzle_search::xor_swizzle_family;
+use linear_layout::LinearLayout;
+use serde::Serialize;
+
+/// Whether a kind of candidate may, may not, or must be chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Allow {
+    /// Never a candidate.
+    Never,
+    /// A candidate beside the others.
+    #[default]
+    Allowed,
+    /// The only candidates (besides none): the request fails when no such
+    /// plan is proved.
+    Required,
+}
+
+impl Allow {
+    /// Whether candidates of this kind are considered.
+    pub fn considered(self) -> bool {
+        self != Allow::Never
+    }
+}
+
+/// Which candidates the planner considers (module doc).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlanOptions {
+    /// Warp-shuffle plans (Triton's own shuffle class, the one-step rounds
+    /// and the warp program) may be chosen. `false`: a conversion that does
+    /// not stay in registers goes through shared memory (or a partial plan,
+    /// when allowed).
+    pub shuffles: bool,
+    /// Whole-CTA shared-memory plans may be chosen. `false` (with
+    /// `shuffles`): a warp-shuffle plan where one exists, e.g. to exercise
+    /// the shuffle emitter on a pair that shared memory would win.
+    pub shared: bool,
+    /// Partial cross-warp plans ([`crate::partial::plan_split`]).
+    pub partial: Allow,
+    /// Shared-memory plans whose stores and/or loads are `stmatrix` /
+    /// `ldmatrix` where the instruction tile divides a side
+    /// ([`crate::shared_conversion::plan_shared_matrix`]), through the shared
+    /// layout of each vector candidate. `Required`: only such plans with at
+    /// least one matrix side.
+    pub matrix: Allow,
+    /// Only the one-round vector plan through this shared layout
+    /// (`offset → tensor`, [`crate::choice::plan_through_shared`], candidate
+    /// `"given_layout"`): how [`crate::round_trip`] plans both directions
+    /// of a round trip through one buffer layout.
+    #[serde(skip)]
+    pub through: Option<LinearLayout>,
+}
+
+impl Default for PlanOptions {
+    /// Every class but matrix instructions, as [`crate::planner::plan`].
+    fn default() -> Self {
+        PlanOptions {
+            shuffles: true,
+            shared: true,
+            partial: Allow::Allowed,
+            matrix: Allow::Never,
+            through: None,
+        }
+    }
+}
+
+impl PlanOptions {
+    /// Through shared memory (whole-CTA vector plans) wherever the data
+    /// leaves its threads: no shuffles, no partial plans. Register moves
+    /// are still taken where every element stays in its thread.
+    pub fn shared_only() -> Self {
+        PlanOptions {
+            shuffles: false,
+            shared: true,
+            partial: Allow::Never,
+            matrix: Allow::Never,
+            through: None,
+        }
+    }
+
+    /// Whole-CTA plans only (no partial plans), shuffles allowed: the full
+    /// twin of a partial plan.
+    pub fn whole() -> Self {
+        PlanOptions {
+            partial: Allow::Never,
+            ..PlanOptions::default()
+        }
+    }
+
+    /// Register moves or warp shuffles only (no shared memory): an error
+    /// when the data leaves its warps.
+    pub fn shuffles_only() -> Self {
+        PlanOptions {
+            shared: false,
+            partial: Allow::Never,
+            ..PlanOptions::default()
+        }
+    }
+
+    /// A partial cross-warp plan, or an error when none is proved.
+    pub fn partial_only() -> Self {
+        PlanOptions {
+            partial: Allow::Required,
+            ..PlanOptions::default()
+        }
+    }
+
+    /// Through shared memory with `stmatrix` / `ldmatrix` on at least one
+    /// side.
+    pub fn matrix_only() -> Self {
+        PlanOptions {
+            shuffles: false,
+            shared: true,
+            partial: Allow::Never,
+            matrix: Allow::Required,
+            through: None,
+        }
+    }
+
+    /// Whether a candidate of class `kind` ([`crate::planner::Lowering::kind_name`])
+    /// that uses matrix instructions (`matrix`) may be chosen.
+    pub fn admits(&self, kind: &str, matrix: bool) -> bool {
+        if self.through.is_some() {
+            return kind == "shared" && !matrix;
+        }
+        if self.partial == Allow::Required {
+            return kind == "partial";
+        }
+        if self.matrix == Allow::Required {
+            return matrix;
+        }
+        match kind {
+            "shuffle" => self.shuffles,
+            "partial" => self.partial.considered(),
+            "shared" => self.shared && (!matrix || self.matrix.considered()),
+            _ => true,
+        }
+    }
+}
+
+/// Whether a lowering stores or loads with `stmatrix` / `ldmatrix`.
+pub fn uses_matrix(lowering: &Lowering) -> bool {
+    match lowering {
+        Lowering::Whole {
+            plan: ConversionPlan::SharedMemory(s),
+        } => s
+            .rounds
+            .iter()
+            .flat_map(|r| r.stores.iter().chain(&r.loads))
+            .any(|a| a.matrix.is_some()),
+        _ => false,
+    }
+}
+
+/// The matrix-instruction candidates ([`plan_shared_matrix`]) through each
+/// shared layout of the vector candidates (`layouts`, named as the partial
+/// candidates `partial_<name>`), and, when matrix plans are
+/// [`Allow::Required`], through every layout of the XOR swizzle family
+/// ([`xor_swizzle_family`], rank-2 tiles) and the layouts built for the
+/// matrix tile ([`matrix_layout_candidates`]): a layout that suits
+/// `stmatrix`/`ldmatrix` need not be one the vector search prefers. Each
+/// is handed to `consider` with its name.
+pub(crate) fn matrix_candidates(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    options: &PlanOptions,
+    layouts: &[(&'static str, LinearLayout)],
+    mut consider: impl FnMut(&'static str, Result<Lowering>),
+) {
+    let whole = |p: Result<crate::plan::SharedMemoryPlan>| {
+        p.map(|s| Lowering::Whole {
+            plan: ConversionPlan::SharedMemory(Box::new(s)),
+        })
+    };
+    for (name, l) in layouts {
+        let name = match *name {
+            "partial_triton" => "matrix_triton",
+            "partial_paper_swizzle" => "matrix_paper_swizzle",
+            _ => "matrix_searched_swizzle",
+        };
+        consider(
+            name,
+            whole(plan_shared_matrix(src, dst, elem_bits, Some(l))),
+        );
+    }
+    if options.matrix != Allow::Required {
+        return;
+    }
+    let shape: Vec<u64> = src.out_dims().iter().map(|d| d.1).collect();
+    if shape.len() != 2 {
+        return;
+    }
+    let family = xor_swizzle_family(&shape, elem_bits).unwrap_or_default();
+    let built = matrix_layout_candidates(src, dst);
+    // Each distinct layout once (the constructions repeat some).
+    let mut seen: Vec<LinearLayout> = layouts.iter().map(|x| x.1.clone()).collect();
+    for (name, candidates) in [
+        ("matrix_xor_swizzle", family),
+        ("matrix_constructed", built),
+    ] {
+        for l in candidates {
+            if seen.contains(&l) {
+                continue;
+            }
+            consider(
+                name,
+                whole(plan_shared_matrix(src, dst, elem_bits, Some(&l))),
+            );
+            seen.push(l);
+        }
+    }
+}
+
+/// The packed-word form of a planned warp program
+/// ([`PlannedConversion::words`]) when it is to be emitted instead of the
+/// element program: when its byte permutes are no more than the element
+/// program's selects and `prmt` per thread (the element program also leaves
+/// the unpacking of its inputs and packing of its outputs to the caller, so
+/// ties go to words). `None` for other plans.
+pub fn preferred_word_program(p: &PlannedConversion) -> Option<&WordProgram> {
+    let w = p.words.as_ref()?;
+    let per_thread = (p.cost.selects + p.cost.prmt) / p.cost.warps.max(1);
+    (w.cost().permutes as u64 <= per_thread).then_some(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_partial_admits_only_partial_plans() {
+        let o = PlanOptions::partial_only();
+        assert!(o.admits("partial", false));
+        for k in ["noop", "register", "shuffle", "shared"] {
+            assert!(!o.admits(k, false), "{k}");
+        }
+    }
+
+    #[test]
+    fn shared_only_keeps_register_moves_and_refuses_shuffles() {
+        let o = PlanOptions::shared_only();
+        assert!(o.admits("register", false) && o.admits("noop", false));
+        assert!(o.admits("shared", false));
+        assert!(!o.admits("shuffle", false) && !o.admits("partial", false));
+        assert!(!o.admits("shared", true));
+    }
+
+    #[test]
+    fn matrix_only_admits_only_matrix_plans() {
+        let o = PlanOptions::matrix_only();
+        assert!(o.admits("shared", true));
+        assert!(!o.admits("shared", false) && !o.admits("register", false));
+    }
+
+    #[test]
+    fn shuffles_only_refuses_shared_memory() {
+        let o = PlanOptions::shuffles_only();
+        assert!(o.admits("shuffle", false) && o.admits("register", false));
+        assert!(!o.admits("shared", false) && !o.admits("partial", false));
+    }
+}
