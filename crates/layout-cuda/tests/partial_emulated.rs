@@ -358,7 +358,7 @@ fn mixed_lane_case() -> ConversionCase {
         false,
     )
     .unwrap();
-    c.smem = layout_cuda::swizzle_search::best_swizzle(&c.src, &c.dst, &c.shape, 32, 4)
+    c.smem = layout_codegen::swizzle_search::search_shared_layout(&c.src, &c.dst, 32, 32)
         .expect("a swizzle")
         .0;
     c
