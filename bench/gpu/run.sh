@@ -15,12 +15,14 @@
 #           R = 1 and R = 2 for every conversion program (gathers: R = 1)
 #   report  report.md from the above (python3 bench/gpu/report.py)
 # Everything lands in $OUT (default bench/gpu/out). Stage times go to
-# $OUT/stages.txt.
+# $OUT/stages.txt. CASES (a glob, default all) limits the build, time and
+# ncu stages to the programs it names, e.g. CASES='partial_pred_*'.
 set -u
 OUT=${OUT:-bench/gpu/out}
 R=${R:-256}
 export R
 STAGES=${STAGES:-"build time triton cli ncu report"}
+CASES=${CASES:-*}
 mkdir -p "$OUT" /tmp/b
 G=bench/gpu/generated
 has() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -31,20 +33,20 @@ stamp start
 if has build; then
   { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; nvcc --version | tail -1; python3 -c "import triton, torch; print('triton', triton.__version__, 'torch', torch.__version__)"; } 2>&1 | tee "$OUT/env.txt"
   $NVCC -o /tmp/b/smem_ceiling bench/gpu/smem_ceiling.cu &
-  for f in $G/*.cu $G/cli/*_bench.cu; do
+  for f in $G/$CASES.cu $G/cli/*_bench.cu; do
     n=$(basename "$f" .cu)
     $NVCC -Xptxas -v -o /tmp/b/$n "$f" > /tmp/b/$n.ptxas 2>&1 &
   done
   $NVCC -I $G/cli -o /tmp/b/device_function_demo bench/gpu/device_function_demo.cu > /tmp/b/device_function_demo.ptxas 2>&1 &
   wait
   : > "$OUT/ptxas.txt"
-  for f in $G/*.cu; do n=$(basename "$f" .cu); echo "$n $(grep -o -E 'Used [0-9]+ registers|[0-9]+ bytes spill stores' /tmp/b/$n.ptxas | tr '\n' ' ')" >> "$OUT/ptxas.txt"; done
+  for f in $G/$CASES.cu; do n=$(basename "$f" .cu); echo "$n $(grep -o -E 'Used [0-9]+ registers|[0-9]+ bytes spill stores' /tmp/b/$n.ptxas | tr '\n' ' ')" >> "$OUT/ptxas.txt"; done
   stamp build
 fi
 if has time; then
   /tmp/b/smem_ceiling | tee "$OUT/ceiling.json"
   : > "$OUT/ours.jsonl"
-  for f in $G/*.cu; do
+  for f in $G/$CASES.cu; do
     n=$(basename "$f" .cu)
     if [ -x /tmp/b/$n ]; then /tmp/b/$n "$R" 1056 30 | tee -a "$OUT/ours.jsonl"; else echo "{\"case\": \"$n\", \"error\": \"build failed\"}" | tee -a "$OUT/ours.jsonl"; head -5 /tmp/b/$n.ptxas; fi
   done
@@ -67,7 +69,7 @@ fi
 if has ncu; then
   : > "$OUT/ncu.txt"
   M=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-  for f in $G/*.cu; do
+  for f in $G/$CASES.cu; do
     n=$(basename "$f" .cu)
     [ -x /tmp/b/$n ] || continue
     echo "== $n" >> "$OUT/ncu.txt"

@@ -554,7 +554,7 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
         &format!("{name}_partial"),
         spec,
         (&src, &dst, &smem),
-        true,
+        (true, false),
         name,
         meta,
     );
@@ -567,7 +567,7 @@ fn emit_partial_entry(
     name: &str,
     spec: CaseSpec,
     (src, dst, smem): (&LinearLayout, &LinearLayout, &LinearLayout),
-    specialise: bool,
+    (specialise, predicated): (bool, bool),
     full_twin: &str,
     meta: &mut Vec<serde_json::Value>,
 ) {
@@ -580,7 +580,12 @@ fn emit_partial_entry(
         ..
     } = spec;
     let case = case_of(name, spec, (src, dst, smem), false);
-    let em = match layout_cuda::partial::emit_partial_benchmark(&case, specialise) {
+    let emitted = if predicated {
+        layout_cuda::partial::emit_predicated_partial_benchmark(&case, specialise)
+    } else {
+        layout_cuda::partial::emit_partial_benchmark(&case, specialise)
+    };
+    let em = match emitted {
         Ok(x) => x,
         Err(e) => {
             eprintln!("  no {name}: {e}");
@@ -645,7 +650,9 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
                 &format!("{name}{suffix}"),
                 spec,
                 (&src, &dst, &smem),
-                specialise,
+                // A [[partial]] entry asks for the class: where staying
+                // depends on the lane, its lane-predicated form.
+                (specialise, true),
                 &full,
                 meta,
             );
