@@ -1,7 +1,7 @@
 //! The conversion variants the planner chose from predictions alone
 //! (`chosen` in `bench/gpu/generated/cases.json`: vector path or
 //! stmatrix/ldmatrix `_mx`, partial plan or its `_full` twin) against the
-//! H200 timings committed in `bench/gpu/results/2026-11-24-h200/ours.jsonl` (the latest
+//! H200 timings committed in `bench/gpu/results/2026-11-25-h200/ours.jsonl` (the latest
 //! run): on every case with variants, the chosen one must be the fastest
 //! measured or within the 3% noise band of it. The grouping is report.py's.
 
@@ -24,7 +24,7 @@ fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
             (name, c["chosen"].as_bool().unwrap_or(true))
         })
         .collect();
-    let timings: HashMap<String, f64> = read("bench/gpu/results/2026-11-24-h200/ours.jsonl")
+    let timings: HashMap<String, f64> = read("bench/gpu/results/2026-11-25-h200/ours.jsonl")
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|r| Some((r["case"].as_str()?.to_string(), r["per_cvt_us"].as_f64()?)))
