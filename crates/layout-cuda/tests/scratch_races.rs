@@ -28,6 +28,11 @@ fn access_kind(line: &str) -> Option<bool> {
     if l.contains("ldmatrix") && !l.starts_with("__device__") {
         return Some(false);
     }
+    // A scalar store of the buffer (or of its word view): `smem[..] = v;`,
+    // `smem_w[..] = v;`.
+    if l.starts_with("smem") && l.contains("] = ") {
+        return Some(true);
+    }
     let reads_smem = l.contains("(&smem") || l.contains("= smem");
     if !reads_smem {
         return None;
