@@ -43,7 +43,9 @@
 //! checks the exact programs the GPU runs, host code included, on machines
 //! without a GPU (`tests/*_emulated.rs`). The `.cu` form also lets the
 //! toolchain study rebuild the same source with another `ptxas`
-//! (`bench/gpu/build_with_ptxas.sh`). The cost: a GPU run needs `nvcc`.
+//! (`bench/gpu/tools/build_with_ptxas.sh`). The cost: a GPU run needs `nvcc`.
+
+#![warn(missing_docs)]
 
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::planner::{plan_with, PlanOptions, PlannedConversion, Target};
