@@ -37,9 +37,13 @@
 //! 4. **Proof**: [`simulator`] executes any [`plan::ConversionPlan`] on a
 //!    modelled CTA.
 //! 5. **Choice**: [`choice`] (Triton's choice and our costed candidates);
-//!    [`planner`] (**the entry point**: [`planner::plan`] chooses among
-//!    every class, partial plans included, on one cost scale, and reports
-//!    the plan's lower bound).
+//!    [`plan_options`] (what a caller may request: a leaf, data only);
+//!    [`planner`] (**the entry point**: [`planner::plan`] and
+//!    [`planner::plan_with`] choose among every class, partial and matrix
+//!    plans included, on one cost scale, and report the plan's lower
+//!    bound); [`round_trip`] (both directions of a pair through one shared
+//!    layout, on top of the planner). [`store_replicas`] and
+//!    [`matrix_swizzle`] are leaves the planner uses.
 //!
 //! ```
 //! use layout_codegen::{plan::plan_conversion, simulator::simulate};

@@ -51,16 +51,19 @@ use crate::choice::{
 use crate::conversion::{classify, ConversionKind};
 use crate::cost::{LowerBound, PredictedCost, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::matrix_swizzle::matrix_layout_candidates;
 use crate::packed_shuffle::WordProgram;
 use crate::partial::{plan_split, plan_split_predicated, simulate_partial, PartialCrossWarpPlan};
 use crate::plan::{Access, ConversionPlan};
-use crate::plan_options::{matrix_candidates, uses_matrix};
+
 pub use crate::plan_options::{Allow, PlanOptions};
+use crate::shared_conversion::plan_shared_matrix;
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{simulate_with, SimulatorConfig};
 use crate::store_replicas::plan_store_wavefronts;
 use crate::swizzle_search::search_shared_layout;
+use crate::swizzle_search::xor_swizzle_family;
 pub use crate::target::Target;
 use crate::wavefront::phases_of;
 use linear_layout::gf2::{self, EchelonBasis};
@@ -661,4 +664,90 @@ fn vector_access_wavefronts(
     crate::wavefront::predicated_access_wavefronts(&starts, vec_bytes)
         .iter()
         .sum()
+}
+
+/// Whether a lowering stores or loads with `stmatrix` / `ldmatrix`.
+pub fn uses_matrix(lowering: &Lowering) -> bool {
+    match lowering {
+        Lowering::Whole {
+            plan: ConversionPlan::SharedMemory(s),
+        } => s
+            .rounds
+            .iter()
+            .flat_map(|r| r.stores.iter().chain(&r.loads))
+            .any(|a| a.matrix.is_some()),
+        _ => false,
+    }
+}
+
+/// The matrix-instruction candidates ([`plan_shared_matrix`]) through each
+/// shared layout of the vector candidates (`layouts`, named as the partial
+/// candidates `partial_<name>`), and, when matrix plans are
+/// [`Allow::Required`], through every layout of the XOR swizzle family
+/// ([`xor_swizzle_family`], rank-2 tiles) and the layouts built for the
+/// matrix tile ([`matrix_layout_candidates`]): a layout that suits
+/// `stmatrix`/`ldmatrix` need not be one the vector search prefers. Each
+/// is handed to `consider` with its name.
+pub(crate) fn matrix_candidates(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    options: &PlanOptions,
+    layouts: &[(&'static str, LinearLayout)],
+    mut consider: impl FnMut(&'static str, Result<Lowering>),
+) {
+    let whole = |p: Result<crate::plan::SharedMemoryPlan>| {
+        p.map(|s| Lowering::Whole {
+            plan: ConversionPlan::SharedMemory(Box::new(s)),
+        })
+    };
+    for (name, l) in layouts {
+        let name = match *name {
+            "partial_triton" => "matrix_triton",
+            "partial_paper_swizzle" => "matrix_paper_swizzle",
+            _ => "matrix_searched_swizzle",
+        };
+        consider(
+            name,
+            whole(plan_shared_matrix(src, dst, elem_bits, Some(l))),
+        );
+    }
+    if options.matrix != Allow::Required {
+        return;
+    }
+    let shape: Vec<u64> = src.out_dims().iter().map(|d| d.1).collect();
+    if shape.len() != 2 {
+        return;
+    }
+    let family = xor_swizzle_family(&shape, elem_bits).unwrap_or_default();
+    let built = matrix_layout_candidates(src, dst);
+    // Each distinct layout once (the constructions repeat some).
+    let mut seen: Vec<LinearLayout> = layouts.iter().map(|x| x.1.clone()).collect();
+    for (name, candidates) in [
+        ("matrix_xor_swizzle", family),
+        ("matrix_constructed", built),
+    ] {
+        for l in candidates {
+            if seen.contains(&l) {
+                continue;
+            }
+            consider(
+                name,
+                whole(plan_shared_matrix(src, dst, elem_bits, Some(&l))),
+            );
+            seen.push(l);
+        }
+    }
+}
+
+/// The packed-word form of a planned warp program
+/// ([`PlannedConversion::words`]) when it is to be emitted instead of the
+/// element program: when its byte permutes are no more than the element
+/// program's selects and `prmt` per thread (the element program also leaves
+/// the unpacking of its inputs and packing of its outputs to the caller, so
+/// ties go to words). `None` for other plans.
+pub fn preferred_word_program(p: &PlannedConversion) -> Option<&WordProgram> {
+    let w = p.words.as_ref()?;
+    let per_thread = (p.cost.selects + p.cost.prmt) / p.cost.warps.max(1);
+    (w.cost().permutes as u64 <= per_thread).then_some(w)
 }

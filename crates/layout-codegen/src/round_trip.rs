@@ -15,8 +15,8 @@
 
 use crate::error::Result;
 use crate::plan::ConversionPlan;
-use crate::plan_options::{uses_matrix, PlanOptions};
-use crate::planner::{plan_with, PlannedConversion, Target};
+use crate::plan_options::PlanOptions;
+use crate::planner::{plan_with, uses_matrix, PlannedConversion, Target};
 use crate::swizzle_search::search_shared_layout;
 use linear_layout::LinearLayout;
 

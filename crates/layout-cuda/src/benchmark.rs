@@ -46,7 +46,7 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
 /// planned together ([`layout_codegen::round_trip::plan_round_trip`] with
 /// the case's request); a warp program whose packed-word
 /// form the planner prefers
-/// ([`layout_codegen::plan_options::preferred_word_program`]) runs on words
+/// ([`layout_codegen::planner::preferred_word_program`]) runs on words
 /// in both directions, and two one-round shared-memory plans through the
 /// same shared layout run on shared words ([`shared_words`]) where every
 /// shared word is a register word.
@@ -305,14 +305,14 @@ fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {
 /// Both directions of an 8- or 16-bit conversion as word programs
 /// ([`word_shuffle`]), when the planner's answer for both is a warp program
 /// whose word form it prefers
-/// ([`layout_codegen::plan_options::preferred_word_program`]): the kernel
+/// ([`layout_codegen::planner::preferred_word_program`]): the kernel
 /// then keeps pairs packed throughout, also where the two layouts pair
 /// different elements.
 fn word_programs(
     bits: u32,
     plans: &(PlannedConversion, PlannedConversion),
 ) -> Option<(WordProgram, WordProgram)> {
-    use layout_codegen::plan_options::preferred_word_program;
+    use layout_codegen::planner::preferred_word_program;
     if !matches!(bits, 8 | 16) {
         return None;
     }

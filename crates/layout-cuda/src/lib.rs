@@ -237,7 +237,7 @@ pub(crate) fn emit_planned(
 
 /// Whether a plan stores or loads with `stmatrix`/`ldmatrix`.
 pub(crate) fn uses_matrix(planned: &PlannedConversion) -> bool {
-    layout_codegen::plan_options::uses_matrix(&planned.lowering)
+    layout_codegen::planner::uses_matrix(&planned.lowering)
 }
 
 /// Emits a warp program: every slot is a 32-bit variable; element slots

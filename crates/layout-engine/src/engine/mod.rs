@@ -32,6 +32,12 @@
 //!    uses in the body want, or the layout of the value yielded into it
 //!    (an accumulator stays in its dot's layout): a first sweep finds both,
 //!    a second fixes each, and the assignment of lower total cost wins.
+//!
+//! This file is one pass over the program in op order: `Pass`'s match on
+//! the op kind holds the propagation rule of every op (about 550 lines), so
+//! that each op's rule is read in one place beside the others; the
+//! placement search, the minimum cut and rematerialisation are the
+//! submodules.
 
 use crate::anchors::{
     blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout, memory_anchors_with,
