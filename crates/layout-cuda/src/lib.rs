@@ -44,6 +44,19 @@
 //! without a GPU (`tests/*_emulated.rs`). The `.cu` form also lets the
 //! toolchain study rebuild the same source with another `ptxas`
 //! (`bench/gpu/tools/build_with_ptxas.sh`). The cost: a GPU run needs `nvcc`.
+//!
+//! # Modules
+//! Each depends only on those above it (and on the crate root's helpers:
+//! element types, the benchmark loop's pieces):
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | `access`, `scratch` | leaves: an address map's vector groups and emission; the scratch schedule and its race check |
+//! | `shared_words`, `occupancy` | packed-word layouts of 8/16-bit shared plans; CTAs per SM |
+//! | `bench_loop`, `pack`, `kernel` | the benchmark loop, packing between the loop's and a plan's word forms, kernel heads and host code |
+//! | `matrix_ops`, `translate` | `stmatrix`/`ldmatrix` wrappers; a conversion body translated from a `ConversionPlan` |
+//! | `gather`, `word_shuffle`, `partial` | gathers (and the XOR-expression helper word programs use); word-form warp programs; partial cross-warp programs |
+//! | `benchmark`, `device_fn` | the benchmark program and the device function a user calls, from the planner's answer |
 
 #![warn(missing_docs)]
 
