@@ -62,17 +62,8 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
                 "cross-CTA conversions are not supported by the emitter".into(),
             ));
         }
-        if l.in_dim_size(DimName::LANE) != 32
-            || l.in_dim_size(DimName::WARP) != case.num_warps as u64
-        {
-            return Err(EmitError::Invalid(format!(
-                "layout has {} lanes and {} warps; expected 32 and {}",
-                l.in_dim_size(DimName::LANE),
-                l.in_dim_size(DimName::WARP),
-                case.num_warps
-            )));
-        }
     }
+    case.check_threads()?;
     let t = ctype(case.bits);
     let ns = case.src.in_dim_size(DimName::REGISTER);
     let nd = case.dst.in_dim_size(DimName::REGISTER);

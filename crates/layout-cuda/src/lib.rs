@@ -152,6 +152,23 @@ impl ConversionCase {
             &self.options,
         )?)
     }
+
+    /// Both layouts have 32 lanes and the case's warps.
+    pub(crate) fn check_threads(&self) -> Result<(), EmitError> {
+        for l in [&self.src, &self.dst] {
+            if l.in_dim_size(DimName::LANE) != 32
+                || l.in_dim_size(DimName::WARP) != self.num_warps as u64
+            {
+                return Err(EmitError::Invalid(format!(
+                    "layout has {} lanes and {} warps; expected 32 and {}",
+                    l.in_dim_size(DimName::LANE),
+                    l.in_dim_size(DimName::WARP),
+                    self.num_warps
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The plan class of a conversion as emitted.

@@ -483,18 +483,7 @@ fn emit_partial_program(
             case.bits
         )));
     }
-    for l in [&case.src, &case.dst] {
-        if l.in_dim_size(DimName::LANE) != 32
-            || l.in_dim_size(DimName::WARP) != case.num_warps as u64
-        {
-            return Err(EmitError::Invalid(format!(
-                "layout has {} lanes and {} warps; expected 32 and {}",
-                l.in_dim_size(DimName::LANE),
-                l.in_dim_size(DimName::WARP),
-                case.num_warps
-            )));
-        }
-    }
+    case.check_threads()?;
     let e = |d: &str, x: layout_codegen::CodegenError| EmitError::Invalid(format!("{d}: {x}"));
     // 8/16-bit elements whose shared words are register words on both
     // sides: plan the 32-bit conversion of the packed words instead.

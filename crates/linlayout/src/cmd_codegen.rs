@@ -343,7 +343,13 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
             "conversion": conversion_json(&comp),
             "cost": cost,
             "plan": plan_json,
-            "best": best.as_ref().map(|b| best_json(b, triton_cost, &src, &dst)),
+            "best": best.as_ref().map(|b| {
+                let shown = match &shown {
+                    Shown::Whole(_, r) if a.best => Some(r),
+                    _ => None,
+                };
+                best_json(b, triton_cost, shown, (&src, &dst))
+            }),
         });
         if a.partial {
             out["partial"] = crate::cmd_partial::partial_json(&src, &dst, bw);
@@ -393,18 +399,18 @@ fn target_for(src: &LinearLayout) -> Target {
 /// The JSON's `"best"`: the planner's class, candidate, cycles beside
 /// Triton's, its predicted counts, lower bound, distance from it and every
 /// candidate considered; `"simulated"` (the simulator's report) for a
-/// whole-CTA plan.
+/// whole-CTA plan (`shown`'s when `convert --best` already simulated it).
 fn best_json(
     b: &PlannedConversion,
     triton_cost: f64,
-    src: &LinearLayout,
-    dst: &LinearLayout,
+    shown: Option<&SimulationReport>,
+    (src, dst): (&LinearLayout, &LinearLayout),
 ) -> Value {
-    let simulated = b
-        .lowering
-        .whole()
-        .and_then(|p| simulate(p, src, dst).ok())
-        .map(|r| serde_json::to_value(r).expect("json"));
+    let simulated = match shown {
+        Some(r) => Some(r.clone()),
+        None => b.lowering.whole().and_then(|p| simulate(p, src, dst).ok()),
+    }
+    .map(|r| serde_json::to_value(r).expect("json"));
     json!({
         "kind": b.lowering.kind_name(),
         "candidate": b.candidate,

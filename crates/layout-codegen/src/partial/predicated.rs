@@ -139,10 +139,9 @@ pub fn plan_split_predicated(
                 staying.push(next_shuffle(
                     r,
                     &mut remaining,
-                    nlanes,
+                    (nlanes, all_lanes),
                     &src_lane,
                     |l| src_of(r, l),
-                    w,
                 ));
             }
         }
@@ -208,16 +207,14 @@ pub fn plan_split_predicated(
 fn next_shuffle(
     r: u64,
     remaining: &mut u64,
-    nlanes: u64,
+    (nlanes, all_lanes): (u64, u64),
     src_lane: &Address,
     src_of: impl Fn(u64) -> (u64, u64, u64),
-    w: u64,
 ) -> StayingMove {
     let readers: Vec<(u64, u64, u64)> = (0..nlanes)
         .filter(|&l| *remaining >> l & 1 == 1)
         .map(|l| {
             let (r2, l2, _) = src_of(l);
-            debug_assert_eq!(src_lane.eval(l, w), l2);
             (l, l2, r2)
         })
         .collect();
@@ -236,16 +233,11 @@ fn next_shuffle(
     let first = readers[0].2;
     let table: Vec<u64> = sends.iter().map(|x| x.unwrap_or(first)).collect();
     let constant = table.iter().all(|&x| x == first);
-    let all = if nlanes == 64 {
-        u64::MAX
-    } else {
-        (1u64 << nlanes) - 1
-    };
     StayingMove {
         dst_register: r,
         src_register: table[0],
         src_lane: src_lane.clone(),
         src_register_by_lane: if constant { vec![] } else { table },
-        keep_lanes: (kept != all).then_some(kept),
+        keep_lanes: (kept != all_lanes).then_some(kept),
     }
 }
