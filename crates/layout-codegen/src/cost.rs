@@ -34,9 +34,9 @@
 //! [`LowerBound`]: what any plan must pay. Bytes that must leave their warp
 //! go through shared memory, at best 128 bytes per wavefront on each side
 //! (stored once, loaded once); elements that must change lane but not warp
-//! need at least one warp instruction (a 32-bit `shfl.sync`: 4 bytes to each
-//! lane) per `4 · lanes` bytes the warp receives.
-//! See [`crate::planner::lower_bound`].
+//! move by 32-bit `shfl.sync` (each lane sends and receives at most 4 bytes
+//! per warp instruction) or through shared memory, whichever mixture is
+//! cheapest. See [`crate::lower_bound`].
 
 use serde::Serialize;
 
@@ -129,13 +129,13 @@ pub struct LowerBound {
     /// Bytes (summed over warps) of destination elements that the reader's
     /// warp holds, but in another lane.
     pub in_warp_bytes: u64,
-    /// Shared-memory wavefronts the crossing bytes need at least: stored
-    /// once and loaded once, at [`WAVEFRONT_BYTES`] per wavefront (a
-    /// fraction: a floor, not a count).
+    /// Shared-memory wavefronts at least: the crossing bytes stored once
+    /// and loaded, at [`WAVEFRONT_BYTES`] per wavefront, plus the in-warp
+    /// bytes the cheapest mixture sends through shared memory (a fraction:
+    /// a floor, not a count).
     pub wavefronts: f64,
-    /// Shuffles (warp instructions, summed over warps) the in-warp bytes
-    /// need at least: `4 · lanes` bytes per 32-bit `shfl.sync` (128 with 32
-    /// lanes; a fraction).
+    /// Shuffles (warp instructions, summed over warps) of the cheapest
+    /// mixture for the in-warp bytes ([`crate::lower_bound`]; a fraction).
     pub shuffles: f64,
     /// The model's cycles of the bound (no selects, no barrier).
     pub cycles: f64,

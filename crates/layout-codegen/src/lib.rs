@@ -81,6 +81,7 @@ pub mod error;
 pub mod gather;
 pub mod gather_cost;
 pub mod limits;
+pub mod lower_bound;
 pub mod matrix_swizzle;
 pub mod packed_shuffle;
 pub mod partial;

@@ -49,13 +49,14 @@ use crate::choice::{
     plan_conversion_triton, plan_paper_swizzle, plan_through_shared, predicted_cost, total_warps,
 };
 use crate::conversion::{classify, ConversionKind};
-use crate::cost::{LowerBound, PredictedCost, BARRIER_COST};
+use crate::cost::{LowerBound, PredictedCost};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::matrix_swizzle::matrix_layout_candidates;
 use crate::packed_shuffle::WordProgram;
 use crate::partial::{plan_split, plan_split_predicated, simulate_partial, PartialCrossWarpPlan};
 use crate::plan::{Access, ConversionPlan};
 
+pub use crate::lower_bound::lower_bound;
 pub use crate::plan_options::{Allow, PlanOptions};
 use crate::shared_conversion::plan_shared_matrix;
 use crate::shuffle::shuffle_plan;
@@ -66,7 +67,6 @@ use crate::swizzle_search::search_shared_layout;
 use crate::swizzle_search::xor_swizzle_family;
 pub use crate::target::Target;
 use crate::wavefront::phases_of;
-use linear_layout::gf2::{self, EchelonBasis};
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 
@@ -500,140 +500,6 @@ pub fn partial_cost(plan: &PartialCrossWarpPlan, banks: u64) -> PredictedCost {
     }
     c.barriers = loads as u64;
     c
-}
-
-/// The floor of the conversion `src → dst` of `elem_bits`-bit elements
-/// ([`crate::cost`]'s module doc), by enumeration of every destination
-/// register of every thread:
-///
-/// * an element whose destination thread also holds it in the source (some
-///   replica) costs nothing;
-/// * else, one whose source has a replica in the destination thread's warp
-///   must change lane: the warps receive `I` such bytes, and one warp
-///   instruction delivers at most `D = max(4 · lanes, 2 · banks)` bytes to
-///   a warp's lanes (a 32-bit `shfl.sync`: 4 bytes per lane; through shared
-///   memory, a store and a load of `4 · banks` bytes), so at least `I / D`
-///   shuffles (32 lanes: 128 bytes per shuffle);
-/// * else it must cross shared memory: the `S` bytes of distinct crossing
-///   elements are stored once and the readers load their `L` bytes, at
-///   most `4 · banks` bytes per wavefront (128 with 32 banks: the 128
-///   B/clk/SM of compute capability 9.0), so at least `(S + L) / (4 ·
-///   banks)` wavefronts; one barrier.
-///
-/// The counts are fractions, summed over the CTA before dividing: one
-/// wavefront may carry bytes of several warps or kinds, so per-warp
-/// ceilings would not be floors.
-///
-/// Broadcast destination registers (zero register bases) are counted once
-/// per thread: their copies are register moves.
-pub fn lower_bound(
-    src: &LinearLayout,
-    dst: &LinearLayout,
-    elem_bits: u32,
-    target: &Target,
-) -> Result<LowerBound> {
-    check_bitwidth(elem_bits)?;
-    target.check()?;
-    // Bytes one wavefront serves (every bank one word), and bytes one warp
-    // instruction can deliver to a warp's lanes in the cheapest in-warp way:
-    // a 32-bit shuffle (4 bytes per lane) or, if fewer, half a wavefront
-    // (through shared memory an element is stored and loaded).
-    let wavefront_bytes = 4 * target.banks;
-    let in_warp_bytes = (4 * size(dst, DimName::LANE)).max(wavefront_bytes / 2);
-    let bytes = u64::from(elem_bits) / 8;
-    let nl = size(dst, DimName::LANE);
-    let (nw, nb) = (size(dst, DimName::WARP), size(dst, DimName::BLOCK));
-    if (
-        size(src, DimName::LANE),
-        size(src, DimName::WARP),
-        size(src, DimName::BLOCK),
-    ) != (nl, nw, nb)
-    {
-        return Err(CodegenError::Invalid(
-            "source and destination use different thread counts".into(),
-        ));
-    }
-    // Both layouts are XOR-linear: layout(r, l, w, b) = R(r) ⊕ L(l) ⊕
-    // W(w) ⊕ B(b). Thread (b, w, l) holds element e in the source iff
-    // e ⊕ L(l) ⊕ W(w) ⊕ B(b) ∈ span(R); its warp does iff e ⊕ W(w) ⊕ B(b)
-    // ∈ span(R ∪ L).
-    let bases = |l: &LinearLayout, d: DimName| l.packed_bases(d).to_vec();
-    let table = |cols: &[u64]| -> Vec<u64> {
-        (0..1u64 << cols.len())
-            .map(|x| gf2::bits(x).fold(0, |a, i| a ^ cols[i as usize]))
-            .collect()
-    };
-    let s_reg = bases(src, DimName::REGISTER);
-    let s_lane = bases(src, DimName::LANE);
-    let in_thread = EchelonBasis::from_columns(&s_reg);
-    let in_warp = EchelonBasis::from_columns(&[s_reg.clone(), s_lane.clone()].concat());
-    let (sl, sw, sb) = (
-        table(&s_lane),
-        table(&bases(src, DimName::WARP)),
-        table(&bases(src, DimName::BLOCK)),
-    );
-    let d_reg: Vec<u64> = bases(dst, DimName::REGISTER)
-        .into_iter()
-        .filter(|&c| c != 0)
-        .collect();
-    // Registers of one thread hold distinct elements unless their bases
-    // are dependent; then each thread's elements are deduplicated.
-    let distinct_regs = gf2::rank(&d_reg) as usize == d_reg.len();
-    let (dr, dl, dw, db) = (
-        table(&d_reg),
-        table(&bases(dst, DimName::LANE)),
-        table(&bases(dst, DimName::WARP)),
-        table(&bases(dst, DimName::BLOCK)),
-    );
-    if dr.len() as u64 * nl * nw * nb > 1 << 26 {
-        return Err(CodegenError::Invalid(format!(
-            "{} destination elements are too many to enumerate for a lower bound",
-            dr.len() as u64 * nl * nw * nb
-        )));
-    }
-    let mut bound = LowerBound {
-        warps: nw * nb,
-        ..Default::default()
-    };
-    let mut crossing: std::collections::HashSet<u64> = Default::default();
-    for b in 0..nb as usize {
-        for w in 0..nw as usize {
-            let (mut load_bytes, mut lane_bytes) = (0, 0);
-            for l in 0..nl as usize {
-                let mut seen = std::collections::HashSet::new();
-                for &r in &dr {
-                    let e = r ^ dl[l] ^ dw[w] ^ db[b];
-                    if !distinct_regs && !seen.insert(e) {
-                        continue;
-                    }
-                    let x = e ^ sw[w] ^ sb[b];
-                    if in_thread.contains(x ^ sl[l]) {
-                        continue;
-                    }
-                    if in_warp.contains(x) {
-                        lane_bytes += bytes;
-                    } else {
-                        load_bytes += bytes;
-                        crossing.insert(e);
-                    }
-                }
-            }
-            bound.in_warp_bytes += lane_bytes;
-            bound.cross_warp_bytes += load_bytes;
-        }
-    }
-    // Fractions, not per-warp ceilings: one wavefront may carry bytes of
-    // several kinds, so only the sums are floors.
-    let stored = crossing.len() as u64 * bytes;
-    bound.wavefronts = (stored + bound.cross_warp_bytes) as f64 / wavefront_bytes as f64;
-    bound.shuffles = bound.in_warp_bytes as f64 / in_warp_bytes as f64;
-    let barrier = if bound.cross_warp_bytes > 0 {
-        BARRIER_COST
-    } else {
-        0.0
-    };
-    bound.cycles = (bound.wavefronts + bound.shuffles) / bound.warps.max(1) as f64 + barrier;
-    Ok(bound)
 }
 
 /// Wavefronts of one vector [`Access`] (no matrix instruction) executed by

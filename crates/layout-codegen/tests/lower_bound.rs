@@ -1,8 +1,9 @@
 //! The conversion's floor (`layout_codegen::planner::lower_bound`): derived
 //! by hand for a few pairs, checked against a brute-force enumeration (a
 //! map from every element to every source thread holding it, independent of
-//! the planner's span tests) on random layouts with broadcasts, and never
-//! above the plan the planner returns.
+//! the planner's span tests, and a ternary search of the in-warp minimum) on
+//! random layouts with broadcasts, and never above the plan the planner
+//! returns.
 
 use hw_layouts::Encoding;
 use layout_codegen::planner::{lower_bound, plan, Target};
@@ -95,7 +96,9 @@ fn nothing_to_move_by_hand() {
 
 /// The bound by brute force: every destination register of every thread
 /// (broadcast registers once per thread), looked up in a map from element
-/// to the source threads holding it.
+/// to the source threads holding it; the in-warp part minimised by ternary
+/// search over the shuffle count `t` (the function is convex), not at the
+/// breakpoints and crossings as the library does.
 fn brute_force(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> (f64, f64, u64) {
     let n = |l: &LinearLayout, d| l.in_dim_size(d);
     let (nl, nw) = (n(dst, DimName::LANE), n(dst, DimName::WARP));
@@ -108,10 +111,15 @@ fn brute_force(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> (f64, f64, 
             }
         }
     }
+    // Senders are constrained only when every element has one holder.
+    let one_holder = holders.values().all(|h| h.len() == 1)
+        && holders.len() as u64 == n(src, DimName::REGISTER) * nl * nw;
     let bytes = bits as u64 / 8;
-    let (mut loaded, mut moved, mut crossing) = (0, 0, HashSet::new());
+    let (mut loaded, mut crossing) = (0, HashSet::new());
+    let mut per_warp = Vec::new();
     for w in 0..nw {
-        let (mut load, mut lane) = (0, 0);
+        let mut recv = vec![0u64; nl as usize];
+        let mut held = Vec::new();
         for t in 0..nl {
             let mine: HashSet<u64> = (0..n(dst, DimName::REGISTER))
                 .map(|r| at(dst, r, t, w))
@@ -119,29 +127,98 @@ fn brute_force(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> (f64, f64, 
             for e in mine {
                 let h = &holders[&e];
                 if h.contains(&(w, t)) {
-                } else if h.iter().any(|&(w2, _)| w2 == w) {
-                    lane += bytes;
+                } else if let Some(&(_, t2)) = h.iter().find(|&&(w2, _)| w2 == w) {
+                    recv[t as usize] += bytes;
+                    held.push((t2, e));
                 } else {
-                    load += bytes;
+                    loaded += bytes;
                     crossing.insert(e);
                 }
             }
         }
-        loaded += load;
-        moved += lane;
+        per_warp.push((recv, held));
+    }
+    let (mut shuffles, mut in_warp_wf) = (0.0, 0.0);
+    for (recv, held) in per_warp {
+        // Only what no other warp needs loads the sender (it is stored
+        // anyway otherwise).
+        let mut sent: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
+        for (t2, e) in held {
+            if one_holder && !crossing.contains(&e) {
+                sent[t2 as usize].insert(e);
+            }
+        }
+        let sent: Vec<u64> = sent.iter().map(|s| s.len() as u64 * bytes).collect();
+        // f is convex (module doc): ternary search on [0, max / 4].
+        let over =
+            |v: &[u64], t: f64| -> f64 { v.iter().map(|&x| (x as f64 - 4.0 * t).max(0.0)).sum() };
+        let wf = |t: f64| {
+            let (so, ro) = (over(&sent, t), over(&recv, t));
+            (so + ro.max(so)) / 128.0
+        };
+        let (mut lo, mut hi) = (
+            0.0f64,
+            sent.iter().chain(&recv).copied().max().unwrap_or(0) as f64 / 4.0,
+        );
+        for _ in 0..200 {
+            let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+            if a + wf(a) <= b + wf(b) {
+                hi = b;
+            } else {
+                lo = a;
+            }
+        }
+        let best = (0.0, lo, wf(lo));
+        shuffles += best.1;
+        in_warp_wf += best.2;
     }
     let stored = crossing.len() as u64 * bytes;
     (
-        (stored + loaded) as f64 / 128.0,
-        moved as f64 / (4 * nl) as f64,
+        (stored + loaded) as f64 / 128.0 + in_warp_wf,
+        shuffles,
         crossing.len() as u64,
     )
+}
+
+/// One warp of f32, 2 registers per lane (register bit → element bit 5,
+/// lane bit `i` → element bit `i`); the destination's lane bit 4 maps to
+/// element bits 4 and 0. Lanes 0–15 keep both their elements; lane
+/// `16 + k` holds the two elements of lane `(16 + k) ⊕ 1` of the source: 16
+/// lanes each send 8 bytes and receive 8 bytes. A 32-bit shuffle moves 4
+/// bytes per lane, so 2 shuffles at least (counting the warp's 128 bytes
+/// only would say 1); through shared memory, 128 bytes stored and 128
+/// loaded, 2 wavefronts; every mixture also costs 2. No barrier: 2 cycles.
+#[test]
+fn half_the_lanes_exchange_by_hand() {
+    let mk = |lane4: u64| {
+        LinearLayout::new(
+            vec![
+                (DimName::REGISTER, vec![vec![32]]),
+                (
+                    DimName::LANE,
+                    vec![vec![1], vec![2], vec![4], vec![8], vec![lane4]],
+                ),
+                (DimName::WARP, vec![]),
+                (DimName::BLOCK, vec![]),
+            ],
+            vec![(DimName::dim(0), 64)],
+            true,
+        )
+        .unwrap()
+    };
+    let (src, dst) = (mk(16), mk(17));
+    let b = lower_bound(&src, &dst, 32, &Target::SM90).unwrap();
+    assert_eq!(b.in_warp_bytes, 128);
+    assert_eq!(b.wavefronts + b.shuffles, 2.0);
+    assert_eq!(b.cycles, 2.0);
+    let p = plan(&src, &dst, 32, &Target::SM90).unwrap();
+    assert!(p.cycles >= b.cycles, "{} below the bound", p.cycles);
 }
 
 #[test]
 fn span_tests_equal_brute_force_on_random_layouts() {
     let mut rng = common::Rng(0x5eed_1b0d);
-    for case in 0..60 {
+    for case in 0..200 {
         let shape = common::random_shape(&mut rng, 9, 2);
         let zeros = rng.below(3) as usize;
         let src = common::random_distributed(&mut rng, &shape, 5, 2, zeros);
@@ -153,10 +230,12 @@ fn span_tests_equal_brute_force_on_random_layouts() {
         for bits in [8, 16, 32] {
             let b = lower_bound(&src, &dst, bits, &Target::SM90).unwrap();
             let (wf, shfl, _) = brute_force(&src, &dst, bits);
-            assert_eq!(
-                (b.wavefronts, b.shuffles),
-                (wf, shfl),
-                "case {case}, {bits} bits"
+            // Flat minima may split units differently: compare the sum.
+            assert!(
+                (b.wavefronts + b.shuffles - wf - shfl).abs() < 1e-6,
+                "case {case}, {bits} bits: {} + {} against {wf} + {shfl}",
+                b.wavefronts,
+                b.shuffles
             );
             if let Ok(p) = plan(&src, &dst, bits, &Target::SM90) {
                 assert!(

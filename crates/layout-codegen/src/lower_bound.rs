@@ -1,0 +1,303 @@
+//! The floor of a conversion ([`lower_bound`]): what any plan of this
+//! crate's machine model must pay, on the one cost scale of [`crate::cost`].
+//!
+//! ## The model of what can move data
+//! * A destination element its thread already holds (some replica of the
+//!   source) costs nothing: a register move.
+//! * One whose nearest source copy is in another **warp** must cross shared
+//!   memory: stored once, loaded by each reader, at most `4 · banks` bytes per
+//!   wavefront (128 B on compute capability 9.0: 128 B/clk/SM).
+//! * One held by another **lane of the same warp** moves by `shfl.sync` (one
+//!   32-bit word per lane: every lane sends at most 4 bytes and receives at
+//!   most 4 bytes per warp instruction) or through shared memory (stored
+//!   and loaded, as above; no CTA barrier).
+//!
+//! ## The in-warp floor, per warp
+//! Let `recv(l)` be the bytes lane `l` needs from other lanes of its warp
+//! (distinct elements), and, when the source layout is injective (every
+//! element has one holder), `sent(l)` the bytes of distinct elements lane
+//! `l` holds that another lane of the warp needs and that no other warp
+//! needs (a broadcast source may serve an element from several lanes, so
+//! there `sent` is not constrained; an element another warp needs is stored
+//! for it anyway, and a reader of this warp may load it without a further
+//! store).
+//! With `t` shuffles (a fraction: a floor) at most `4t` of each lane's
+//! `sent` and `recv` bytes move by shuffle; the rest goes through shared
+//! memory: `S(t) = Σ_l (sent(l) − 4t)⁺` bytes stored and at least
+//! `max(R(t), S(t))` loaded, `R(t) = Σ_l (recv(l) − 4t)⁺` (every stored byte
+//! is loaded at least once). The warp's in-warp cost is
+//!
+//! ```text
+//! min over t ≥ 0 of  t + (S(t) + max(R(t), S(t))) / (4 · banks)
+//! ```
+//!
+//! a convex piecewise-linear function of `t` whose minimum lies at `t = 0`,
+//! at a breakpoint `sent(l) / 4`, `recv(l) / 4`, or where `R(t) = S(t)`;
+//! each is evaluated. Counting the
+//! total bytes only (`Σ recv / (4 · lanes)` shuffles) is implied
+//! (`Σ_l min(recv(l), 4t) ≤ 4 · lanes · t`) and looser: it misses that a
+//! warp whose in-warp data is held by half of its lanes moves at most
+//! `4 · lanes / 2` bytes per shuffle (a register ↔ lane transpose of an mma
+//! accumulator into a blocked layout is one).
+//!
+//! Not modelled, so not floors of: `movmatrix` (a 16-bit 8 × 8 transpose
+//! inside a warp), which no plan of this crate emits.
+
+use crate::cost::{LowerBound, BARRIER_COST};
+use crate::error::{check_bitwidth, CodegenError, Result};
+use crate::target::Target;
+use linear_layout::gf2::{self, EchelonBasis};
+use linear_layout::{DimName, LinearLayout};
+use std::collections::HashSet;
+
+fn size(l: &LinearLayout, d: DimName) -> u64 {
+    if l.has_in_dim(d) {
+        l.in_dim_size(d)
+    } else {
+        1
+    }
+}
+
+/// The floor of the conversion `src → dst` of `elem_bits`-bit elements (the
+/// module doc), by enumeration of every destination register of every
+/// thread, summed over all warps of all CTAs:
+///
+/// * `cross_warp_bytes` (`L`): bytes of destination elements whose source
+///   has no replica in the reader's warp; the `S` bytes of distinct such
+///   elements are stored once and the readers load `L`: at least
+///   `(S + L) / (4 · banks)` wavefronts and one barrier;
+/// * `in_warp_bytes`: bytes of destination elements the reader's warp holds
+///   in another lane; their floor is the module doc's per-warp minimum,
+///   split into `shuffles` and (in `wavefronts`) shared-memory wavefronts.
+///
+/// The counts are fractions, summed over the CTA before dividing: one
+/// wavefront may carry bytes of several warps or kinds, so per-warp
+/// ceilings would not be floors. Broadcast destination registers (zero
+/// register bases) are counted once per thread: their copies are register
+/// moves.
+///
+/// ```
+/// use layout_codegen::planner::{lower_bound, Target};
+/// use hw_layouts::Encoding;
+/// let l = |t: &str| Encoding::parse(t).unwrap().to_linear_layout(&[32, 32]).unwrap();
+/// let src = l("#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>");
+/// // The same layout: nothing moves.
+/// assert_eq!(lower_bound(&src, &src, 32, &Target::SM90)?.cycles, 0.0);
+/// # Ok::<(), layout_codegen::CodegenError>(())
+/// ```
+pub fn lower_bound(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<LowerBound> {
+    check_bitwidth(elem_bits)?;
+    target.check()?;
+    let wavefront_bytes = 4 * target.banks;
+    let bytes = u64::from(elem_bits) / 8;
+    let nl = size(dst, DimName::LANE);
+    let (nw, nb) = (size(dst, DimName::WARP), size(dst, DimName::BLOCK));
+    if (
+        size(src, DimName::LANE),
+        size(src, DimName::WARP),
+        size(src, DimName::BLOCK),
+    ) != (nl, nw, nb)
+    {
+        return Err(CodegenError::Invalid(
+            "source and destination use different thread counts".into(),
+        ));
+    }
+    // Both layouts are XOR-linear: layout(r, l, w, b) = R(r) ⊕ L(l) ⊕
+    // W(w) ⊕ B(b). Thread (b, w, l) holds element e in the source iff
+    // e ⊕ L(l) ⊕ W(w) ⊕ B(b) ∈ span(R); its warp does iff e ⊕ W(w) ⊕ B(b)
+    // ∈ span(R ∪ L).
+    let bases = |l: &LinearLayout, d: DimName| l.packed_bases(d).to_vec();
+    let table = |cols: &[u64]| -> Vec<u64> {
+        (0..1u64 << cols.len())
+            .map(|x| gf2::bits(x).fold(0, |a, i| a ^ cols[i as usize]))
+            .collect()
+    };
+    let s_reg = bases(src, DimName::REGISTER);
+    let s_lane = bases(src, DimName::LANE);
+    let in_thread = EchelonBasis::from_columns(&s_reg);
+    let reg_lane = [s_reg.clone(), s_lane.clone()].concat();
+    let in_warp = EchelonBasis::from_columns(&reg_lane);
+    // With an injective source the columns of R ∪ L are independent, so an
+    // element of the warp has one holder lane: the lane part of the
+    // solution (columns after the register ones).
+    let holder = src.is_injective().then_some(s_reg.len());
+    let (sl, sw, sb) = (
+        table(&s_lane),
+        table(&bases(src, DimName::WARP)),
+        table(&bases(src, DimName::BLOCK)),
+    );
+    let d_reg: Vec<u64> = bases(dst, DimName::REGISTER)
+        .into_iter()
+        .filter(|&c| c != 0)
+        .collect();
+    // Registers of one thread hold distinct elements unless their bases
+    // are dependent; then each thread's elements are deduplicated.
+    let distinct_regs = gf2::rank(&d_reg) as usize == d_reg.len();
+    let (dr, dl, dw, db) = (
+        table(&d_reg),
+        table(&bases(dst, DimName::LANE)),
+        table(&bases(dst, DimName::WARP)),
+        table(&bases(dst, DimName::BLOCK)),
+    );
+    if dr.len() as u64 * nl * nw * nb > 1 << 26 {
+        return Err(CodegenError::Invalid(format!(
+            "{} destination elements are too many to enumerate for a lower bound",
+            dr.len() as u64 * nl * nw * nb
+        )));
+    }
+    let mut bound = LowerBound {
+        warps: nw * nb,
+        ..Default::default()
+    };
+    let mut crossing: HashSet<u64> = Default::default();
+    let mut warps_in: Vec<InWarp> = Vec::new();
+    for b in 0..nb as usize {
+        for w in 0..nw as usize {
+            let mut recv = vec![0u64; nl as usize];
+            let mut held = Vec::new();
+            for l in 0..nl as usize {
+                let mut seen = HashSet::new();
+                for &r in &dr {
+                    let e = r ^ dl[l] ^ dw[w] ^ db[b];
+                    if !distinct_regs && !seen.insert(e) {
+                        continue;
+                    }
+                    let x = e ^ sw[w] ^ sb[b];
+                    if in_thread.contains(x ^ sl[l]) {
+                        continue;
+                    }
+                    if let Some(c) = in_warp.solve(x) {
+                        bound.in_warp_bytes += bytes;
+                        recv[l] += bytes;
+                        if let Some(nreg) = holder {
+                            held.push((c >> nreg, e));
+                        }
+                    } else {
+                        bound.cross_warp_bytes += bytes;
+                        crossing.insert(e);
+                    }
+                }
+            }
+            warps_in.push((recv, held));
+        }
+    }
+    // An element some other warp needs is stored anyway: an in-warp reader
+    // may load it without a further store, so it does not load its holder's
+    // sending capacity.
+    let mut in_warp_wavefronts = 0.0;
+    for (recv, held) in warps_in {
+        let mut sent_elems: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
+        for (lane, e) in held {
+            if !crossing.contains(&e) {
+                sent_elems[lane as usize].insert(e);
+            }
+        }
+        let sent: Vec<u64> = sent_elems.iter().map(|s| s.len() as u64 * bytes).collect();
+        let (t, wf) = in_warp_floor(&sent, &recv, wavefront_bytes);
+        bound.shuffles += t;
+        in_warp_wavefronts += wf;
+    }
+    let stored = crossing.len() as u64 * bytes;
+    bound.wavefronts =
+        (stored + bound.cross_warp_bytes) as f64 / wavefront_bytes as f64 + in_warp_wavefronts;
+    let barrier = if bound.cross_warp_bytes > 0 {
+        BARRIER_COST
+    } else {
+        0.0
+    };
+    bound.cycles = (bound.wavefronts + bound.shuffles) / bound.warps.max(1) as f64 + barrier;
+    Ok(bound)
+}
+
+/// One warp's in-warp traffic: the bytes each lane receives from other
+/// lanes, and the (holder lane, element) pairs of those elements (injective
+/// source only).
+type InWarp = (Vec<u64>, Vec<(u64, u64)>);
+
+/// One warp's in-warp floor (module doc): `(t, wavefronts)` at the `t`
+/// minimising `f(t) = t + (S(t) + max(R(t), S(t))) / wavefront_bytes`,
+/// given each lane's `sent` bytes (all 0 when unconstrained) and `recv`
+/// bytes. `S` and `R` are piecewise linear with kinks at the breakpoints
+/// `x / 4`, so `f` is linear between the breakpoints except where `R − S`
+/// changes sign: the minimum is at `t = 0`, a breakpoint or such a
+/// crossing, and each is evaluated. Ties go to the smaller `t`.
+fn in_warp_floor(sent: &[u64], recv: &[u64], wavefront_bytes: u64) -> (f64, f64) {
+    let over = |v: &[u64], t: f64| {
+        v.iter()
+            .map(|&x| (x as f64 - 4.0 * t).max(0.0))
+            .sum::<f64>()
+    };
+    let gap = |t: f64| over(recv, t) - over(sent, t);
+    let smem = |t: f64| {
+        let (s, r) = (over(sent, t), over(recv, t));
+        (s + r.max(s)) / wavefront_bytes as f64
+    };
+    let mut ts: Vec<f64> = std::iter::once(0.0)
+        .chain(sent.iter().chain(recv).map(|&x| x as f64 / 4.0))
+        .collect();
+    ts.sort_by(f64::total_cmp);
+    ts.dedup();
+    let crossings: Vec<f64> = ts
+        .windows(2)
+        .filter_map(|p| {
+            let (ga, gb) = (gap(p[0]), gap(p[1]));
+            (ga * gb < 0.0).then(|| p[0] + (p[1] - p[0]) * ga / (ga - gb))
+        })
+        .collect();
+    ts.extend(crossings);
+    ts.sort_by(f64::total_cmp);
+    let mut best = (0.0, smem(0.0));
+    for t in ts {
+        let wf = smem(t);
+        if t + wf < best.0 + best.1 {
+            best = (t, wf);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_warp_floor;
+
+    /// 16 of 32 lanes each send 64 bytes, every lane receives 32: shuffles
+    /// alone need 16 (the senders' capacity), shared memory alone 2048 / 128
+    /// = 16 wavefronts; every mixture costs 16 too, and ties keep `t = 0`.
+    #[test]
+    fn half_the_lanes_send() {
+        let sent: Vec<u64> = (0..32).map(|l| if l < 16 { 64 } else { 0 }).collect();
+        assert_eq!(in_warp_floor(&sent, &[32; 32], 128), (0.0, 16.0));
+    }
+
+    /// Every lane sends and receives 32 bytes: 8 shuffles beat 8 + 8
+    /// wavefronts.
+    #[test]
+    fn every_lane_sends() {
+        assert_eq!(in_warp_floor(&[32; 32], &[32; 32], 128), (8.0, 0.0));
+    }
+
+    /// 8 lanes send 64 bytes each (`S(t) = 512 − 32t`), 32 lanes receive
+    /// 32 bytes each (`R(t) = 1024 − 128t`, a broadcast destination). While
+    /// `R > S`, `f(t) = t + (S + R) / 128 = 12 − t/4`; after `R = S` at `t =
+    /// 16/3`, `f(t) = t + 2S / 128 = 8 + t/2`. The minimum, `32/3`, is at
+    /// the crossing, not at a breakpoint (`f(0) = f(8) = 12`, `f(16) = 16`).
+    #[test]
+    fn minimum_where_loads_meet_stores() {
+        let sent: Vec<u64> = (0..32).map(|l| if l < 8 { 64 } else { 0 }).collect();
+        let (t, wf) = in_warp_floor(&sent, &[32; 32], 128);
+        assert!((t - 16.0 / 3.0).abs() < 1e-9 && (wf - 16.0 / 3.0).abs() < 1e-9);
+    }
+
+    /// A broadcast source (sent unconstrained): every receiver's 32 bytes
+    /// by shuffles (8) or loads (1024 / 128 = 8 wavefronts; the stores are
+    /// not constrained): `f` is flat at 8 and the tie keeps `t = 0`.
+    #[test]
+    fn unconstrained_senders() {
+        assert_eq!(in_warp_floor(&[0; 32], &[32; 32], 128), (0.0, 8.0));
+    }
+}
