@@ -116,14 +116,14 @@ if ratios:
 # predicted wavefronts, then fewest shared-memory instructions), against
 # Triton on the same layouts. Forced variants (`_smem`, `_full`) are
 # comparisons, not choices, and are left out.
-bases = [n for n in cases if not n.endswith(("_mx", "_smem", "_full", "_branch", "_partial"))]
+bases = [n for n in cases if not n.endswith(("_mx", "_smem", "_full", "_branch", "_partial", "_transposed"))]
 if bases:
     print("\n| case | planner's choice | its path | ours µs/cvt | Triton µs/cvt | Triton / ours | faster variant measured |")
     print("|---|---|---|---|---|---|---|")
     chosen_ratios = []
     held_ratios = []
     for b in bases:
-        variants = [v for v in (b, b + "_mx", b + "_full", b + "_partial") if v in cases]
+        variants = [v for v in (b, b + "_mx", b + "_full", b + "_partial", b + "_transposed") if v in cases]
         pick = next((v for v in variants if cases[v].get("chosen", True)), b)
         ou = ours.get(pick, {}).get("per_cvt_us")
         tu = triton.get(b, {}).get("per_cvt_us")

@@ -423,7 +423,13 @@ fn choose_variants(meta: &mut [serde_json::Value]) {
                     .map(|d| e[*d][k].as_u64().unwrap_or(0))
                     .sum::<u64>()
             };
-            let take = if e["packed"] == true {
+            let take = if name.ends_with("_transposed") {
+                // Transposed staying moves: the planner's rule
+                // (layout_codegen::planner::TRANSPOSED_STAYING_BITS).
+                e["bits"].as_u64()
+                    == Some(u64::from(layout_codegen::planner::TRANSPOSED_STAYING_BITS))
+                    && units("partial_units") < units("full_units")
+            } else if e["packed"] == true {
                 // On packed words the staying shuffles cost what the units
                 // model says (layout_codegen::partial::PartialCost): H200,
                 // H200, 2026-11-21: predicted partial/full 0.75 and measured 0.79
@@ -516,7 +522,7 @@ fn partial_prediction(
     json!({"st_wavefronts": c.store_wavefronts, "st_ideal": si,
            "st_instr": st_instr, "ld_instr": ld_instr,
            "ld_wavefronts": c.load_wavefronts, "ld_ideal": li,
-           "shuffles": shuffles, "register_moves": c.register_moves,
+           "shuffles": shuffles, "selects": c.selects, "register_moves": c.register_moves,
            "staying_elements": c.staying_elements, "elements": c.elements,
            "warp_classes": p.classes.len(),
            "full_st_wavefronts": c.full_store_wavefronts,
@@ -554,10 +560,34 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
         &format!("{name}_partial"),
         spec,
         (&src, &dst, &smem),
-        (true, false),
+        (true, Form::Plain),
         name,
         meta,
     );
+    // And, where a warp's staying registers are a register <-> lane
+    // transpose, the form with transposed staying moves.
+    emit_partial_entry(
+        dir,
+        &format!("{name}_transposed"),
+        spec,
+        (&src, &dst, &smem),
+        (true, Form::Transposed),
+        name,
+        meta,
+    );
+}
+
+/// Which partial planners a partial program's directions may use
+/// (`layout_cuda::partial`'s benchmark entry points).
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    /// `plan_split` only.
+    Plain,
+    /// Where staying depends on the lane, `plan_split_predicated`.
+    Predicated,
+    /// `plan_split_transposed` where a warp admits it (else predicated);
+    /// the program is emitted only if some warp does.
+    Transposed,
 }
 
 /// Emits one partial-plan program (`specialise`: one copy of the loop per
@@ -567,7 +597,7 @@ fn emit_partial_entry(
     name: &str,
     spec: CaseSpec,
     (src, dst, smem): (&LinearLayout, &LinearLayout, &LinearLayout),
-    (specialise, predicated): (bool, bool),
+    (specialise, form): (bool, Form),
     full_twin: &str,
     meta: &mut Vec<serde_json::Value>,
 ) {
@@ -580,10 +610,14 @@ fn emit_partial_entry(
         ..
     } = spec;
     let case = case_of(name, spec, (src, dst, smem), false);
-    let emitted = if predicated {
-        layout_cuda::partial::emit_predicated_partial_benchmark(&case, specialise)
-    } else {
-        layout_cuda::partial::emit_partial_benchmark(&case, specialise)
+    let emitted = match form {
+        Form::Plain => layout_cuda::partial::emit_partial_benchmark(&case, specialise),
+        Form::Predicated => {
+            layout_cuda::partial::emit_predicated_partial_benchmark(&case, specialise)
+        }
+        Form::Transposed => {
+            layout_cuda::partial::emit_transposed_partial_benchmark(&case, specialise)
+        }
     };
     let em = match emitted {
         Ok(x) => x,
@@ -592,6 +626,14 @@ fn emit_partial_entry(
             return;
         }
     };
+    let transposed = [&em.fwd, &em.bwd]
+        .iter()
+        .flat_map(|p| p.classes.iter().flat_map(|k| &k.staying))
+        .any(|m| !m.dst_register_by_lane.is_empty());
+    if form == Form::Transposed && !transposed {
+        eprintln!("  no {name}: no warp admits a transposed staying schedule");
+        return;
+    }
     std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
     let (fp, bp) = (
         partial_prediction(&em.fwd, em.shuffles.0),
@@ -652,7 +694,7 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
                 (&src, &dst, &smem),
                 // A [[partial]] entry asks for the class: where staying
                 // depends on the lane, its lane-predicated form.
-                (specialise, true),
+                (specialise, Form::Predicated),
                 &full,
                 meta,
             );

@@ -22,7 +22,9 @@
 //!    reader's own warp ([`crate::replica`]). Where the plain partial class
 //!    refuses because staying (or its source register) depends on the lane,
 //!    its lane-predicated form ([`crate::partial::plan_split_predicated`],
-//!    `partial_predicated_*`, 32-bank targets).
+//!    `partial_predicated_*`, 32-bank targets), and that form with
+//!    transposed staying moves ([`crate::partial::plan_split_transposed`],
+//!    `partial_transposed_*`).
 //!
 //! Every candidate is proved by the simulator ([`crate::simulator`] or
 //! [`crate::partial::simulate_partial`]) before it is costed; one that fails
@@ -53,7 +55,10 @@ use crate::cost::{LowerBound, PredictedCost};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::matrix_swizzle::matrix_layout_candidates;
 use crate::packed_shuffle::WordProgram;
-use crate::partial::{plan_split, plan_split_predicated, simulate_partial, PartialCrossWarpPlan};
+use crate::partial::{
+    plan_split, plan_split_predicated, plan_split_transposed, simulate_partial,
+    PartialCrossWarpPlan,
+};
 use crate::plan::{Access, ConversionPlan};
 
 pub use crate::lower_bound::lower_bound;
@@ -155,6 +160,18 @@ pub struct PlannedConversion {
     /// Every candidate considered, in order.
     pub candidates: Vec<Candidate>,
 }
+
+/// The element width for which the planner considers transposed staying
+/// moves ([`crate::partial::plan_split_transposed`]). Measured 2026-11-25
+/// on an H200 (`bench/gpu/tools/time_subset.sh`, results in
+/// `bench/gpu/results/2026-11-25-h200/transposed/`): the four 16-bit
+/// programs (staying moves on packed words) ran 1.055–1.14× faster than
+/// their full shared-memory twins, as the model predicts; the two 32-bit
+/// ones 0.83× and 0.34× and the two 8-bit ones 0.87× and 0.07×, for what
+/// the model does not count: register pressure (255 registers against 203)
+/// and the ALU work of the emitted select chains on unpacked elements
+/// (about 3.5 model cycles per counted select where the ALU bound).
+pub const TRANSPOSED_STAYING_BITS: u32 = 16;
 
 fn size(l: &LinearLayout, d: DimName) -> u64 {
     if l.has_in_dim(d) {
@@ -420,6 +437,28 @@ pub fn plan_with(
                         _ => "partial_predicated_searched_swizzle",
                     };
                     consider(pname, predicated, &mut candidates, &mut best);
+                    // The same with transposed staying moves (one shuffle per
+                    // staying register, the reader's register chosen by its
+                    // lane) where a warp admits them.
+                    let transposed = if target.banks != 32 {
+                        Err(CodegenError::Unsupported(
+                            "lane-predicated partial plans are costed for 32 banks only".into(),
+                        ))
+                    } else if elem_bits != TRANSPOSED_STAYING_BITS {
+                        Err(CodegenError::Unsupported(format!(
+                            "transposed staying moves are taken for {TRANSPOSED_STAYING_BITS}-bit \
+                             elements only, not {elem_bits} (TRANSPOSED_STAYING_BITS)"
+                        )))
+                    } else {
+                        plan_split_transposed(src, dst, smem, elem_bits)
+                            .map(|p| Lowering::Partial { plan: Box::new(p) })
+                    };
+                    let tname = match *name {
+                        "partial_triton" => "partial_transposed_triton",
+                        "partial_paper_swizzle" => "partial_transposed_paper_swizzle",
+                        _ => "partial_transposed_searched_swizzle",
+                    };
+                    consider(tname, transposed, &mut candidates, &mut best);
                 }
             }
         }

@@ -45,7 +45,7 @@
 
 use crate::{shared_words, ConversionCase, EmitError};
 use layout_codegen::partial::{
-    plan_split, plan_split_predicated, PartialCrossWarpPlan, StayingMove,
+    plan_split, plan_split_predicated, plan_split_transposed, PartialCrossWarpPlan, StayingMove,
 };
 use layout_codegen::plan::Address;
 use linear_layout::{DimName, LinearLayout};
@@ -224,6 +224,26 @@ fn sent_value(m: &StayingMove) -> String {
     e
 }
 
+/// The registers move `m` writes, each with the lanes writing it (`None`:
+/// every lane): `dst_register` in the keeping lanes, or, when the register
+/// depends on the reading lane, one predicated write per distinct register.
+fn written(m: &StayingMove) -> Vec<(u64, Option<u64>)> {
+    if m.dst_register_by_lane.is_empty() {
+        return vec![(m.dst_register, m.keep_lanes)];
+    }
+    let mut regs = m.dst_register_by_lane.clone();
+    regs.sort_unstable();
+    regs.dedup();
+    regs.into_iter()
+        .map(|d| {
+            let lanes = (0..m.dst_register_by_lane.len() as u64)
+                .filter(|&l| m.written_by(l) == d && m.keeps(l))
+                .fold(0u64, |acc, l| acc | 1 << l);
+            (d, Some(lanes))
+        })
+        .collect()
+}
+
 /// Emits the staying moves of one class; returns the `shfl.sync` count.
 /// A move keeps the received value only in its keeping lanes and may send
 /// a register chosen by the sending lane ([`StayingMove`]).
@@ -234,14 +254,10 @@ fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u3
     let mut shfl: Vec<&StayingMove> = Vec::new();
     for m in moves {
         if is_move(m) {
-            writeln!(
-                out,
-                "    {}b[{}] = {};",
-                lane_guard(m.keep_lanes),
-                m.dst_register,
-                sent_value(m)
-            )
-            .unwrap();
+            let v = sent_value(m);
+            for (d, lanes) in written(m) {
+                writeln!(out, "    {}b[{d}] = {v};", lane_guard(lanes)).unwrap();
+            }
         } else {
             shfl.push(m);
         }
@@ -295,17 +311,18 @@ fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u3
             )
             .unwrap();
             for (k, m) in ch.iter().enumerate() {
-                let guard = lane_guard(m.keep_lanes);
-                if bits == 32 {
-                    writeln!(out, "      {guard}b[{}] = v_;", m.dst_register).unwrap();
-                } else {
-                    writeln!(
-                        out,
-                        "      {guard}b[{}] = ({t})((v_ >> {}) & {mask}u);",
-                        m.dst_register,
-                        k as u32 * bits
-                    )
-                    .unwrap();
+                for (d, lanes) in written(m) {
+                    let guard = lane_guard(lanes);
+                    if bits == 32 {
+                        writeln!(out, "      {guard}b[{d}] = v_;").unwrap();
+                    } else {
+                        writeln!(
+                            out,
+                            "      {guard}b[{d}] = ({t})((v_ >> {}) & {mask}u);",
+                            k as u32 * bits
+                        )
+                        .unwrap();
+                    }
                 }
             }
             writeln!(out, "    }}").unwrap();
@@ -453,7 +470,7 @@ pub fn emit_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_program(case, specialise_warps, false)
+    emit_partial_program(case, specialise_warps, Form::Plain)
 }
 
 /// [`emit_partial_benchmark`] where a direction outside the plain partial
@@ -464,13 +481,32 @@ pub fn emit_predicated_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_program(case, specialise_warps, true)
+    emit_partial_program(case, specialise_warps, Form::Predicated)
+}
+
+/// [`emit_predicated_partial_benchmark`] where a direction outside the
+/// plain class is planned with transposed staying moves where a warp admits
+/// them ([`layout_codegen::partial::plan_split_transposed`]), else in the
+/// lane-predicated form.
+pub fn emit_transposed_partial_benchmark(
+    case: &ConversionCase,
+    specialise_warps: bool,
+) -> Result<PartialEmission, EmitError> {
+    emit_partial_program(case, specialise_warps, Form::Transposed)
+}
+
+/// Which partial planners a direction outside the plain class may use.
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Plain,
+    Predicated,
+    Transposed,
 }
 
 fn emit_partial_program(
     case: &ConversionCase,
     specialise_warps: bool,
-    predicated: bool,
+    form: Form,
 ) -> Result<PartialEmission, EmitError> {
     if case.shape.len() != 2 {
         return Err(EmitError::Unsupported(
@@ -508,12 +544,11 @@ fn emit_partial_program(
     // one must be a partial cross-warp conversion.
     // Where staying depends on the lane, the lane-predicated form.
     let split = |a: &LinearLayout, b: &LinearLayout| {
-        plan_split(a, b, &psmem, pbits).or_else(|e| {
-            if predicated {
-                plan_split_predicated(a, b, &psmem, pbits)
-            } else {
-                Err(e)
-            }
+        plan_split(a, b, &psmem, pbits).or_else(|e| match form {
+            Form::Plain => Err(e),
+            Form::Predicated => plan_split_predicated(a, b, &psmem, pbits),
+            Form::Transposed => plan_split_transposed(a, b, &psmem, pbits)
+                .or_else(|_| plan_split_predicated(a, b, &psmem, pbits)),
         })
     };
     let fwd = split(&psrc, &pdst).map_err(|x| e("src → dst", x))?;

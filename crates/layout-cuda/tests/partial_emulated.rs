@@ -7,7 +7,9 @@
 
 use hw_layouts::Encoding;
 use layout_cuda::gather::row_major_smem;
-use layout_cuda::partial::{emit_partial_benchmark, emit_predicated_partial_benchmark};
+use layout_cuda::partial::{
+    emit_partial_benchmark, emit_predicated_partial_benchmark, emit_transposed_partial_benchmark,
+};
 use layout_cuda::ConversionCase;
 use linear_layout::{DimName, LinearLayout};
 mod emu;
@@ -414,4 +416,76 @@ fn predicated_partial_programs_run_correctly_on_the_cpu() {
     for c in &cs {
         assert!(emit_partial_benchmark(c, true).is_err(), "{}", c.name);
     }
+}
+
+/// Pairs whose staying registers are a register <-> lane transpose inside
+/// the warp (`layout_codegen::partial::plan_split_transposed`): wgmma
+/// accumulators (instruction N = 64) to a blocked layout, where in warps 0
+/// and 3 half of the registers stay and each sender's registers go to four
+/// readers. Each lane then writes a destination register chosen by its
+/// lane.
+fn transposed_cases() -> Vec<ConversionCase> {
+    let wgmma = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>";
+    let blk8 = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    vec![
+        case(
+            "pt_wgmma_blk8_f32",
+            [64, 64],
+            32,
+            wgmma,
+            blk8,
+            Smem::Swizzled,
+        ),
+        case(
+            "pt_wgmma_blk8_f16",
+            [64, 64],
+            16,
+            wgmma,
+            blk8,
+            Smem::Swizzled,
+        ),
+        case(
+            "pt_wgmma_blk8_f16_rm",
+            [64, 64],
+            16,
+            wgmma,
+            blk8,
+            Smem::ColumnMajor,
+        ),
+    ]
+}
+
+#[test]
+fn transposed_partial_programs_run_correctly_on_the_cpu() {
+    let cs = transposed_cases();
+    let ems: Vec<_> = cs
+        .iter()
+        .map(|c| emit_transposed_partial_benchmark(c, true).unwrap())
+        .collect();
+    for (c, e) in cs.iter().zip(&ems) {
+        assert!(
+            [&e.fwd, &e.bwd]
+                .iter()
+                .flat_map(|p| p.classes.iter().flat_map(|k| &k.staying))
+                .any(|m| !m.dst_register_by_lane.is_empty()),
+            "{}: no lane-chosen destination register",
+            c.name
+        );
+    }
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    for (c, em) in cs.iter().zip(&ems) {
+        check(&c.name, &em.code);
+        let unspec = emit_transposed_partial_benchmark(c, false).unwrap();
+        check(&c.name, &unspec.code);
+    }
+    // Mutation: one reader-side write of a received value unguarded (every
+    // lane writes that register) must fail the program's own check.
+    let code = &ems[0].code;
+    let at = code.find("      if ((0x").expect("a guarded reader write");
+    let end = at + code[at..].find("1u) ").unwrap() + 4;
+    let unguarded = format!("{}      {}", &code[..at], &code[end..]);
+    assert!(fails("mut_reader_write", &unguarded));
 }

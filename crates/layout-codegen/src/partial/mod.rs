@@ -83,7 +83,7 @@ mod cost;
 mod predicated;
 mod simulate;
 
-pub use predicated::plan_split_predicated;
+pub use predicated::{plan_split_predicated, plan_split_transposed};
 
 pub use class::why_not_partial;
 pub use simulate::{simulate_partial, PartialReport};
@@ -107,7 +107,10 @@ use std::collections::HashMap;
 /// every lane keeps the value; plans of [`plan_split_predicated`] may send
 /// a register that depends on the sending lane (`src_register_by_lane`,
 /// a select chain on the sender) and keep it in some lanes only
-/// (`keep_lanes`, a select on the reader).
+/// (`keep_lanes`, a select on the reader); plans of
+/// [`plan_split_transposed`] also write a destination register that
+/// depends on the reading lane (`dst_register_by_lane`, one predicated
+/// write per distinct register on the reader).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StayingMove {
     /// Destination register written.
@@ -125,6 +128,11 @@ pub struct StayingMove {
     /// `dst_register`, when not all (`None`: every lane).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub keep_lanes: Option<u64>,
+    /// The destination register each reading lane writes, when it depends
+    /// on the lane (empty: `dst_register` in every lane; when set,
+    /// `dst_register` is lane 0's).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub dst_register_by_lane: Vec<u64>,
 }
 
 impl StayingMove {
@@ -149,14 +157,32 @@ impl StayingMove {
         self.keep_lanes.is_none_or(|m| m >> lane & 1 == 1)
     }
 
+    /// The destination register lane `lane` writes.
+    pub fn written_by(&self, lane: u64) -> u64 {
+        self.dst_register_by_lane
+            .get(lane as usize)
+            .copied()
+            .unwrap_or(self.dst_register)
+    }
+
     /// Selects this move costs per thread: a multiplexer over the distinct
-    /// registers a lane may send (`n − 1` for `n` of them) and one select
-    /// on the reader when only some lanes keep the value.
+    /// registers a lane may send (`n − 1` for `n` of them); on the reader,
+    /// one predicated write per distinct destination register when that
+    /// depends on the lane, else one select when only some lanes keep the
+    /// value.
     pub fn selects(&self) -> u64 {
-        let mut sent = self.src_register_by_lane.clone();
-        sent.sort_unstable();
-        sent.dedup();
-        sent.len().saturating_sub(1) as u64 + self.keep_lanes.is_some() as u64
+        let distinct = |v: &[u64]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v.dedup();
+            v.len() as u64
+        };
+        let reader = if self.dst_register_by_lane.is_empty() {
+            self.keep_lanes.is_some() as u64
+        } else {
+            distinct(&self.dst_register_by_lane)
+        };
+        distinct(&self.src_register_by_lane).saturating_sub(1) + reader
     }
 }
 
@@ -518,6 +544,7 @@ fn plan_with(
                     },
                     src_register_by_lane: vec![],
                     keep_lanes: None,
+                    dst_register_by_lane: vec![],
                 });
             }
         }

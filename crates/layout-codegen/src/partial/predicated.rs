@@ -29,11 +29,22 @@
 //! Every lane of a warp runs each shuffle (`shfl.sync` with the full
 //! mask), so the staying moves stay warp-uniform code; only accesses and
 //! the reader's writes are predicated.
+//!
+//! **Transposed staying moves** ([`plan_split_transposed`]): where the
+//! staying registers are a register ↔ lane transpose, the schedule above
+//! sends one register to several readers that each need a different one (a
+//! 2-bit transpose: 4 shuffles per register, each kept by a quarter of the
+//! lanes). Mixing destination registers across readers instead, reader `l`
+//! of round `r` takes register `r ⊕ F(l)`, with `F` chosen so that the
+//! source lane is a bijection of the reader: every shuffle serves every
+//! lane ([`transposed_staying`]), at the price of a select chain on the
+//! sender and one predicated write per candidate register on the reader.
 
 use super::class::Hw;
-use super::{prepare, PartialCrossWarpPlan, StayingMove, WarpClass};
+use super::{prepare, PartialCrossWarpPlan, Prepared, StayingMove, WarpClass};
 use crate::error::{CodegenError, Result};
 use crate::plan::{Access, Address};
+use linear_layout::gf2::EchelonBasis;
 use linear_layout::LinearLayout;
 
 /// Some elements cross warps and some stay (else the conversion is the
@@ -81,6 +92,46 @@ pub fn plan_split_predicated(
     smem: &LinearLayout,
     bitwidth: u32,
 ) -> Result<PartialCrossWarpPlan> {
+    plan_predicated(src, dst, smem, bitwidth, false)
+}
+
+/// [`plan_split_predicated`] with the staying moves of every warp whose
+/// staying registers are kept by all its lanes *transposed* (module doc,
+/// [`transposed_staying`]): one shuffle per staying register and lane, each
+/// lane's destination register chosen by the lane. Refused where no warp
+/// admits a transposed schedule different from the direct one.
+///
+/// ```
+/// use layout_codegen::partial::{plan_split_transposed, simulate_partial};
+/// use layout_codegen::choice::plan_paper_swizzle;
+/// use hw_layouts::Encoding;
+/// let l = |t: &str| Encoding::parse(t).unwrap().to_linear_layout(&[64, 64]).unwrap();
+/// // wgmma accumulators to a blocked layout: in warps 0 and 3 half of the
+/// // registers stay, a 2-bit register <-> lane transpose.
+/// let src = l("#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>");
+/// let dst = l("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>");
+/// let smem = plan_paper_swizzle(&src, &dst, 16)?.shared_layout;
+/// let p = plan_split_transposed(&src, &dst, &smem, 16)?;
+/// simulate_partial(&p, &src, &dst)?;
+/// assert!(p.classes.iter().flat_map(|k| &k.staying).all(|m| !m.dst_register_by_lane.is_empty()));
+/// # Ok::<(), layout_codegen::CodegenError>(())
+/// ```
+pub fn plan_split_transposed(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+) -> Result<PartialCrossWarpPlan> {
+    plan_predicated(src, dst, smem, bitwidth, true)
+}
+
+fn plan_predicated(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+    transposed: bool,
+) -> Result<PartialCrossWarpPlan> {
     let p = prepare(src, dst, smem, bitwidth, mixed)?;
     let (s, d, c) = (&p.s, &p.d, &p.c);
     let (st, ld, c_ll, c_lw) = (&p.st, &p.ld, &p.c_ll, &p.c_lw);
@@ -101,6 +152,7 @@ pub fn plan_split_predicated(
     // needed[w'][r'] = lanes of source warp w' whose register r' a load reads.
     let mut needed = vec![vec![0u64; nsr as usize]; nwarps as usize];
     let mut per_warp: Vec<(Vec<Access>, Vec<u64>, Vec<StayingMove>)> = Vec::new();
+    let mut any_transposed = false;
     for w in 0..nwarps {
         let src_of = |r: u64, l: u64| s.split(c[d.flat(r, l, w) as usize]);
         let mut loaded = vec![0u64; ndr as usize];
@@ -127,6 +179,13 @@ pub fn plan_split_predicated(
             load_lanes.push(lanes);
         }
         let mut staying = Vec::new();
+        if transposed {
+            if let Some(t) = transposed_staying(&p, w, &loaded, all_lanes) {
+                any_transposed = true;
+                per_warp.push((loads, load_lanes, t));
+                continue;
+            }
+        }
         for r in 0..ndr {
             let mut remaining = all_lanes & !loaded[r as usize];
             // l' = C_l(r, 0, 0) ⊕ C_ll(l) ⊕ C_lw(w).
@@ -146,6 +205,11 @@ pub fn plan_split_predicated(
             }
         }
         per_warp.push((loads, load_lanes, staying));
+    }
+    if transposed && !any_transposed {
+        return Err(CodegenError::Unsupported(
+            "no warp has a transposed staying schedule other than the direct one".into(),
+        ));
     }
     let mut classes: Vec<WarpClass> = Vec::new();
     for (w, (loads, load_lanes, staying)) in per_warp.into_iter().enumerate() {
@@ -239,5 +303,89 @@ fn next_shuffle(
         src_lane: src_lane.clone(),
         src_register_by_lane: if constant { vec![] } else { table },
         keep_lanes: (kept != all_lanes).then_some(kept),
+        dst_register_by_lane: vec![],
     }
+}
+
+/// The transposed staying moves of warp `w` (module doc), or `None` where
+/// the schedule does not apply or equals the direct one.
+///
+/// Applies when every destination register of the warp is either loaded by
+/// all lanes or stays in all lanes (`loaded[r]` is `all_lanes` or 0). Let
+/// `S` be the staying registers and `K = {v : S ⊕ v = S}` its stabiliser.
+/// With `C` as in the module doc, the reader `l` of round `r ∈ S` takes
+/// destination register `r ⊕ F(l)` for a linear `F: lane → K`; its source
+/// lane is `C_l(r, 0, w) ⊕ M(l)` with `M = C_lr ∘ F ⊕ C_ll`. `F` is chosen
+/// column by column (lane bit `i`: `0` if `C_ll(e_i)` is independent of the
+/// columns so far, else the first `v ∈ K` making `C_lr(v) ⊕ C_ll(e_i)`
+/// independent), so that `M` is invertible: every lane is read by exactly
+/// one reader per round, which needs one register from it (a select chain
+/// on the sender). As `r` runs over `S`, so does `r ⊕ F(l)`: each reader
+/// gets each of its staying registers once, in `|S|` shuffles, against up
+/// to `|S| · 2^rank(ker C_ll)` for the direct schedule.
+fn transposed_staying(
+    p: &Prepared,
+    w: u64,
+    loaded: &[u64],
+    all_lanes: u64,
+) -> Option<Vec<StayingMove>> {
+    let (s, d, c) = (&p.s, &p.d, &p.c);
+    if loaded.iter().any(|&m| m != 0 && m != all_lanes) {
+        return None;
+    }
+    let staying: Vec<u64> = (0..loaded.len() as u64)
+        .filter(|&r| loaded[r as usize] == 0)
+        .collect();
+    let member = |r: u64| loaded.get(r as usize) == Some(&0);
+    let stabiliser: Vec<u64> = staying
+        .iter()
+        .map(|&r| r ^ staying[0])
+        .filter(|&v| v != 0 && staying.iter().all(|&r| member(r ^ v)))
+        .collect();
+    let lane_of = |r: u64, l: u64| s.split(c[d.flat(r, l, 0) as usize]).1;
+    // F column by column, keeping M's columns independent.
+    let mut cols = EchelonBasis::new();
+    let mut f = Vec::new();
+    for i in 0..d.nl {
+        let base = p.c_ll[i as usize];
+        let v = std::iter::once(0)
+            .chain(stabiliser.iter().copied())
+            .find(|&v| !cols.contains(lane_of(v, 0) ^ base))?;
+        cols.insert(lane_of(v, 0) ^ base);
+        f.push(v);
+    }
+    if f.iter().all(|&v| v == 0) {
+        return None;
+    }
+    let nlanes = 1u64 << d.nl;
+    let f_of = |l: u64| linear_layout::gf2::xor_columns(&f, l);
+    let lanes_m: Vec<u64> = (0..d.nl).map(|i| lane_of(f[i as usize], 1 << i)).collect();
+    let mut moves = Vec::new();
+    for &r in &staying {
+        let dst_regs: Vec<u64> = (0..nlanes).map(|l| r ^ f_of(l)).collect();
+        let src_lane = Address {
+            constant: s.split(c[d.flat(r, 0, 0) as usize]).1,
+            lane: lanes_m.clone(),
+            warp: p.c_lw.clone(),
+        };
+        let mut sends: Vec<Option<u64>> = vec![None; nlanes as usize];
+        for l in 0..nlanes {
+            let (r2, l2, w2) = s.split(c[d.flat(dst_regs[l as usize], l, w) as usize]);
+            if w2 != w || src_lane.eval(l, w) != l2 || sends[l2 as usize].is_some() {
+                return None;
+            }
+            sends[l2 as usize] = Some(r2);
+        }
+        let table: Vec<u64> = sends.into_iter().collect::<Option<_>>()?;
+        let constant = table.iter().all(|&x| x == table[0]);
+        moves.push(StayingMove {
+            dst_register: r,
+            src_register: table[0],
+            src_lane,
+            src_register_by_lane: if constant { vec![] } else { table },
+            keep_lanes: None,
+            dst_register_by_lane: dst_regs,
+        });
+    }
+    Some(moves)
 }

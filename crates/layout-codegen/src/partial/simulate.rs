@@ -85,7 +85,7 @@ pub fn simulate_partial(
                 }
             }
             for m in &k.staying {
-                check_register("staying move", m.dst_register, plan.dst_registers)?;
+                check_register("staying move", m.written_by(l), plan.dst_registers)?;
                 let from = m.src_lane.eval(l, w);
                 if from >= nl {
                     return Err(CodegenError::Invalid(format!(
@@ -97,7 +97,7 @@ pub fn simulate_partial(
                 let sent = m.sent_by(from);
                 check_register("staying move", sent, plan.src_registers)?;
                 if m.keeps(l) {
-                    out[d.flat(m.dst_register, l, w) as usize] = Some(tag(sent, from, w));
+                    out[d.flat(m.written_by(l), l, w) as usize] = Some(tag(sent, from, w));
                     report.delivered_in_warp += 1;
                 }
             }
