@@ -97,7 +97,7 @@ pub fn plan_split_predicated(
 
 /// [`plan_split_predicated`] with the staying moves of every warp whose
 /// staying registers are kept by all its lanes *transposed* (module doc,
-/// [`transposed_staying`]): one shuffle per staying register and lane, each
+/// the private `transposed_staying`): one shuffle per staying register and lane, each
 /// lane's destination register chosen by the lane. Refused where no warp
 /// admits a transposed schedule different from the direct one.
 ///
