@@ -580,6 +580,25 @@ mod tests {
         );
     }
 
+    /// Legal warp arrangements: mma v2 `16 × 8` tiles without replication,
+    /// wgmma warp groups of 4 along M, mfma `32 × 32` tiles.
+    #[test]
+    fn legal_dot_warps_follow_the_instruction_tiles() {
+        let l = |t, m, n, w| legal_dot_warps(t, &[m, n], 64, 16, false, w);
+        assert_eq!(l(Target::Sm80, 64, 64, 4), [[1, 4], [2, 2], [4, 1]]);
+        // 16 rows: one warp on M at most.
+        assert_eq!(l(Target::Sm80, 16, 64, 4), [[1, 4]]);
+        assert_eq!(l(Target::Sm90, 128, 128, 8), [[4, 2], [8, 1]]);
+        assert_eq!(l(Target::Sm90, 64, 128, 4), [[4, 1]]);
+        // M = 32 is no wgmma tile: mma v2's arrangements.
+        assert_eq!(l(Target::Sm90, 32, 64, 4), [[1, 4], [2, 2]]);
+        assert_eq!(l(Target::Gfx942, 128, 128, 8), [[2, 4], [4, 2]]);
+        assert!(l(Target::Gfx942, 64, 64, 8).is_empty());
+        // FMA and rank 3: none.
+        assert!(legal_dot_warps(Target::Sm80, &[64, 64], 64, 32, true, 4).is_empty());
+        assert!(legal_dot_warps(Target::Sm80, &[2, 64, 64], 64, 16, false, 4).is_empty());
+    }
+
     /// The same record's coalesced load (from its `coalesce_decisions`:
     /// contiguity [1, 128], divisibility [2, 16] bytes, f16): 8 per thread.
     #[test]
