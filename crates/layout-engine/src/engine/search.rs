@@ -34,8 +34,9 @@ use crate::ir::{OpId, OpKind, Program};
 use hw_layouts::Encoding;
 use std::collections::{HashMap, HashSet};
 
-/// Most combinations of warp arrangements tried for one chain (two dots
-/// with four arrangements each, 8 warps, stay below it).
+/// Most combinations of warp arrangements tried for one chain: two dots
+/// with four arrangements each (8 warps) reach it; each combination is a
+/// whole run of the engine (`benches/search.rs` measures the price).
 pub const MAX_COMBINATIONS: usize = 16;
 
 /// Choices fixed for one run of the engine.
