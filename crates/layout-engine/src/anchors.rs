@@ -276,6 +276,24 @@ pub fn dot_layout(
     chain: DotChain,
     num_warps: u64,
 ) -> DotChoice {
+    dot_layout_with_warps(target, shape, k, bits, fp32_ieee, chain, num_warps, None)
+}
+
+/// [`dot_layout`] with the warp arrangement `warps` (`warpsPerCTA` of the
+/// accumulator, from [`legal_dot_warps`]) in place of AccelerateMatmul's
+/// rule; `None` keeps the rule. FMA dots ignore it (their blocked
+/// accumulator is [`fma_accumulator`]'s).
+#[allow(clippy::too_many_arguments)]
+pub fn dot_layout_with_warps(
+    target: Target,
+    shape: &[u64],
+    k: u64,
+    bits: u32,
+    fp32_ieee: bool,
+    chain: DotChain,
+    num_warps: u64,
+    warps: Option<&[u64]>,
+) -> DotChoice {
     let chained = chain.head;
     let rank = shape.len();
     let lanes = target.threads_per_warp();
@@ -317,6 +335,9 @@ pub fn dot_layout(
                     }
                 }
             }
+            if let Some(&[wm, wn]) = warps {
+                w = [wm, wn];
+            }
             let cap = (n / w[1]).max(8);
             let inst_n = (1..=32u64)
                 .rev()
@@ -344,7 +365,9 @@ pub fn dot_layout(
             }
         }
         Target::Gfx942 => {
-            let w = if chain.head && rank == 2 {
+            let w = if let Some(w) = warps.filter(|w| w.len() == rank) {
+                w.to_vec()
+            } else if chain.head && rank == 2 {
                 vec![num_warps, 1]
             } else if chain.tail && rank == 2 {
                 let on_m = num_warps.min(shape[0].div_ceil(32)).max(1);
@@ -379,7 +402,9 @@ pub fn dot_layout(
             }
         }
         _ => {
-            let w = if (chain.head || chain.tail) && rank == 2 {
+            let w = if let Some(w) = warps.filter(|w| w.len() == rank) {
+                w.to_vec()
+            } else if (chain.head || chain.tail) && rank == 2 {
                 if chain.last[0] >= chain.last[1] {
                     vec![num_warps, 1]
                 } else {
@@ -416,6 +441,53 @@ pub fn dot_layout(
             }
         }
     }
+}
+
+/// The legal warp arrangements `[wM, wN]` (`warpsPerCTA`, `wM · wN =
+/// num_warps`, powers of two) of a rank-2 dot `M × N` (reduction length
+/// `k`, operand bits `bits`) that [`dot_layout`] would make an mma v2,
+/// wgmma or mfma dot, in increasing `wM`; empty for FMA dots and rank 3.
+///
+/// An arrangement is legal when the warps tile the accumulator without
+/// replication, one instruction tile per warp at least: mma v2 `16 × 8`
+/// (`16·wM ≤ M`, `8·wN ≤ N`); wgmma warp groups of 4 consecutive warps
+/// along M (`wM % 4 == 0`, each warp 16 rows: `16·wM ≤ M`; `8·wN ≤ N`,
+/// the smallest instruction N); mfma `32 × 32` (`32·wM ≤ M`,
+/// `32·wN ≤ N`). Triton's own rule ([`dot_layout`]) may replicate (all
+/// warps on M for a chain whatever M is); callers keep it as a candidate
+/// besides these.
+pub fn legal_dot_warps(
+    target: Target,
+    shape: &[u64],
+    k: u64,
+    bits: u32,
+    fp32_ieee: bool,
+    num_warps: u64,
+) -> Vec<[u64; 2]> {
+    if fp32_ieee || shape.len() != 2 || !num_warps.is_power_of_two() {
+        return Vec::new();
+    }
+    let (m, n) = (shape[0], shape[1]);
+    let wgmma = target == Target::Sm90
+        && num_warps & 3 == 0
+        && m % 64 == 0
+        && n % 8 == 0
+        && k >= 256 / bits.max(1) as u64
+        && bits <= 32;
+    let (tm, tn) = match target {
+        Target::Gfx942 => (32, 32),
+        _ => (16, 8),
+    };
+    let mut out = Vec::new();
+    let mut wm = 1;
+    while wm <= num_warps {
+        let wn = num_warps / wm;
+        if (!wgmma || wm % 4 == 0) && tm * wm <= m && tn * wn <= n {
+            out.push([wm, wn]);
+        }
+        wm *= 2;
+    }
+    out
 }
 
 /// Coalesce's decision for every global load/store/atomic of `p` (in
@@ -506,6 +578,25 @@ mod tests {
             b.to_mlir(),
             "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>"
         );
+    }
+
+    /// Legal warp arrangements: mma v2 `16 × 8` tiles without replication,
+    /// wgmma warp groups of 4 along M, mfma `32 × 32` tiles.
+    #[test]
+    fn legal_dot_warps_follow_the_instruction_tiles() {
+        let l = |t, m, n, w| legal_dot_warps(t, &[m, n], 64, 16, false, w);
+        assert_eq!(l(Target::Sm80, 64, 64, 4), [[1, 4], [2, 2], [4, 1]]);
+        // 16 rows: one warp on M at most.
+        assert_eq!(l(Target::Sm80, 16, 64, 4), [[1, 4]]);
+        assert_eq!(l(Target::Sm90, 128, 128, 8), [[4, 2], [8, 1]]);
+        assert_eq!(l(Target::Sm90, 64, 128, 4), [[4, 1]]);
+        // M = 32 is no wgmma tile: mma v2's arrangements.
+        assert_eq!(l(Target::Sm90, 32, 64, 4), [[1, 4], [2, 2]]);
+        assert_eq!(l(Target::Gfx942, 128, 128, 8), [[2, 4], [4, 2]]);
+        assert!(l(Target::Gfx942, 64, 64, 8).is_empty());
+        // FMA and rank 3: none.
+        assert!(legal_dot_warps(Target::Sm80, &[64, 64], 64, 32, true, 4).is_empty());
+        assert!(legal_dot_warps(Target::Sm80, &[2, 64, 64], 64, 16, false, 4).is_empty());
     }
 
     /// The same record's coalesced load (from its `coalesce_decisions`:

@@ -83,11 +83,13 @@ fn id_has(r: &serde_json::Value, s: &str) -> bool {
     common::id(r).contains(s)
 }
 
-/// Our dot layouts equal Triton's pre-pipeline dots as linear maps.
+/// Our dot layouts equal Triton's pre-pipeline dots as linear maps: the
+/// anchors' rule (`assign_fixed`; `assign` may then give a chain of dots
+/// other warps by cost, see `tests/chain.rs`).
 #[test]
 fn dot_layouts_equal_tritons() {
     use layout_engine::cost::Pricer;
-    use layout_engine::engine::assign;
+    use layout_engine::engine::assign_fixed as assign;
     use layout_engine::ir::OpKind;
     use layout_engine::Assignment;
     let mut pricer = Pricer::new();

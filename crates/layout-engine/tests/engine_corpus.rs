@@ -6,6 +6,7 @@ mod common;
 
 use layout_engine::anchors::Target;
 use layout_engine::cost::{total_cost, Pricer};
+use layout_engine::engine::reduction::reductions_cost;
 use layout_engine::engine::{assign, Options};
 use layout_engine::{check, parse_program, Assignment};
 
@@ -18,52 +19,117 @@ use layout_engine::{check, parse_program, Assignment};
 /// of two dequant branches (the engine now hoists conversions through
 /// multi-operand ops by a minimum cut), and two flash attentions whose
 /// chained dots took other warps than Triton's (`DotChain`).
+///
+/// The cost compared is the engine's total (`engine::search::total_cost`:
+/// conversions plus reductions, loop-weighted), both assignments priced
+/// alike; and no record's total rises above the engine's before that
+/// search (`tests/data/engine_costs_before_search.tsv`: AccelerateMatmul's
+/// warps, reductions in their operand's layout).
 #[test]
 fn engine_output_passes_the_checker_and_costs_no_more_than_triton() {
+    let before = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/engine_costs_before_search.tsv"
+    ))
+    .unwrap();
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
-        let (failures, costlier) = engine_run(common::records_in(file));
-        assert!(failures.is_empty(), "{file}: {}", failures.join("\n"));
-        assert!(costlier.is_empty(), "{file}: {}", costlier.join("\n"));
+        let base: Vec<(String, f64, f64)> = before
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .filter(|f| f[0] == file)
+            .map(|f| {
+                (
+                    f[1].to_string(),
+                    f[2].parse().unwrap(),
+                    f[3].parse().unwrap(),
+                )
+            })
+            .collect();
+        let run = engine_run(common::records_in(file), &base);
+        assert!(
+            run.failures.is_empty(),
+            "{file}: {}",
+            run.failures.join("\n")
+        );
+        assert!(
+            run.costlier.is_empty(),
+            "{file}: {}",
+            run.costlier.join("\n")
+        );
+        eprintln!(
+            "{file} totals: conversions ours {:.1} (before the search {:.1}) triton {:.1}; \
+             conversions + reductions ours {:.1} (before the search {:.1}) triton {:.1}",
+            run.conv[0], run.conv[1], run.conv[2], run.total[0], run.total[1], run.total[2]
+        );
     }
 }
 
-/// (errors and checker violations, records costlier than Triton).
-fn engine_run(records: Vec<serde_json::Value>) -> (Vec<String>, Vec<String>) {
+/// What [`engine_run`] found.
+#[derive(Default)]
+struct Run {
+    /// Errors and checker violations.
+    failures: Vec<String>,
+    /// Records whose total is above Triton's or above the engine's before
+    /// the search.
+    costlier: Vec<String>,
+    /// Conversion cost summed over the records: ours, ours before the
+    /// search, Triton's.
+    conv: [f64; 3],
+    /// Conversions plus reductions, the same three.
+    total: [f64; 3],
+}
+
+/// The engine on `records`, against Triton's assignments and against
+/// `before` (id, conversion cost, reduction cost per record, in order).
+fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) -> Run {
     let mut pricer = Pricer::new();
-    let mut failures = Vec::new();
-    let mut costlier = Vec::new();
-    for r in records {
+    let mut run = Run::default();
+    assert_eq!(records.len(), before.len());
+    for (r, (before_id, before_conv, before_red)) in records.into_iter().zip(before) {
         let id = common::id(&r).to_string();
         let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
         let nw = r["options"]["num_warps"].as_u64().unwrap();
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-        let out = match assign(
-            &p,
-            Options {
-                target,
-                num_warps: nw,
-            },
-            &mut pricer,
-        ) {
+        let opts = Options {
+            target,
+            num_warps: nw,
+        };
+        assert_eq!(&id, before_id);
+        let out = match assign(&p, opts, &mut pricer) {
             Ok(o) => o,
             Err(e) => {
-                failures.push(format!("{id}: {e}"));
+                run.failures.push(format!("{id}: {e}"));
                 continue;
             }
         };
         let v = check(&p, &out.assignment);
         if !v.is_empty() {
-            failures.push(format!("{id}: {} violations, first: {}", v.len(), v[0]));
+            run.failures
+                .push(format!("{id}: {} violations, first: {}", v.len(), v[0]));
             continue;
         }
         let ours = pricer.price_all(&p, &out.assignment).unwrap();
         let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
         let ta = Assignment::from_types(&tp).unwrap();
         let theirs = pricer.price_all(&tp, &ta).unwrap();
-        let (oc, tc) = (total_cost(&ours), total_cost(&theirs));
+        let conv = [total_cost(&ours), *before_conv, total_cost(&theirs)];
+        let red = [
+            reductions_cost(&p, &out.assignment).unwrap(),
+            *before_red,
+            reductions_cost(&tp, &ta).unwrap(),
+        ];
+        for k in 0..3 {
+            run.conv[k] += conv[k];
+            run.total[k] += conv[k] + red[k];
+        }
         let on = ours.iter().filter(|(_, p)| !p.trivial()).count();
         let tn = theirs.len();
-        eprintln!("{id}: ours {on} / {oc:.1}, triton {tn} / {tc:.1}");
+        eprintln!(
+            "{id}: ours {on} / {:.1} + reductions {:.1} (before the search {:.1} + {:.1}), \
+             triton {tn} / {:.1} + reductions {:.1}",
+            conv[0], red[0], conv[1], red[1], conv[2], red[2]
+        );
         if std::env::var("ENGINE_DEBUG").is_ok_and(|d| id.contains(&d)) {
             for (c, pr) in &ours {
                 eprintln!(
@@ -92,11 +158,56 @@ fn engine_run(records: Vec<serde_json::Value>) -> (Vec<String>, Vec<String>) {
                 eprintln!("  decision {d:?}");
             }
         }
-        if oc > tc + 1e-9 {
-            costlier.push(format!("{id}: ours {oc:.1} > triton {tc:.1}"));
+        let total = |k: usize| conv[k] + red[k];
+        // The search's decisions: the chosen candidate is the cheapest
+        // (ties to the earliest, the rule's), and the last one settled is
+        // the cost of the answer.
+        let searched: Vec<_> = out
+            .decisions
+            .iter()
+            .filter(|d| d.op == "chained tt.dot warps" || d.op == "tt.reduce operand layout")
+            .collect();
+        for d in &searched {
+            let best = (0..d.candidates.len())
+                .min_by(|&a, &b| {
+                    d.candidates[a]
+                        .1
+                        .total_cmp(&d.candidates[b].1)
+                        .then(a.cmp(&b))
+                })
+                .unwrap();
+            if d.chosen != best {
+                run.costlier.push(format!(
+                    "{id}: {} chose {} of {:?}",
+                    d.op, d.chosen, d.candidates
+                ));
+            }
+        }
+        if let Some(d) = searched.last() {
+            if (d.candidates[d.chosen].1 - total(0)).abs() > 1e-6 {
+                run.costlier.push(format!(
+                    "{id}: decided {:.1}, answer {:.1}",
+                    d.candidates[d.chosen].1,
+                    total(0)
+                ));
+            }
+        }
+        if total(0) > total(2) + 1e-9 {
+            run.costlier.push(format!(
+                "{id}: ours {:.1} > triton {:.1}",
+                total(0),
+                total(2)
+            ));
+        }
+        if total(0) > total(1) + 1e-9 {
+            run.costlier.push(format!(
+                "{id}: ours {:.1} > before the search {:.1}",
+                total(0),
+                total(1)
+            ));
         }
     }
-    (failures, costlier)
+    run
 }
 
 /// Planted mutation: marking a use of a loaded (non-index) value as

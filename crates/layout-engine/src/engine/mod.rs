@@ -31,20 +31,28 @@
 //!    arithmetic (a zero accumulator, a pointer tensor) takes the layout its
 //!    uses in the body want, or the layout of the value yielded into it
 //!    (an accumulator stays in its dot's layout): a first sweep finds both,
-//!    a second fixes each, and the assignment of lower total cost wins.
+//!    a second fixes each, and the assignment of lower total cost wins
+//!    (`engine/sweeps.rs`).
+//! 6. **Choices by total cost** ([`search`]): the warps of chained dots
+//!    (attention's `Q·Kᵀ` → `P·V`) are chosen jointly among their legal
+//!    arrangements, and a reduction whose result is broadcast back may
+//!    take its operand in a layout that keeps the reduced axis inside a
+//!    warp ([`reduction`]); the engine runs once per candidate and the
+//!    least total cost (conversions plus reductions, loop-weighted) wins,
+//!    ties to Triton's rule.
 //!
 //! This file is one pass over the program in op order: `Pass`'s match on
 //! the op kind holds the propagation rule of every op (about 550 lines), so
 //! that each op's rule is read in one place beside the others; the
-//! placement search, the minimum cut and rematerialisation are the
-//! submodules.
+//! placement search, the minimum cut, rematerialisation, chained dots,
+//! reductions, the sweeps and the search are the submodules.
 
 use crate::anchors::{
-    blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout, memory_anchors_with,
-    row_major, Target,
+    blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout_with_warps,
+    memory_anchors_with, row_major, Target,
 };
 use crate::assignment::{Assignment, Layout};
-use crate::axis::{analyse, AxisInfo};
+use crate::axis::AxisInfo;
 use crate::cost::{weighted, Pricer};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
@@ -57,9 +65,16 @@ use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
+mod chain;
 mod mincut;
 mod placement;
+pub mod reduction;
 mod remat;
+pub mod search;
+mod sweeps;
+
+pub use search::Choices;
+use sweeps::assign_with;
 
 /// What the engine is asked.
 #[derive(Clone, Copy, Debug)]
@@ -111,6 +126,8 @@ struct Pass<'a> {
     shared: HashSet<(OpId, usize)>,
     decisions: Vec<Decision>,
     fixed: &'a HashMap<ValueId, Layout>,
+    /// Choices made outside the pass ([`search`]): dot warps, warp-local reductions.
+    choices: &'a Choices,
     position: Vec<usize>,
     /// Uses of every value ([`Program::uses`]), computed once.
     uses: Vec<Vec<(OpId, usize)>>,
@@ -365,7 +382,9 @@ impl Pass<'_> {
                 // IEEE fp32 is the default precision and prints no attribute.
                 let ieee = bits == 32 && !op.text.contains("inputPrecision = tf32");
                 let chain = self.dot_chain(o);
-                let choice = dot_layout(self.opts.target, &rs, k, bits, ieee, chain, nw);
+                let warps = self.choices.dot_warps.get(&o).map(|w| &w[..]);
+                let choice =
+                    dot_layout_with_warps(self.opts.target, &rs, k, bits, ieee, chain, nw, warps);
                 let res = Layout::new(choice.result.clone(), &rs)?;
                 self.lay[r] = Some(res.clone());
                 if op.kind == OpKind::DotScaled {
@@ -413,8 +432,22 @@ impl Pass<'_> {
                 if op.operands.is_empty() || !p.is_tensor(op.operands[0]) {
                     return Ok(());
                 }
-                let src = self.operand_or_default(o, 0)?;
-                self.want_all(o, &src);
+                let mut src = self.operand_or_default(o, 0)?;
+                let local = self.choices.local_reduce.contains(&o);
+                match local
+                    .then(|| reduction::warp_local(&src.ll, *axis))
+                    .flatten()
+                {
+                    // The reduced axis moved inside the warp (`search`):
+                    // the operands are brought into that layout.
+                    Some(ll) => {
+                        src = Layout::from_ll(ll);
+                        for i in 0..op.operands.len() {
+                            self.want_data(o, i, &src)?;
+                        }
+                    }
+                    None => self.want_all(o, &src),
+                }
                 if matches!(op.kind, OpKind::Scan { .. }) {
                     self.set_all_results(o, &src);
                     return Ok(());
@@ -482,6 +515,14 @@ impl Pass<'_> {
                     for &w in &p.ops[u].operands {
                         if let Some(l) = self.known(w).filter(|l| shape(p, w) == rs && fits(l)) {
                             found = Some(l);
+                            break;
+                        }
+                        // Or a conversion of it already placed (a reduce's
+                        // operand brought into a warp-local layout).
+                        if let Some((_, l)) = self.made.iter().find(|(x, l)| {
+                            *x == w && shape(p, w) == rs && fits(&Layout::from_ll(l.clone()))
+                        }) {
+                            found = Some(Layout::from_ll(l.clone()));
                             break;
                         }
                     }
@@ -680,6 +721,7 @@ fn run_pass(
     opts: Options,
     pricer: &mut Pricer,
     fixed: &HashMap<ValueId, Layout>,
+    choices: &Choices,
 ) -> Result<PassOutput> {
     let order = p.walk();
     let mut position = vec![0; p.ops.len()];
@@ -698,6 +740,7 @@ fn run_pass(
         shared: HashSet::new(),
         decisions: Vec::new(),
         fixed,
+        choices,
         position,
         made: HashSet::new(),
         uses: p.uses(),
@@ -719,114 +762,15 @@ fn run_pass(
     ))
 }
 
-/// Assigns layouts to a layout-free program (see the module doc).
+/// Assigns layouts to a layout-free program (see the module doc), with
+/// chained dots' warps and warp-local reductions chosen by total cost
+/// ([`search`]).
 pub fn assign(p: &Program, opts: Options, pricer: &mut Pricer) -> Result<EngineOutput> {
-    if opts.num_warps == 0 || !opts.num_warps.is_power_of_two() || opts.num_warps > 64 {
-        return Err(EngineError::Unsupported(format!(
-            "num_warps = {} (a power of two up to 64)",
-            opts.num_warps
-        )));
-    }
-    for v in &p.values {
-        if v.ty.encoding().is_some() {
-            return Err(EngineError::Unsupported(format!(
-                "{} already has a layout: the engine reads layout-free TTIR",
-                v.name
-            )));
-        }
-        if let Some(s) = v.ty.tensor_shape() {
-            hw_layouts::check_shape(s)
-                .map_err(|e| EngineError::Unsupported(format!("{}: {e}", v.name)))?;
-        }
-    }
-    let info = analyse(p);
-    // Sweep 1: loop-carried values with index-arithmetic inits take the
-    // layout their uses want ...
-    let none = HashMap::new();
-    let first = run_pass(p, &info, opts, pricer, &none)?;
-    let (lay, free) = (&first.0, &first.1);
-    let mut fixed = HashMap::new();
-    // ... or the layout of the value the loop yields into them (an
-    // accumulator stays in its dot's layout); both are tried and the
-    // cheaper whole assignment wins.
-    let mut by_yield = HashMap::new();
-    for op in &p.ops {
-        if matches!(op.kind, OpKind::For | OpKind::While) {
-            let body = &op.regions[0];
-            let yielded = body
-                .ops
-                .last()
-                .filter(|&&t| p.ops[t].kind == OpKind::Yield && op.kind == OpKind::For)
-                .map(|&t| p.ops[t].operands.clone())
-                .unwrap_or_default();
-            for (k, &arg) in body.args.iter().enumerate() {
-                if free[arg] {
-                    if let Some(l) = lay[arg].clone() {
-                        fixed.insert(arg, l.clone());
-                        let y = k.checked_sub(1).and_then(|i| yielded.get(i)).copied();
-                        let yl = y
-                            .filter(|&y| !free[y] && shape(p, y) == shape(p, arg))
-                            .and_then(|y| lay[y].clone());
-                        by_yield.insert(arg, yl.unwrap_or(l));
-                    }
-                }
-            }
-        }
-    }
-    // Sweep 2 with nothing fixed is sweep 1 again (same inputs): reuse it.
-    let out = if fixed.is_empty() {
-        first
-    } else {
-        run_pass(p, &info, opts, pricer, &fixed)?
-    };
-    let mut best = finish(p, out)?;
-    if by_yield != fixed {
-        let other = finish(p, run_pass(p, &info, opts, pricer, &by_yield)?)?;
-        let cost = |pricer: &mut Pricer, o: &EngineOutput| {
-            pricer
-                .price_all(p, &o.assignment)
-                .map(|c| crate::cost::total_cost(&c))
-        };
-        if cost(pricer, &other)? < cost(pricer, &best)? {
-            best = other;
-        }
-    }
-    Ok(best)
+    search::search(p, opts, pricer)
 }
 
-/// The assignment of a sweep's output: a use whose demanded layout differs
-/// from its value's is a conversion (or a rematerialisation of index
-/// arithmetic).
-fn finish(p: &Program, out: PassOutput) -> Result<EngineOutput> {
-    let (lay, free, demand, shared, decisions) = out;
-    let mut a = Assignment {
-        layouts: lay,
-        uses: HashMap::new(),
-        remat: HashMap::new(),
-        shared_operands: shared,
-    };
-    for ((o, i), d) in demand {
-        let v = p.ops[o].operands[i];
-        let Some(l) = a.layouts[v].as_ref() else {
-            continue;
-        };
-        if l.ll != d.ll {
-            if free[v] {
-                a.remat.insert((o, i), true);
-            }
-            a.uses.insert((o, i), d);
-        }
-    }
-    for v in 0..p.values.len() {
-        if p.is_tensor(v) && a.layouts[v].is_none() {
-            return Err(EngineError::Unsupported(format!(
-                "no layout found for {}",
-                p.values[v].name
-            )));
-        }
-    }
-    Ok(EngineOutput {
-        assignment: a,
-        decisions,
-    })
+/// [`assign`] without the search: dots take AccelerateMatmul's warps
+/// (chained ones included) and reductions their operand's layout.
+pub fn assign_fixed(p: &Program, opts: Options, pricer: &mut Pricer) -> Result<EngineOutput> {
+    assign_with(p, opts, pricer, &Choices::default())
 }

@@ -26,12 +26,9 @@
 //! counted once, which a per-node greedy choice gets wrong: the two
 //! nibble chains of an mxfp4 dequant each look cheaper to convert alone,
 //! but together they meet at one `i8` load.
-//!
-//! Also here: which dots are chained to another dot.
 
 use super::mincut::{Network, INF};
 use super::{shape, Pass};
-use crate::anchors::DotChain;
 use crate::assignment::Layout;
 use crate::cost::weighted;
 use crate::error::Result;
@@ -40,7 +37,7 @@ use crate::shape_ops::{canon, collapse_dims, drop_dim, reshape, split, transpose
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Nodes of the backward slice one [`Pass::bring`] explores (bounds the
 /// search on long dequant chains; the corpus's largest slice, the sm80
@@ -343,81 +340,5 @@ impl Pass<'_> {
         for (w, l, _) in &h.convert {
             self.made.insert((*w, l.ll.clone()));
         }
-    }
-
-    /// How dot `o` is chained to other dots ([`DotChain`]): the dots its
-    /// result reaches as an A/B operand, the dots its A/B operands come
-    /// from (backwards through non-dot producers, not into loops or
-    /// reductions), and the last of them in program order.
-    pub(super) fn dot_chain(&self, o: OpId) -> DotChain {
-        let op = &self.p.ops[o];
-        let forward = op
-            .results
-            .first()
-            .map(|&r| self.chained_dots(r))
-            .unwrap_or_default();
-        let mut backward = Vec::new();
-        let mut stack: Vec<ValueId> = op.operands.iter().take(2).copied().collect();
-        let mut seen = HashSet::new();
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) || seen.len() > 256 {
-                continue;
-            }
-            let Some(d) = self.p.def_op(v) else { continue };
-            match self.p.ops[d].kind {
-                OpKind::Dot | OpKind::DotScaled => backward.push(d),
-                OpKind::Load | OpKind::For | OpKind::While | OpKind::Reduce { .. } => {}
-                _ => stack.extend(self.p.ops[d].operands.iter().copied()),
-            }
-        }
-        let last = forward
-            .iter()
-            .chain(&backward)
-            .copied()
-            .chain([o])
-            .max_by_key(|&d| self.position[d])
-            .unwrap_or(o);
-        let s = self.p.ops[last]
-            .results
-            .first()
-            .map(|&r| shape(self.p, r))
-            .unwrap_or_default();
-        let mn = |k: usize| s.len().checked_sub(k).map_or(1, |i| s[i]);
-        DotChain {
-            head: !forward.is_empty(),
-            tail: !backward.is_empty(),
-            last: [mn(2), mn(1)],
-        }
-    }
-
-    /// The dots whose A or B operand `r` reaches through non-dot ops (not
-    /// through stores, yields or reductions).
-    fn chained_dots(&self, r: ValueId) -> Vec<OpId> {
-        let uses = &self.uses;
-        let mut found = Vec::new();
-        let mut stack = vec![r];
-        let mut seen = HashSet::new();
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) || seen.len() > 256 {
-                continue;
-            }
-            for &(u, i) in &uses[v] {
-                let op = &self.p.ops[u];
-                match op.kind {
-                    OpKind::Dot | OpKind::DotScaled if i < 2 => {
-                        if !found.contains(&u) {
-                            found.push(u);
-                        }
-                    }
-                    OpKind::Dot
-                    | OpKind::DotScaled
-                    | OpKind::Store
-                    | OpKind::Yield
-                    | OpKind::Reduce { .. } => {}
-                    _ => stack.extend(op.results.iter().copied()),
-                }
-            }
-        }
-        found
     }
 }

@@ -1,0 +1,250 @@
+//! Choices the one-pass engine cannot make locally, made by running it
+//! once per candidate and keeping the assignment of least total cost.
+//!
+//! **Total cost** ([`total_cost`]): every conversion's plan cost plus every
+//! reduction's ([`super::reduction`]), each weighted by its loop depth
+//! ([`crate::cost::weighted`]).
+//!
+//! 1. **Chained dots** ([`super::chain::chains`]: attention's `Q·Kᵀ` →
+//!    softmax → `P·V`). AccelerateMatmul fixes each chain's warps by rule
+//!    ([`crate::anchors::dot_layout`]); here every combination of the
+//!    chain's dots' legal arrangements ([`legal_dot_warps`]) is a
+//!    candidate (at most [`MAX_COMBINATIONS`]; beyond, the arrangements
+//!    shared by all the chain's dots), the rule's first. The engine runs
+//!    for each; the least total cost wins, ties to the rule, so nothing
+//!    changes where the rule is already cheapest. Chains are settled one
+//!    after another, each with the earlier ones' choice fixed.
+//! 2. **Reductions broadcast back** ([`super::reduction::broadcast_back`]:
+//!    softmax, layer norm) whose operand layout spreads the reduced axis
+//!    over warps: the candidate operand layout with the axis inside the
+//!    warp ([`super::reduction::warp_local`]; the operand is converted
+//!    into it, the reduction needs no shared-memory round, and what the
+//!    broadcast meets may follow it) against the layout as assigned; the
+//!    cheaper total wins, ties to the layout as assigned.
+//!
+//! Every settled choice is a [`Decision`] (for `--explain`), its
+//! candidates' total costs beside them.
+
+use super::chain::{chains, dot_params};
+use super::reduction::{broadcast_back, crosses_warps, reductions_cost, warp_local};
+use super::{assign_with, Decision, EngineOutput, Options};
+use crate::anchors::legal_dot_warps;
+use crate::error::Result;
+use crate::ir::{OpId, OpKind, Program};
+use hw_layouts::Encoding;
+use std::collections::{HashMap, HashSet};
+
+/// Most combinations of warp arrangements tried for one chain: two dots
+/// with four arrangements each (8 warps) reach it; each combination is a
+/// whole run of the engine (`benches/search.rs` measures the price).
+pub const MAX_COMBINATIONS: usize = 16;
+
+/// Choices fixed for one run of the engine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Choices {
+    /// `warpsPerCTA` of a dot's accumulator, in place of AccelerateMatmul's.
+    pub dot_warps: HashMap<OpId, Vec<u64>>,
+    /// Reductions whose operand is brought into the warp-local layout.
+    pub local_reduce: HashSet<OpId>,
+}
+
+/// The total cost of an assignment (see the module doc).
+pub fn total_cost(
+    p: &Program,
+    out: &EngineOutput,
+    pricer: &mut crate::cost::Pricer,
+) -> Result<f64> {
+    let priced = pricer.price_all(p, &out.assignment)?;
+    Ok(crate::cost::total_cost(&priced) + reductions_cost(p, &out.assignment)?)
+}
+
+/// The warps of a dot accumulator (`None` for FMA's blocked one).
+fn warps_of(e: &Encoding) -> Option<Vec<u64>> {
+    match e {
+        Encoding::NvidiaMma(m) => Some(m.warps_per_cta.clone()),
+        Encoding::AmdMfma(m) => Some(m.warps_per_cta.clone()),
+        _ => None,
+    }
+}
+
+/// The combinations of warp arrangements of one chain, the rule's first.
+fn combinations(
+    p: &Program,
+    opts: Options,
+    chain: &[OpId],
+    rule: &[Vec<u64>],
+) -> Vec<Vec<Vec<u64>>> {
+    let per_dot: Vec<Vec<Vec<u64>>> = chain
+        .iter()
+        .zip(rule)
+        .map(|(&d, r)| {
+            let mut ws = vec![r.clone()];
+            if let Some((s, k, bits, ieee)) = dot_params(p, d) {
+                for w in legal_dot_warps(opts.target, &s, k, bits, ieee, opts.num_warps) {
+                    if !ws.contains(&w.to_vec()) {
+                        ws.push(w.to_vec());
+                    }
+                }
+            }
+            ws
+        })
+        .collect();
+    let count = per_dot.iter().map(Vec::len).product::<usize>();
+    let mut out = vec![rule.to_vec()];
+    if count <= MAX_COMBINATIONS {
+        let mut all: Vec<Vec<Vec<u64>>> = vec![Vec::new()];
+        for ws in &per_dot {
+            all = all
+                .into_iter()
+                .flat_map(|c| {
+                    ws.iter().map(move |w| {
+                        let mut c = c.clone();
+                        c.push(w.clone());
+                        c
+                    })
+                })
+                .collect();
+        }
+        out.extend(all.into_iter().filter(|c| c != rule));
+    } else {
+        for w in &per_dot[0] {
+            if per_dot.iter().all(|ws| ws.contains(w)) {
+                let c = vec![w.clone(); chain.len()];
+                if c != rule {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The engine with the choices of the module doc made by cost.
+pub(super) fn search(
+    p: &Program,
+    opts: Options,
+    pricer: &mut crate::cost::Pricer,
+) -> Result<EngineOutput> {
+    let mut choices = Choices::default();
+    let mut best = assign_with(p, opts, pricer, &choices)?;
+    let mut best_cost = total_cost(p, &best, pricer)?;
+    let mut decisions = Vec::new();
+    let uses = p.uses();
+    for chain in chains(p, &uses) {
+        let rule: Option<Vec<Vec<u64>>> = chain
+            .iter()
+            .map(|&d| {
+                let r = *p.ops[d].results.first()?;
+                warps_of(&best.assignment.layout(r)?.encoding).filter(|w| w.len() == 2)
+            })
+            .collect();
+        let Some(rule) = rule else { continue };
+        let combos = combinations(p, opts, &chain, &rule);
+        if combos.len() < 2 {
+            continue;
+        }
+        let mut costs = vec![best_cost];
+        let mut chosen = 0;
+        let mut chosen_out = None;
+        for (k, combo) in combos.iter().enumerate().skip(1) {
+            let mut c = choices.clone();
+            for (&d, w) in chain.iter().zip(combo) {
+                c.dot_warps.insert(d, w.clone());
+            }
+            let out = assign_with(p, opts, pricer, &c)?;
+            let cost = total_cost(p, &out, pricer)?;
+            costs.push(cost);
+            if cost < costs[chosen] {
+                chosen = k;
+                chosen_out = Some((c, out));
+            }
+        }
+        let describe = |combo: &[Vec<u64>]| {
+            chain
+                .iter()
+                .zip(combo)
+                .map(|(&d, w)| {
+                    let r = p.ops[d].results.first().map_or("?", |&r| &p.values[r].name);
+                    format!("{r} warpsPerCTA {w:?}")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut candidates: Vec<(String, f64)> = combos
+            .iter()
+            .zip(&costs)
+            .map(|(c, &k)| (describe(c), k))
+            .collect();
+        candidates[0].0.push_str(" (AccelerateMatmul's rule)");
+        let dots: Vec<&str> = chain
+            .iter()
+            .filter_map(|&d| p.ops[d].results.first())
+            .map(|&r| p.values[r].name.as_str())
+            .collect();
+        decisions.push(Decision {
+            line: p.ops[chain[0]].line,
+            op: "chained tt.dot warps".into(),
+            value: dots.join(", "),
+            candidates,
+            chosen,
+        });
+        if let Some((c, out)) = chosen_out {
+            choices = c;
+            best = out;
+            best_cost = costs[chosen];
+        }
+    }
+    for o in p.walk() {
+        if !matches!(p.ops[o].kind, OpKind::Reduce { .. }) || p.in_combine_region(o) {
+            continue;
+        }
+        let OpKind::Reduce { axis } = p.ops[o].kind else {
+            continue;
+        };
+        let Some(&src) = p.ops[o].operands.first() else {
+            continue;
+        };
+        let seen = best
+            .assignment
+            .uses
+            .get(&(o, 0))
+            .or(best.assignment.layout(src));
+        let Some(seen) = seen else { continue };
+        if !crosses_warps(&seen.ll, axis)
+            || !broadcast_back(p, &uses, o)
+            || warp_local(&seen.ll, axis).is_none()
+        {
+            continue;
+        }
+        let mut c = choices.clone();
+        c.local_reduce.insert(o);
+        let out = assign_with(p, opts, pricer, &c)?;
+        let cost = total_cost(p, &out, pricer)?;
+        let chosen = usize::from(cost < best_cost);
+        let name = p.ops[o].results.first().map_or("?", |&r| &p.values[r].name);
+        decisions.push(Decision {
+            line: p.ops[o].line,
+            op: "tt.reduce operand layout".into(),
+            value: name.to_string(),
+            candidates: vec![
+                (
+                    format!("{} as assigned (reduced axis across warps)", seen.mlir()),
+                    best_cost,
+                ),
+                (
+                    "the reduced axis moved inside the warp (converted before the reduction)"
+                        .into(),
+                    cost,
+                ),
+            ],
+            chosen,
+        });
+        if chosen == 1 {
+            choices = c;
+            best = out;
+            best_cost = cost;
+        }
+    }
+    best.decisions.extend(decisions);
+    Ok(best)
+}

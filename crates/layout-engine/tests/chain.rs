@@ -1,0 +1,196 @@
+//! Chained dots chosen jointly by cost, and reductions kept inside a warp
+//! (`engine::search`), on hand-written kernels whose costs are derived by
+//! hand below.
+//!
+//! The plan cost model (`layout_codegen::cost`): cycles per warp =
+//! (store wavefronts + load wavefronts) / warps + 4 per barrier, one
+//! wavefront per 128 bytes. A full shared-memory conversion on 4 warps
+//! stores the whole tile once and every warp loads what it needs: for
+//! `S` bytes stored and `L` bytes loaded by all warps together,
+//! `(S + L) / 128 / 4 + 4`; a partial plan moves only the elements that
+//! change warp.
+
+use layout_engine::anchors::Target;
+use layout_engine::cost::{total_cost as conversions_cost, Pricer};
+use layout_engine::engine::reduction::reductions_cost;
+use layout_engine::engine::{assign, assign_fixed, search::total_cost, EngineOutput, Options};
+use layout_engine::{check, parse_program, Program};
+
+fn data(name: &str) -> Program {
+    let text = std::fs::read_to_string(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
+        .unwrap();
+    parse_program(&text).unwrap()
+}
+
+const SM80_W4: Options = Options {
+    target: Target::Sm80,
+    num_warps: 4,
+};
+
+/// The warps of the value named `name`'s layout (an mma accumulator).
+fn warps(p: &Program, out: &EngineOutput, name: &str) -> String {
+    let v = p.values.iter().position(|v| v.name == name).unwrap();
+    let m = out.assignment.layout(v).unwrap().mlir();
+    let i = m.find("warpsPerCTA = ").unwrap();
+    m[i + 14..].split(']').next().unwrap().to_string() + "]"
+}
+
+/// `tests/data/chained_dots_in_loop.ttir`: Q (64×64), Kᵀ (64×64) and V
+/// (64×128) f16 loaded before a loop whose body is `S = Q·Kᵀ`,
+/// `P = truncf S`, `acc += P·V`; the result stored after it (f16).
+///
+/// AccelerateMatmul (mma v2, 4 warps) gives both dots the last dot's
+/// arrangement, all warps on N since `64 < 128`: `[1, 4]`. Then
+/// - P (64×64 f16, 8 KiB) lies by columns over the warps (16 each) but
+///   its `dot_op(A)` is replicated over them (warps along N): each warp
+///   lacks 6 KiB. Partial plan: the 8 KiB stored (64 wavefronts), 4 × 6
+///   KiB loaded (192): 256 / 4 + 4 = **68**, inside the loop: ×10 = 680.
+/// - Q → `dot_op(A)` replicated: 8 KiB stored, 4 × 8 KiB loaded:
+///   (64 + 256) / 4 + 4 = 84. Kᵀ → `dot_op(B)` (warp w needs columns
+///   16w..16w+15: 2 KiB each): (64 + 64) / 4 + 4 = 36. V → `dot_op(B)`
+///   (32 columns each, 4 KiB): (128 + 128) / 4 + 4 = 68. The result
+///   (16 KiB f16, rows 16w.. of the mma layout, rows 8r + 2w.. of the
+///   store's blocked layout): (128 + 128) / 4 + 4 = 68.
+/// - Total: 84 + 36 + 68 + 68 + 680 = **936**.
+///
+/// Both dots `[4, 1]`: P's accumulator rows are the A operand's rows in
+/// the same warp (the mma → `dot_op(A)` register renaming, 0). Q → A
+/// (rows by warp, blocked rows 4w + 16r..): (64 + 64) / 4 + 4 = 36; Kᵀ →
+/// B replicated: 84; V → B replicated (16 KiB): (128 + 512) / 4 + 4 =
+/// 164; the result 68. Total 36 + 84 + 164 + 68 = **352**, the least of
+/// the nine combinations of `[1, 4]`, `[2, 2]`, `[4, 1]` per dot (the
+/// decision lists them; no other keeps P in registers).
+#[test]
+fn chained_dots_take_the_warps_that_keep_p_in_registers() {
+    let p = data("chained_dots_in_loop.ttir");
+    let mut pricer = Pricer::new();
+    let rule = assign_fixed(&p, SM80_W4, &mut pricer).unwrap();
+    let joint = assign(&p, SM80_W4, &mut pricer).unwrap();
+    for out in [&rule, &joint] {
+        assert!(check(&p, &out.assignment).is_empty());
+    }
+    // Triton's rule: [1, 4], one conversion in the loop (P, 68 cycles).
+    assert_eq!(warps(&p, &rule, "%29"), "[1, 4]");
+    assert_eq!(warps(&p, &rule, "%31"), "[1, 4]");
+    let priced = pricer.price_all(&p, &rule.assignment).unwrap();
+    let in_loop: Vec<_> = priced.iter().filter(|(c, _)| c.depth > 0).collect();
+    assert_eq!(in_loop.len(), 1);
+    assert_eq!(p.values[in_loop[0].0.value].name, "%30");
+    assert_eq!(in_loop[0].1.cycles, 68.0);
+    let mut outside: Vec<f64> = priced
+        .iter()
+        .filter(|(c, _)| c.depth == 0)
+        .map(|(_, pr)| pr.cycles)
+        .collect();
+    outside.sort_by(f64::total_cmp);
+    assert_eq!(outside, [36.0, 68.0, 68.0, 84.0]);
+    assert_eq!(total_cost(&p, &rule, &mut pricer).unwrap(), 936.0);
+    // The joint choice: [4, 1] for both, nothing converted in the loop.
+    assert_eq!(warps(&p, &joint, "%29"), "[4, 1]");
+    assert_eq!(warps(&p, &joint, "%31"), "[4, 1]");
+    let priced = pricer.price_all(&p, &joint.assignment).unwrap();
+    assert!(priced
+        .iter()
+        .all(|(c, pr)| c.depth == 0 || pr.cycles == 0.0));
+    let mut outside: Vec<f64> = priced
+        .iter()
+        .filter(|(_, pr)| pr.cycles > 0.0)
+        .map(|(_, pr)| pr.cycles)
+        .collect();
+    outside.sort_by(f64::total_cmp);
+    assert_eq!(outside, [36.0, 68.0, 84.0, 164.0]);
+    assert_eq!(total_cost(&p, &joint, &mut pricer).unwrap(), 352.0);
+    // --explain: the nine candidates, the rule's first at 936, the chosen
+    // one the cheapest.
+    let d = joint
+        .decisions
+        .iter()
+        .find(|d| d.op == "chained tt.dot warps")
+        .unwrap();
+    assert_eq!(d.candidates.len(), 9);
+    assert_eq!(d.candidates[0].1, 936.0);
+    assert!(d.candidates[0].0.contains("AccelerateMatmul"));
+    assert_eq!(d.candidates[d.chosen].1, 352.0);
+    assert!(d.candidates.iter().all(|c| c.1 >= 352.0));
+    assert_eq!(
+        d.candidates.iter().filter(|c| c.1 == 352.0).count(),
+        1,
+        "{:?}",
+        d.candidates
+    );
+}
+
+/// `tests/data/reduce_broadcast_in_loop.ttir`: x (8×256 f32) loaded
+/// before a loop whose body takes `m = max(x · i, axis 1)` and adds
+/// `x − m[:, None]` to an accumulator, stored after the loop.
+///
+/// x's coalesced layout (4 per thread, 32 lanes along the row, warps
+/// `[2, 2]`): registers (cols 1, 2; rows 2, 4), lanes (cols 4..64), warps
+/// (col 128, row 1). The row maximum crosses the two warps along the row.
+/// Reduction model (`engine::reduction`): 4 rows per thread, 5 shuffle
+/// rounds: 20; 4 partials per warp (16 bytes: 1 wavefront) stored, a
+/// barrier (4), 2 warps' partials loaded (32 bytes: 1): **26** per
+/// iteration, ×10 in the loop = **260**, no conversion.
+///
+/// Warp-local: the warp bit of col 128 trades places with the register
+/// bit of row 4. The reduction: 2 rows per thread, 5 rounds: 10, ×10 =
+/// 100. x is converted once, before the loop: the elements whose row-4
+/// and col-128 bits differ (half of 8 KiB) change warp: 32 wavefronts
+/// stored, 32 loaded, (32 + 32) / 4 + 4 = 20; the accumulator is
+/// converted back for the store: 20. The broadcast maximum meets x in
+/// the warp-local layout (its conversion is reused). Total 20 + 100 +
+/// 20 = **140** < 260.
+#[test]
+fn a_reduction_broadcast_back_keeps_its_axis_inside_the_warp() {
+    let p = data("reduce_broadcast_in_loop.ttir");
+    let mut pricer = Pricer::new();
+    let fixed = assign_fixed(&p, SM80_W4, &mut pricer).unwrap();
+    let local = assign(&p, SM80_W4, &mut pricer).unwrap();
+    for out in [&fixed, &local] {
+        assert!(check(&p, &out.assignment).is_empty());
+    }
+    let conv = |pricer: &mut Pricer, o: &EngineOutput| {
+        conversions_cost(&pricer.price_all(&p, &o.assignment).unwrap())
+    };
+    assert_eq!(conv(&mut pricer, &fixed), 0.0);
+    assert_eq!(reductions_cost(&p, &fixed.assignment).unwrap(), 260.0);
+    assert_eq!(conv(&mut pricer, &local), 40.0);
+    assert_eq!(reductions_cost(&p, &local.assignment).unwrap(), 100.0);
+    let priced = pricer.price_all(&p, &local.assignment).unwrap();
+    assert!(priced
+        .iter()
+        .all(|(c, pr)| c.depth == 0 && pr.cycles == 20.0));
+    let d = local
+        .decisions
+        .iter()
+        .find(|d| d.op == "tt.reduce operand layout")
+        .unwrap();
+    assert_eq!(
+        d.candidates.iter().map(|c| c.1).collect::<Vec<_>>(),
+        [260.0, 140.0]
+    );
+    assert_eq!(d.chosen, 1);
+}
+
+/// `--explain` lists the chain's candidates and their costs (the report's
+/// decisions, which the CLI prints).
+#[test]
+fn explain_lists_the_chain_candidates() {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/chained_dots_in_loop.ttir",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let r = layout_engine::report::run_engine(&text, Target::Sm80, 4, &mut Pricer::new()).unwrap();
+    let d = r
+        .decisions
+        .iter()
+        .find(|d| d.op == "chained tt.dot warps")
+        .unwrap();
+    assert_eq!(d.value, "%29, %31");
+    assert_eq!(d.candidates.len(), 9);
+    assert!(d.candidates[d.chosen]
+        .0
+        .contains("%29 warpsPerCTA [4, 1], %31 warpsPerCTA [4, 1]"));
+    assert!(r.text(true).contains("chained tt.dot warps"));
+}
