@@ -16,6 +16,7 @@ use hw_layouts::Encoding;
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::plan_options::PlanOptions;
 use layout_codegen::planner::PlannedConversion;
+use layout_codegen::round_trip::plan_partial_round_trip;
 use layout_cuda::{emit_benchmark_planned, ConversionCase, Path};
 use linear_layout::LinearLayout;
 use serde_json::json;
@@ -310,17 +311,9 @@ fn gather_cases(dir: &str, suite: &Suite, meta: &mut Vec<serde_json::Value>) {
         };
         // The planner's choice between the two lowerings, from predictions
         // only (`layout_codegen::gather_cost`): cycles per warp of each.
-        let predicted = cases.first().and_then(|c| {
-            let (l, axis) = (&c.layout, c.axis);
-            let shared = layout_codegen::gather::gather_shared_plan(l, l, axis, c.bits).ok()?;
-            let shuffle = layout_codegen::gather::gather_shuffle_plan(l, l, axis).ok();
-            Some(layout_codegen::gather_cost::gather_cost(
-                l,
-                &shared,
-                shuffle.as_ref(),
-                c.bits,
-            ))
-        });
+        let predicted = cases
+            .first()
+            .and_then(|c| layout_codegen::gather_cost::plan_gather(&c.layout, c.axis, c.bits).ok());
         for case in cases {
             let em = match emit_gather_benchmark(&case) {
                 Ok(x) => x,
@@ -525,15 +518,14 @@ fn partial_prediction(
 }
 
 /// The `_partial` variant of a conversion case: both directions by
-/// `layout_codegen::partial::plan_split` through the case's own shared
-/// layout, when at least one direction keeps part of the data in its warps
+/// `layout_codegen::round_trip::plan_partial_round_trip` (through the
+/// shared layout it chooses), when at least one direction keeps part of the data in its warps
 /// and the other is not left to a cheaper plan class (shuffle, register or
 /// `_smem` comparison cases are skipped). Its full twin is the case itself.
 fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>) {
     let CaseSpec {
         name,
         shape,
-        bits,
         src_t,
         dst_t,
         ..
@@ -547,13 +539,11 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
     if !uses_shared || spec.force_shared {
         return;
     }
-    let smem = layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
-        .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
     emit_partial_entry(
         dir,
         &format!("{name}_partial"),
         spec,
-        (&src, &dst, &smem),
+        (&src, &dst),
         (true, false),
         name,
         meta,
@@ -566,7 +556,7 @@ fn emit_partial_entry(
     dir: &str,
     name: &str,
     spec: CaseSpec,
-    (src, dst, smem): (&LinearLayout, &LinearLayout, &LinearLayout),
+    (src, dst): (&LinearLayout, &LinearLayout),
     (specialise, predicated): (bool, bool),
     full_twin: &str,
     meta: &mut Vec<serde_json::Value>,
@@ -579,12 +569,13 @@ fn emit_partial_entry(
         dst_t,
         ..
     } = spec;
-    let case = case_of(name, spec, (src, dst, smem), false);
-    let emitted = if predicated {
-        layout_cuda::partial::emit_predicated_partial_benchmark(&case, specialise)
-    } else {
-        layout_cuda::partial::emit_partial_benchmark(&case, specialise)
-    };
+    // The planner's partial round trip through the shared layout it
+    // chooses (`smem: None`); the case's own shared layout is not read.
+    let smem = layout_cuda::gather::row_major_smem(&shape);
+    let case = case_of(name, spec, (src, dst, &smem), false);
+    let emitted = plan_partial_round_trip(src, dst, None, bits, predicated)
+        .map_err(layout_cuda::EmitError::from)
+        .and_then(|p| layout_cuda::partial::emit_partial_planned(&case, &p, specialise));
     let em = match emitted {
         Ok(x) => x,
         Err(e) => {
@@ -611,13 +602,12 @@ fn emit_partial_entry(
 
 /// The `[[partial]]` entries (with whether each wants its `_branch` form):
 /// each as its warp-specialised program, and its full twin `<name>_full`
-/// through the same shared layout.
+/// (the planner's whole-CTA plan).
 fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_json::Value>) {
     for &(spec, branch) in partials {
         let CaseSpec {
             name,
             shape,
-            bits,
             src_t,
             dst_t,
             ..
@@ -630,11 +620,6 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
                 continue;
             }
         };
-        // The shared layout the full conversion would use (as in
-        // `conversion_case`): the better of the XOR search and the paper's
-        // construction by predicted wavefronts.
-        let smem = layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
-            .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
         // The warp-specialised program, and for one case also the form
         // with run-time warp-class branches (`_branch`) to measure the
         // specialisation.
@@ -649,7 +634,7 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
                 dir,
                 &format!("{name}{suffix}"),
                 spec,
-                (&src, &dst, &smem),
+                (&src, &dst),
                 // A [[partial]] entry asks for the class: where staying
                 // depends on the lane, its lane-predicated form.
                 (specialise, true),
@@ -657,6 +642,7 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
                 meta,
             );
         }
+        let smem = layout_cuda::gather::row_major_smem(&shape);
         emit_and_record(dir, &full, spec, &src, &dst, smem, false, meta);
     }
 }
