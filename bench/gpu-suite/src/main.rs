@@ -125,7 +125,14 @@ fn main() {
     for &spec in &cases {
         partial_variant(&dir, spec, &mut meta);
     }
-    choose_variants(&mut meta);
+    // The program of each pair that runs the planner's answer.
+    let answers = cases
+        .iter()
+        .chain(partials.iter().map(|(s, _)| s))
+        .filter_map(|s| Some((s.name, planner_answer(s)?)))
+        .collect();
+    let partial_families = partials.iter().map(|(s, _)| s.name).collect();
+    mark_planner_choice(&mut meta, &answers, &partial_families);
     std::fs::write(
         format!("{dir}/cases.json"),
         serde_json::to_string_pretty(&meta).expect("json"),
@@ -344,124 +351,112 @@ fn gather_cases(dir: &str, suite: &Suite, meta: &mut Vec<serde_json::Value>) {
     }
 }
 
-/// Predicted cost of one emitted variant: (shared-memory wavefronts per
-/// CTA, shared-memory instructions per thread), both directions.
-fn predicted_cost(entry: &serde_json::Value) -> (u64, u64, u64) {
-    let mut cost = (0, 0, 0);
-    for k in ["predicted_fwd", "predicted_bwd"] {
-        let p = &entry[k];
-        if p.is_object() {
-            let n = |f: &str| p[f].as_u64().unwrap_or(0);
-            cost.0 += n("st_wavefronts") + n("ld_wavefronts");
-            cost.2 += n("st_instr") + n("ld_instr");
-        }
-    }
-    let narrow = entry["bits"].as_u64().is_some_and(|b| b < 32);
-    cost.1 = u64::from(narrow && entry["packed"] != true);
-    cost
+/// The planner's answer for one pair of the suite, both directions
+/// ([`layout_codegen::planner::plan`], every class it chooses among by
+/// default): whether either direction is a partial cross-warp plan or uses
+/// `stmatrix`/`ldmatrix`, and the chosen candidates.
+#[derive(Clone, Debug)]
+struct PlannerAnswer {
+    partial: bool,
+    matrix: bool,
+    candidates: [&'static str; 2],
 }
 
-/// The planner's choice between the vector path and the stmatrix/ldmatrix
-/// path (`_mx`) of a conversion, made from predictions only (before any
-/// timing): fewer wavefronts first (the shared-memory pipe is the
-/// bottleneck), then a kernel that keeps 8/16-bit elements packed over one
-/// that extracts and re-packs them around every access (H200, 2026-11-21:
-/// `blocked_T_64x64_f16` on shared words 0.554 µs against 0.581 through
-/// ldmatrix on unpacked elements, `mma2_to_dotB` 0.713 against 0.868),
-/// then fewer shared-memory instructions (each one occupies an issue slot
-/// and the MIO queue). Marks every conversion entry with
-/// `"chosen": true|false`; entries without a twin are chosen.
-fn choose_variants(meta: &mut [serde_json::Value]) {
-    let costs: std::collections::HashMap<String, (u64, u64, u64)> = meta
-        .iter()
-        .filter(|e| e.get("kind").is_none())
-        .map(|e| {
-            (
-                e["name"].as_str().unwrap_or("").to_string(),
-                predicted_cost(e),
-            )
-        })
-        .collect();
-    // A partial cross-warp plan against its full twin: taken only when it
-    // moves fewer wavefronts, its staying part is register moves (H200
-    // run of 2026-11-21: with shfl.idx for the staying part the partial
-    // plan ran at 0.51x of its full twin; with moves only at 1.05-2.0x),
-    // and it holds no more registers than the twin: a partial kernel that
-    // keeps one element per register against a twin that keeps 8/16-bit
-    // elements packed holds 2-4x the data registers (H200, 2026-11-21: 248
-    // against 122 registers and 0.90x on the 16-bit case; an
-    // occupancy sweep did not recover it). Partial kernels
-    // keep words packed too where the shared words allow it, and a packed
-    // partial plan is taken when its predicted units (wavefronts plus
-    // shuffles) are fewer than its twin's.
-    // name -> chosen, for both the partial entry and its full twin.
-    let mut partial_choice = std::collections::HashMap::new();
-    for e in meta.iter() {
-        if let (Some(name), Some(full)) = (e["name"].as_str(), e["full_twin"].as_str()) {
-            if e["warp_specialised"] == false {
-                // The run-time-branch form is a comparison variant of the
-                // warp-specialised program, never the planner's choice.
-                partial_choice.insert(name.to_string(), false);
-                continue;
-            }
-            let shuffles = ["predicted_fwd", "predicted_bwd"]
-                .iter()
-                .map(|k| e[*k]["shuffles"].as_u64().unwrap_or(0))
-                .sum::<u64>();
-            let twin = meta.iter().find(|x| x["name"] == full);
-            let twin_packed = twin.is_some_and(|x| x["packed"] == true);
-            let units = |k: &str| {
-                ["predicted_fwd", "predicted_bwd"]
-                    .iter()
-                    .map(|d| e[*d][k].as_u64().unwrap_or(0))
-                    .sum::<u64>()
-            };
-            let take = if e["packed"] == true {
-                // On packed words the staying shuffles cost what the units
-                // model says (layout_codegen::partial::PartialCost): H200,
-                // H200, 2026-11-21: predicted partial/full 0.75 and measured 0.79
-                // (moves only) and 0.80 (half the elements by shuffles).
-                units("partial_units") < units("full_units")
-            } else {
-                shuffles == 0
-                    && !twin_packed
-                    && costs.get(full).is_some_and(|f| costs[name].0 < f.0)
-            };
-            partial_choice.insert(name.to_string(), take);
-            partial_choice.insert(full.to_string(), !take);
-        }
+/// [`PlannerAnswer`] of `spec`'s pair, or `None` where the planner has no
+/// plan for a direction (the suite's own emitters then skip it too).
+fn planner_answer(spec: &CaseSpec) -> Option<PlannerAnswer> {
+    use layout_codegen::planner::{plan, uses_matrix, Target};
+    let ll = |t: &str| {
+        Encoding::parse(t)
+            .and_then(|e| e.to_linear_layout(&spec.shape))
+            .ok()
+    };
+    let (src, dst) = (ll(spec.src_t)?, ll(spec.dst_t)?);
+    let fwd = plan(&src, &dst, spec.bits, &Target::SM90).ok()?;
+    let bwd = plan(&dst, &src, spec.bits, &Target::SM90).ok()?;
+    let partial = |p: &PlannedConversion| p.lowering.partial().is_some();
+    Some(PlannerAnswer {
+        partial: partial(&fwd) || partial(&bwd),
+        matrix: uses_matrix(&fwd.lowering) || uses_matrix(&bwd.lowering),
+        candidates: [fwd.candidate, bwd.candidate],
+    })
+}
+
+/// Marks every conversion entry of `meta` (kind absent) with `"chosen":
+/// true|false`: the program of its pair that runs what the planner chose
+/// ([`planner_answer`], recorded as `"planner_choice"`), before any timing.
+/// A pair's programs are its whole-CTA program (`X`, or `X_full` for a
+/// `[[partial]]` entry `X`), its `_mx` variant and its partial program
+/// (`X_partial`, or `X` itself for a `[[partial]]` entry); the partial
+/// program is chosen where the planner's answer is partial in either
+/// direction, the `_mx` program where it uses matrix instructions, else
+/// the whole-CTA one. The run-time-branch form `_branch` is a comparison
+/// of the warp-specialised program, never chosen; a variant the suite did
+/// not emit is never chosen (then the whole-CTA program is).
+fn mark_planner_choice(
+    meta: &mut [serde_json::Value],
+    answers: &std::collections::HashMap<&'static str, PlannerAnswer>,
+    partial_families: &std::collections::HashSet<&'static str>,
+) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Variant {
+        Whole,
+        Matrix,
+        Partial,
+        Branch,
     }
-    // Conversions whose partial variant was taken: their other variants
-    // (the full twin and its `_mx`) are not chosen.
-    let lost: std::collections::HashSet<String> = partial_choice
+    let names: std::collections::HashSet<String> = meta
         .iter()
-        .filter(|(_, &taken)| !taken)
-        .map(|(n, _)| n.clone())
-        .collect();
-    let partial_names: std::collections::HashSet<String> = meta
-        .iter()
-        .filter(|e| e["full_twin"].is_string())
         .filter_map(|e| e["name"].as_str().map(String::from))
         .collect();
+    // (family, variant) of a name, and the name of a family's variant.
+    let pf = |f: &str| partial_families.contains(f);
+    let split = |name: &str| -> (String, Variant) {
+        let strip = |suffix: &str| name.strip_suffix(suffix).map(String::from);
+        if pf(name) {
+            return (name.to_string(), Variant::Partial);
+        }
+        match (
+            strip("_branch"),
+            strip("_full"),
+            strip("_mx"),
+            strip("_partial"),
+        ) {
+            (Some(f), ..) if pf(&f) => (f, Variant::Branch),
+            (_, Some(f), ..) if pf(&f) => (f, Variant::Whole),
+            (_, _, Some(f), _) => (f, Variant::Matrix),
+            (.., Some(f)) => (f, Variant::Partial),
+            _ => (name.to_string(), Variant::Whole),
+        }
+    };
+    let program = |family: &str, v: Variant| -> String {
+        match (v, pf(family)) {
+            (Variant::Whole, true) => format!("{family}_full"),
+            (Variant::Whole, false) => family.to_string(),
+            (Variant::Matrix, _) => format!("{family}_mx"),
+            (Variant::Partial, true) => family.to_string(),
+            (Variant::Partial, false) => format!("{family}_partial"),
+            (Variant::Branch, _) => format!("{family}_branch"),
+        }
+    };
     for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
         let name = e["name"].as_str().unwrap_or("").to_string();
-        let base = name.strip_suffix("_mx");
-        let chosen = if partial_names.contains(&name) {
-            partial_choice[&name]
-        } else if lost.contains(base.unwrap_or(&name)) {
-            false
-        } else {
-            match base {
-                Some(base) => costs.get(base).is_none_or(|v| costs[&name] < *v),
-                None => costs
-                    .get(&format!("{name}_mx"))
-                    .is_none_or(|m| costs[&name] <= *m),
-            }
+        let (family, variant) = split(&name);
+        let answer = answers.get(family.as_str());
+        let emitted = |v: Variant| names.contains(&program(&family, v));
+        let pick = match answer {
+            Some(a) if a.partial && emitted(Variant::Partial) => Variant::Partial,
+            Some(a) if a.matrix && emitted(Variant::Matrix) => Variant::Matrix,
+            _ => Variant::Whole,
         };
+        let chosen = variant == pick;
         e["chosen"] = json!(chosen);
+        if let Some(a) = answer {
+            e["planner_choice"] = json!(a.candidates);
+        }
         eprintln!(
-            "  {name}: predicted (wavefronts, unpacked, instructions) {:?}, chosen {chosen}",
-            costs[&name]
+            "  {name}: planner's choice {:?}, chosen {chosen}",
+            answer.map(|a| a.candidates)
         );
     }
 }
