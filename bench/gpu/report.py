@@ -112,9 +112,9 @@ if ratios:
     print(f"\nGeometric-mean speed-up of ours over Triton (Triton time / ours): {g:.3f} over {len(ratios)} cases")
 
 # Ours as the planner chooses before any timing (`chosen` in cases.json:
-# between the vector path and its stmatrix/ldmatrix twin `_mx`, fewest
-# predicted wavefronts, then fewest shared-memory instructions), against
-# Triton on the same layouts. Forced variants (`_smem`, `_full`) are
+# the program of each pair that runs layout_codegen::planner::plan's answer,
+# recorded as `planner_choice`: the partial program, the stmatrix/ldmatrix
+# `_mx` one, or the whole-CTA one), against Triton on the same layouts. Forced variants (`_smem`, `_full`) are
 # comparisons, not choices, and are left out.
 bases = [n for n in cases if not n.endswith(("_mx", "_smem", "_full", "_branch", "_partial", "_transposed"))]
 if bases:

@@ -16,6 +16,7 @@ use hw_layouts::Encoding;
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::plan_options::PlanOptions;
 use layout_codegen::planner::PlannedConversion;
+use layout_codegen::round_trip::{plan_partial_round_trip, PartialForm};
 use layout_cuda::{emit_benchmark_planned, ConversionCase, Path};
 use linear_layout::LinearLayout;
 use serde_json::json;
@@ -124,7 +125,14 @@ fn main() {
     for &spec in &cases {
         partial_variant(&dir, spec, &mut meta);
     }
-    choose_variants(&mut meta);
+    // The program of each pair that runs the planner's answer.
+    let answers = cases
+        .iter()
+        .chain(partials.iter().map(|(s, _)| s))
+        .filter_map(|s| Some((s.name, planner_answer(s)?)))
+        .collect();
+    let partial_families = partials.iter().map(|(s, _)| s.name).collect();
+    mark_planner_choice(&mut meta, &answers, &partial_families);
     std::fs::write(
         format!("{dir}/cases.json"),
         serde_json::to_string_pretty(&meta).expect("json"),
@@ -310,17 +318,9 @@ fn gather_cases(dir: &str, suite: &Suite, meta: &mut Vec<serde_json::Value>) {
         };
         // The planner's choice between the two lowerings, from predictions
         // only (`layout_codegen::gather_cost`): cycles per warp of each.
-        let predicted = cases.first().and_then(|c| {
-            let (l, axis) = (&c.layout, c.axis);
-            let shared = layout_codegen::gather::gather_shared_plan(l, l, axis, c.bits).ok()?;
-            let shuffle = layout_codegen::gather::gather_shuffle_plan(l, l, axis).ok();
-            Some(layout_codegen::gather_cost::gather_cost(
-                l,
-                &shared,
-                shuffle.as_ref(),
-                c.bits,
-            ))
-        });
+        let predicted = cases
+            .first()
+            .and_then(|c| layout_codegen::gather_cost::plan_gather(&c.layout, c.axis, c.bits).ok());
         for case in cases {
             let em = match emit_gather_benchmark(&case) {
                 Ok(x) => x,
@@ -351,130 +351,125 @@ fn gather_cases(dir: &str, suite: &Suite, meta: &mut Vec<serde_json::Value>) {
     }
 }
 
-/// Predicted cost of one emitted variant: (shared-memory wavefronts per
-/// CTA, shared-memory instructions per thread), both directions.
-fn predicted_cost(entry: &serde_json::Value) -> (u64, u64, u64) {
-    let mut cost = (0, 0, 0);
-    for k in ["predicted_fwd", "predicted_bwd"] {
-        let p = &entry[k];
-        if p.is_object() {
-            let n = |f: &str| p[f].as_u64().unwrap_or(0);
-            cost.0 += n("st_wavefronts") + n("ld_wavefronts");
-            cost.2 += n("st_instr") + n("ld_instr");
-        }
-    }
-    let narrow = entry["bits"].as_u64().is_some_and(|b| b < 32);
-    cost.1 = u64::from(narrow && entry["packed"] != true);
-    cost
+/// The planner's answer for one pair of the suite, both directions
+/// ([`layout_codegen::planner::plan`], every class it chooses among by
+/// default): whether either direction is a partial cross-warp plan or uses
+/// `stmatrix`/`ldmatrix`, and the chosen candidates.
+#[derive(Clone, Debug)]
+struct PlannerAnswer {
+    partial: bool,
+    matrix: bool,
+    candidates: [&'static str; 2],
 }
 
-/// The planner's choice between the vector path and the stmatrix/ldmatrix
-/// path (`_mx`) of a conversion, made from predictions only (before any
-/// timing): fewer wavefronts first (the shared-memory pipe is the
-/// bottleneck), then a kernel that keeps 8/16-bit elements packed over one
-/// that extracts and re-packs them around every access (H200, 2026-11-21:
-/// `blocked_T_64x64_f16` on shared words 0.554 µs against 0.581 through
-/// ldmatrix on unpacked elements, `mma2_to_dotB` 0.713 against 0.868),
-/// then fewer shared-memory instructions (each one occupies an issue slot
-/// and the MIO queue). Marks every conversion entry with
-/// `"chosen": true|false`; entries without a twin are chosen.
-fn choose_variants(meta: &mut [serde_json::Value]) {
-    let costs: std::collections::HashMap<String, (u64, u64, u64)> = meta
-        .iter()
-        .filter(|e| e.get("kind").is_none())
-        .map(|e| {
-            (
-                e["name"].as_str().unwrap_or("").to_string(),
-                predicted_cost(e),
-            )
-        })
-        .collect();
-    // A partial cross-warp plan against its full twin: taken only when it
-    // moves fewer wavefronts, its staying part is register moves (H200
-    // run of 2026-11-21: with shfl.idx for the staying part the partial
-    // plan ran at 0.51x of its full twin; with moves only at 1.05-2.0x),
-    // and it holds no more registers than the twin: a partial kernel that
-    // keeps one element per register against a twin that keeps 8/16-bit
-    // elements packed holds 2-4x the data registers (H200, 2026-11-21: 248
-    // against 122 registers and 0.90x on the 16-bit case; an
-    // occupancy sweep did not recover it). Partial kernels
-    // keep words packed too where the shared words allow it, and a packed
-    // partial plan is taken when its predicted units (wavefronts plus
-    // shuffles) are fewer than its twin's.
-    // name -> chosen, for both the partial entry and its full twin.
-    let mut partial_choice = std::collections::HashMap::new();
-    for e in meta.iter() {
-        if let (Some(name), Some(full)) = (e["name"].as_str(), e["full_twin"].as_str()) {
-            if e["warp_specialised"] == false {
-                // The run-time-branch form is a comparison variant of the
-                // warp-specialised program, never the planner's choice.
-                partial_choice.insert(name.to_string(), false);
-                continue;
-            }
-            let shuffles = ["predicted_fwd", "predicted_bwd"]
-                .iter()
-                .map(|k| e[*k]["shuffles"].as_u64().unwrap_or(0))
-                .sum::<u64>();
-            let twin = meta.iter().find(|x| x["name"] == full);
-            let twin_packed = twin.is_some_and(|x| x["packed"] == true);
-            let units = |k: &str| {
-                ["predicted_fwd", "predicted_bwd"]
-                    .iter()
-                    .map(|d| e[*d][k].as_u64().unwrap_or(0))
-                    .sum::<u64>()
-            };
-            let take = if name.ends_with("_transposed") {
-                // Transposed staying moves: the planner's rule
-                // (layout_codegen::planner::TRANSPOSED_STAYING_BITS).
-                e["bits"].as_u64()
-                    == Some(u64::from(layout_codegen::planner::TRANSPOSED_STAYING_BITS))
-                    && units("partial_units") < units("full_units")
-            } else if e["packed"] == true {
-                // On packed words the staying shuffles cost what the units
-                // model says (layout_codegen::partial::PartialCost): H200,
-                // H200, 2026-11-21: predicted partial/full 0.75 and measured 0.79
-                // (moves only) and 0.80 (half the elements by shuffles).
-                units("partial_units") < units("full_units")
-            } else {
-                shuffles == 0
-                    && !twin_packed
-                    && costs.get(full).is_some_and(|f| costs[name].0 < f.0)
-            };
-            partial_choice.insert(name.to_string(), take);
-            partial_choice.insert(full.to_string(), !take);
-        }
+/// [`PlannerAnswer`] of `spec`'s pair, or `None` where the planner has no
+/// plan for a direction (the suite's own emitters then skip it too).
+fn planner_answer(spec: &CaseSpec) -> Option<PlannerAnswer> {
+    use layout_codegen::planner::{plan, uses_matrix, Target};
+    let ll = |t: &str| {
+        Encoding::parse(t)
+            .and_then(|e| e.to_linear_layout(&spec.shape))
+            .ok()
+    };
+    let (src, dst) = (ll(spec.src_t)?, ll(spec.dst_t)?);
+    let fwd = plan(&src, &dst, spec.bits, &Target::SM90).ok()?;
+    let bwd = plan(&dst, &src, spec.bits, &Target::SM90).ok()?;
+    let partial = |p: &PlannedConversion| p.lowering.partial().is_some();
+    Some(PlannerAnswer {
+        partial: partial(&fwd) || partial(&bwd),
+        matrix: uses_matrix(&fwd.lowering) || uses_matrix(&bwd.lowering),
+        candidates: [fwd.candidate, bwd.candidate],
+    })
+}
+
+/// Marks every conversion entry of `meta` (kind absent) with `"chosen":
+/// true|false`: the program of its pair that runs what the planner chose
+/// ([`planner_answer`], recorded as `"planner_choice"`), before any timing.
+/// A pair's programs are its whole-CTA program (`X`, or `X_full` for a
+/// `[[partial]]` entry `X`), its `_mx` variant and its partial program
+/// (`X_partial`, or `X` itself for a `[[partial]]` entry) and its
+/// transposed-staying program `X_transposed`; the transposed program is
+/// chosen where the planner's answer has transposed staying moves
+/// (`partial_transposed_*`) in either direction, the partial program where
+/// it is partial in either direction, the `_mx` program where it uses matrix instructions, else
+/// the whole-CTA one. The run-time-branch form `_branch` is a comparison
+/// of the warp-specialised program, never chosen; a variant the suite did
+/// not emit is never chosen (then the whole-CTA program is).
+fn mark_planner_choice(
+    meta: &mut [serde_json::Value],
+    answers: &std::collections::HashMap<&'static str, PlannerAnswer>,
+    partial_families: &std::collections::HashSet<&'static str>,
+) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Variant {
+        Whole,
+        Matrix,
+        Partial,
+        Transposed,
+        Branch,
     }
-    // Conversions whose partial variant was taken: their other variants
-    // (the full twin and its `_mx`) are not chosen.
-    let lost: std::collections::HashSet<String> = partial_choice
+    let names: std::collections::HashSet<String> = meta
         .iter()
-        .filter(|(_, &taken)| !taken)
-        .map(|(n, _)| n.clone())
-        .collect();
-    let partial_names: std::collections::HashSet<String> = meta
-        .iter()
-        .filter(|e| e["full_twin"].is_string())
         .filter_map(|e| e["name"].as_str().map(String::from))
         .collect();
+    // (family, variant) of a name, and the name of a family's variant.
+    let pf = |f: &str| partial_families.contains(f);
+    let split = |name: &str| -> (String, Variant) {
+        let strip = |suffix: &str| name.strip_suffix(suffix).map(String::from);
+        if pf(name) {
+            return (name.to_string(), Variant::Partial);
+        }
+        if let Some(f) = strip("_transposed") {
+            return (f, Variant::Transposed);
+        }
+        match (
+            strip("_branch"),
+            strip("_full"),
+            strip("_mx"),
+            strip("_partial"),
+        ) {
+            (Some(f), ..) if pf(&f) => (f, Variant::Branch),
+            (_, Some(f), ..) if pf(&f) => (f, Variant::Whole),
+            (_, _, Some(f), _) => (f, Variant::Matrix),
+            (.., Some(f)) => (f, Variant::Partial),
+            _ => (name.to_string(), Variant::Whole),
+        }
+    };
+    let program = |family: &str, v: Variant| -> String {
+        match (v, pf(family)) {
+            (Variant::Whole, true) => format!("{family}_full"),
+            (Variant::Whole, false) => family.to_string(),
+            (Variant::Matrix, _) => format!("{family}_mx"),
+            (Variant::Partial, true) => family.to_string(),
+            (Variant::Partial, false) => format!("{family}_partial"),
+            (Variant::Transposed, _) => format!("{family}_transposed"),
+            (Variant::Branch, _) => format!("{family}_branch"),
+        }
+    };
     for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
         let name = e["name"].as_str().unwrap_or("").to_string();
-        let base = name.strip_suffix("_mx");
-        let chosen = if partial_names.contains(&name) {
-            partial_choice[&name]
-        } else if lost.contains(base.unwrap_or(&name)) {
-            false
-        } else {
-            match base {
-                Some(base) => costs.get(base).is_none_or(|v| costs[&name] < *v),
-                None => costs
-                    .get(&format!("{name}_mx"))
-                    .is_none_or(|m| costs[&name] <= *m),
-            }
+        let (family, variant) = split(&name);
+        let answer = answers.get(family.as_str());
+        let emitted = |v: Variant| names.contains(&program(&family, v));
+        let transposed = |a: &PlannerAnswer| {
+            a.candidates
+                .iter()
+                .any(|c| c.starts_with("partial_transposed"))
         };
+        let pick = match answer {
+            Some(a) if transposed(a) && emitted(Variant::Transposed) => Variant::Transposed,
+            Some(a) if a.partial && emitted(Variant::Partial) => Variant::Partial,
+            Some(a) if a.matrix && emitted(Variant::Matrix) => Variant::Matrix,
+            _ => Variant::Whole,
+        };
+        let chosen = variant == pick;
         e["chosen"] = json!(chosen);
+        if let Some(a) = answer {
+            e["planner_choice"] = json!(a.candidates);
+        }
         eprintln!(
-            "  {name}: predicted (wavefronts, unpacked, instructions) {:?}, chosen {chosen}",
-            costs[&name]
+            "  {name}: planner's choice {:?}, chosen {chosen}",
+            answer.map(|a| a.candidates)
         );
     }
 }
@@ -531,15 +526,14 @@ fn partial_prediction(
 }
 
 /// The `_partial` variant of a conversion case: both directions by
-/// `layout_codegen::partial::plan_split` through the case's own shared
-/// layout, when at least one direction keeps part of the data in its warps
+/// `layout_codegen::round_trip::plan_partial_round_trip` (through the
+/// shared layout it chooses), when at least one direction keeps part of the data in its warps
 /// and the other is not left to a cheaper plan class (shuffle, register or
 /// `_smem` comparison cases are skipped). Its full twin is the case itself.
 fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>) {
     let CaseSpec {
         name,
         shape,
-        bits,
         src_t,
         dst_t,
         ..
@@ -553,14 +547,12 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
     if !uses_shared || spec.force_shared {
         return;
     }
-    let smem = layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
-        .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
     emit_partial_entry(
         dir,
         &format!("{name}_partial"),
         spec,
-        (&src, &dst, &smem),
-        (true, Form::Plain),
+        (&src, &dst),
+        (true, PartialForm::Plain),
         name,
         meta,
     );
@@ -570,24 +562,11 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
         dir,
         &format!("{name}_transposed"),
         spec,
-        (&src, &dst, &smem),
-        (true, Form::Transposed),
+        (&src, &dst),
+        (true, PartialForm::Transposed),
         name,
         meta,
     );
-}
-
-/// Which partial planners a partial program's directions may use
-/// (`layout_cuda::partial`'s benchmark entry points).
-#[derive(Clone, Copy, PartialEq)]
-enum Form {
-    /// `plan_split` only.
-    Plain,
-    /// Where staying depends on the lane, `plan_split_predicated`.
-    Predicated,
-    /// `plan_split_transposed` where a warp admits it (else predicated);
-    /// the program is emitted only if some warp does.
-    Transposed,
 }
 
 /// Emits one partial-plan program (`specialise`: one copy of the loop per
@@ -596,8 +575,8 @@ fn emit_partial_entry(
     dir: &str,
     name: &str,
     spec: CaseSpec,
-    (src, dst, smem): (&LinearLayout, &LinearLayout, &LinearLayout),
-    (specialise, form): (bool, Form),
+    (src, dst): (&LinearLayout, &LinearLayout),
+    (specialise, form): (bool, PartialForm),
     full_twin: &str,
     meta: &mut Vec<serde_json::Value>,
 ) {
@@ -609,16 +588,13 @@ fn emit_partial_entry(
         dst_t,
         ..
     } = spec;
-    let case = case_of(name, spec, (src, dst, smem), false);
-    let emitted = match form {
-        Form::Plain => layout_cuda::partial::emit_partial_benchmark(&case, specialise),
-        Form::Predicated => {
-            layout_cuda::partial::emit_predicated_partial_benchmark(&case, specialise)
-        }
-        Form::Transposed => {
-            layout_cuda::partial::emit_transposed_partial_benchmark(&case, specialise)
-        }
-    };
+    // The planner's partial round trip through the shared layout it
+    // chooses (`smem: None`); the case's own shared layout is not read.
+    let smem = layout_cuda::gather::row_major_smem(&shape);
+    let case = case_of(name, spec, (src, dst, &smem), false);
+    let emitted = plan_partial_round_trip(src, dst, None, bits, form)
+        .map_err(layout_cuda::EmitError::from)
+        .and_then(|p| layout_cuda::partial::emit_partial_planned(&case, &p, specialise));
     let em = match emitted {
         Ok(x) => x,
         Err(e) => {
@@ -630,7 +606,7 @@ fn emit_partial_entry(
         .iter()
         .flat_map(|p| p.classes.iter().flat_map(|k| &k.staying))
         .any(|m| !m.dst_register_by_lane.is_empty());
-    if form == Form::Transposed && !transposed {
+    if form == PartialForm::Transposed && !transposed {
         eprintln!("  no {name}: no warp admits a transposed staying schedule");
         return;
     }
@@ -653,13 +629,12 @@ fn emit_partial_entry(
 
 /// The `[[partial]]` entries (with whether each wants its `_branch` form):
 /// each as its warp-specialised program, and its full twin `<name>_full`
-/// through the same shared layout.
+/// (the planner's whole-CTA plan).
 fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_json::Value>) {
     for &(spec, branch) in partials {
         let CaseSpec {
             name,
             shape,
-            bits,
             src_t,
             dst_t,
             ..
@@ -672,11 +647,6 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
                 continue;
             }
         };
-        // The shared layout the full conversion would use (as in
-        // `conversion_case`): the better of the XOR search and the paper's
-        // construction by predicted wavefronts.
-        let smem = layout_codegen::swizzle_search::search_shared_layout(&src, &dst, bits, 32)
-            .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
         // The warp-specialised program, and for one case also the form
         // with run-time warp-class branches (`_branch`) to measure the
         // specialisation.
@@ -691,14 +661,15 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
                 dir,
                 &format!("{name}{suffix}"),
                 spec,
-                (&src, &dst, &smem),
+                (&src, &dst),
                 // A [[partial]] entry asks for the class: where staying
                 // depends on the lane, its lane-predicated form.
-                (specialise, Form::Predicated),
+                (specialise, PartialForm::Predicated),
                 &full,
                 meta,
             );
         }
+        let smem = layout_cuda::gather::row_major_smem(&shape);
         emit_and_record(dir, &full, spec, &src, &dst, smem, false, meta);
     }
 }

@@ -135,3 +135,20 @@ pub fn gather_cost(
         shared_load,
     }
 }
+
+/// The planner's choice for a gather along `axis` of `bitwidth`-bit data
+/// with the source, the index and the result all in `layout`: both
+/// lowerings planned ([`crate::gather::gather_shared_plan`], and
+/// [`crate::gather::gather_shuffle_plan`] where the gather is warp-local)
+/// and costed by [`gather_cost`]; the shuffle lowering is the choice iff
+/// [`GatherCost::prefers_shuffles`]. Errors when even the shared-memory
+/// lowering does not apply.
+pub fn plan_gather(
+    layout: &LinearLayout,
+    axis: usize,
+    bitwidth: u32,
+) -> Result<GatherCost, crate::gather::GatherError> {
+    let shared = crate::gather::gather_shared_plan(layout, layout, axis, bitwidth)?;
+    let shuffle = crate::gather::gather_shuffle_plan(layout, layout, axis).ok();
+    Ok(gather_cost(layout, &shared, shuffle.as_ref(), bitwidth))
+}

@@ -24,7 +24,9 @@
 //! 2. **Analyses**: [`conversion`] (`minimalCvtLayout`, the classes,
 //!    `is_convert_layout_trivial`); [`swizzle`] (Triton's
 //!    `optimalSwizzlingLdSt`, the paper's §5.4 construction and Lemma 9.5
-//!    bound); [`replica`] (which replica a reader takes).
+//!    bound); [`replica`] (which replica a reader takes); [`shared_words`]
+//!    (which registers share a 32-bit word so that every shared word of a
+//!    plan is one register word on both sides).
 //! 3. **Class planners and checkers**: [`shuffle`] (Triton's Ship/Swap,
 //!    the paper's rounds, general `shfl.idx`; the warp-model checker);
 //!    [`packed_shuffle`] (the same programs over packed 8/16-bit words
@@ -42,7 +44,8 @@
 //!    [`planner::plan_with`] choose among every class, partial and matrix
 //!    plans included, on one cost scale, and report the plan's lower
 //!    bound); [`round_trip`] (both directions of a pair through one shared
-//!    layout, on top of the planner). [`store_replicas`] and
+//!    layout, on top of the planner, with the packed-word form the pair
+//!    runs in; both directions of a partial cross-warp round trip). [`store_replicas`] and
 //!    [`matrix_swizzle`] are leaves the planner uses.
 //!
 //! ```
@@ -91,6 +94,7 @@ pub mod planner;
 pub mod replica;
 pub mod round_trip;
 pub mod shared_conversion;
+pub mod shared_words;
 pub mod shuffle;
 pub mod shuffle_rounds;
 pub mod simulator;

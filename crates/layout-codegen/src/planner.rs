@@ -35,17 +35,13 @@
 //! plan first), so the plan is never costlier than Triton's.
 //!
 //! ## Partial plans on the one scale
-//! The GPU suite (`gpu-suite` in layout-cuda) picks a partial plan by its
-//! own rule: taken when its
-//! *units* (store + load wavefronts + packed staying shuffles over the CTA)
-//! are fewer than its full twin's wavefronts through the same shared layout
-//! (and, for a kernel that keeps one element per register, only without
-//! shuffles and when the twin does not keep words packed, a register-pressure
-//! guard the roofline does not model). Both plans have one barrier and no
-//! selects, so on this scale that rule is exactly `cycles(partial) <
-//! cycles(full)`: units / warps is the shared-memory pipe term of
-//! [`crate::cost`]. Here the partial plan also competes with every other
-//! candidate, not only its twin.
+//! A partial plan's *units* (store + load wavefronts + packed staying
+//! shuffles over the CTA) divided by the warps are the shared-memory pipe
+//! term of [`crate::cost`]; with one barrier and no selects, against its
+//! full twin through the same shared layout that is `cycles(partial) <
+//! cycles(full)`. Here the partial plan competes with every other
+//! candidate, not only its twin, and the GPU suite's choice among its
+//! programs of a pair is this planner's answer.
 
 use crate::choice::{
     plan_conversion_triton, plan_paper_swizzle, plan_through_shared, predicted_cost, total_warps,

@@ -8,6 +8,7 @@ use layout_codegen::plan::ConversionPlan;
 use layout_codegen::plan_options::PlanOptions;
 use layout_codegen::planner::{plan_with, PlannedConversion, Target};
 use layout_codegen::round_trip::plan_round_trip;
+use layout_codegen::round_trip::PartialForm;
 use linear_layout::LinearLayout;
 
 const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
@@ -67,4 +68,119 @@ fn a_given_layout_is_the_only_candidate() {
         .candidates
         .iter()
         .all(|c| c.name == "given_layout" || c.cycles.is_none()));
+}
+
+/// The tensor coordinate (packed, first out dim lowest) of register `r`
+/// of thread (`lane`, `warp`).
+fn at(l: &LinearLayout, r: u64, lane: u64, warp: u64) -> u64 {
+    use linear_layout::DimName;
+    let nr = l.in_dim_size_log2(DimName::REGISTER);
+    let nl = l.in_dim_size_log2(DimName::LANE);
+    l.apply_flat(r | lane << nr | warp << (nr + nl))
+}
+
+/// Brute force over every thread: under the plan's packing of `side`, slot
+/// `k` of register word `j` is the element at byte `k · bits / 8` of the
+/// shared 4-byte word `map(j, lane, warp)` of the buffer layout `smem`, and
+/// every thread's words cover its registers once.
+fn words_are_shared_words(
+    side: &LinearLayout,
+    smem: &LinearLayout,
+    pack: &layout_codegen::shared_words::WordPacking,
+    map: &layout_codegen::shared_words::OffsetMap,
+) -> Result<(), String> {
+    use linear_layout::DimName;
+    let inv = smem.invert().unwrap();
+    let offset_of = |coord: u64| inv.apply_flat(coord);
+    for w in 0..side.in_dim_size(DimName::WARP) {
+        for l in 0..side.in_dim_size(DimName::LANE) {
+            let mut seen = vec![false; pack.num_regs as usize];
+            for j in 0..pack.num_words() {
+                for k in 0..pack.per_word() {
+                    let r = pack.register(j, k);
+                    if std::mem::replace(&mut seen[r as usize], true) {
+                        return Err(format!("register {r} packed twice"));
+                    }
+                    let want = map.offset(j, l, w) * pack.per_word() + k;
+                    let got = offset_of(at(side, r, l, w));
+                    if got != want {
+                        return Err(format!(
+                            "warp {w} lane {l} word {j} slot {k}: element at offset {got}, not {want}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_round_trip_states_its_word_form() {
+    use layout_codegen::round_trip::{plan_round_trip_words, RoundTripWords};
+    let o = PlanOptions::whole();
+    // 8-bit transpose through shared memory: shared words, each side packed
+    // so that every shared 4-byte word is one register word.
+    for (bits, s, d) in [(8, BLK_ROW, BLK_COL), (16, MMA2, DOT_B)] {
+        let (src, dst) = (layout(s, [64, 64]), layout(d, [64, 64]));
+        let rt = plan_round_trip_words(&src, &dst, bits, &Target::SM90, &o).unwrap();
+        let RoundTripWords::SharedWords(p) = &rt.words else {
+            panic!("{bits}-bit {s}: {:?}", rt.words);
+        };
+        let smem = shared(&rt.fwd).unwrap();
+        assert_eq!(Some(&smem), shared(&rt.bwd).as_ref());
+        words_are_shared_words(&src, &smem, &p.src, &p.src_map).unwrap();
+        words_are_shared_words(&dst, &smem, &p.dst, &p.dst_map).unwrap();
+        // The check fails on a wrong packing: the destination's slot bits
+        // swapped (8-bit) or moved to another register bit.
+        let mut wrong = p.dst.clone();
+        if wrong.slot_bits.len() > 1 {
+            wrong.slot_bits.reverse();
+        } else {
+            wrong.slot_bits[0] = (wrong.slot_bits[0] + 1) % wrong.num_regs.trailing_zeros();
+        }
+        assert!(words_are_shared_words(&dst, &smem, &wrong, &p.dst_map).is_err());
+    }
+    // 32-bit elements are never packed.
+    let (src, dst) = (layout(BLK_ROW, [64, 64]), layout(BLK_COL, [64, 64]));
+    let rt = plan_round_trip_words(&src, &dst, 32, &Target::SM90, &o).unwrap();
+    assert!(matches!(rt.words, RoundTripWords::Elements));
+}
+
+#[test]
+fn partial_round_trips_run_on_shared_words_where_they_apply() {
+    use layout_codegen::partial::simulate_partial;
+    use layout_codegen::round_trip::plan_partial_round_trip;
+    use layout_codegen::shared_words::word_layouts;
+    let b = |wpc: [u64; 2]| {
+        format!(
+            "#ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [{}, {}], order = [1, 0]}}>",
+            wpc[0], wpc[1]
+        )
+    };
+    let (src, dst) = (
+        layout(&b([2, 2]), [128, 128]),
+        layout(&b([4, 1]), [128, 128]),
+    );
+    for bits in [16, 32] {
+        let rt = plan_partial_round_trip(&src, &dst, None, bits, PartialForm::Plain).unwrap();
+        let (s, d) = match &rt.words {
+            Some(p) => {
+                let (s, d, _) = word_layouts(p).unwrap();
+                (s, d)
+            }
+            None => (src.clone(), dst.clone()),
+        };
+        assert_eq!(rt.words.is_some(), bits == 16, "{bits}-bit");
+        assert_eq!(rt.fwd.bitwidth, 32);
+        simulate_partial(&rt.fwd, &s, &d).unwrap();
+        simulate_partial(&rt.bwd, &d, &s).unwrap();
+        // A quarter of the elements stay in their warps (b22 -> b41).
+        assert_eq!(rt.fwd.cost.staying_elements * 4, rt.fwd.cost.elements);
+    }
+    // A pair where nothing stays and nothing crosses partially.
+    let e = plan_partial_round_trip(&src, &src, None, 32, PartialForm::Plain).unwrap_err();
+    assert!(e.to_string().contains("neither direction"), "{e}");
+    let e = plan_partial_round_trip(&src, &dst, None, 64, PartialForm::Plain).unwrap_err();
+    assert!(e.to_string().contains("64"), "{e}");
 }

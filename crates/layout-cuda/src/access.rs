@@ -17,6 +17,16 @@ pub struct AccessMap {
     pub warp: Vec<u64>,
 }
 
+impl From<&layout_codegen::shared_words::OffsetMap> for AccessMap {
+    fn from(m: &layout_codegen::shared_words::OffsetMap) -> Self {
+        AccessMap {
+            reg: m.reg.clone(),
+            lane: m.lane.clone(),
+            warp: m.warp.clone(),
+        }
+    }
+}
+
 impl AccessMap {
     /// Reads a layout with in dims register/lane/warp[/block] and one out dim.
     pub fn from_layout(l: &LinearLayout) -> Result<Self, EmitError> {
@@ -35,14 +45,8 @@ impl AccessMap {
 
     /// Offset of register `r` of thread (`lane`, `warp`).
     pub fn offset(&self, r: u64, lane: u64, warp: u64) -> u64 {
-        let x = |bases: &[u64], v: u64| {
-            bases
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| v >> i & 1 == 1)
-                .fold(0, |a, (_, &b)| a ^ b)
-        };
-        x(&self.reg, r) ^ x(&self.lane, lane) ^ x(&self.warp, warp)
+        use linear_layout::gf2::xor_columns;
+        xor_columns(&self.reg, r) ^ xor_columns(&self.lane, lane) ^ xor_columns(&self.warp, warp)
     }
 
     /// The register bits forming the widest vector (≤ 16 bytes): register

@@ -1,5 +1,5 @@
 //! The benchmark program of a conversion case: both directions planned
-//! together ([`layout_codegen::round_trip::plan_round_trip`]), translated
+//! together ([`layout_codegen::round_trip::plan_round_trip_words`]), translated
 //! ([`crate::translate`], or the word forms of [`crate::word_shuffle`] and
 //! [`crate::shared_words`] where the planner's answer has one), the
 //! benchmark loop around them ([`crate::bench_loop`]) and the host program.
@@ -14,7 +14,7 @@ use crate::{
 };
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::planner::{PlannedConversion, Target};
-use layout_codegen::round_trip::plan_round_trip;
+use layout_codegen::round_trip::{plan_round_trip_words, RoundTripWords};
 use layout_codegen::shuffle_words::WordProgram;
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
@@ -43,13 +43,10 @@ pub fn emit_benchmark(case: &ConversionCase) -> Result<(String, Path, Path), Emi
 }
 
 /// [`emit_benchmark`] with the plans it translated: both directions are
-/// planned together ([`layout_codegen::round_trip::plan_round_trip`] with
-/// the case's request); a warp program whose packed-word
-/// form the planner prefers
-/// ([`layout_codegen::planner::preferred_word_program`]) runs on words
-/// in both directions, and two one-round shared-memory plans through the
-/// same shared layout run on shared words ([`shared_words`]) where every
-/// shared word is a register word.
+/// planned together, with the word form they run in
+/// ([`layout_codegen::round_trip::plan_round_trip_words`] with the case's
+/// request): warp programs on consecutive words, shared-memory plans on
+/// shared words ([`shared_words`]), or the element plans as they are.
 pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitError> {
     if case.shape.len() != 2 {
         return Err(EmitError::Unsupported(
@@ -70,13 +67,14 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
     let tile: u64 = case.shape.iter().product();
     // Both directions together: one shared layout for both where it costs
     // no more (what lets the shared words below apply).
-    let plans = plan_round_trip(
+    let planned = plan_round_trip_words(
         &case.src,
         &case.dst,
         case.bits,
         &Target::SM90,
         &case.options,
     )?;
+    let plans = (planned.fwd, planned.bwd);
     let mut s = String::new();
     writeln!(
         s,
@@ -94,10 +92,11 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
     if uses_matrix(&plans.0) || uses_matrix(&plans.1) {
         s.push_str(&matrix_ops::wrappers());
     }
-    let words = word_programs(case.bits, &plans);
-    let shared = match &words {
-        Some(_) => None,
-        None => shared_word_plan(case, &plans)?,
+    // The word form is the planner's (`RoundTripWords`).
+    let (words, shared) = match planned.words {
+        RoundTripWords::Elements => (None, None),
+        RoundTripWords::WarpWords(w) => (Some(*w), None),
+        RoundTripWords::SharedWords(p) => (None, Some(*p)),
     };
     // The conversions work on words where a word-form plan exists
     // (consecutive words for shuffles, the shared words' packings for
@@ -236,36 +235,6 @@ pub fn keeps_elements_packed(case: &ConversionCase) -> Result<bool, EmitError> {
     Ok(emit_benchmark_planned(case)?.packed)
 }
 
-/// Both directions of an 8- or 16-bit conversion through shared memory on
-/// packed words ([`shared_words`]), when the planner sent both through
-/// shared memory by one-round vector plans ([`layout_codegen::plan`]'s
-/// `SharedMemoryPlan`, no matrix instruction) through the same shared
-/// layout that holds the whole tile, and every shared 4-byte word is one
-/// register word on both sides: the kernel then packs each side by the
-/// register bits of those words, and neither the store nor the load moves
-/// bytes within words. The accesses are the plan's, on words.
-fn shared_word_plan(
-    case: &ConversionCase,
-    plans: &(PlannedConversion, PlannedConversion),
-) -> Result<Option<shared_words::SharedWordPlan>, EmitError> {
-    if !matches!(case.bits, 8 | 16) {
-        return Ok(None);
-    }
-    let tile: u64 = case.shape.iter().product();
-    let one_round = |p: &PlannedConversion| match p.lowering.whole() {
-        Some(ConversionPlan::SharedMemory(m))
-            if m.rounds.len() == 1 && m.scratch_elems == tile && !uses_matrix(p) =>
-        {
-            Some(m.shared_layout.clone())
-        }
-        _ => None,
-    };
-    match (one_round(&plans.0), one_round(&plans.1)) {
-        (Some(f), Some(b)) if f == b => shared_words::plan(&case.src, &case.dst, &f, case.bits),
-        _ => Ok(None),
-    }
-}
-
 /// Whether the benchmark kernel keeps 16-bit elements packed in pairs
 /// between conversions (register `2j` in the low half of word `j`, `2j + 1`
 /// in the high half), as Triton does: the elementwise op is then one
@@ -277,9 +246,9 @@ fn shared_word_plan(
 /// 16-bit: 1.26×; blocked transposes: 1.08–1.14×).
 ///
 /// 8-bit elements are packed only where no byte moves within a word at a
-/// conversion: around word-form warp shuffles ([`word_programs`]) and
+/// conversion: around word-form warp shuffles ([`RoundTripWords::WarpWords`]) and
 /// shared-memory conversions whose shared words are register words on both
-/// sides ([`shared_word_plan`], which also takes precedence over this rule
+/// sides ([`RoundTripWords::SharedWords`], which also takes precedence over this rule
 /// for 16-bit elements). Keeping them four to consecutive registers per
 /// word around other shared-memory conversions measured 1.4–1.5× slower
 /// on the H200 (2026-11-21, `blocked_T_128x128_f8` 2.30 → 3.36 µs per
@@ -291,26 +260,6 @@ fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {
         && ns.is_multiple_of(2)
         && nd.is_multiple_of(2)
         && pair(&case.src) == pair(&case.dst)
-}
-
-/// Both directions of an 8- or 16-bit conversion as word programs
-/// ([`word_shuffle`]), when the planner's answer for both is a warp program
-/// whose word form it prefers
-/// ([`layout_codegen::planner::preferred_word_program`]): the kernel
-/// then keeps pairs packed throughout, also where the two layouts pair
-/// different elements.
-fn word_programs(
-    bits: u32,
-    plans: &(PlannedConversion, PlannedConversion),
-) -> Option<(WordProgram, WordProgram)> {
-    use layout_codegen::planner::preferred_word_program;
-    if !matches!(bits, 8 | 16) {
-        return None;
-    }
-    Some((
-        preferred_word_program(&plans.0)?.clone(),
-        preferred_word_program(&plans.1)?.clone(),
-    ))
 }
 
 /// A conversion function on packed words (see [`word_shuffle`]).

@@ -300,13 +300,10 @@ pub fn emit_gather_shuffle(out: &mut String, plan: &GatherShufflePlan, t: &str, 
     writeln!(out, "}}").unwrap();
 }
 
-/// Row-major shared layout `offset → (dim0, dim1)` (last dim fastest).
+/// Row-major shared layout `offset → (dim0, dim1)` (last dim fastest),
+/// [`layout_codegen::round_trip::row_major`].
 pub fn row_major_smem(shape: &[u64]) -> LinearLayout {
-    let id = LinearLayout::identity_1d;
-    let (o, d0, d1) = (DimName::OFFSET, DimName::dim(0), DimName::dim(1));
-    (id(shape[1], o, d1) * id(shape[0], o, d0))
-        .transpose_outs(&[d0, d1])
-        .expect("two dims")
+    layout_codegen::round_trip::row_major(shape)
 }
 
 /// The load side of the shared-memory gather: the row-major offset of

@@ -350,14 +350,4 @@ pub fn emit_warp_program(out: &mut String, prog: &layout_codegen::shuffle::WarpP
     }
 }
 
-/// (register, lane, warp) free-variable masks: the bits whose flip reaches
-/// an element a lower index already holds (duplicates to skip on stores).
-pub fn free_masks(l: &LinearLayout) -> (u64, u64, u64) {
-    let m = l.free_variable_masks();
-    let get = |d: DimName| m.iter().find(|x| x.0 == d).map_or(0, |x| x.1);
-    (
-        get(DimName::REGISTER),
-        get(DimName::LANE),
-        get(DimName::WARP),
-    )
-}
+pub use layout_codegen::shared_words::free_masks;

@@ -36,19 +36,21 @@
 //! elements that read the same source lane are packed `32 / bits` per
 //! `shfl.sync`.
 //!
-//! 8/16-bit elements whose shared 4-byte words are register words on both
-//! sides ([`shared_words`]) are held packed instead, and both directions are
-//! planned as 32-bit partial conversions of the word layouts
-//! ([`shared_words::word_layouts`]): stores, loads, staying moves and
-//! shuffles then move whole words, and the elementwise op is one packed add
-//! per word.
+//! What runs is the planner's partial round trip
+//! ([`layout_codegen::round_trip::plan_partial_round_trip`]): its warp
+//! classes, stores, loads, lane masks and staying moves are translated as
+//! they are. Where it runs on packed words (8/16-bit elements whose shared
+//! 4-byte words are register words on both sides,
+//! [`layout_codegen::shared_words`]) its plans are 32-bit partial
+//! conversions of the word layouts: stores, loads, staying moves and
+//! shuffles move whole words, and the elementwise op is one packed add per
+//! word.
 
-use crate::{shared_words, ConversionCase, EmitError};
-use layout_codegen::partial::{
-    plan_split, plan_split_predicated, plan_split_transposed, PartialCrossWarpPlan, StayingMove,
-};
+use crate::{ConversionCase, EmitError};
+use layout_codegen::partial::{PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
-use linear_layout::{DimName, LinearLayout};
+use layout_codegen::round_trip::{plan_partial_round_trip, PartialForm, PartialRoundTrip};
+use linear_layout::DimName;
 use std::fmt::Write;
 
 /// The most warps whose specialised loop copies are unrolled by two for
@@ -68,7 +70,7 @@ pub struct PartialEmission {
     /// and backward, after packing.
     pub shuffles: (u64, u64),
     /// Whether 8/16-bit elements are held packed in words and the plans
-    /// move words ([`shared_words::word_layouts`]).
+    /// move words ([`layout_codegen::shared_words::word_layouts`]).
     pub packed: bool,
 }
 
@@ -462,26 +464,40 @@ fn emit_direction(
 }
 
 /// Emits the benchmark program of `case` with both directions planned by
-/// [`plan_split`] (at least one of them a partial cross-warp conversion,
-/// [`layout_codegen::partial::plan_partial`]) through `case.smem` (on packed words where the shared
-/// words allow it, see the module doc; `options` is ignored). Errors when either direction is outside
-/// the class, for elements wider than 32 bits, or for non-2D tiles.
+/// [`plan_partial_round_trip`] through `case.smem` (each direction by
+/// `plan_split`, at least one of them a partial cross-warp conversion, on
+/// packed words where the shared words allow it; `options` is ignored).
+/// Errors when neither direction is in the class, for elements wider than
+/// 32 bits, or for non-2D tiles.
 pub fn emit_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_program(case, specialise_warps, Form::Plain)
+    let plan = plan_partial_round_trip(
+        &case.src,
+        &case.dst,
+        Some(&case.smem),
+        case.bits,
+        PartialForm::Plain,
+    )?;
+    emit_partial_planned(case, &plan, specialise_warps)
 }
 
 /// [`emit_partial_benchmark`] where a direction outside the plain partial
 /// class (staying, or its source register, depends on the lane) is planned
-/// in its lane-predicated form
-/// ([`layout_codegen::partial::plan_split_predicated`]).
+/// in its lane-predicated form (`plan_split_predicated`).
 pub fn emit_predicated_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_program(case, specialise_warps, Form::Predicated)
+    let plan = plan_partial_round_trip(
+        &case.src,
+        &case.dst,
+        Some(&case.smem),
+        case.bits,
+        PartialForm::Predicated,
+    )?;
+    emit_partial_planned(case, &plan, specialise_warps)
 }
 
 /// [`emit_predicated_partial_benchmark`] where a direction outside the
@@ -492,21 +508,26 @@ pub fn emit_transposed_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_program(case, specialise_warps, Form::Transposed)
+    let plan = plan_partial_round_trip(
+        &case.src,
+        &case.dst,
+        Some(&case.smem),
+        case.bits,
+        PartialForm::Transposed,
+    )?;
+    emit_partial_planned(case, &plan, specialise_warps)
 }
 
-/// Which partial planners a direction outside the plain class may use.
-#[derive(Clone, Copy, PartialEq)]
-enum Form {
-    Plain,
-    Predicated,
-    Transposed,
-}
-
-fn emit_partial_program(
+/// Emits the benchmark program of `case` that runs the planner's partial
+/// round trip `plan` ([`plan_partial_round_trip`] of `case.src ↔
+/// case.dst`; `case.smem` and `case.options` are not read): forward
+/// `plan.fwd`, backward `plan.bwd`, on the packed words `plan.words` when
+/// set. `specialise_warps`: one copy of the benchmark loop per warp (see
+/// the module doc).
+pub fn emit_partial_planned(
     case: &ConversionCase,
+    plan: &PartialRoundTrip,
     specialise_warps: bool,
-    form: Form,
 ) -> Result<PartialEmission, EmitError> {
     if case.shape.len() != 2 {
         return Err(EmitError::Unsupported(
@@ -520,51 +541,12 @@ fn emit_partial_program(
         )));
     }
     case.check_threads()?;
-    let e = |d: &str, x: layout_codegen::CodegenError| EmitError::Invalid(format!("{d}: {x}"));
-    // 8/16-bit elements whose shared words are register words on both
-    // sides: plan the 32-bit conversion of the packed words instead.
-    let words = match case.bits {
-        8 | 16 => shared_words::plan(&case.src, &case.dst, &case.smem, case.bits)?,
-        _ => None,
-    };
-    let (psrc, pdst, psmem, pbits) = match &words {
-        Some(p) => {
-            let (a, b, c) = shared_words::word_layouts(p)?;
-            (a, b, c, 32)
-        }
-        None => (
-            case.src.clone(),
-            case.dst.clone(),
-            case.smem.clone(),
-            case.bits,
-        ),
-    };
-    // Each direction may also keep everything in its warps (`plan_split`:
-    // e.g. a replicated A operand back to its mma accumulators); at least
-    // one must be a partial cross-warp conversion.
-    // Where staying depends on the lane, the lane-predicated form.
-    let split = |a: &LinearLayout, b: &LinearLayout| {
-        plan_split(a, b, &psmem, pbits).or_else(|e| match form {
-            Form::Plain => Err(e),
-            Form::Predicated => plan_split_predicated(a, b, &psmem, pbits),
-            Form::Transposed => plan_split_transposed(a, b, &psmem, pbits)
-                .or_else(|_| plan_split_predicated(a, b, &psmem, pbits)),
-        })
-    };
-    let fwd = split(&psrc, &pdst).map_err(|x| e("src → dst", x))?;
-    let bwd = split(&pdst, &psrc).map_err(|x| e("dst → src", x))?;
-    let mixed = |p: &PartialCrossWarpPlan| {
-        p.cost.staying_elements > 0 && p.cost.staying_elements < p.cost.elements
-    };
-    if !mixed(&fwd) && !mixed(&bwd) {
+    let PartialRoundTrip { fwd, bwd, words } = plan.clone();
+    let pbits = if words.is_some() { 32 } else { case.bits };
+    if (fwd.bitwidth, bwd.bitwidth) != (pbits, pbits) {
         return Err(EmitError::Invalid(format!(
-            "neither direction of '{}' is a partial cross-warp conversion \
-             (src → dst keeps {} of {} elements in their warps, dst → src {} of {})",
-            case.name,
-            fwd.cost.staying_elements,
-            fwd.cost.elements,
-            bwd.cost.staying_elements,
-            bwd.cost.elements
+            "the partial plans of '{}' move {}/{}-bit values, the case's words are {pbits}-bit",
+            case.name, fwd.bitwidth, bwd.bitwidth
         )));
     }
     let t = crate::ctype(case.bits);

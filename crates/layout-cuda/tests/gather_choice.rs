@@ -3,8 +3,7 @@
 //! `bench/gpu/results/2026-11-25-h200/ours.jsonl` (the latest committed run): on every gather case
 //! of the suite the predicted choice must be the variant that ran faster.
 
-use layout_codegen::gather::{gather_shared_plan, gather_shuffle_plan};
-use layout_codegen::gather_cost::gather_cost;
+use layout_codegen::gather_cost::plan_gather;
 use linear_layout::LinearLayout;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -37,9 +36,7 @@ fn predicted_gather_lowering_is_the_one_measured_faster() {
         let l = LinearLayout::from_json(&c["layout"], Some(&shape)).unwrap();
         let axis = c["axis"].as_u64().unwrap() as usize;
         let bits = c["bits"].as_u64().unwrap() as u32;
-        let shared = gather_shared_plan(&l, &l, axis, bits).unwrap();
-        let shuffle = gather_shuffle_plan(&l, &l, axis).ok();
-        let cost = gather_cost(&l, &shared, shuffle.as_ref(), bits);
+        let cost = plan_gather(&l, axis, bits).unwrap();
         let (ts, tm) = (
             timings[&format!("{base}_shfl")],
             timings[&format!("{base}_smem")],

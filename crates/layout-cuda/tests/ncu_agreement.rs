@@ -17,8 +17,8 @@
 
 use hw_layouts::Encoding;
 use layout_codegen::plan_options::PlanOptions;
-use layout_codegen::swizzle_search::search_shared_layout;
-use layout_cuda::partial::{emit_predicated_partial_benchmark, emit_transposed_partial_benchmark};
+use layout_codegen::round_trip::{plan_partial_round_trip, PartialForm};
+use layout_cuda::partial::emit_partial_planned;
 use layout_cuda::{emit_benchmark_planned, ConversionCase, Path};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -137,10 +137,9 @@ fn case_of(c: &Value) -> ConversionCase {
     let (src, dst) = (ll("src_attr"), ll("dst_attr"));
     let bits = c["bits"].as_u64().unwrap() as u32;
     let name = c["name"].as_str().unwrap();
-    // The partial programs convert through layout-codegen's shared-layout
-    // search (as the suite emits them).
-    let smem = search_shared_layout(&src, &dst, bits, 32)
-        .map_or_else(|_| layout_cuda::gather::row_major_smem(&shape), |x| x.0);
+    // Not read: whole-CTA plans choose their shared layout, and partial
+    // programs are the planner's partial round trip (`recomputed`).
+    let smem = layout_cuda::gather::row_major_smem(&shape);
     ConversionCase {
         name: name.into(),
         shape,
@@ -164,18 +163,22 @@ fn case_of(c: &Value) -> ConversionCase {
 fn recomputed(c: &Value) -> (f64, f64) {
     let case = case_of(c);
     if c["path_fwd"] == "partial" {
-        // The predicated entry point plans a pair in the plain partial
-        // class exactly as the plain one does, and the others in their
-        // lane-predicated form, as the suite's [[partial]] entries are.
-        let specialise = c["warp_specialised"] != false;
-        let em = if c["name"]
+        // The planner's partial round trip through the shared layout it
+        // chooses, as the suite emits it: the predicated request plans a
+        // pair in the plain partial class exactly as the plain one does,
+        // and the others in their lane-predicated form, as the suite's
+        // [[partial]] entries are.
+        // `_transposed` programs: the transposed form where a warp admits it.
+        let form = if c["name"]
             .as_str()
             .is_some_and(|n| n.ends_with("_transposed"))
         {
-            emit_transposed_partial_benchmark(&case, specialise).unwrap()
+            PartialForm::Transposed
         } else {
-            emit_predicated_partial_benchmark(&case, specialise).unwrap()
+            PartialForm::Predicated
         };
+        let plan = plan_partial_round_trip(&case.src, &case.dst, None, case.bits, form).unwrap();
+        let em = emit_partial_planned(&case, &plan, c["warp_specialised"] != false).unwrap();
         let (f, b) = (&em.fwd.cost, &em.bwd.cost);
         return (
             (f.store_wavefronts + b.store_wavefronts) as f64,

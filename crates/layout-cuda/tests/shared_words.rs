@@ -1,13 +1,14 @@
 //! Conversions through shared memory on packed words
-//! (`layout_cuda::shared_words`): a CPU model of the word stores and loads
+//! (`layout_codegen::shared_words` decides, `layout_cuda::shared_words`
+//! emits): a CPU model of the word stores and loads
 //! must deliver every element to the slot its destination packing names,
 //! wavefronts on words must equal those on elements, a wrong packing must
 //! be caught, and whole generated programs run correctly under emulation.
 
 use hw_layouts::Encoding;
+use layout_codegen::shared_words::{plan_shared_words as plan, SharedWordPlan, WordPacking};
 use layout_codegen::swizzle_search::search_shared_layout;
 use layout_codegen::wavefront::predicated_access_wavefronts;
-use layout_cuda::shared_words::{plan, SharedWordPlan, WordPacking};
 use layout_cuda::{emit_benchmark, free_masks, smem_map, AccessMap, ConversionCase, Path};
 use linear_layout::{DimName, LinearLayout};
 mod emu;
@@ -202,7 +203,7 @@ fn word_maps_cost_the_same_wavefronts_as_element_maps() {
             let (fr, fl, fw) = free_masks(l);
             let active = |ln: u64, w: u64| ln & fl == 0 && w & fw == 0;
             let by_elements = wavefronts(&elems, bits, 4, fr, active);
-            let by_words = wavefronts(words, 32, 4, free.0, active);
+            let by_words = wavefronts(&AccessMap::from(words), 32, 4, free.0, active);
             assert_eq!(by_elements, by_words, "{name}");
             // Word bit i is free iff the first register of word 2^i is a
             // free register (the slot bits are never free).

@@ -2,7 +2,7 @@
 //! (`bench/gpu/generated/cases.json`, written by
 //! `cargo run -p layout-cuda --bin gpu-suite` with every case's source and
 //! destination bases), so this list cannot drift from the suite. Variants
-//! of the same conversions (`_smem`, `_mx`, `_full`, `_branch`), gathers and
+//! of the same conversions (`_smem`, `_mx`, `_full`, `_branch`, `_transposed`), gathers and
 //! the partial cross-warp cases are left out. Shared by the
 //! `triton_vs_ours` example and the `choice_*` tests through `#[path]`.
 
@@ -31,9 +31,16 @@ pub fn suite_cases() -> Vec<SuiteCase> {
         .filter(|c| {
             let n = c["name"].as_str().unwrap_or("");
             !n.starts_with("partial_")
-                && !["_smem", "_mx", "_full", "_branch", "_partial"]
-                    .iter()
-                    .any(|v| n.ends_with(v))
+                && ![
+                    "_smem",
+                    "_mx",
+                    "_full",
+                    "_branch",
+                    "_partial",
+                    "_transposed",
+                ]
+                .iter()
+                .any(|v| n.ends_with(v))
         })
         .map(|c| {
             let name = c["name"].as_str().expect("name").to_string();
