@@ -446,7 +446,9 @@ fn mark_planner_choice(
             (Variant::Branch, _) => format!("{family}_branch"),
         }
     };
-    for e in meta.iter_mut().filter(|e| e.get("kind").is_none()) {
+    // Conversion entries: the suite's (kind absent) and the held-out pairs.
+    let conversion = |e: &serde_json::Value| e.get("kind").is_none() || e["kind"] == "held_out";
+    for e in meta.iter_mut().filter(|e| conversion(e)) {
         let name = e["name"].as_str().unwrap_or("").to_string();
         let (family, variant) = split(&name);
         let answer = answers.get(family.as_str());

@@ -239,16 +239,20 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
+  uint32_t sink_ = 0u;
   for (int it = 0; it < R; ++it) {
     cvt_fwd(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 32; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) sink_ ^= (uint32_t)bw[i];
     cvt_bwd(bw, aw, smem + 4096u, lane, warp);
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
   // The forward result: the destination registers the host checks.
     cvt_fwd(aw, bw, smem, lane, warp);
+  if (R == 0x7fffffff && sink_ == 0x2545f491u) gout[threadIdx.x] = 0;
   // The forward check: the destination registers, stored by the destination layout.
   {
     uint16_t b[64];

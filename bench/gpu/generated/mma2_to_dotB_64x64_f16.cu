@@ -239,6 +239,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
   }
+  uint32_t sink_ = 0u;
   for (int it = 0; it < R; ++it) {
     {
     uint32_t x_[16];
@@ -295,6 +296,8 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     }
 #pragma unroll
     for (int j = 0; j < 32; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) sink_ ^= (uint32_t)bw[i];
     {
     uint32_t x_[32];
     x_[0] = __byte_perm(bw[0], bw[1], 0x5410u);
@@ -405,6 +408,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) bench(const uint16_t* __res
     bw[30] = __byte_perm(y_[30], y_[31], 0x5410u);
     bw[31] = __byte_perm(y_[30], y_[31], 0x7632u);
     }
+  if (R == 0x7fffffff && sink_ == 0x2545f491u) gout[threadIdx.x] = 0;
   // The forward check: the destination registers, stored by the destination layout.
   {
     uint16_t b[64];
