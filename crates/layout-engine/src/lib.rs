@@ -80,6 +80,7 @@ pub mod parse;
 pub mod report;
 pub mod shape_ops;
 pub mod text;
+pub mod ttgir;
 
 pub use assignment::{Assignment, Conversion, Layout};
 pub use check::{check, Violation};

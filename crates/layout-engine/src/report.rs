@@ -1,5 +1,5 @@
-//! What the front ends show: the program with a layout on every tensor
-//! value (Triton's `#ttg.*` syntax, aliases at the top), the conversions
+//! What the front ends show: the program as TTGIR, a layout on every
+//! tensor value (Triton's `#ttg.*` syntax, aliases at the top), the conversions
 //! with class, plan and predicted cost, and the comparison of an oracle
 //! record's Triton assignment with ours.
 
@@ -56,8 +56,13 @@ pub struct EngineReport {
     pub violations: Vec<String>,
     /// Conflicts settled by cost (for `--explain`).
     pub decisions: Vec<Decision>,
-    /// The program text with layouts (see [`EngineReport::program`]).
+    /// The TTIR text with a `// value: #alias` comment on every line
+    /// that defines a tensor and the conversions each use needs.
     pub program: String,
+    /// The program as Triton's TTGIR ([`crate::ttgir::print_ttgir`]): a
+    /// layout on every tensor type, aliases at the top, a
+    /// `ttg.convert_layout` per conversion.
+    pub ttgir: String,
 }
 
 struct Aliases(Vec<(String, String)>);
@@ -101,7 +106,8 @@ pub fn run_engine(
 ) -> Result<EngineReport> {
     let p = parse_program(ttir)?;
     let out = assign(&p, Options { target, num_warps }, pricer)?;
-    report(&p, ttir, &out.assignment, out.decisions, pricer)
+    let ttgir = crate::ttgir::print_ttgir(&p, ttir, &out.assignment, target, num_warps)?.text;
+    report(&p, ttir, &out.assignment, out.decisions, pricer, ttgir)
 }
 
 fn report(
@@ -110,6 +116,7 @@ fn report(
     a: &Assignment,
     decisions: Vec<Decision>,
     pricer: &mut Pricer,
+    ttgir: String,
 ) -> Result<EngineReport> {
     let priced = pricer.price_all(p, a)?;
     let mut al = Aliases(Vec::new());
@@ -193,14 +200,16 @@ fn report(
         violations,
         decisions,
         program,
+        ttgir,
     })
 }
 
 impl EngineReport {
-    /// The human-readable report: the annotated program, then the
-    /// conversions (and with `explain`, the conflicts and their candidates).
+    /// The human-readable report: the program as TTGIR, then the
+    /// conversions as a comment block (and with `explain`, the conflicts
+    /// and their candidates).
     pub fn text(&self, explain: bool) -> String {
-        let mut s = self.program.clone();
+        let mut s = self.ttgir.clone();
         s.push_str(&format!(
             "\n// conversions: {} (cost {:.1} cycles/warp, loop weight {}^depth; {} trivial dropped)\n",
             self.conversions.len(),
