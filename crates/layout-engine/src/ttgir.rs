@@ -60,6 +60,13 @@ pub struct Ttgir {
     pub recomputed_ops: usize,
     /// `ttg.local_alloc` ops inserted for dot operands read from shared memory.
     pub shared_allocs: usize,
+    /// The result of each conversion's `ttg.convert_layout`, in the order
+    /// of [`crate::assignment::conversions`].
+    pub convert_names: Vec<String>,
+    /// The aliases at the top, `(#name, attribute)`.
+    pub aliases: Vec<(String, String)>,
+    /// The attribute printed for each linear map of the assignment.
+    pub canonical: HashMap<LinearLayout, Encoding>,
 }
 
 /// An op inserted after the definition of a value.
@@ -97,6 +104,7 @@ struct Printer<'a> {
     counts: (usize, usize, usize),
     /// The input's lines.
     lines: Vec<String>,
+    convert_names: Vec<String>,
 }
 
 /// Prints `a` over `p` (read from `text`) as TTGIR for `target` and
@@ -144,6 +152,7 @@ pub fn print_ttgir(
         counter: 0,
         counts: (0, 0, 0),
         lines: text.lines().map(str::to_string).collect(),
+        convert_names: Vec::new(),
     };
     pr.plan()?;
     pr.choose_canonical();
@@ -159,6 +168,9 @@ pub fn print_ttgir(
         convert_ops: pr.counts.0,
         recomputed_ops: pr.counts.1,
         shared_allocs: pr.counts.2,
+        convert_names: pr.convert_names,
+        aliases: pr.aliases,
+        canonical: pr.canon,
     })
 }
 
@@ -294,6 +306,7 @@ impl Printer<'_> {
         }
         for c in conversions(p, self.a)? {
             let name = self.fresh("%cvt");
+            self.convert_names.push(name.clone());
             self.renamed
                 .insert((c.value, c.dst.ll.clone()), name.clone());
             self.seen.push(c.dst.clone());

@@ -81,6 +81,10 @@ fn text_output_is_ttgir_with_the_conversions_as_comments() {
     assert!(converts > 0);
     assert_eq!(converts, rep.conversions.len() + rep.trivial_dropped);
     assert!(text.contains(&format!("// conversions: {}", rep.conversions.len())));
+    for c in &rep.conversions {
+        let def = format!("{} = ttg.convert_layout {} : ", c.converted, c.value);
+        assert!(rep.ttgir.contains(&def), "{def}");
+    }
     // `from_types` refuses a tensor type without an encoding.
     let p = layout_engine::parse_program(&text).unwrap();
     let a = layout_engine::Assignment::from_types(&p).unwrap();
