@@ -479,54 +479,77 @@ impl Printer<'_> {
     /// only to one of the same map).
     fn agree_with_inference(&mut self) {
         let p = self.p;
+        // (op, its first operand's layout, its tensor results' layouts):
+        // the program's ops and the recomputed copies.
+        let mut sites: Vec<(OpId, Layout, Vec<Layout>)> = Vec::new();
+        for o in p.walk() {
+            let op = &p.ops[o];
+            if p.in_combine_region(o) || op.operands.is_empty() || !p.is_tensor(op.operands[0]) {
+                continue;
+            }
+            let Some(lo) = self.operand(o, 0).1 else {
+                continue;
+            };
+            let res: Vec<Layout> = op
+                .results
+                .iter()
+                .filter_map(|&r| self.layout(r).cloned())
+                .collect();
+            sites.push((o, lo, res));
+        }
+        for items in self.after.values() {
+            for it in items {
+                if let Inserted::Recompute {
+                    op,
+                    layout,
+                    operands,
+                    ..
+                } = it
+                {
+                    if let Some(Some(lo)) = operands.first().map(|x| x.1.clone()) {
+                        sites.push((*op, lo, vec![(**layout).clone()]));
+                    }
+                }
+            }
+        }
         for _round in 0..4 {
             let mut changed = false;
-            for o in p.walk() {
-                let op = &p.ops[o];
-                if p.in_combine_region(o) || op.operands.is_empty() || op.results.is_empty() {
-                    continue;
-                }
-                let (v, r) = (op.operands[0], op.results[0]);
-                if !p.is_tensor(v) || !p.is_tensor(r) {
-                    continue;
-                }
-                let (Some(lo), Some(lr)) = (self.operand(o, 0).1, self.layout(r).cloned()) else {
-                    continue;
-                };
+            for (o, lo, res) in &sites {
+                let op = &p.ops[*o];
+                let v = op.operands[0];
                 let vs = p.values[v].ty.tensor_shape().unwrap_or(&[]).to_vec();
-                let rs = p.values[r].ty.tensor_shape().unwrap_or(&[]).to_vec();
+                let Some(lr) = res.first() else { continue };
+                let rs = crate::shape_ops::out_shape(&lr.ll);
                 match op.kind {
                     OpKind::ExpandDims { axis } => {
                         let s = Encoding::Slice(Slice {
                             dim: axis,
-                            parent: Box::new(self.canonical(&lr)),
+                            parent: Box::new(self.canonical(lr)),
                         });
-                        if self.prefer(&lo, s, &vs) {
+                        if self.prefer(lo, s, &vs) {
                             changed = true;
-                        } else if let Encoding::Slice(s) = self.canonical(&lo) {
+                        } else if let Encoding::Slice(s) = self.canonical(lo) {
                             if s.dim == axis {
-                                changed |= self.prefer(&lr, *s.parent, &rs);
+                                changed |= self.prefer(lr, *s.parent, &rs);
                             }
                         }
                     }
                     OpKind::Reduce { axis } => {
-                        let parent = self.canonical(&lo);
-                        for &r in &op.results {
-                            if let Some(lr) = self.layout(r).cloned() {
-                                let rs = p.values[r].ty.tensor_shape().unwrap_or(&[]).to_vec();
-                                let s = Encoding::Slice(Slice {
-                                    dim: axis,
-                                    parent: Box::new(parent.clone()),
-                                });
-                                changed |= self.prefer(&lr, s, &rs);
-                            }
+                        let parent = self.canonical(lo);
+                        for lr in res {
+                            let rs = crate::shape_ops::out_shape(&lr.ll);
+                            let s = Encoding::Slice(Slice {
+                                dim: axis,
+                                parent: Box::new(parent.clone()),
+                            });
+                            changed |= self.prefer(lr, s, &rs);
                         }
                     }
                     OpKind::Broadcast => {
-                        let e = self.canonical(&lr);
-                        if !self.prefer(&lo, e, &vs) {
-                            let e = self.canonical(&lo);
-                            changed |= self.prefer(&lr, e, &rs);
+                        let e = self.canonical(lr);
+                        if !self.prefer(lo, e, &vs) {
+                            let e = self.canonical(lo);
+                            changed |= self.prefer(lr, e, &rs);
                         } else {
                             changed = true;
                         }
