@@ -105,6 +105,8 @@ struct Printer<'a> {
     /// The input's lines.
     lines: Vec<String>,
     convert_names: Vec<String>,
+    /// Linear map → its printed attribute (once the attributes are chosen).
+    printed: HashMap<LinearLayout, String>,
 }
 
 /// Prints `a` over `p` (read from `text`) as TTGIR for `target` and
@@ -153,6 +155,7 @@ pub fn print_ttgir(
         counts: (0, 0, 0),
         lines: text.lines().map(str::to_string).collect(),
         convert_names: Vec::new(),
+        printed: HashMap::new(),
     };
     pr.plan()?;
     pr.choose_canonical();
@@ -608,8 +611,13 @@ impl Printer<'_> {
 
     /// The printed encoding of a layout (the canonical attribute of its map).
     fn layout_text(&mut self, l: &Layout) -> String {
+        if let Some(t) = self.printed.get(&l.ll) {
+            return t.clone();
+        }
         let e = self.canonical(l);
-        self.enc_text(&e)
+        let t = self.enc_text(&e);
+        self.printed.insert(l.ll.clone(), t.clone());
+        t
     }
 
     fn tensor_type(&mut self, v: ValueId, l: &Layout) -> String {
