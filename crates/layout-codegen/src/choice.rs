@@ -255,19 +255,63 @@ pub fn plan_paper_swizzle(
     check_bitwidth(bitwidth)?;
     refuse_cross_cta(src, dst)?;
     let (s, t) = cta_local(src, dst)?;
-    let mut best: Option<(u64, SharedMemoryPlan)> = None;
+    // Each candidate is ranked by `estimated_wavefronts` of its plan,
+    // computed from the plan's first access per side and the number of
+    // accesses alone (`ranked_wavefronts`); only the winner's plan is
+    // built.
+    let (s_free, t_free) = (
+        remove_broadcast_registers(&s)?,
+        remove_broadcast_registers(&t)?,
+    );
+    let nlanes = in_size(&t, DimName::LANE);
+    let mut best: Option<(u64, LinearLayout)> = None;
     for shared in paper_swizzle_candidates(&s, &t, bitwidth)? {
-        let plan = plan_local(&s, &t, bitwidth, &shared)?;
-        let wf = estimated_wavefronts(&plan, in_size(&t, DimName::LANE), bitwidth);
+        let wf = ranked_wavefronts(&s_free, &t_free, bitwidth, &shared, nlanes)?;
         if best.as_ref().is_none_or(|b| wf < b.0) {
-            best = Some((wf, plan));
+            best = Some((wf, shared));
         }
     }
-    let mut plan = best.map(|b| b.1).ok_or_else(|| {
+    let shared = best.map(|b| b.1).ok_or_else(|| {
         CodegenError::Invalid("the paper's construction produced no shared layout".into())
     })?;
+    let mut plan = plan_local(&s, &t, bitwidth, &shared)?;
     plan.lower_bound_log2 = lower_bound(&s, &t, bitwidth);
     Ok(plan)
+}
+
+/// [`estimated_wavefronts`] of [`plan_local`]`(src, dst, bitwidth,
+/// shared)` without building the plan (`src_free`, `dst_free`: the sides
+/// with broadcast registers removed). Each side's one round has
+/// `2^(registers - vector registers)` accesses, the first of which
+/// (register group 0) has address constant 0, the side map's lane and
+/// warp columns, and `2^(vector registers)` registers; the errors are
+/// `plan_local`'s (the side maps).
+fn ranked_wavefronts(
+    src_free: &LinearLayout,
+    dst_free: &LinearLayout,
+    bitwidth: u32,
+    shared: &LinearLayout,
+    nlanes: u64,
+) -> Result<u64> {
+    let bytes = (bitwidth as u64).max(8) / 8;
+    let off_mask = (1u64 << shared.total_in_dim_size_log2()) - 1;
+    let side = |free: &LinearLayout| -> Result<u64> {
+        let map = side_map(free, shared)?;
+        let nvec = crate::vectorize::vector_groups(&map.reg, &map.lane, &map.warp, bitwidth)
+            .0
+            .len();
+        let address = crate::plan::Address {
+            constant: 0,
+            lane: map.lane.iter().map(|c| c & off_mask).collect(),
+            warp: map.warp.iter().map(|c| c & off_mask).collect(),
+        };
+        let starts: Vec<u64> = (0..nlanes).map(|l| address.eval(l, 0) * bytes).collect();
+        let one: u64 = access_wavefronts(&starts, (1u64 << nvec) * bytes)
+            .iter()
+            .sum();
+        Ok(one << (map.reg.len() - nvec))
+    };
+    Ok(side(src_free)? + side(dst_free)?)
 }
 
 /// The paper's lower bound of Triton's vector choice (see
@@ -284,6 +328,7 @@ fn lower_bound(s: &LinearLayout, t: &LinearLayout, bitwidth: u32) -> u32 {
 /// aligned constant, which permutes words and banks alike, so each side
 /// costs its number of accesses times the wavefronts of its first one in
 /// warp 0.
+#[cfg(test)]
 fn estimated_wavefronts(plan: &SharedMemoryPlan, nlanes: u64, bitwidth: u32) -> u64 {
     let bytes = (bitwidth as u64).max(8) / 8;
     let side = |accesses: &[Access]| -> u64 {
@@ -360,4 +405,63 @@ fn plan_local(
         lower_bound_log2: 0,
         note: Some("shared layout from the paper's swizzle construction".into()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw_layouts::Encoding;
+
+    fn ll(attr: &str, shape: &[u64]) -> LinearLayout {
+        Encoding::parse(attr)
+            .unwrap()
+            .to_linear_layout(shape)
+            .unwrap()
+    }
+
+    const BLK: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    const BLK_T: &str = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>";
+    const MMA: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>";
+    const DOT_A: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
+
+    /// The ranking without plans ([`ranked_wavefronts`]) is the ranking of
+    /// the built plans ([`estimated_wavefronts`] of [`plan_local`]) for
+    /// every candidate of several pairs, widths and shapes (with broadcast
+    /// registers and lanes where the tensor is smaller than the CTA).
+    #[test]
+    fn ranking_without_plans_equals_ranking_of_plans() {
+        let mut checked = 0;
+        for shape in [[64u64, 64], [16, 16], [128, 32]] {
+            for (a, b) in [
+                (BLK, MMA),
+                (MMA, BLK),
+                (BLK, BLK_T),
+                (BLK_T, DOT_A),
+                (MMA, DOT_A),
+            ] {
+                for bits in [8, 16, 32, 64] {
+                    let (src, dst) = (ll(a, &shape), ll(b, &shape));
+                    let (s, t) = cta_local(&src, &dst).unwrap();
+                    let (sf, tf) = (
+                        remove_broadcast_registers(&s).unwrap(),
+                        remove_broadcast_registers(&t).unwrap(),
+                    );
+                    let n = in_size(&t, DimName::LANE);
+                    let Ok(cands) = paper_swizzle_candidates(&s, &t, bits) else {
+                        continue;
+                    };
+                    for shared in cands {
+                        let plan = plan_local(&s, &t, bits, &shared).unwrap();
+                        assert_eq!(
+                            ranked_wavefronts(&sf, &tf, bits, &shared, n).unwrap(),
+                            estimated_wavefronts(&plan, n, bits),
+                            "{a} -> {b} {shape:?} {bits} bits"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
 }

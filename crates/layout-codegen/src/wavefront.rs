@@ -47,9 +47,19 @@ pub fn phase_wavefronts(starts: &[u64], bytes: u64, banks: u64) -> u64 {
         .collect();
     words.sort_unstable();
     words.dedup();
+    let banks = banks.max(1);
+    if banks <= 64 {
+        // The hardware's 32 or 64 banks: count in an array (the hot path
+        // of the planner's candidate ranking and of the simulator).
+        let mut per_bank = [0u64; 64];
+        for w in words {
+            per_bank[(w % banks) as usize] += 1;
+        }
+        return per_bank.into_iter().max().filter(|&m| m > 0).unwrap_or(1);
+    }
     let mut per_bank: HashMap<u64, u64> = HashMap::new();
     for w in words {
-        *per_bank.entry(w % banks.max(1)).or_default() += 1;
+        *per_bank.entry(w % banks).or_default() += 1;
     }
     per_bank.into_values().max().unwrap_or(1)
 }
@@ -117,4 +127,52 @@ pub fn matrix_wavefronts(rows: &[u64], count: u64) -> Vec<u64> {
         .take(count as usize)
         .map(|m| phase_wavefronts(m, 16, 32))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition: distinct words per bank counted in a map.
+    fn by_map(starts: &[u64], bytes: u64, banks: u64) -> u64 {
+        let mut words: Vec<u64> = starts
+            .iter()
+            .flat_map(|&s| (s / 4)..(s + bytes.max(1)).div_ceil(4))
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let mut per_bank: HashMap<u64, u64> = HashMap::new();
+        for w in words {
+            *per_bank.entry(w % banks.max(1)).or_default() += 1;
+        }
+        per_bank.into_values().max().unwrap_or(1)
+    }
+
+    /// The array count of `phase_wavefronts` equals the map's on
+    /// pseudo-random lane addresses, every width and bank count (and no
+    /// lanes at all).
+    #[test]
+    fn array_count_equals_the_map_count() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for case in 0..4000 {
+            let n = [0usize, 1, 8, 16, 32, 64][case % 6];
+            let starts: Vec<u64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % 4096) & !((1u64 << (case % 5)) - 1)
+                })
+                .collect();
+            for bytes in [0, 1, 2, 4, 8, 16] {
+                for banks in [0, 1, 16, 32, 64, 128] {
+                    assert_eq!(
+                        phase_wavefronts(&starts, bytes, banks),
+                        by_map(&starts, bytes, banks),
+                        "{starts:?} {bytes} {banks}"
+                    );
+                }
+            }
+        }
+    }
 }

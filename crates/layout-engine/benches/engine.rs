@@ -4,6 +4,8 @@
 //! settles, with a fresh cost cache) and the checker. `engine+price/…`:
 //! the same plus pricing every remaining conversion with
 //! `layout_codegen`'s simulated planner (what `--compare` reports).
+//! `engine+price+ttgir/…`: the same plus printing the program as TTGIR
+//! (what `linlayout engine` prints).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use layout_engine::anchors::Target;
@@ -21,7 +23,7 @@ fn records() -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool) -> f64 {
+fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool, print: bool) -> f64 {
     let p = parse_program(ttir).expect("reads");
     let mut pricer = Pricer::new();
     let out = assign(&p, Options { target, num_warps }, &mut pricer).expect("assigns");
@@ -30,6 +32,11 @@ fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool) -> f64 
         return out.assignment.uses.len() as f64;
     }
     let priced = pricer.price_all(&p, &out.assignment).expect("prices");
+    if print {
+        let g = layout_engine::ttgir::print_ttgir(&p, ttir, &out.assignment, target, num_warps)
+            .expect("prints");
+        return g.text.len() as f64;
+    }
     layout_engine::cost::total_cost(&priced)
 }
 
@@ -58,10 +65,13 @@ fn bench(c: &mut Criterion) {
             parse_program(&ttir).map(|p| p.ops.len()).unwrap_or(0)
         );
         c.bench_function(&format!("engine/{name}"), |b| {
-            b.iter(|| whole_record(&ttir, target, nw, false))
+            b.iter(|| whole_record(&ttir, target, nw, false, false))
         });
         c.bench_function(&format!("engine+price/{name}"), |b| {
-            b.iter(|| whole_record(&ttir, target, nw, true))
+            b.iter(|| whole_record(&ttir, target, nw, true, false))
+        });
+        c.bench_function(&format!("engine+price+ttgir/{name}"), |b| {
+            b.iter(|| whole_record(&ttir, target, nw, true, true))
         });
     }
 }

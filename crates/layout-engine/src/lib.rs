@@ -15,6 +15,8 @@
 //!   times 10 per enclosing loop);
 //! - [`assignment`] holds an assignment (or reads Triton's from TTGIR) and
 //!   [`check`] verifies any assignment against every op's layout rule;
+//! - [`ttgir`] prints an assignment as Triton's TTGIR (a layout on every
+//!   tensor type, a `ttg.convert_layout` per conversion);
 //! - [`report`] is what the CLI and Python print.
 //!
 //! ## Modules and what each depends on
@@ -32,7 +34,8 @@
 //! | [`check`] | `assignment`, `ir`, `shape_ops` |
 //! | [`cost`] | `assignment`, `error`, `ir`, `shape_ops` |
 //! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `cost`, `error`, `ir`, `shape_ops` |
-//! | [`report`] | `anchors`, `assignment`, `check`, `cost`, `engine`, `error`, `ir`, `parse` |
+//! | [`ttgir`] | `anchors`, `assignment`, `error`, `ir`, `shape_ops`, `text` |
+//! | [`report`] | `anchors`, `assignment`, `check`, `cost`, `engine`, `error`, `ir`, `parse`, `ttgir` |
 //!
 //! Conventions are the workspace's: a layout maps hardware bits
 //! (`register, lane, warp, block`) to tensor coordinates, out dims
@@ -80,6 +83,7 @@ pub mod parse;
 pub mod report;
 pub mod shape_ops;
 pub mod text;
+pub mod ttgir;
 
 pub use assignment::{Assignment, Conversion, Layout};
 pub use check::{check, Violation};

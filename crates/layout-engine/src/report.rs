@@ -1,5 +1,5 @@
-//! What the front ends show: the program with a layout on every tensor
-//! value (Triton's `#ttg.*` syntax, aliases at the top), the conversions
+//! What the front ends show: the program as TTGIR, a layout on every
+//! tensor value (Triton's `#ttg.*` syntax, aliases at the top), the conversions
 //! with class, plan and predicted cost, and the comparison of an oracle
 //! record's Triton assignment with ours.
 
@@ -19,7 +19,9 @@ use serde_json::{json, Value};
 pub struct ConversionReport {
     /// The converted value.
     pub value: String,
-    /// Line of the op that needs it.
+    /// The value its `ttg.convert_layout` defines in the TTGIR.
+    pub converted: String,
+    /// Line of the op that needs it (in the TTIR).
     pub line: usize,
     /// Enclosing loops of the conversion.
     pub depth: usize,
@@ -56,8 +58,13 @@ pub struct EngineReport {
     pub violations: Vec<String>,
     /// Conflicts settled by cost (for `--explain`).
     pub decisions: Vec<Decision>,
-    /// The program text with layouts (see [`EngineReport::program`]).
+    /// The TTIR text with a `// value: #alias` comment on every line
+    /// that defines a tensor and the conversions each use needs.
     pub program: String,
+    /// The program as Triton's TTGIR ([`crate::ttgir::print_ttgir`]): a
+    /// layout on every tensor type, aliases at the top, a
+    /// `ttg.convert_layout` per conversion.
+    pub ttgir: String,
 }
 
 struct Aliases(Vec<(String, String)>);
@@ -101,7 +108,8 @@ pub fn run_engine(
 ) -> Result<EngineReport> {
     let p = parse_program(ttir)?;
     let out = assign(&p, Options { target, num_warps }, pricer)?;
-    report(&p, ttir, &out.assignment, out.decisions, pricer)
+    let g = crate::ttgir::print_ttgir(&p, ttir, &out.assignment, target, num_warps)?;
+    report(&p, ttir, &out.assignment, out.decisions, pricer, g)
 }
 
 fn report(
@@ -110,9 +118,28 @@ fn report(
     a: &Assignment,
     decisions: Vec<Decision>,
     pricer: &mut Pricer,
+    g: crate::ttgir::Ttgir,
 ) -> Result<EngineReport> {
     let priced = pricer.price_all(p, a)?;
-    let mut al = Aliases(Vec::new());
+    // The TTGIR's names (and its attribute for each map), so that the
+    // conversion list and the program's types agree; slices and dot
+    // operands, inline in the TTGIR, get aliases of their own here.
+    let mut al = Aliases(
+        g.aliases
+            .iter()
+            .filter(|(_, d)| {
+                hw_layouts::Encoding::parse(d)
+                    .is_ok_and(|e| e.space() == hw_layouts::Space::Distributed)
+            })
+            .cloned()
+            .collect(),
+    );
+    let canonical = |l: &crate::assignment::Layout| {
+        g.canonical
+            .get(&l.ll)
+            .map(|e| e.to_mlir())
+            .unwrap_or_else(|| l.mlir())
+    };
     let mut values = Vec::new();
     let mut per_line: Vec<Vec<String>> = vec![Vec::new(); text.lines().count() + 1];
     for o in p.walk() {
@@ -120,14 +147,14 @@ fn report(
         let mut notes = Vec::new();
         for &r in &op.results {
             if let Some(l) = a.layout(r) {
-                let n = al.name(&l.mlir());
+                let n = al.name(&canonical(l));
                 notes.push(format!("{}: {n}", p.values[r].name));
                 values.push((p.values[r].name.clone(), n));
             }
         }
         for (i, &v) in op.operands.iter().enumerate() {
             if let Some(seen) = a.uses.get(&(o, i)) {
-                let n = al.name(&seen.mlir());
+                let n = al.name(&canonical(seen));
                 let how = if a.remat.get(&(o, i)).copied().unwrap_or(false) {
                     "recomputed"
                 } else {
@@ -146,28 +173,29 @@ fn report(
     for (v, val) in p.values.iter().enumerate() {
         if matches!(val.def, crate::ir::Def::RegionArg { .. }) {
             if let Some(l) = a.layout(v) {
-                let n = al.name(&l.mlir());
+                let n = al.name(&canonical(l));
                 values.push((val.name.clone(), n));
             }
         }
     }
     let mut conversions = Vec::new();
     let mut trivial = 0;
-    for (c, pr) in &priced {
+    for (k, (c, pr)) in priced.iter().enumerate() {
         if pr.trivial() {
             trivial += 1;
             continue;
         }
         conversions.push(ConversionReport {
             value: p.values[c.value].name.clone(),
+            converted: g.convert_names.get(k).cloned().unwrap_or_default(),
             line: p.ops[c.op].line,
             depth: c.depth,
             class: pr.class.to_string(),
             plan: pr.plan.clone(),
             cycles: pr.cycles,
             weighted: weighted(pr.cycles, c.depth),
-            src: al.name(&c.src.mlir()),
-            dst: al.name(&c.dst.mlir()),
+            src: al.name(&canonical(&c.src)),
+            dst: al.name(&canonical(&c.dst)),
         });
     }
     let mut program = String::new();
@@ -193,14 +221,29 @@ fn report(
         violations,
         decisions,
         program,
+        ttgir: g.text,
     })
 }
 
 impl EngineReport {
-    /// The human-readable report: the annotated program, then the
-    /// conversions (and with `explain`, the conflicts and their candidates).
+    /// The human-readable report: the program as TTGIR, then the
+    /// conversions as a comment block (and with `explain`, the conflicts
+    /// and their candidates).
     pub fn text(&self, explain: bool) -> String {
-        let mut s = self.program.clone();
+        let mut s = self.ttgir.clone();
+        // Slices and dot operands print inline in the program; the list
+        // below names them.
+        let inline: Vec<_> = self
+            .aliases
+            .iter()
+            .filter(|(n, _)| !self.ttgir.contains(&format!("{n} = ")))
+            .collect();
+        if !inline.is_empty() {
+            s.push('\n');
+        }
+        for (n, d) in inline {
+            s.push_str(&format!("// {n} = {d}\n"));
+        }
         s.push_str(&format!(
             "\n// conversions: {} (cost {:.1} cycles/warp, loop weight {}^depth; {} trivial dropped)\n",
             self.conversions.len(),
@@ -210,11 +253,12 @@ impl EngineReport {
         ));
         for c in &self.conversions {
             s.push_str(&format!(
-                "//   line {}: {} {} -> {}: {} ({}), {:.1} cycles x {}^{} = {:.1}\n",
-                c.line,
+                "//   {} = {} {} -> {} (TTIR line {}): {} ({}), {:.1} cycles x {}^{} = {:.1}\n",
+                c.converted,
                 c.value,
                 c.src,
                 c.dst,
+                c.line,
                 c.class,
                 c.plan,
                 c.cycles,

@@ -57,3 +57,36 @@ fn annotated_program_names_every_tensor_result() {
     }
     assert!(rep.text(true).contains("conflicts settled by cost"));
 }
+
+/// The main output is the TTGIR: aliases first, the module's attributes,
+/// a `ttg.convert_layout` per reported conversion (trivial ones too), and
+/// the conversion list as a trailing comment block; it reads back with no
+/// checker violation.
+#[test]
+fn text_output_is_ttgir_with_the_conversions_as_comments() {
+    let mut pricer = Pricer::new();
+    let recs = common::records_in("sample.jsonl");
+    let r = recs
+        .iter()
+        .find(|r| common::id(r).starts_with("flash_attn_fwd"))
+        .unwrap();
+    let rep = run_engine(r["ttir"].as_str().unwrap(), Target::Sm90, 4, &mut pricer).unwrap();
+    let text = rep.text(false);
+    assert!(text.starts_with(&rep.ttgir));
+    assert!(text.starts_with("#"));
+    assert!(text.contains("\"ttg.num-warps\" = 4 : i32"));
+    assert!(text.contains("ttg.target = \"cuda:90\""));
+    assert!(text.contains("ttng.warp_group_dot"));
+    let converts = text.matches("= ttg.convert_layout ").count();
+    assert!(converts > 0);
+    assert_eq!(converts, rep.conversions.len() + rep.trivial_dropped);
+    assert!(text.contains(&format!("// conversions: {}", rep.conversions.len())));
+    for c in &rep.conversions {
+        let def = format!("{} = ttg.convert_layout {} : ", c.converted, c.value);
+        assert!(rep.ttgir.contains(&def), "{def}");
+    }
+    // `from_types` refuses a tensor type without an encoding.
+    let p = layout_engine::parse_program(&text).unwrap();
+    let a = layout_engine::Assignment::from_types(&p).unwrap();
+    assert!(layout_engine::check(&p, &a).is_empty());
+}

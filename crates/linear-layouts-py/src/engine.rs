@@ -8,8 +8,10 @@ use pyo3::prelude::*;
 /// (`[alias, attribute]` pairs), `values` (`[value, alias]` pairs),
 /// `conversions` (value, line, depth, class, plan, cycles, weighted, src,
 /// dst), `trivial_dropped`, `cost`, `loop_weight`, `violations` (empty),
-/// `decisions` (conflicts with their candidates and costs) and `program`
-/// (the annotated text). Raises `LayoutError` naming the problem (an
+/// `decisions` (conflicts with their candidates and costs), `ttgir` (the
+/// program as Triton's TTGIR: a layout on every tensor type, a
+/// `ttg.convert_layout` per conversion) and `program` (the TTIR annotated
+/// with `// value: #alias` comments). Raises `LayoutError` naming the problem (an
 /// unknown op and its line, a bad target, ...).
 #[pyfunction]
 #[pyo3(signature = (ttir_text, target = "sm90", num_warps = 4))]

@@ -72,3 +72,15 @@ def test_errors_name_the_problem():
         ll.assign_layouts(rec["ttir"], target="sm90", num_warps=3)
     with pytest.raises(ll.LayoutError):
         ll.assign_layouts("module {", target="sm90", num_warps=4)
+
+
+def test_ttgir_carries_every_layout_and_one_convert_per_conversion():
+    rec = by_family("flash_attn_fwd")
+    out = run(rec)
+    text = out["ttgir"]
+    assert text.startswith("#")
+    assert '"ttg.num-warps" = 4 : i32' in text
+    assert text.count("= ttg.convert_layout ") == len(out["conversions"]) + out["trivial_dropped"]
+    # The conversion list stays beside it, with the same aliases the text defines.
+    for c in out["conversions"]:
+        assert f"{c['dst']} = " in text or "#ttg." in c["dst"]

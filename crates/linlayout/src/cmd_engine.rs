@@ -2,9 +2,11 @@
 //! work is `layout_engine`'s.
 //!
 //! - `linlayout engine kernel.ttir --target sm90 --num-warps 4 [--json] [--explain]`:
-//!   the program with a layout on every tensor value (aliases at the top),
-//!   the conversions with class, plan and predicted cost; `--explain` adds
-//!   every conflict with its candidates and their costs.
+//!   the program as Triton's TTGIR (a layout on every tensor type, aliases
+//!   at the top, a `ttg.convert_layout` per conversion), then the
+//!   conversions with class, plan and predicted cost as a comment block;
+//!   `--explain` adds every conflict with its candidates and their costs;
+//!   `--json` has the same, the TTGIR text under `ttgir`.
 //! - `linlayout engine --compare RECORDS.jsonl --json`: one JSON line per
 //!   oracle record, ours against Triton's pre-pipeline assignment.
 
@@ -26,7 +28,7 @@ pub struct Args {
     /// Warps per CTA (a power of two up to 64).
     #[arg(long, default_value_t = 4)]
     pub num_warps: u64,
-    /// Print JSON instead of the annotated program.
+    /// Print JSON (with the TTGIR text under `ttgir`) instead of the TTGIR.
     #[arg(long)]
     pub json: bool,
     /// List every conflict with the candidates considered and their costs.

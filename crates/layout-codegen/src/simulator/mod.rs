@@ -202,6 +202,14 @@ pub fn simulate(
     simulate_with(&SimulatorConfig::NVIDIA, plan, src, dst)
 }
 
+/// Sets the register entry of an input vector of
+/// [`hw_input_block`] (in-dim order) to `r`; the other entries are kept.
+fn set_register(layout: &LinearLayout, input: &mut [u64], r: u64) {
+    if let Some(k) = layout.in_dim_names().position(|d| d == DimName::REGISTER) {
+        input[k] = r;
+    }
+}
+
 /// [`simulate`] with the shared-memory model `config` (32 or 64 banks).
 pub fn simulate_with(
     config: &SimulatorConfig,
@@ -243,9 +251,11 @@ pub fn simulate_with(
     for w in 0..nwarp {
         let (b, wl) = split(w);
         for l in 0..nlane {
+            // One input vector per thread; only its register entry changes.
+            let mut input = hw_input_block(src, 0, l, wl, b);
             for r in 0..nsrc {
-                src_regs[tid(w, l)][r as usize] =
-                    src.apply_values(&hw_input_block(src, r, l, wl, b));
+                set_register(src, &mut input, r);
+                src_regs[tid(w, l)][r as usize] = src.apply_values(&input);
             }
         }
     }
@@ -437,8 +447,10 @@ pub fn simulate_with(
     for w in 0..nwarp {
         let (b, wl) = split(w);
         for l in 0..nlane {
+            let mut input = hw_input_block(dst, 0, l, wl, b);
             for r in 0..ndst {
-                let want = dst.apply_values(&hw_input_block(dst, r, l, wl, b));
+                set_register(dst, &mut input, r);
+                let want = dst.apply_values(&input);
                 let got = dst_regs[tid(w, l)][r as usize];
                 if got != Some(want) {
                     let found = match packed.get(&(tid(w, l), r as usize)) {

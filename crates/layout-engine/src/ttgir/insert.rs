@@ -1,0 +1,155 @@
+//! What the printer inserts: a `ttg.convert_layout` per conversion and,
+//! for a use that sees index arithmetic in another layout, the value's
+//! producers recomputed in that layout (each operand in the backward map
+//! of its producer).
+
+use super::{unsupported, Inserted, Printer, RECOMPUTED_PREFIX};
+use crate::assignment::{conversions, Layout};
+use crate::error::Result;
+use crate::ir::{OpId, OpKind, ValueId};
+use crate::shape_ops::{canon, collapse_dims, drop_dim, reshape, split, transpose};
+use hw_layouts::slice::Slice;
+use hw_layouts::Encoding;
+
+impl Printer<'_> {
+    /// Conversions and recomputed producers, before any text is printed.
+    // LinearLayout's only interior mutability is a lazily built evaluator
+    // that Hash and Eq ignore.
+    #[allow(clippy::mutable_key_type)]
+    pub(super) fn plan(&mut self) -> Result<()> {
+        let p = self.p;
+        for l in self.a.layouts.iter().flatten() {
+            self.seen.push(l.clone());
+        }
+        for c in conversions(p, self.a)? {
+            let name = self.fresh("%cvt");
+            self.convert_names.push(name.clone());
+            self.renamed
+                .insert((c.value, c.dst.ll.clone()), name.clone());
+            self.seen.push(c.dst.clone());
+            self.after
+                .entry(c.value)
+                .or_default()
+                .push(Inserted::Convert {
+                    name,
+                    value: c.value,
+                    src: Box::new(c.src),
+                    dst: Box::new(c.dst),
+                });
+            self.counts.0 += 1;
+        }
+        let mut remat: Vec<(OpId, usize)> = self
+            .a
+            .remat
+            .iter()
+            .filter(|(_, &r)| r)
+            .map(|(&k, _)| k)
+            .collect();
+        remat.sort_unstable();
+        for (o, i) in remat {
+            let v = p.ops[o].operands[i];
+            if let Some(l) = self.a.uses.get(&(o, i)).cloned() {
+                self.recompute(v, &l, 0)?;
+            }
+        }
+        for l in self.a.uses.values() {
+            self.seen.push(l.clone());
+        }
+        Ok(())
+    }
+
+    /// The name of `v` recomputed in `l` (or `v` itself when it has `l`).
+    pub(super) fn recompute(&mut self, v: ValueId, l: &Layout, depth: usize) -> Result<String> {
+        let p = self.p;
+        if self.layout(v).is_some_and(|x| x.ll == l.ll) || !p.is_tensor(v) {
+            return Ok(p.values[v].name.clone());
+        }
+        if let Some(n) = self.renamed.get(&(v, l.ll.clone())) {
+            return Ok(n.clone());
+        }
+        if depth > p.ops.len() {
+            return Err(unsupported(format!(
+                "recomputing {}: cycle",
+                p.values[v].name
+            )));
+        }
+        let o = p.def_op(v).ok_or_else(|| {
+            unsupported(format!(
+                "{} is recomputed in another layout but has no defining op",
+                p.values[v].name
+            ))
+        })?;
+        let op = &p.ops[o];
+        if op.results.len() != 1 || !op.regions.is_empty() {
+            return Err(unsupported(format!(
+                "line {}: cannot recompute {} in another layout",
+                op.line, op.name
+            )));
+        }
+        let mut operands = Vec::new();
+        for (j, &w) in op.operands.iter().enumerate() {
+            if !p.is_tensor(w) {
+                operands.push((p.values[w].name.clone(), None));
+                continue;
+            }
+            let lw = self.backward(o, j, l)?;
+            let n = self.recompute(w, &lw, depth + 1)?;
+            operands.push((n, Some(lw)));
+        }
+        let name = self.fresh(RECOMPUTED_PREFIX);
+        self.renamed.insert((v, l.ll.clone()), name.clone());
+        self.seen.push(l.clone());
+        for lw in operands.iter().filter_map(|x| x.1.clone()) {
+            self.seen.push(lw);
+        }
+        self.after.entry(v).or_default().push(Inserted::Recompute {
+            name: name.clone(),
+            op: o,
+            layout: Box::new(l.clone()),
+            operands,
+        });
+        self.counts.1 += 1;
+        Ok(name)
+    }
+
+    /// The layout operand `j` of `o` has when `o`'s result has `l`.
+    pub(super) fn backward(&self, o: OpId, j: usize, l: &Layout) -> Result<Layout> {
+        let p = self.p;
+        let op = &p.ops[o];
+        let w = op.operands[j];
+        let ws: Vec<u64> = p.values[w].ty.tensor_shape().unwrap_or(&[]).to_vec();
+        let linear = matches!(l.encoding, Encoding::Linear(_));
+        Ok(match &op.kind {
+            OpKind::Broadcast => {
+                let want = collapse_dims(&l.ll, &ws)?;
+                match (!linear).then(|| Layout::new(l.encoding.clone(), &ws)) {
+                    Some(Ok(x)) if canon(&x.ll) == canon(&want) => x,
+                    _ => Layout::from_ll(want),
+                }
+            }
+            OpKind::ExpandDims { axis } => {
+                let want = drop_dim(&l.ll, *axis)?;
+                let slice = Encoding::Slice(Slice {
+                    dim: *axis,
+                    parent: Box::new(l.encoding.clone()),
+                });
+                match (!linear).then(|| Layout::new(slice, &ws)) {
+                    Some(Ok(x)) if canon(&x.ll) == canon(&want) => x,
+                    _ => Layout::from_ll(want),
+                }
+            }
+            OpKind::Trans { order } => {
+                let mut inv = vec![0; order.len()];
+                for (k, &d) in order.iter().enumerate() {
+                    if d < inv.len() {
+                        inv[d] = k;
+                    }
+                }
+                Layout::from_ll(transpose(&l.ll, &inv)?)
+            }
+            OpKind::Reshape => Layout::from_ll(reshape(&l.ll, &ws)?),
+            OpKind::Join => Layout::from_ll(split(&l.ll)?),
+            _ => l.clone(),
+        })
+    }
+}

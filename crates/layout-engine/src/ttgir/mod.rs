@@ -1,0 +1,450 @@
+//! The engine's assignment printed as Triton's TTGIR: the program as
+//! Triton's layout passes would leave it.
+//!
+//! - Layout aliases head the module with Triton's names (`#blocked`,
+//!   `#blocked1`, `#mma`, `#linear`, `#shared`, `#smem`); slices and dot
+//!   operands print inline with their parent's alias, as Triton prints them.
+//! - The module carries `ttg.num-ctas`, `ttg.num-warps`, `ttg.target` and
+//!   `ttg.threads-per-warp`.
+//! - Every `tensor<…>` type carries its encoding. One linear map prints as
+//!   one attribute everywhere (the first of the most specific family:
+//!   mma, then `dot_op`, slice, blocked, linear), so an SSA value has one
+//!   type at its definition and at every use. (An mma v2 accumulator and
+//!   the `dot_op(opIdx = 0, kWidth = 2)` of its parent can be one map,
+//!   as in chained dots: it prints as the mma, which the checker accepts
+//!   as that operand and Triton would write through a no-op
+//!   `ttg.convert_layout`.)
+//! - Every conversion of [`crate::assignment::conversions`] is a
+//!   `%cvtN = ttg.convert_layout` right after the converted value's
+//!   definition (inside a loop where the value is), and every use that
+//!   sees its destination layout reads `%cvtN`.
+//! - A use that sees index arithmetic in another layout (a
+//!   rematerialisation, [`Assignment::remat`]) reads a copy of the value's
+//!   producers recomputed in that layout (`%rmN`, printed after each
+//!   original producer; an operand's layout is the backward map of the
+//!   producer: broadcast collapses, expand_dims slices, trans and reshape
+//!   invert, join splits).
+//! - A dot whose result is wgmma (mma v3) is Triton's
+//!   `ttng.warp_group_dot`; an operand the engine reads from shared memory
+//!   goes through `ttg.local_alloc` into a `!ttg.memdesc` of an
+//!   `#ttg.nvmma_shared` layout.
+//!
+//! The crate's own reader ([`crate::parse_program`]) reads the text back;
+//! `tests/ttgir_roundtrip.rs` checks, on every record of the corpora, that
+//! the checker accepts what it reads, that every value and use reads back
+//! in the engine's linear layout, and that there is one `ttg.convert_layout`
+//! per conversion.
+//!
+//! Submodules: `insert` (the conversions and recomputed copies to print),
+//! `attributes` (which attribute each map prints as, and the aliases),
+//! `types` (one op's text with its operands and types rewritten); this file
+//! walks the program's lines.
+
+use crate::anchors::Target;
+use crate::assignment::{Assignment, Layout};
+use crate::error::{EngineError, Result};
+use crate::ir::{OpId, OpKind, Program, ValueId};
+use hw_layouts::Encoding;
+use linear_layout::LinearLayout;
+use std::collections::{HashMap, HashSet};
+
+mod attributes;
+mod insert;
+mod types;
+
+/// Name prefix of a value recomputed in another layout (`%rm0`, ...).
+pub const RECOMPUTED_PREFIX: &str = "%rm";
+
+/// The printed program and what was inserted into it.
+#[derive(Clone, Debug)]
+pub struct Ttgir {
+    /// The TTGIR text.
+    pub text: String,
+    /// `ttg.convert_layout` ops inserted (one per conversion).
+    pub convert_ops: usize,
+    /// Ops recomputed in another layout for rematerialised uses.
+    pub recomputed_ops: usize,
+    /// `ttg.local_alloc` ops inserted for dot operands read from shared memory.
+    pub shared_allocs: usize,
+    /// The result of each conversion's `ttg.convert_layout`, in the order
+    /// of [`crate::assignment::conversions`].
+    pub convert_names: Vec<String>,
+    /// The aliases at the top, `(#name, attribute)`.
+    pub aliases: Vec<(String, String)>,
+    /// The attribute printed for each linear map of the assignment.
+    pub canonical: HashMap<LinearLayout, Encoding>,
+}
+
+/// An op inserted after the definition of a value.
+enum Inserted {
+    /// `name = ttg.convert_layout v : src -> dst`.
+    Convert {
+        name: String,
+        value: ValueId,
+        src: Box<Layout>,
+        dst: Box<Layout>,
+    },
+    /// The defining op of a value recomputed with result `name` in `layout`.
+    Recompute {
+        name: String,
+        op: OpId,
+        layout: Box<Layout>,
+        operands: Vec<(String, Option<Layout>)>,
+    },
+}
+
+struct Printer<'a> {
+    p: &'a Program,
+    a: &'a Assignment,
+    names: HashSet<String>,
+    /// (value, linear map) → the name of the value in that layout.
+    renamed: HashMap<(ValueId, LinearLayout), String>,
+    /// Ops to print after the definition of each value.
+    after: HashMap<ValueId, Vec<Inserted>>,
+    /// Every layout printed, for [`Printer::canonical`].
+    seen: Vec<Layout>,
+    /// Linear map → the encoding printed for it.
+    canon: HashMap<LinearLayout, Encoding>,
+    aliases: Vec<(String, String)>,
+    counter: usize,
+    counts: (usize, usize, usize),
+    /// The input's lines.
+    lines: Vec<String>,
+    convert_names: Vec<String>,
+    /// Linear map → its printed attribute (once the attributes are chosen).
+    printed: HashMap<LinearLayout, String>,
+}
+
+/// Prints `a` over `p` (read from `text`) as TTGIR for `target` and
+/// `num_warps` warps (see the module doc).
+///
+/// ```
+/// use layout_engine::{anchors::Target, cost::Pricer, engine::{assign, Options}};
+/// let ttir = "module {
+///   tt.func public @k(%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
+///     %0 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+///     %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+///     %2 = tt.addptr %1, %0 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+///     %3 = tt.load %2 : tensor<128x!tt.ptr<f32>>
+///     tt.store %2, %3 : tensor<128x!tt.ptr<f32>>
+///     tt.return
+///   }
+/// }";
+/// let p = layout_engine::parse_program(ttir).unwrap();
+/// let out = assign(&p, Options { target: Target::Sm80, num_warps: 4 }, &mut Pricer::new()).unwrap();
+/// let g = layout_engine::ttgir::print_ttgir(&p, ttir, &out.assignment, Target::Sm80, 4).unwrap();
+/// assert!(g.text.starts_with("#blocked = #ttg.blocked<"));
+/// assert!(g.text.contains("\"ttg.num-warps\" = 4 : i32"));
+/// assert!(g.text.contains("%3 = tt.load %2 : tensor<128x!tt.ptr<f32>, #blocked>"));
+/// // It reads back with the same layouts.
+/// let back = layout_engine::parse_program(&g.text).unwrap();
+/// let a = layout_engine::Assignment::from_types(&back).unwrap();
+/// assert!(layout_engine::check(&back, &a).is_empty());
+/// ```
+pub fn print_ttgir(
+    p: &Program,
+    text: &str,
+    a: &Assignment,
+    target: Target,
+    num_warps: u64,
+) -> Result<Ttgir> {
+    let mut pr = Printer {
+        p,
+        a,
+        names: p.values.iter().map(|v| v.name.clone()).collect(),
+        renamed: HashMap::new(),
+        after: HashMap::new(),
+        seen: Vec::new(),
+        canon: HashMap::new(),
+        aliases: Vec::new(),
+        counter: 0,
+        counts: (0, 0, 0),
+        lines: text.lines().map(str::to_string).collect(),
+        convert_names: Vec::new(),
+        printed: HashMap::new(),
+    };
+    pr.plan()?;
+    pr.choose_canonical();
+    pr.agree_with_inference();
+    let body = pr.body(target, num_warps)?;
+    let mut out = String::new();
+    for (n, def) in &pr.aliases {
+        out.push_str(&format!("{n} = {def}\n"));
+    }
+    out.push_str(&body);
+    Ok(Ttgir {
+        text: out,
+        convert_ops: pr.counts.0,
+        recomputed_ops: pr.counts.1,
+        shared_allocs: pr.counts.2,
+        convert_names: pr.convert_names,
+        aliases: pr.aliases,
+        canonical: pr.canon,
+    })
+}
+
+fn unsupported(m: String) -> EngineError {
+    EngineError::Unsupported(m)
+}
+
+fn target_name(t: Target) -> &'static str {
+    match t {
+        Target::Sm80 => "cuda:80",
+        Target::Sm90 => "cuda:90",
+        Target::Gfx942 => "hip:gfx942",
+    }
+}
+
+fn indent_of(raw: &str) -> &str {
+    &raw[..raw.len() - raw.trim_start().len()]
+}
+
+impl Printer<'_> {
+    fn fresh(&mut self, base: &str) -> String {
+        loop {
+            let n = format!("{base}{}", self.counter);
+            self.counter += 1;
+            if self.names.insert(n.clone()) {
+                return n;
+            }
+        }
+    }
+
+    fn layout(&self, v: ValueId) -> Option<&Layout> {
+        self.a.layout(v)
+    }
+
+    /// The reference and layout operand `i` of `o` reads.
+    fn operand(&self, o: OpId, i: usize) -> (String, Option<Layout>) {
+        let p = self.p;
+        let v = p.ops[o].operands[i];
+        let own = self.layout(v).cloned();
+        match self.a.uses.get(&(o, i)) {
+            Some(l) if own.as_ref().is_some_and(|x| x.ll != l.ll) => {
+                let n = self
+                    .renamed
+                    .get(&(v, l.ll.clone()))
+                    .cloned()
+                    .unwrap_or_else(|| p.values[v].name.clone());
+                (n, Some(l.clone()))
+            }
+            _ => (p.values[v].name.clone(), own),
+        }
+    }
+
+    fn emit_after(&mut self, values: &[ValueId], indent: &str, out: &mut String) {
+        for &v in values {
+            let Some(items) = self.after.remove(&v) else {
+                continue;
+            };
+            for it in &items {
+                match it {
+                    Inserted::Convert {
+                        name,
+                        value,
+                        src,
+                        dst,
+                    } => {
+                        let (s, d) = (self.tensor_type(*value, src), self.tensor_type(*value, dst));
+                        let n = &self.p.values[*value].name;
+                        out.push_str(&format!(
+                            "{indent}{name} = ttg.convert_layout {n} : {s} -> {d}\n"
+                        ));
+                    }
+                    Inserted::Recompute {
+                        name,
+                        op,
+                        layout,
+                        operands,
+                    } => {
+                        let raw = self.p_line(*op);
+                        let line = self.render(
+                            *op,
+                            Some(name),
+                            operands,
+                            &[Some((**layout).clone())],
+                            &raw,
+                        );
+                        out.push_str(&format!("{indent}{line}\n"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn p_line(&self, o: OpId) -> String {
+        self.lines
+            .get(self.p.ops[o].line.wrapping_sub(1))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The program text, line by line (the reader's region rules).
+    fn body(&mut self, target: Target, num_warps: u64) -> Result<String> {
+        enum Frame {
+            Other,
+            Op(OpId),
+        }
+        let p = self.p;
+        let by_line: HashMap<usize, OpId> = p
+            .ops
+            .iter()
+            .enumerate()
+            .map(|(o, op)| (op.line, o))
+            .collect();
+        let mut out = String::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        let lines = self.lines.clone();
+        for (i, raw) in lines.iter().enumerate() {
+            let line = i + 1;
+            let s = raw.trim();
+            let indent = indent_of(raw);
+            let inner = format!("{indent}  ");
+            if s.is_empty() || s.starts_with("//") || s.starts_with('#') {
+                if !s.starts_with('#') {
+                    out.push_str(raw);
+                    out.push('\n');
+                }
+                continue;
+            }
+            if let Some(rest) = s.strip_prefix("module") {
+                let attrs = format!(
+                    "\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = {num_warps} : i32, ttg.target = \"{}\", \"ttg.threads-per-warp\" = {} : i32",
+                    target_name(target),
+                    target.threads_per_warp()
+                );
+                let rest = rest.trim_start();
+                let rest = rest.strip_prefix("attributes {").map_or_else(
+                    || format!("attributes {{{attrs}}} {rest}"),
+                    |r| format!("attributes {{{attrs}, {r}"),
+                );
+                out.push_str(&format!("{indent}module {rest}\n"));
+                if s.ends_with('{') {
+                    stack.push(Frame::Other);
+                }
+                continue;
+            }
+            if s.starts_with("tt.func") {
+                let slots: Vec<Option<Layout>> = p
+                    .args
+                    .iter()
+                    .filter(|&&v| p.is_tensor(v))
+                    .map(|&v| self.layout(v).cloned())
+                    .collect();
+                let l = self.retype(s, &slots);
+                out.push_str(&format!("{indent}{l}\n"));
+                stack.push(Frame::Other);
+                self.emit_after(&p.args, &inner, &mut out);
+                continue;
+            }
+            if let Some(rest) = s.strip_prefix('}') {
+                let frame = stack.pop();
+                let rest = rest.trim();
+                let Some(Frame::Op(o)) = frame else {
+                    out.push_str(raw);
+                    out.push('\n');
+                    continue;
+                };
+                if rest.ends_with('{') && (rest.starts_with("else") || rest.starts_with("do")) {
+                    out.push_str(raw);
+                    out.push('\n');
+                    stack.push(Frame::Op(o));
+                    continue;
+                }
+                if rest.starts_with(')') {
+                    let op = &p.ops[o];
+                    let ops: Vec<Option<Layout>> = (0..op.operands.len())
+                        .filter(|&k| p.is_tensor(op.operands[k]))
+                        .map(|k| self.operand(o, k).1)
+                        .collect();
+                    let res: Vec<Option<Layout>> = op
+                        .results
+                        .iter()
+                        .filter(|&&r| p.is_tensor(r))
+                        .map(|&r| self.layout(r).cloned())
+                        .collect();
+                    let slots = self.slots(rest, &op.kind, &ops, &res);
+                    let l = self.retype(s, &slots);
+                    out.push_str(&format!("{indent}{l}\n"));
+                } else {
+                    out.push_str(raw);
+                    out.push('\n');
+                }
+                let results = p.ops[o].results.clone();
+                self.emit_after(&results, indent, &mut out);
+                continue;
+            }
+            if s.starts_with("^bb") {
+                let Some(Frame::Op(o)) = stack.last() else {
+                    out.push_str(raw);
+                    out.push('\n');
+                    continue;
+                };
+                let o = *o;
+                let args = p.ops[o].regions.iter().flat_map(|r| r.args.iter()).copied();
+                // The block's arguments: those whose name the line defines.
+                let names: HashSet<&str> = crate::text::value_refs(s).into_iter().collect();
+                let args: Vec<ValueId> = args
+                    .filter(|&v| names.contains(p.values[v].name.as_str()))
+                    .collect();
+                let slots: Vec<Option<Layout>> = args
+                    .iter()
+                    .filter(|&&v| p.is_tensor(v))
+                    .map(|&v| self.layout(v).cloned())
+                    .collect();
+                let l = self.retype(s, &slots);
+                out.push_str(&format!("{indent}{l}\n"));
+                self.emit_after(&args, &inner, &mut out);
+                continue;
+            }
+            let Some(&o) = by_line.get(&line) else {
+                return Err(unsupported(format!("line {line}: no op read here")));
+            };
+            let op = &p.ops[o];
+            let opens = s.ends_with('{');
+            if p.in_combine_region(o) {
+                out.push_str(raw);
+                out.push('\n');
+            } else if op.kind == OpKind::Dot
+                && op
+                    .results
+                    .first()
+                    .and_then(|&r| self.layout(r))
+                    .is_some_and(
+                        |l| matches!(&l.encoding, Encoding::NvidiaMma(m) if m.version_major == 3),
+                    )
+            {
+                self.warp_group_dot(o, indent, &mut out)?;
+            } else {
+                let operands: Vec<(String, Option<Layout>)> =
+                    (0..op.operands.len()).map(|k| self.operand(o, k)).collect();
+                let results: Vec<Option<Layout>> = op
+                    .results
+                    .iter()
+                    .map(|&r| self.layout(r).cloned())
+                    .collect();
+                let l = self.render(o, None, &operands, &results, raw);
+                out.push_str(&format!("{indent}{l}\n"));
+            }
+            if opens {
+                stack.push(Frame::Op(o));
+                let args = p.ops[o]
+                    .regions
+                    .first()
+                    .map(|r| r.args.clone())
+                    .unwrap_or_default();
+                self.emit_after(&args, &inner, &mut out);
+            } else {
+                let results = op.results.clone();
+                self.emit_after(&results, indent, &mut out);
+            }
+        }
+        let left: usize = self.after.values().map(Vec::len).sum();
+        if left > 0 {
+            return Err(unsupported(format!(
+                "{left} inserted ops found no definition to follow"
+            )));
+        }
+        Ok(out)
+    }
+}

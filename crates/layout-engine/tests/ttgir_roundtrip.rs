@@ -1,0 +1,194 @@
+//! The engine's TTGIR, read back independently: on every record of the
+//! corpora, the text printed by `layout_engine::ttgir` is read by the
+//! crate's TTGIR reader (the one that reads Triton's `ttgir_pre_pipeline`),
+//! its types give an assignment (`Assignment::from_types`), and
+//!
+//! (a) it parses; (b) the checker accepts it; (c) every value and every
+//! use reads back in the engine's linear layout (a use through its
+//! `ttg.convert_layout` or recomputed copy; a dot operand read from shared
+//! memory as a `!ttg.memdesc`); (d) it has one `ttg.convert_layout` per
+//! conversion of the engine's assignment, and the module says the warps.
+
+mod common;
+
+use layout_engine::anchors::Target;
+use layout_engine::assignment::conversions;
+use layout_engine::cost::Pricer;
+use layout_engine::engine::{assign, Options};
+use layout_engine::ttgir::{print_ttgir, RECOMPUTED_PREFIX};
+use layout_engine::{check, parse_program, Assignment, Program};
+use serde_json::Value;
+
+/// An op the printer inserted (not one of the engine's program).
+fn inserted(p: &Program, o: usize) -> bool {
+    let op = &p.ops[o];
+    matches!(op.name.as_str(), "ttg.convert_layout" | "ttg.local_alloc")
+        || op
+            .results
+            .first()
+            .is_some_and(|&r| p.values[r].name.starts_with(RECOMPUTED_PREFIX))
+}
+
+/// Every mismatch between the engine's answer and the printed text read back.
+fn roundtrip(r: &Value, pricer: &mut Pricer) -> Vec<String> {
+    let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
+    let nw = r["options"]["num_warps"].as_u64().unwrap();
+    let ttir = r["ttir"].as_str().unwrap();
+    let p = parse_program(ttir).unwrap();
+    let out = assign(
+        &p,
+        Options {
+            target,
+            num_warps: nw,
+        },
+        pricer,
+    )
+    .unwrap();
+    let a = &out.assignment;
+    let g = match print_ttgir(&p, ttir, a, target, nw) {
+        Ok(g) => g,
+        Err(e) => return vec![format!("print: {e}")],
+    };
+    let mut bad = Vec::new();
+    // (a)
+    let tp = match parse_program(&g.text) {
+        Ok(tp) => tp,
+        Err(e) => return vec![format!("reads back: {e}")],
+    };
+    let ta = match Assignment::from_types(&tp) {
+        Ok(ta) => ta,
+        Err(e) => return vec![format!("layouts read back: {e}")],
+    };
+    // (b)
+    let v = check(&tp, &ta);
+    if let Some(first) = v.first() {
+        bad.push(format!("checker: {} violations, first: {first}", v.len()));
+    }
+    // (d)
+    let converts = tp
+        .ops
+        .iter()
+        .filter(|o| o.name == "ttg.convert_layout")
+        .count();
+    let want = conversions(&p, a).unwrap().len();
+    if converts != want || g.convert_ops != want {
+        bad.push(format!(
+            "{converts} ttg.convert_layout ops for {want} conversions"
+        ));
+    }
+    if tp.num_warps != Some(nw) || tp.threads_per_warp != Some(target.threads_per_warp()) {
+        bad.push(format!(
+            "module says {:?} warps of {:?} threads",
+            tp.num_warps, tp.threads_per_warp
+        ));
+    }
+    // (c) ops in program order with the inserted ones skipped, then every
+    // value by where it is defined (result k of an op, argument k of a
+    // region or of the function).
+    let ours = p.walk();
+    let theirs: Vec<usize> = tp
+        .walk()
+        .into_iter()
+        .filter(|&o| !inserted(&tp, o))
+        .collect();
+    if ours.len() != theirs.len() {
+        bad.push(format!(
+            "{} ops read back for {} ops",
+            theirs.len(),
+            ours.len()
+        ));
+        return bad;
+    }
+    let mut pairs: Vec<(usize, usize)> = p
+        .args
+        .iter()
+        .copied()
+        .zip(tp.args.iter().copied())
+        .collect();
+    for (&o, &t) in ours.iter().zip(&theirs) {
+        let (op, top) = (&p.ops[o], &tp.ops[t]);
+        pairs.extend(op.results.iter().copied().zip(top.results.iter().copied()));
+        for (r, tr) in op.regions.iter().zip(&top.regions) {
+            pairs.extend(r.args.iter().copied().zip(tr.args.iter().copied()));
+        }
+    }
+    let mut mapped = 0;
+    for (v, w) in pairs {
+        let Some(l) = a.layout(v) else { continue };
+        mapped += 1;
+        match ta.layout(w) {
+            Some(back) if back.ll == l.ll => {}
+            Some(back) => bad.push(format!(
+                "{} reads back as {}, the engine gave {}",
+                p.values[v].name,
+                back.mlir(),
+                l.mlir()
+            )),
+            None => bad.push(format!("{} reads back without a layout", p.values[v].name)),
+        }
+    }
+    let with_layout = a.layouts.iter().flatten().count();
+    if mapped != with_layout {
+        bad.push(format!(
+            "{mapped} of {with_layout} values with a layout read back"
+        ));
+    }
+    for (&o, &t) in ours.iter().zip(&theirs) {
+        let (op, top) = (&p.ops[o], &tp.ops[t]);
+        let renamed = op.name == "tt.dot" && top.name == "ttng.warp_group_dot";
+        if op.name != top.name && !renamed {
+            bad.push(format!(
+                "line {}: {} reads back as {}",
+                op.line, op.name, top.name
+            ));
+            continue;
+        }
+        for (i, &v) in op.operands.iter().enumerate() {
+            if !p.is_tensor(v) {
+                continue;
+            }
+            let Some(&w) = top.operands.get(i) else {
+                bad.push(format!("line {}: operand {i} missing", op.line));
+                continue;
+            };
+            if a.shared_operands.contains(&(o, i)) {
+                if tp.is_tensor(w) {
+                    bad.push(format!("line {}: shared operand {i} is a tensor", op.line));
+                }
+                continue;
+            }
+            let want = a.seen(&p, o, i).map(|l| &l.ll);
+            let got = ta.layout(w).map(|l| &l.ll);
+            if want != got {
+                bad.push(format!(
+                    "line {}: {} operand {i} ({}) reads back in another layout",
+                    op.line, op.name, p.values[v].name
+                ));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn printed_ttgir_reads_back_as_the_engines_assignment() {
+    let mut pricer = Pricer::new();
+    let mut n = 0;
+    let mut failures = Vec::new();
+    for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
+        for r in common::records_in(file) {
+            n += 1;
+            let bad = roundtrip(&r, &mut pricer);
+            if !bad.is_empty() {
+                failures.push(format!(
+                    "{file} {}: {} problems, first: {}",
+                    common::id(&r),
+                    bad.len(),
+                    bad[0]
+                ));
+            }
+        }
+    }
+    assert_eq!(n, 271);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
