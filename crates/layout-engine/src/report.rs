@@ -345,17 +345,28 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
     let nontrivial = |v: &[(crate::assignment::Conversion, crate::cost::Price)]| {
         v.iter().filter(|(_, p)| !p.trivial()).count()
     };
+    // The engine chooses by conversions plus reductions
+    // (`engine::search::total_cost`): both sides' reductions, priced alike.
+    let reduce = |p: &crate::ir::Program, a: &Assignment| {
+        crate::engine::reduction::reductions_cost(p, a).map(round1)
+    };
+    let (our_red, their_red) = (reduce(&p, &out.assignment)?, reduce(&tp, &ta)?);
+    let (our_cost, their_cost) = (round1(total_cost(&ours)), round1(total_cost(&theirs)));
     Ok(json!({
         "id": id,
         "ours": {
             "conversions": nontrivial(&ours),
-            "cost": round1(total_cost(&ours)),
+            "cost": our_cost,
+            "reduction_cost": our_red,
+            "total": round1(our_cost + our_red),
             "checked": ours_checked,
         },
         "triton": {
             "conversions": theirs.len(),
             "nontrivial": nontrivial(&theirs),
-            "cost": round1(total_cost(&theirs)),
+            "cost": their_cost,
+            "reduction_cost": their_red,
+            "total": round1(their_cost + their_red),
             "checked": t_checked,
         },
     }))

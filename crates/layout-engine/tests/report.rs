@@ -23,6 +23,28 @@ fn compare_line_has_the_issue_schema_and_checks_the_count() {
         r["facts_pre_pipeline"]["n_convert_layout"]
     );
     assert!(v["ours"]["cost"].as_f64().unwrap() <= v["triton"]["cost"].as_f64().unwrap());
+    // Conversions plus reductions, both sides priced alike: what the
+    // engine minimises.
+    let f = |side: &str, k: &str| v[side][k].as_f64().unwrap();
+    for side in ["ours", "triton"] {
+        let sum = f(side, "cost") + f(side, "reduction_cost");
+        assert!((f(side, "total") - sum).abs() < 0.11, "{side}: {v}");
+    }
+    assert!(f("ours", "total") <= f("triton", "total"));
+    // A record where the engine converts a tile once to save a reduction's
+    // shared-memory round: more in conversions, less in total.
+    let r = recs
+        .iter()
+        .find(|r| common::id(r).starts_with("softmax_online.sm80.w4.BM=8,BN=256"))
+        .unwrap();
+    let v = compare_record(r, &mut pricer);
+    let f = |side: &str, k: &str| v[side][k].as_f64().unwrap();
+    assert!(f("ours", "cost") > f("triton", "cost"), "{v}");
+    assert!(f("ours", "total") < f("triton", "total"), "{v}");
+    assert!(
+        f("ours", "reduction_cost") < f("triton", "reduction_cost"),
+        "{v}"
+    );
     // Planted: a record whose stated count disagrees with its TTGIR.
     let mut bad = r.clone();
     bad["facts_pre_pipeline"]["n_convert_layout"] = serde_json::json!(99);
