@@ -419,40 +419,52 @@ pub fn plan_with(
                 // Where staying depends on the lane (or the source register
                 // does), the lane-predicated form of the same split.
                 if refused {
-                    let predicated = if target.banks == 32 {
-                        plan_split_predicated(src, dst, smem, elem_bits)
-                            .map(|p| Lowering::Partial { plan: Box::new(p) })
-                    } else {
-                        Err(CodegenError::Unsupported(
-                            "lane-predicated partial plans are costed for 32 banks only".into(),
-                        ))
+                    let (pname, tname) = match *name {
+                        "partial_triton" => {
+                            ("partial_predicated_triton", "partial_transposed_triton")
+                        }
+                        "partial_paper_swizzle" => (
+                            "partial_predicated_paper_swizzle",
+                            "partial_transposed_paper_swizzle",
+                        ),
+                        _ => (
+                            "partial_predicated_searched_swizzle",
+                            "partial_transposed_searched_swizzle",
+                        ),
                     };
-                    let pname = match *name {
-                        "partial_triton" => "partial_predicated_triton",
-                        "partial_paper_swizzle" => "partial_predicated_paper_swizzle",
-                        _ => "partial_predicated_searched_swizzle",
+                    // Lane masks are costed for 32 banks only.
+                    let masked = |planned: fn(
+                        &LinearLayout,
+                        &LinearLayout,
+                        &LinearLayout,
+                        u32,
+                    )
+                        -> Result<PartialCrossWarpPlan>| {
+                        if target.banks == 32 {
+                            planned(src, dst, smem, elem_bits)
+                                .map(|p| Lowering::Partial { plan: Box::new(p) })
+                        } else {
+                            Err(CodegenError::Unsupported(
+                                "lane-predicated partial plans are costed for 32 banks only".into(),
+                            ))
+                        }
                     };
-                    consider(pname, predicated, &mut candidates, &mut best);
+                    consider(
+                        pname,
+                        masked(plan_split_predicated),
+                        &mut candidates,
+                        &mut best,
+                    );
                     // The same with transposed staying moves (one shuffle per
                     // staying register, the reader's register chosen by its
                     // lane) where a warp admits them.
-                    let transposed = if target.banks != 32 {
-                        Err(CodegenError::Unsupported(
-                            "lane-predicated partial plans are costed for 32 banks only".into(),
-                        ))
-                    } else if elem_bits != TRANSPOSED_STAYING_BITS {
+                    let transposed = if elem_bits == TRANSPOSED_STAYING_BITS {
+                        masked(plan_split_transposed)
+                    } else {
                         Err(CodegenError::Unsupported(format!(
                             "transposed staying moves are taken for {TRANSPOSED_STAYING_BITS}-bit \
                              elements only, not {elem_bits} (TRANSPOSED_STAYING_BITS)"
                         )))
-                    } else {
-                        plan_split_transposed(src, dst, smem, elem_bits)
-                            .map(|p| Lowering::Partial { plan: Box::new(p) })
-                    };
-                    let tname = match *name {
-                        "partial_triton" => "partial_transposed_triton",
-                        "partial_paper_swizzle" => "partial_transposed_paper_swizzle",
-                        _ => "partial_transposed_searched_swizzle",
                     };
                     consider(tname, transposed, &mut candidates, &mut best);
                 }

@@ -44,6 +44,27 @@ impl Sink {
     pub(crate) fn any(self) -> bool {
         self.src || self.dst
     }
+
+    /// Declares `sink_` in the kernel body, where any array is folded.
+    pub(crate) fn emit_declaration(self, s: &mut String) {
+        if self.any() {
+            writeln!(s, "  uint32_t sink_ = 0u;").unwrap();
+        }
+    }
+
+    /// Makes `sink_` observable after the loop, where any array is folded:
+    /// a store under a condition the benchmark never meets (it never runs
+    /// R = INT_MAX; the compiler cannot know that, so every folded load
+    /// stays).
+    pub(crate) fn emit_observation(self, s: &mut String) {
+        if self.any() {
+            writeln!(
+                s,
+                "  if (R == 0x7fffffff && sink_ == 0x2545f491u) gout[threadIdx.x] = 0;"
+            )
+            .unwrap();
+        }
+    }
 }
 
 /// Where the loop's conversions find their scratch and how they wait.

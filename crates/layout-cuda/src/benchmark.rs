@@ -186,18 +186,9 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
     // fresh2_blk16_to_blk22_128x64_f8, whose destination is replicated over
     // warp bit 0).
     let sink = Sink::for_layouts(&case.src, &case.dst);
-    if sink.any() {
-        writeln!(s, "  uint32_t sink_ = 0u;").unwrap();
-    }
+    sink.emit_declaration(&mut s);
     emit_bench_loop(&mut s, (ns, nd), held, sink, &scratch);
-    if sink.any() {
-        // Observable but never taken (see `Sink`).
-        writeln!(
-            s,
-            "  if (R == 0x7fffffff && sink_ == 0x2545f491u) gout[threadIdx.x] = 0;"
-        )
-        .unwrap();
-    }
+    sink.emit_observation(&mut s);
     sides.emit_store(&mut s, held)?;
     writeln!(s, "}}\n").unwrap();
     s.push_str(&host_main(&case.name, t, tile, bytes, threads));

@@ -473,14 +473,7 @@ pub fn emit_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    let plan = plan_partial_round_trip(
-        &case.src,
-        &case.dst,
-        Some(&case.smem),
-        case.bits,
-        PartialForm::Plain,
-    )?;
-    emit_partial_planned(case, &plan, specialise_warps)
+    emit_partial_form(case, specialise_warps, PartialForm::Plain)
 }
 
 /// [`emit_partial_benchmark`] where a direction outside the plain partial
@@ -490,14 +483,7 @@ pub fn emit_predicated_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    let plan = plan_partial_round_trip(
-        &case.src,
-        &case.dst,
-        Some(&case.smem),
-        case.bits,
-        PartialForm::Predicated,
-    )?;
-    emit_partial_planned(case, &plan, specialise_warps)
+    emit_partial_form(case, specialise_warps, PartialForm::Predicated)
 }
 
 /// [`emit_predicated_partial_benchmark`] where a direction outside the
@@ -508,13 +494,18 @@ pub fn emit_transposed_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    let plan = plan_partial_round_trip(
-        &case.src,
-        &case.dst,
-        Some(&case.smem),
-        case.bits,
-        PartialForm::Transposed,
-    )?;
+    emit_partial_form(case, specialise_warps, PartialForm::Transposed)
+}
+
+/// The benchmark program of `case`'s partial round trip through
+/// `case.smem`, each direction the plain class refuses planned by the
+/// partial planner `form` names ([`plan_partial_round_trip`]).
+fn emit_partial_form(
+    case: &ConversionCase,
+    specialise_warps: bool,
+    form: PartialForm,
+) -> Result<PartialEmission, EmitError> {
+    let plan = plan_partial_round_trip(&case.src, &case.dst, Some(&case.smem), case.bits, form)?;
     emit_partial_planned(case, &plan, specialise_warps)
 }
 
@@ -643,9 +634,7 @@ pub fn emit_partial_planned(
     let min_blocks = blocks(bytes);
     crate::kernel_head(&mut s, t, threads, min_blocks, tile, false);
     sides.emit_load(&mut s, held)?;
-    if sink.any() {
-        writeln!(s, "  uint32_t sink_ = 0u;").unwrap();
-    }
+    sink.emit_declaration(&mut s);
     if specialise_warps {
         let sink_arg = if sink.any() { ", sink_" } else { "" };
         writeln!(s, "  switch (warp) {{").unwrap();
@@ -665,15 +654,7 @@ pub fn emit_partial_planned(
     } else {
         bench_loop(&mut s);
     }
-    if sink.any() {
-        // Observable but never taken: the benchmark never runs R = INT_MAX
-        // (the compiler cannot know that, so every folded load stays).
-        writeln!(
-            s,
-            "  if (R == 0x7fffffff && sink_ == 0x2545f491u) gout[threadIdx.x] = 0;"
-        )
-        .unwrap();
-    }
+    sink.emit_observation(&mut s);
     sides.emit_store(&mut s, held)?;
     writeln!(s, "}}\n").unwrap();
     s.push_str(&crate::host_main(&case.name, t, tile, bytes, threads));

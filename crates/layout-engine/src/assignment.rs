@@ -63,6 +63,18 @@ pub struct Assignment {
 }
 
 impl Assignment {
+    /// The rematerialised uses (`remat` set), in `(op, operand)` order.
+    pub fn rematerialised(&self) -> Vec<(OpId, usize)> {
+        let mut uses: Vec<(OpId, usize)> = self
+            .remat
+            .iter()
+            .filter(|(_, &r)| r)
+            .map(|(&k, _)| k)
+            .collect();
+        uses.sort_unstable();
+        uses
+    }
+
     /// Reads the layouts from a TTGIR program's tensor types.
     pub fn from_types(p: &Program) -> Result<Assignment> {
         let mut layouts = Vec::with_capacity(p.values.len());

@@ -583,14 +583,7 @@ pub fn check(p: &Program, a: &Assignment) -> Vec<Violation> {
             n(linear_layout::DimName::LANE) * n(linear_layout::DimName::WARP)
         })
         .unwrap_or(1);
-    let mut remat: Vec<_> = a
-        .remat
-        .iter()
-        .filter(|(_, &r)| r)
-        .map(|(&k, _)| k)
-        .collect();
-    remat.sort_unstable();
-    for (o, i) in remat {
+    for (o, i) in a.rematerialised() {
         let v = p.ops[o].operands[i];
         if !rematerialisable(p, v, threads) {
             let d = format!(

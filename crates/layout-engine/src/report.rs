@@ -84,16 +84,7 @@ impl Aliases {
             "nvidia_mma" | "amd_mfma" => "mma".to_string(),
             _ => base,
         };
-        let k = self
-            .0
-            .iter()
-            .filter(|(n, _)| n.trim_start_matches('#').trim_end_matches(char::is_numeric) == base)
-            .count();
-        let n = if k == 0 {
-            format!("#{base}")
-        } else {
-            format!("#{base}{k}")
-        };
+        let n = crate::text::next_alias(&self.0, &base);
         self.0.push((n.clone(), mlir.to_string()));
         n
     }

@@ -87,8 +87,30 @@ pub fn rfind_top(s: &str, pat: &str, line: usize) -> Result<Option<usize>> {
     Ok(s.rmatch_indices(pat).map(|(i, _)| i).find(|&i| top[i]))
 }
 
+/// The name Triton gives the next alias of family `base` among `aliases`
+/// (`(name, definition)` pairs): `#base`, then `#base1`, `#base2`, ….
+pub fn next_alias(aliases: &[(String, String)], base: &str) -> String {
+    let k = aliases
+        .iter()
+        .filter(|(n, _)| n.trim_start_matches('#').trim_end_matches(char::is_numeric) == base)
+        .count();
+    if k == 0 {
+        format!("#{base}")
+    } else {
+        format!("#{base}{k}")
+    }
+}
+
 /// Every SSA reference `%name` / `%name#k` in `s`, in order.
 pub fn value_refs(s: &str) -> Vec<&str> {
+    value_ref_spans(s)
+        .into_iter()
+        .map(|(a, b)| &s[a..b])
+        .collect()
+}
+
+/// The byte spans `(start, end)` of [`value_refs`], in order.
+pub fn value_ref_spans(s: &str) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -113,7 +135,7 @@ pub fn value_refs(s: &str) -> Vec<&str> {
                 }
             }
             if i > start + 1 {
-                out.push(&s[start..i]);
+                out.push((start, i));
             }
         } else {
             i += 1;

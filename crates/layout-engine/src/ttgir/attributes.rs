@@ -153,16 +153,7 @@ impl Printer<'_> {
         if let Some((n, _)) = self.aliases.iter().find(|(_, d)| *d == def) {
             return n.clone();
         }
-        let k = self
-            .aliases
-            .iter()
-            .filter(|(n, _)| n.trim_start_matches('#').trim_end_matches(char::is_numeric) == base)
-            .count();
-        let n = if k == 0 {
-            format!("#{base}")
-        } else {
-            format!("#{base}{k}")
-        };
+        let n = crate::text::next_alias(&self.aliases, base);
         self.aliases.push((n.clone(), def));
         n
     }

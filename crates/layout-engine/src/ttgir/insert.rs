@@ -38,15 +38,7 @@ impl Printer<'_> {
                 });
             self.counts.0 += 1;
         }
-        let mut remat: Vec<(OpId, usize)> = self
-            .a
-            .remat
-            .iter()
-            .filter(|(_, &r)| r)
-            .map(|(&k, _)| k)
-            .collect();
-        remat.sort_unstable();
-        for (o, i) in remat {
+        for (o, i) in self.a.rematerialised() {
             let v = p.ops[o].operands[i];
             if let Some(l) = self.a.uses.get(&(o, i)).cloned() {
                 self.recompute(v, &l, 0)?;

@@ -7,42 +7,7 @@ use super::{unsupported, Printer};
 use crate::assignment::Layout;
 use crate::error::Result;
 use crate::ir::{OpId, OpKind, ValueId};
-use crate::text::find_top;
-
-/// Byte offsets and texts of every `%name` / `%name#k` reference in `s`
-/// (the rules of [`crate::text::value_refs`]).
-pub(super) fn ref_spans(s: &str) -> Vec<(usize, usize)> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'%' {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += 1;
-        while i < b.len()
-            && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$' | b'.' | b'-'))
-        {
-            i += 1;
-        }
-        if i < b.len() && b[i] == b'#' {
-            let h = i;
-            i += 1;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i == h + 1 {
-                i = h;
-            }
-        }
-        if i > start + 1 {
-            out.push((start, i));
-        }
-    }
-    out
-}
+use crate::text::{find_top, value_ref_spans};
 
 /// Byte spans `(start, end)` of the `tensor<…>` types of `s` that are not
 /// nested in another `<…>` (a tensor inside `!tt.tensordesc<…>` is the
@@ -182,7 +147,7 @@ impl Printer<'_> {
         let mut b = String::with_capacity(body.len() + 16);
         let mut last = 0;
         let mut k = 0;
-        for (st, en) in ref_spans(body) {
+        for (st, en) in value_ref_spans(body) {
             if k < op.operands.len() && body[st..en] == p.values[op.operands[k]].name {
                 b.push_str(&body[last..st]);
                 b.push_str(&operands[k].0);
