@@ -16,7 +16,8 @@ use hw_layouts::Encoding;
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::plan_options::PlanOptions;
 use layout_codegen::planner::PlannedConversion;
-use layout_codegen::round_trip::{plan_partial_round_trip, PartialForm};
+use layout_codegen::planner::{SplitForm, Target};
+use layout_codegen::round_trip::{plan_partial_round_trip, PartialRoundTrip};
 use layout_cuda::{emit_benchmark_planned, ConversionCase, Path};
 use linear_layout::LinearLayout;
 use serde_json::json;
@@ -527,11 +528,13 @@ fn partial_prediction(
            "partial_units": c.partial_units(), "full_units": c.full_units()})
 }
 
-/// The `_partial` variant of a conversion case: both directions by
-/// `layout_codegen::round_trip::plan_partial_round_trip` (through the
-/// shared layout it chooses), when at least one direction keeps part of the data in its warps
-/// and the other is not left to a cheaper plan class (shuffle, register or
-/// `_smem` comparison cases are skipped). Its full twin is the case itself.
+/// The partial program of a conversion pair whose planner answers
+/// ([`layout_codegen::planner::plan`], both directions, every class by
+/// default) are partial cross-warp plans: `X_transposed` where a staying
+/// move is transposed, else `X_partial`, run by the warp-specialised
+/// partial emitter. Its full twin is the case itself. Pairs whose answer is
+/// another class in either direction get no partial program (their
+/// whole-CTA program is the planner's).
 fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>) {
     let CaseSpec {
         name,
@@ -544,41 +547,82 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
     let (Ok(src), Ok(dst)) = (ll(src_t), ll(dst_t)) else {
         return;
     };
-    let twin = meta.iter().find(|e| e["name"] == name);
-    let uses_shared = twin.is_some_and(|e| e["path_fwd"] == "shared" || e["path_bwd"] == "shared");
-    if !uses_shared || spec.force_shared {
+    if spec.force_shared {
         return;
     }
+    let request = PartialRequest::Planner;
+    let rt = match plan_partial_round_trip(&src, &dst, spec.bits, &Target::SM90, &request.options())
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("  no partial program for {name}: {e}");
+            return;
+        }
+    };
+    let transposed = [&rt.fwd, &rt.bwd]
+        .iter()
+        .flat_map(|p| p.classes.iter().flat_map(|k| &k.staying))
+        .any(|m| !m.dst_register_by_lane.is_empty());
+    let suffix = if transposed {
+        "_transposed"
+    } else {
+        "_partial"
+    };
     emit_partial_entry(
         dir,
-        &format!("{name}_partial"),
+        &format!("{name}{suffix}"),
         spec,
         (&src, &dst),
-        (true, PartialForm::Plain),
-        name,
-        meta,
-    );
-    // And, where a warp's staying registers are a register <-> lane
-    // transpose, the form with transposed staying moves.
-    emit_partial_entry(
-        dir,
-        &format!("{name}_transposed"),
-        spec,
-        (&src, &dst),
-        (true, PartialForm::Transposed),
+        (&rt, request),
+        true,
         name,
         meta,
     );
 }
 
-/// Emits one partial-plan program (`specialise`: one copy of the loop per
-/// warp) and appends its `cases.json` entry with its full twin's name.
+/// How a partial program's round trip is asked of the planner (recorded as
+/// `plan_request` in `cases.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PartialRequest {
+    /// The planner's own answer (`PlanOptions::default()`), partial in both
+    /// directions.
+    Planner,
+    /// The partial class (`PlanOptions::partial_only()`, lane-predicated
+    /// where the plain class refuses): a `[[partial]]` entry whose
+    /// planner answer is another class.
+    Class,
+}
+
+impl PartialRequest {
+    fn options(self) -> PlanOptions {
+        match self {
+            PartialRequest::Planner => PlanOptions::default(),
+            PartialRequest::Class => PlanOptions {
+                split_form: Some(SplitForm::Predicated),
+                ..PlanOptions::partial_only()
+            },
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            PartialRequest::Planner => "planner",
+            PartialRequest::Class => "partial_class",
+        }
+    }
+}
+
+/// Emits one partial-plan program of the planner's round trip `rt`
+/// (`specialise`: one copy of the loop per warp) and appends its
+/// `cases.json` entry with its full twin's name.
+#[allow(clippy::too_many_arguments)]
 fn emit_partial_entry(
     dir: &str,
     name: &str,
     spec: CaseSpec,
     (src, dst): (&LinearLayout, &LinearLayout),
-    (specialise, form): (bool, PartialForm),
+    (rt, request): (&PartialRoundTrip, PartialRequest),
+    specialise: bool,
     full_twin: &str,
     meta: &mut Vec<serde_json::Value>,
 ) {
@@ -590,28 +634,17 @@ fn emit_partial_entry(
         dst_t,
         ..
     } = spec;
-    // The planner's partial round trip through the shared layout it
-    // chooses (`smem: None`); the case's own shared layout is not read.
+    // The case's own shared layout is not read: each direction goes
+    // through the one its plan chose.
     let smem = layout_cuda::gather::row_major_smem(&shape);
     let case = case_of(name, spec, (src, dst, &smem), false);
-    let emitted = plan_partial_round_trip(src, dst, None, bits, form)
-        .map_err(layout_cuda::EmitError::from)
-        .and_then(|p| layout_cuda::partial::emit_partial_planned(&case, &p, specialise));
-    let em = match emitted {
+    let em = match layout_cuda::partial::emit_partial_planned(&case, rt, specialise) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("  no {name}: {e}");
             return;
         }
     };
-    let transposed = [&em.fwd, &em.bwd]
-        .iter()
-        .flat_map(|p| p.classes.iter().flat_map(|k| &k.staying))
-        .any(|m| !m.dst_register_by_lane.is_empty());
-    if form == PartialForm::Transposed && !transposed {
-        eprintln!("  no {name}: no warp admits a transposed staying schedule");
-        return;
-    }
     std::fs::write(format!("{dir}/{name}.cu"), &em.code).expect("write");
     let (fp, bp) = (
         partial_prediction(&em.fwd, em.shuffles.0),
@@ -624,6 +657,8 @@ fn emit_partial_entry(
         "src": src.bases_json(), "dst": dst.bases_json(),
         "path_fwd": "partial", "path_bwd": "partial",
         "packed": em.packed,
+        "plan_request": request.name(),
+        "plan_candidates": [rt.candidates.0, rt.candidates.1],
         "predicted_fwd": fp, "predicted_bwd": bp,
         "full_twin": full_twin, "warp_specialised": specialise,
     }));
@@ -658,15 +693,27 @@ fn partial_cases(dir: &str, partials: &[(CaseSpec, bool)], meta: &mut Vec<serde_
             &[(true, "")]
         };
         let full = format!("{name}_full");
+        // The planner's own partial answer where it is one, else the class
+        // asked for (lane-predicated where staying depends on the lane).
+        let planned = [PartialRequest::Planner, PartialRequest::Class]
+            .into_iter()
+            .find_map(|r| {
+                plan_partial_round_trip(&src, &dst, spec.bits, &Target::SM90, &r.options())
+                    .ok()
+                    .map(|rt| (rt, r))
+            });
+        let Some((rt, request)) = planned else {
+            eprintln!("skip {name}: no partial round trip");
+            continue;
+        };
         for &(specialise, suffix) in variants {
             emit_partial_entry(
                 dir,
                 &format!("{name}{suffix}"),
                 spec,
                 (&src, &dst),
-                // A [[partial]] entry asks for the class: where staying
-                // depends on the lane, its lane-predicated form.
-                (specialise, PartialForm::Predicated),
+                (&rt, request),
+                specialise,
                 &full,
                 meta,
             );

@@ -558,23 +558,23 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[64], uint16_t* smem_e, unsigned lane, unsigned warp) {
   uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
   unsigned o_st = 0u;
-  o_st ^= (0u - ((lane >> 0) & 1u)) & 48u;
+  o_st ^= (0u - ((lane >> 0) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
   o_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
   o_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 128u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[1], (uint32_t)a[5], (uint32_t)a[9], (uint32_t)a[13]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2048u]) = make_uint4((uint32_t)a[3], (uint32_t)a[7], (uint32_t)a[11], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2112u]) = make_uint4((uint32_t)a[17], (uint32_t)a[21], (uint32_t)a[25], (uint32_t)a[29]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2112u]) = make_uint4((uint32_t)a[19], (uint32_t)a[23], (uint32_t)a[27], (uint32_t)a[31]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[33], (uint32_t)a[37], (uint32_t)a[41], (uint32_t)a[45]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2304u]) = make_uint4((uint32_t)a[35], (uint32_t)a[39], (uint32_t)a[43], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2368u]) = make_uint4((uint32_t)a[49], (uint32_t)a[53], (uint32_t)a[57], (uint32_t)a[61]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2368u]) = make_uint4((uint32_t)a[51], (uint32_t)a[55], (uint32_t)a[59], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[1], (uint32_t)a[5], (uint32_t)a[9], (uint32_t)a[13]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 96u]) = make_uint4((uint32_t)a[3], (uint32_t)a[7], (uint32_t)a[11], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[17], (uint32_t)a[21], (uint32_t)a[25], (uint32_t)a[29]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 224u]) = make_uint4((uint32_t)a[19], (uint32_t)a[23], (uint32_t)a[27], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[33], (uint32_t)a[37], (uint32_t)a[41], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 352u]) = make_uint4((uint32_t)a[35], (uint32_t)a[39], (uint32_t)a[43], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[49], (uint32_t)a[53], (uint32_t)a[57], (uint32_t)a[61]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[51], (uint32_t)a[55], (uint32_t)a[59], (uint32_t)a[63]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
@@ -711,30 +711,30 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     }
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[4], (uint32_t)a[8], (uint32_t)a[12]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[1], (uint32_t)a[5], (uint32_t)a[9], (uint32_t)a[13]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 0u]) = make_uint4((uint32_t)a[2], (uint32_t)a[6], (uint32_t)a[10], (uint32_t)a[14]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2048u]) = make_uint4((uint32_t)a[3], (uint32_t)a[7], (uint32_t)a[11], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[16], (uint32_t)a[20], (uint32_t)a[24], (uint32_t)a[28]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2112u]) = make_uint4((uint32_t)a[17], (uint32_t)a[21], (uint32_t)a[25], (uint32_t)a[29]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 64u]) = make_uint4((uint32_t)a[18], (uint32_t)a[22], (uint32_t)a[26], (uint32_t)a[30]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2112u]) = make_uint4((uint32_t)a[19], (uint32_t)a[23], (uint32_t)a[27], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[1], (uint32_t)a[5], (uint32_t)a[9], (uint32_t)a[13]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 32u]) = make_uint4((uint32_t)a[2], (uint32_t)a[6], (uint32_t)a[10], (uint32_t)a[14]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 96u]) = make_uint4((uint32_t)a[3], (uint32_t)a[7], (uint32_t)a[11], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[20], (uint32_t)a[24], (uint32_t)a[28]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[17], (uint32_t)a[21], (uint32_t)a[25], (uint32_t)a[29]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 160u]) = make_uint4((uint32_t)a[18], (uint32_t)a[22], (uint32_t)a[26], (uint32_t)a[30]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 224u]) = make_uint4((uint32_t)a[19], (uint32_t)a[23], (uint32_t)a[27], (uint32_t)a[31]);
     *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[36], (uint32_t)a[40], (uint32_t)a[44]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[33], (uint32_t)a[37], (uint32_t)a[41], (uint32_t)a[45]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 256u]) = make_uint4((uint32_t)a[34], (uint32_t)a[38], (uint32_t)a[42], (uint32_t)a[46]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2304u]) = make_uint4((uint32_t)a[35], (uint32_t)a[39], (uint32_t)a[43], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[48], (uint32_t)a[52], (uint32_t)a[56], (uint32_t)a[60]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2368u]) = make_uint4((uint32_t)a[49], (uint32_t)a[53], (uint32_t)a[57], (uint32_t)a[61]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 320u]) = make_uint4((uint32_t)a[50], (uint32_t)a[54], (uint32_t)a[58], (uint32_t)a[62]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 2368u]) = make_uint4((uint32_t)a[51], (uint32_t)a[55], (uint32_t)a[59], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[33], (uint32_t)a[37], (uint32_t)a[41], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 288u]) = make_uint4((uint32_t)a[34], (uint32_t)a[38], (uint32_t)a[42], (uint32_t)a[46]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 352u]) = make_uint4((uint32_t)a[35], (uint32_t)a[39], (uint32_t)a[43], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[52], (uint32_t)a[56], (uint32_t)a[60]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[49], (uint32_t)a[53], (uint32_t)a[57], (uint32_t)a[61]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[50], (uint32_t)a[54], (uint32_t)a[58], (uint32_t)a[62]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[51], (uint32_t)a[55], (uint32_t)a[59], (uint32_t)a[63]);
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[4], (uint32_t)a[8], (uint32_t)a[12]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 0u]) = make_uint4((uint32_t)a[2], (uint32_t)a[6], (uint32_t)a[10], (uint32_t)a[14]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[16], (uint32_t)a[20], (uint32_t)a[24], (uint32_t)a[28]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 64u]) = make_uint4((uint32_t)a[18], (uint32_t)a[22], (uint32_t)a[26], (uint32_t)a[30]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 32u]) = make_uint4((uint32_t)a[2], (uint32_t)a[6], (uint32_t)a[10], (uint32_t)a[14]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[20], (uint32_t)a[24], (uint32_t)a[28]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 160u]) = make_uint4((uint32_t)a[18], (uint32_t)a[22], (uint32_t)a[26], (uint32_t)a[30]);
     *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[36], (uint32_t)a[40], (uint32_t)a[44]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 256u]) = make_uint4((uint32_t)a[34], (uint32_t)a[38], (uint32_t)a[42], (uint32_t)a[46]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[48], (uint32_t)a[52], (uint32_t)a[56], (uint32_t)a[60]);
-    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 320u]) = make_uint4((uint32_t)a[50], (uint32_t)a[54], (uint32_t)a[58], (uint32_t)a[62]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 288u]) = make_uint4((uint32_t)a[34], (uint32_t)a[38], (uint32_t)a[42], (uint32_t)a[46]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[52], (uint32_t)a[56], (uint32_t)a[60]);
+    *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[50], (uint32_t)a[54], (uint32_t)a[58], (uint32_t)a[62]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
@@ -873,57 +873,57 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
   PARTIAL_SYNC();
   unsigned o_ld = 0u;
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_ld ^= (0u - ((lane >> 1) & 1u)) & 48u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
   o_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
   o_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[18] = (t_.y >> 0) & 4294967295u;
       b[20] = (t_.z >> 0) & 4294967295u;
       b[22] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4096u]);
       b[17] = (t_.x >> 0) & 4294967295u;
       b[19] = (t_.y >> 0) & 4294967295u;
       b[21] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4224u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[26] = (t_.y >> 0) & 4294967295u;
       b[28] = (t_.z >> 0) & 4294967295u;
       b[30] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4224u]);
       b[25] = (t_.x >> 0) & 4294967295u;
       b[27] = (t_.y >> 0) & 4294967295u;
       b[29] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4352u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[50] = (t_.y >> 0) & 4294967295u;
       b[52] = (t_.z >> 0) & 4294967295u;
       b[54] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 416u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4352u]);
       b[49] = (t_.x >> 0) & 4294967295u;
       b[51] = (t_.y >> 0) & 4294967295u;
       b[53] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4480u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[58] = (t_.y >> 0) & 4294967295u;
       b[60] = (t_.z >> 0) & 4294967295u;
       b[62] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 480u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4480u]);
       b[57] = (t_.x >> 0) & 4294967295u;
       b[59] = (t_.y >> 0) & 4294967295u;
       b[61] = (t_.z >> 0) & 4294967295u;
@@ -936,43 +936,43 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[4] = (t_.z >> 0) & 4294967295u;
       b[6] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 0u]);
       b[1] = (t_.x >> 0) & 4294967295u;
       b[3] = (t_.y >> 0) & 4294967295u;
       b[5] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[10] = (t_.y >> 0) & 4294967295u;
       b[12] = (t_.z >> 0) & 4294967295u;
       b[14] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 128u]);
       b[9] = (t_.x >> 0) & 4294967295u;
       b[11] = (t_.y >> 0) & 4294967295u;
       b[13] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[18] = (t_.y >> 0) & 4294967295u;
       b[20] = (t_.z >> 0) & 4294967295u;
       b[22] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4096u]);
       b[17] = (t_.x >> 0) & 4294967295u;
       b[19] = (t_.y >> 0) & 4294967295u;
       b[21] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4224u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[26] = (t_.y >> 0) & 4294967295u;
       b[28] = (t_.z >> 0) & 4294967295u;
       b[30] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4224u]);
       b[25] = (t_.x >> 0) & 4294967295u;
       b[27] = (t_.y >> 0) & 4294967295u;
       b[29] = (t_.z >> 0) & 4294967295u;
@@ -984,43 +984,43 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[36] = (t_.z >> 0) & 4294967295u;
       b[38] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 256u]);
       b[33] = (t_.x >> 0) & 4294967295u;
       b[35] = (t_.y >> 0) & 4294967295u;
       b[37] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[42] = (t_.y >> 0) & 4294967295u;
       b[44] = (t_.z >> 0) & 4294967295u;
       b[46] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 352u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 384u]);
       b[41] = (t_.x >> 0) & 4294967295u;
       b[43] = (t_.y >> 0) & 4294967295u;
       b[45] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4352u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[50] = (t_.y >> 0) & 4294967295u;
       b[52] = (t_.z >> 0) & 4294967295u;
       b[54] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 416u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4352u]);
       b[49] = (t_.x >> 0) & 4294967295u;
       b[51] = (t_.y >> 0) & 4294967295u;
       b[53] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4480u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[58] = (t_.y >> 0) & 4294967295u;
       b[60] = (t_.z >> 0) & 4294967295u;
       b[62] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 480u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 4480u]);
       b[57] = (t_.x >> 0) & 4294967295u;
       b[59] = (t_.y >> 0) & 4294967295u;
       b[61] = (t_.z >> 0) & 4294967295u;
@@ -1033,19 +1033,19 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[4] = (t_.z >> 0) & 4294967295u;
       b[6] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 0u]);
       b[1] = (t_.x >> 0) & 4294967295u;
       b[3] = (t_.y >> 0) & 4294967295u;
       b[5] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[10] = (t_.y >> 0) & 4294967295u;
       b[12] = (t_.z >> 0) & 4294967295u;
       b[14] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 128u]);
       b[9] = (t_.x >> 0) & 4294967295u;
       b[11] = (t_.y >> 0) & 4294967295u;
       b[13] = (t_.z >> 0) & 4294967295u;
@@ -1057,19 +1057,19 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[36] = (t_.z >> 0) & 4294967295u;
       b[38] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 256u]);
       b[33] = (t_.x >> 0) & 4294967295u;
       b[35] = (t_.y >> 0) & 4294967295u;
       b[37] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[42] = (t_.y >> 0) & 4294967295u;
       b[44] = (t_.z >> 0) & 4294967295u;
       b[46] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 352u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[(o_ld ^ 16u) + 384u]);
       b[41] = (t_.x >> 0) & 4294967295u;
       b[43] = (t_.y >> 0) & 4294967295u;
       b[45] = (t_.z >> 0) & 4294967295u;

@@ -269,16 +269,16 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
   o_st ^= (0u - ((lane >> 3) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 32u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u) {
-    *reinterpret_cast<uint2*>(&smem[o_st + 512u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 640u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1024u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1536u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1152u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1664u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 32u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 96u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 160u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 192u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 224u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -303,11 +303,11 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
     }
   } else if (warp == 1u) {
     *reinterpret_cast<uint2*>(&smem[o_st + 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[8]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1024u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1536u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1152u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1664u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 64u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 160u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 192u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 224u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -332,11 +332,11 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
     }
   } else if (warp == 2u) {
     *reinterpret_cast<uint2*>(&smem[o_st + 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[8]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 512u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 640u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1536u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1664u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 32u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 64u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 96u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 160u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 224u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -361,11 +361,11 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
     }
   } else {
     *reinterpret_cast<uint2*>(&smem[o_st + 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[8]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 512u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 640u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1024u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 1152u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 32u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 64u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 96u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 192u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -394,25 +394,25 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 4u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 24u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 128u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 64u;
   o_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 32u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 128u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[6] = (t_.y >> 0) & 4294967295u;
       b[3] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[12] = (t_.y >> 0) & 4294967295u;
       b[9] = (t_.z >> 0) & 4294967295u;
       b[13] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[14] = (t_.y >> 0) & 4294967295u;
       b[11] = (t_.z >> 0) & 4294967295u;
@@ -425,13 +425,13 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
       b[1] = (t_.z >> 0) & 4294967295u;
       b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[12] = (t_.y >> 0) & 4294967295u;
       b[9] = (t_.z >> 0) & 4294967295u;
       b[13] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[14] = (t_.y >> 0) & 4294967295u;
       b[11] = (t_.z >> 0) & 4294967295u;
@@ -444,13 +444,13 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
       b[1] = (t_.z >> 0) & 4294967295u;
       b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[6] = (t_.y >> 0) & 4294967295u;
       b[3] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[14] = (t_.y >> 0) & 4294967295u;
       b[11] = (t_.z >> 0) & 4294967295u;
@@ -463,13 +463,13 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
       b[1] = (t_.z >> 0) & 4294967295u;
       b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[6] = (t_.y >> 0) & 4294967295u;
       b[3] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[12] = (t_.y >> 0) & 4294967295u;
       b[9] = (t_.z >> 0) & 4294967295u;

@@ -246,19 +246,19 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[1
 __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[16], uint16_t* smem_e, unsigned lane, unsigned warp) {
   uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
   unsigned o_st = 0u;
-  o_st ^= (0u - ((lane >> 0) & 1u)) & 40u;
-  o_st ^= (0u - ((lane >> 1) & 1u)) & 80u;
+  o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 2u;
   o_st ^= (0u - ((lane >> 3) & 1u)) & 4u;
   o_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 128u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u) {
-    *reinterpret_cast<uint2*>(&smem[o_st + 512u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 512u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 512u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 512u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 160u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 192u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 224u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
     if ((0x11111111u >> lane) & 1u) b[0] = (((0x11111111u >> lane) & 1u) ? a[0] : (((0x22222222u >> lane) & 1u) ? a[2] : (((0x44444444u >> lane) & 1u) ? a[4] : a[6])));
     if ((0x22222222u >> lane) & 1u) b[1] = (((0x11111111u >> lane) & 1u) ? a[0] : (((0x22222222u >> lane) & 1u) ? a[2] : (((0x44444444u >> lane) & 1u) ? a[4] : a[6])));
     if ((0x44444444u >> lane) & 1u) b[2] = (((0x11111111u >> lane) & 1u) ? a[0] : (((0x22222222u >> lane) & 1u) ? a[2] : (((0x44444444u >> lane) & 1u) ? a[4] : a[6])));
@@ -311,18 +311,18 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
     }
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint2*>(&smem[o_st + 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[8]);
-    *reinterpret_cast<uint2*>(&smem[o_st + 512u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 0u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 512u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 0u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 512u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 0u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 512u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
+    *reinterpret_cast<uint2*>(&smem[o_st + 128u]) = make_uint2((uint32_t)a[1], (uint32_t)a[9]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 32u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 160u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 64u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 192u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 96u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 224u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
   } else {
     *reinterpret_cast<uint2*>(&smem[o_st + 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[8]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 0u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 0u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
-    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 0u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 32u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 64u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
+    *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 96u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
     if ((0x11111111u >> lane) & 1u) b[8] = (((0x11111111u >> lane) & 1u) ? a[1] : (((0x22222222u >> lane) & 1u) ? a[3] : (((0x44444444u >> lane) & 1u) ? a[5] : a[7])));
     if ((0x22222222u >> lane) & 1u) b[9] = (((0x11111111u >> lane) & 1u) ? a[1] : (((0x22222222u >> lane) & 1u) ? a[3] : (((0x44444444u >> lane) & 1u) ? a[5] : a[7])));
     if ((0x44444444u >> lane) & 1u) b[10] = (((0x11111111u >> lane) & 1u) ? a[1] : (((0x22222222u >> lane) & 1u) ? a[3] : (((0x44444444u >> lane) & 1u) ? a[5] : a[7])));
@@ -376,28 +376,28 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
   }
   PARTIAL_SYNC();
   unsigned o_ld = 0u;
-  o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
-  o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
+  o_ld ^= (0u - ((lane >> 0) & 1u)) & 40u;
+  o_ld ^= (0u - ((lane >> 1) & 1u)) & 80u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 2u;
   o_ld ^= (0u - ((lane >> 3) & 1u)) & 4u;
   o_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 512u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u) {
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_ld + 128u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_ld + 1024u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[12] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 160u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 1024u]);
       b[9] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 192u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 1024u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[14] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 224u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 1024u]);
       b[11] = (t_.x >> 0) & 4294967295u;
       b[15] = (t_.y >> 0) & 4294967295u;
     }
@@ -406,31 +406,31 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
       b[0] = (t_.x >> 0) & 4294967295u;
       b[4] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 32u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 0u]);
       b[1] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 64u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 0u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[6] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 96u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 0u]);
       b[3] = (t_.x >> 0) & 4294967295u;
       b[7] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_ld + 128u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o_ld + 1024u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[12] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 160u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 1024u]);
       b[9] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 192u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 1024u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[14] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 224u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 1024u]);
       b[11] = (t_.x >> 0) & 4294967295u;
       b[15] = (t_.y >> 0) & 4294967295u;
     }
@@ -439,15 +439,15 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
       b[0] = (t_.x >> 0) & 4294967295u;
       b[4] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 32u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 8u) + 0u]);
       b[1] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 64u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 16u) + 0u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[6] = (t_.y >> 0) & 4294967295u;
     }
-    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 96u]);
+    { const uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o_ld ^ 24u) + 0u]);
       b[3] = (t_.x >> 0) & 4294967295u;
       b[7] = (t_.y >> 0) & 4294967295u;
     }

@@ -37,20 +37,20 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 2048u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 64u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1152u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1408u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     b[0] = a[0];
     b[1] = a[1];
     b[4] = a[2];
@@ -85,13 +85,13 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
     b[61] = a[31];
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1152u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1408u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     b[2] = a[0];
     b[3] = a[1];
     b[6] = a[2];
@@ -130,54 +130,54 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 2048u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 64u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 2u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[3] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1056u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[11] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1088u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
       b[18] = (t_.x >> 0) & 4294967295u;
       b[19] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1120u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1664u]);
       b[26] = (t_.x >> 0) & 4294967295u;
       b[27] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1152u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[34] = (t_.x >> 0) & 4294967295u;
       b[35] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1184u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
       b[42] = (t_.x >> 0) & 4294967295u;
       b[43] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1216u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
       b[50] = (t_.x >> 0) & 4294967295u;
       b[51] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1248u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1920u]);
       b[58] = (t_.x >> 0) & 4294967295u;
       b[59] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -190,43 +190,43 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
       b[4] = (t_.z >> 0) & 4294967295u;
       b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[12] = (t_.z >> 0) & 4294967295u;
       b[13] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[20] = (t_.z >> 0) & 4294967295u;
       b[21] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1152u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[28] = (t_.z >> 0) & 4294967295u;
       b[29] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[36] = (t_.z >> 0) & 4294967295u;
       b[37] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[44] = (t_.z >> 0) & 4294967295u;
       b[45] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[52] = (t_.z >> 0) & 4294967295u;
       b[53] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1408u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[60] = (t_.z >> 0) & 4294967295u;
@@ -235,75 +235,138 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
   }
 }
 
-// Partial cross-warp conversion: 4096 of 4096 elements stay in their warp; 2 warp classes.
-__device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[32], uint16_t* smem_e, unsigned lane, unsigned warp) {
-  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
+// Partial cross-warp conversion: 8192 of 8192 elements stay in their warp; 2 warp classes.
+__device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[64], uint16_t* smem, unsigned lane, unsigned warp) {
   if (warp == 0u || warp == 2u) {
     b[0] = a[0];
     b[1] = a[1];
-    b[2] = a[4];
-    b[3] = a[5];
+    b[2] = a[2];
+    b[3] = a[3];
     b[4] = a[8];
     b[5] = a[9];
-    b[6] = a[12];
-    b[7] = a[13];
+    b[6] = a[10];
+    b[7] = a[11];
     b[8] = a[16];
     b[9] = a[17];
-    b[10] = a[20];
-    b[11] = a[21];
+    b[10] = a[18];
+    b[11] = a[19];
     b[12] = a[24];
     b[13] = a[25];
-    b[14] = a[28];
-    b[15] = a[29];
+    b[14] = a[26];
+    b[15] = a[27];
     b[16] = a[32];
     b[17] = a[33];
-    b[18] = a[36];
-    b[19] = a[37];
+    b[18] = a[34];
+    b[19] = a[35];
     b[20] = a[40];
     b[21] = a[41];
-    b[22] = a[44];
-    b[23] = a[45];
+    b[22] = a[42];
+    b[23] = a[43];
     b[24] = a[48];
     b[25] = a[49];
-    b[26] = a[52];
-    b[27] = a[53];
+    b[26] = a[50];
+    b[27] = a[51];
     b[28] = a[56];
     b[29] = a[57];
-    b[30] = a[60];
-    b[31] = a[61];
+    b[30] = a[58];
+    b[31] = a[59];
+    b[32] = a[64];
+    b[33] = a[65];
+    b[34] = a[66];
+    b[35] = a[67];
+    b[36] = a[72];
+    b[37] = a[73];
+    b[38] = a[74];
+    b[39] = a[75];
+    b[40] = a[80];
+    b[41] = a[81];
+    b[42] = a[82];
+    b[43] = a[83];
+    b[44] = a[88];
+    b[45] = a[89];
+    b[46] = a[90];
+    b[47] = a[91];
+    b[48] = a[96];
+    b[49] = a[97];
+    b[50] = a[98];
+    b[51] = a[99];
+    b[52] = a[104];
+    b[53] = a[105];
+    b[54] = a[106];
+    b[55] = a[107];
+    b[56] = a[112];
+    b[57] = a[113];
+    b[58] = a[114];
+    b[59] = a[115];
+    b[60] = a[120];
+    b[61] = a[121];
+    b[62] = a[122];
+    b[63] = a[123];
   } else {
-    b[0] = a[2];
-    b[1] = a[3];
+    b[0] = a[4];
+    b[1] = a[5];
     b[2] = a[6];
     b[3] = a[7];
-    b[4] = a[10];
-    b[5] = a[11];
+    b[4] = a[12];
+    b[5] = a[13];
     b[6] = a[14];
     b[7] = a[15];
-    b[8] = a[18];
-    b[9] = a[19];
+    b[8] = a[20];
+    b[9] = a[21];
     b[10] = a[22];
     b[11] = a[23];
-    b[12] = a[26];
-    b[13] = a[27];
+    b[12] = a[28];
+    b[13] = a[29];
     b[14] = a[30];
     b[15] = a[31];
-    b[16] = a[34];
-    b[17] = a[35];
+    b[16] = a[36];
+    b[17] = a[37];
     b[18] = a[38];
     b[19] = a[39];
-    b[20] = a[42];
-    b[21] = a[43];
+    b[20] = a[44];
+    b[21] = a[45];
     b[22] = a[46];
     b[23] = a[47];
-    b[24] = a[50];
-    b[25] = a[51];
+    b[24] = a[52];
+    b[25] = a[53];
     b[26] = a[54];
     b[27] = a[55];
-    b[28] = a[58];
-    b[29] = a[59];
+    b[28] = a[60];
+    b[29] = a[61];
     b[30] = a[62];
     b[31] = a[63];
+    b[32] = a[68];
+    b[33] = a[69];
+    b[34] = a[70];
+    b[35] = a[71];
+    b[36] = a[76];
+    b[37] = a[77];
+    b[38] = a[78];
+    b[39] = a[79];
+    b[40] = a[84];
+    b[41] = a[85];
+    b[42] = a[86];
+    b[43] = a[87];
+    b[44] = a[92];
+    b[45] = a[93];
+    b[46] = a[94];
+    b[47] = a[95];
+    b[48] = a[100];
+    b[49] = a[101];
+    b[50] = a[102];
+    b[51] = a[103];
+    b[52] = a[108];
+    b[53] = a[109];
+    b[54] = a[110];
+    b[55] = a[111];
+    b[56] = a[116];
+    b[57] = a[117];
+    b[58] = a[118];
+    b[59] = a[119];
+    b[60] = a[124];
+    b[61] = a[125];
+    b[62] = a[126];
+    b[63] = a[127];
   }
   (void)smem;
 }
@@ -316,7 +379,14 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[32], uint32_t (&bw)[64],
     for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
 #pragma unroll
     for (int i = 0; i < 64; ++i) sink_ ^= (uint32_t)bw[i];
-    cvt_bwd(bw, aw, smem, lane, warp);
+    {
+    uint16_t x_[128], y_[64];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 32; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 32; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
     cvt_fwd(aw, bw, smem + 8192u, lane, warp);
@@ -324,7 +394,14 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[32], uint32_t (&bw)[64],
     for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
 #pragma unroll
     for (int i = 0; i < 64; ++i) sink_ ^= (uint32_t)bw[i];
-    cvt_bwd(bw, aw, smem, lane, warp);
+    {
+    uint16_t x_[128], y_[64];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 32; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 32; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
@@ -334,7 +411,14 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[32], uint32_t (&bw)[64],
     for (int j = 0; j < 64; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
 #pragma unroll
     for (int i = 0; i < 64; ++i) sink_ ^= (uint32_t)bw[i];
-    cvt_bwd(bw, aw, smem, lane, warp);
+    {
+    uint16_t x_[128], y_[64];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 32; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 32; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }

@@ -37,16 +37,16 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[3
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 128u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 256u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 64u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
     b[0] = a[0];
     b[1] = a[1];
     b[4] = a[2];
@@ -65,9 +65,9 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[3
     b[29] = a[15];
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
     b[2] = a[0];
     b[3] = a[1];
     b[6] = a[2];
@@ -90,30 +90,30 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[3
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 128u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 256u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 1024u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 64u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 2u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[3] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 544u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[11] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 576u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
       b[18] = (t_.x >> 0) & 4294967295u;
       b[19] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 608u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
       b[26] = (t_.x >> 0) & 4294967295u;
       b[27] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
@@ -126,19 +126,19 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[3
       b[4] = (t_.z >> 0) & 4294967295u;
       b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[12] = (t_.z >> 0) & 4294967295u;
       b[13] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[20] = (t_.z >> 0) & 4294967295u;
       b[21] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[28] = (t_.z >> 0) & 4294967295u;
@@ -147,43 +147,74 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[3
   }
 }
 
-// Partial cross-warp conversion: 2048 of 2048 elements stay in their warp; 2 warp classes.
-__device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[16], uint16_t* smem_e, unsigned lane, unsigned warp) {
-  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
+// Partial cross-warp conversion: 4096 of 4096 elements stay in their warp; 2 warp classes.
+__device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[64], uint16_t (&b)[32], uint16_t* smem, unsigned lane, unsigned warp) {
   if (warp == 0u || warp == 2u) {
     b[0] = a[0];
     b[1] = a[1];
-    b[2] = a[4];
-    b[3] = a[5];
+    b[2] = a[2];
+    b[3] = a[3];
     b[4] = a[8];
     b[5] = a[9];
-    b[6] = a[12];
-    b[7] = a[13];
+    b[6] = a[10];
+    b[7] = a[11];
     b[8] = a[16];
     b[9] = a[17];
-    b[10] = a[20];
-    b[11] = a[21];
+    b[10] = a[18];
+    b[11] = a[19];
     b[12] = a[24];
     b[13] = a[25];
-    b[14] = a[28];
-    b[15] = a[29];
+    b[14] = a[26];
+    b[15] = a[27];
+    b[16] = a[32];
+    b[17] = a[33];
+    b[18] = a[34];
+    b[19] = a[35];
+    b[20] = a[40];
+    b[21] = a[41];
+    b[22] = a[42];
+    b[23] = a[43];
+    b[24] = a[48];
+    b[25] = a[49];
+    b[26] = a[50];
+    b[27] = a[51];
+    b[28] = a[56];
+    b[29] = a[57];
+    b[30] = a[58];
+    b[31] = a[59];
   } else {
-    b[0] = a[2];
-    b[1] = a[3];
+    b[0] = a[4];
+    b[1] = a[5];
     b[2] = a[6];
     b[3] = a[7];
-    b[4] = a[10];
-    b[5] = a[11];
+    b[4] = a[12];
+    b[5] = a[13];
     b[6] = a[14];
     b[7] = a[15];
-    b[8] = a[18];
-    b[9] = a[19];
+    b[8] = a[20];
+    b[9] = a[21];
     b[10] = a[22];
     b[11] = a[23];
-    b[12] = a[26];
-    b[13] = a[27];
+    b[12] = a[28];
+    b[13] = a[29];
     b[14] = a[30];
     b[15] = a[31];
+    b[16] = a[36];
+    b[17] = a[37];
+    b[18] = a[38];
+    b[19] = a[39];
+    b[20] = a[44];
+    b[21] = a[45];
+    b[22] = a[46];
+    b[23] = a[47];
+    b[24] = a[52];
+    b[25] = a[53];
+    b[26] = a[54];
+    b[27] = a[55];
+    b[28] = a[60];
+    b[29] = a[61];
+    b[30] = a[62];
+    b[31] = a[63];
   }
   (void)smem;
 }
@@ -196,7 +227,14 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[16], uint32_t (&bw)[32],
     for (int j = 0; j < 32; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
 #pragma unroll
     for (int i = 0; i < 32; ++i) sink_ ^= (uint32_t)bw[i];
-    cvt_bwd(bw, aw, smem, lane, warp);
+    {
+    uint16_t x_[64], y_[32];
+#pragma unroll
+    for (int j = 0; j < 32; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
     cvt_fwd(aw, bw, smem + 4096u, lane, warp);
@@ -204,7 +242,14 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[16], uint32_t (&bw)[32],
     for (int j = 0; j < 32; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
 #pragma unroll
     for (int i = 0; i < 32; ++i) sink_ ^= (uint32_t)bw[i];
-    cvt_bwd(bw, aw, smem, lane, warp);
+    {
+    uint16_t x_[64], y_[32];
+#pragma unroll
+    for (int j = 0; j < 32; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }
@@ -214,7 +259,14 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[16], uint32_t (&bw)[32],
     for (int j = 0; j < 32; ++j) bw[j] = add_u16x2(bw[j], 0x00010001u);
 #pragma unroll
     for (int i = 0; i < 32; ++i) sink_ ^= (uint32_t)bw[i];
-    cvt_bwd(bw, aw, smem, lane, warp);
+    {
+    uint16_t x_[64], y_[32];
+#pragma unroll
+    for (int j = 0; j < 32; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 16; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }

@@ -27,28 +27,28 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 8192u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 128u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 1u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 544u]) = make_uint4((uint32_t)a[68], (uint32_t)a[69], (uint32_t)a[70], (uint32_t)a[71]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 608u]) = make_uint4((uint32_t)a[76], (uint32_t)a[77], (uint32_t)a[78], (uint32_t)a[79]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 672u]) = make_uint4((uint32_t)a[84], (uint32_t)a[85], (uint32_t)a[86], (uint32_t)a[87]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 736u]) = make_uint4((uint32_t)a[92], (uint32_t)a[93], (uint32_t)a[94], (uint32_t)a[95]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 800u]) = make_uint4((uint32_t)a[100], (uint32_t)a[101], (uint32_t)a[102], (uint32_t)a[103]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 864u]) = make_uint4((uint32_t)a[108], (uint32_t)a[109], (uint32_t)a[110], (uint32_t)a[111]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 928u]) = make_uint4((uint32_t)a[116], (uint32_t)a[117], (uint32_t)a[118], (uint32_t)a[119]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 992u]) = make_uint4((uint32_t)a[124], (uint32_t)a[125], (uint32_t)a[126], (uint32_t)a[127]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 12288u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 4352u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 12544u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 12800u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 4864u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 13056u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5120u]) = make_uint4((uint32_t)a[68], (uint32_t)a[69], (uint32_t)a[70], (uint32_t)a[71]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 13312u]) = make_uint4((uint32_t)a[76], (uint32_t)a[77], (uint32_t)a[78], (uint32_t)a[79]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5376u]) = make_uint4((uint32_t)a[84], (uint32_t)a[85], (uint32_t)a[86], (uint32_t)a[87]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 13568u]) = make_uint4((uint32_t)a[92], (uint32_t)a[93], (uint32_t)a[94], (uint32_t)a[95]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5632u]) = make_uint4((uint32_t)a[100], (uint32_t)a[101], (uint32_t)a[102], (uint32_t)a[103]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 13824u]) = make_uint4((uint32_t)a[108], (uint32_t)a[109], (uint32_t)a[110], (uint32_t)a[111]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 5888u]) = make_uint4((uint32_t)a[116], (uint32_t)a[117], (uint32_t)a[118], (uint32_t)a[119]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 14080u]) = make_uint4((uint32_t)a[124], (uint32_t)a[125], (uint32_t)a[126], (uint32_t)a[127]);
     b[0] = a[0];
     b[1] = a[1];
     b[2] = a[2];
@@ -115,21 +115,21 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[
     b[119] = a[123];
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[64], (uint32_t)a[65], (uint32_t)a[66], (uint32_t)a[67]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 576u]) = make_uint4((uint32_t)a[72], (uint32_t)a[73], (uint32_t)a[74], (uint32_t)a[75]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[80], (uint32_t)a[81], (uint32_t)a[82], (uint32_t)a[83]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 704u]) = make_uint4((uint32_t)a[88], (uint32_t)a[89], (uint32_t)a[90], (uint32_t)a[91]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[96], (uint32_t)a[97], (uint32_t)a[98], (uint32_t)a[99]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 832u]) = make_uint4((uint32_t)a[104], (uint32_t)a[105], (uint32_t)a[106], (uint32_t)a[107]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[112], (uint32_t)a[113], (uint32_t)a[114], (uint32_t)a[115]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 960u]) = make_uint4((uint32_t)a[120], (uint32_t)a[121], (uint32_t)a[122], (uint32_t)a[123]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8192u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8448u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8704u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8960u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[64], (uint32_t)a[65], (uint32_t)a[66], (uint32_t)a[67]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9216u]) = make_uint4((uint32_t)a[72], (uint32_t)a[73], (uint32_t)a[74], (uint32_t)a[75]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[80], (uint32_t)a[81], (uint32_t)a[82], (uint32_t)a[83]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9472u]) = make_uint4((uint32_t)a[88], (uint32_t)a[89], (uint32_t)a[90], (uint32_t)a[91]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[96], (uint32_t)a[97], (uint32_t)a[98], (uint32_t)a[99]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9728u]) = make_uint4((uint32_t)a[104], (uint32_t)a[105], (uint32_t)a[106], (uint32_t)a[107]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1792u]) = make_uint4((uint32_t)a[112], (uint32_t)a[113], (uint32_t)a[114], (uint32_t)a[115]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9984u]) = make_uint4((uint32_t)a[120], (uint32_t)a[121], (uint32_t)a[122], (uint32_t)a[123]);
     b[8] = a[4];
     b[9] = a[5];
     b[10] = a[6];
@@ -200,103 +200,103 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 1u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8320u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8576u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8448u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8512u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8832u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8576u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8640u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9088u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
       b[63] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8704u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1152u]);
       b[72] = (t_.x >> 0) & 4294967295u;
       b[73] = (t_.y >> 0) & 4294967295u;
       b[74] = (t_.z >> 0) & 4294967295u;
       b[75] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8768u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9344u]);
       b[76] = (t_.x >> 0) & 4294967295u;
       b[77] = (t_.y >> 0) & 4294967295u;
       b[78] = (t_.z >> 0) & 4294967295u;
       b[79] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8832u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1408u]);
       b[88] = (t_.x >> 0) & 4294967295u;
       b[89] = (t_.y >> 0) & 4294967295u;
       b[90] = (t_.z >> 0) & 4294967295u;
       b[91] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8896u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9600u]);
       b[92] = (t_.x >> 0) & 4294967295u;
       b[93] = (t_.y >> 0) & 4294967295u;
       b[94] = (t_.z >> 0) & 4294967295u;
       b[95] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8960u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1664u]);
       b[104] = (t_.x >> 0) & 4294967295u;
       b[105] = (t_.y >> 0) & 4294967295u;
       b[106] = (t_.z >> 0) & 4294967295u;
       b[107] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9024u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9856u]);
       b[108] = (t_.x >> 0) & 4294967295u;
       b[109] = (t_.y >> 0) & 4294967295u;
       b[110] = (t_.z >> 0) & 4294967295u;
       b[111] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9088u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1920u]);
       b[120] = (t_.x >> 0) & 4294967295u;
       b[121] = (t_.y >> 0) & 4294967295u;
       b[122] = (t_.z >> 0) & 4294967295u;
       b[123] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9152u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 10112u]);
       b[124] = (t_.x >> 0) & 4294967295u;
       b[125] = (t_.y >> 0) & 4294967295u;
       b[126] = (t_.z >> 0) & 4294967295u;
@@ -309,91 +309,91 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[128], uint32_t (&b)[
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8192u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8448u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8704u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8960u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[64] = (t_.x >> 0) & 4294967295u;
       b[65] = (t_.y >> 0) & 4294967295u;
       b[66] = (t_.z >> 0) & 4294967295u;
       b[67] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 576u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9216u]);
       b[68] = (t_.x >> 0) & 4294967295u;
       b[69] = (t_.y >> 0) & 4294967295u;
       b[70] = (t_.z >> 0) & 4294967295u;
       b[71] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
       b[80] = (t_.x >> 0) & 4294967295u;
       b[81] = (t_.y >> 0) & 4294967295u;
       b[82] = (t_.z >> 0) & 4294967295u;
       b[83] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 704u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9472u]);
       b[84] = (t_.x >> 0) & 4294967295u;
       b[85] = (t_.y >> 0) & 4294967295u;
       b[86] = (t_.z >> 0) & 4294967295u;
       b[87] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[96] = (t_.x >> 0) & 4294967295u;
       b[97] = (t_.y >> 0) & 4294967295u;
       b[98] = (t_.z >> 0) & 4294967295u;
       b[99] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 832u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9728u]);
       b[100] = (t_.x >> 0) & 4294967295u;
       b[101] = (t_.y >> 0) & 4294967295u;
       b[102] = (t_.z >> 0) & 4294967295u;
       b[103] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
       b[112] = (t_.x >> 0) & 4294967295u;
       b[113] = (t_.y >> 0) & 4294967295u;
       b[114] = (t_.z >> 0) & 4294967295u;
       b[115] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 960u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9984u]);
       b[116] = (t_.x >> 0) & 4294967295u;
       b[117] = (t_.y >> 0) & 4294967295u;
       b[118] = (t_.z >> 0) & 4294967295u;
@@ -408,28 +408,28 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 1u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 8192u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8256u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8320u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8384u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8448u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8512u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8576u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8640u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8704u]) = make_uint4((uint32_t)a[72], (uint32_t)a[73], (uint32_t)a[74], (uint32_t)a[75]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8768u]) = make_uint4((uint32_t)a[76], (uint32_t)a[77], (uint32_t)a[78], (uint32_t)a[79]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8832u]) = make_uint4((uint32_t)a[88], (uint32_t)a[89], (uint32_t)a[90], (uint32_t)a[91]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8896u]) = make_uint4((uint32_t)a[92], (uint32_t)a[93], (uint32_t)a[94], (uint32_t)a[95]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 8960u]) = make_uint4((uint32_t)a[104], (uint32_t)a[105], (uint32_t)a[106], (uint32_t)a[107]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 9024u]) = make_uint4((uint32_t)a[108], (uint32_t)a[109], (uint32_t)a[110], (uint32_t)a[111]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 9088u]) = make_uint4((uint32_t)a[120], (uint32_t)a[121], (uint32_t)a[122], (uint32_t)a[123]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 9152u]) = make_uint4((uint32_t)a[124], (uint32_t)a[125], (uint32_t)a[126], (uint32_t)a[127]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8320u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8576u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8832u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9088u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1152u]) = make_uint4((uint32_t)a[72], (uint32_t)a[73], (uint32_t)a[74], (uint32_t)a[75]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9344u]) = make_uint4((uint32_t)a[76], (uint32_t)a[77], (uint32_t)a[78], (uint32_t)a[79]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1408u]) = make_uint4((uint32_t)a[88], (uint32_t)a[89], (uint32_t)a[90], (uint32_t)a[91]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9600u]) = make_uint4((uint32_t)a[92], (uint32_t)a[93], (uint32_t)a[94], (uint32_t)a[95]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1664u]) = make_uint4((uint32_t)a[104], (uint32_t)a[105], (uint32_t)a[106], (uint32_t)a[107]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9856u]) = make_uint4((uint32_t)a[108], (uint32_t)a[109], (uint32_t)a[110], (uint32_t)a[111]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1920u]) = make_uint4((uint32_t)a[120], (uint32_t)a[121], (uint32_t)a[122], (uint32_t)a[123]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 10112u]) = make_uint4((uint32_t)a[124], (uint32_t)a[125], (uint32_t)a[126], (uint32_t)a[127]);
     b[0] = a[0];
     b[1] = a[1];
     b[2] = a[2];
@@ -496,21 +496,21 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
     b[123] = a[119];
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[64], (uint32_t)a[65], (uint32_t)a[66], (uint32_t)a[67]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 576u]) = make_uint4((uint32_t)a[68], (uint32_t)a[69], (uint32_t)a[70], (uint32_t)a[71]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[80], (uint32_t)a[81], (uint32_t)a[82], (uint32_t)a[83]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 704u]) = make_uint4((uint32_t)a[84], (uint32_t)a[85], (uint32_t)a[86], (uint32_t)a[87]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[96], (uint32_t)a[97], (uint32_t)a[98], (uint32_t)a[99]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 832u]) = make_uint4((uint32_t)a[100], (uint32_t)a[101], (uint32_t)a[102], (uint32_t)a[103]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[112], (uint32_t)a[113], (uint32_t)a[114], (uint32_t)a[115]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 960u]) = make_uint4((uint32_t)a[116], (uint32_t)a[117], (uint32_t)a[118], (uint32_t)a[119]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8192u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8448u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8704u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 8960u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[64], (uint32_t)a[65], (uint32_t)a[66], (uint32_t)a[67]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9216u]) = make_uint4((uint32_t)a[68], (uint32_t)a[69], (uint32_t)a[70], (uint32_t)a[71]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[80], (uint32_t)a[81], (uint32_t)a[82], (uint32_t)a[83]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9472u]) = make_uint4((uint32_t)a[84], (uint32_t)a[85], (uint32_t)a[86], (uint32_t)a[87]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[96], (uint32_t)a[97], (uint32_t)a[98], (uint32_t)a[99]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9728u]) = make_uint4((uint32_t)a[100], (uint32_t)a[101], (uint32_t)a[102], (uint32_t)a[103]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1792u]) = make_uint4((uint32_t)a[112], (uint32_t)a[113], (uint32_t)a[114], (uint32_t)a[115]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 9984u]) = make_uint4((uint32_t)a[116], (uint32_t)a[117], (uint32_t)a[118], (uint32_t)a[119]);
     b[4] = a[8];
     b[5] = a[9];
     b[6] = a[10];
@@ -581,103 +581,103 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 1024u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 8192u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 128u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 1u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 12288u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4352u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 12544u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 12800u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4864u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 13056u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
       b[63] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 544u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5120u]);
       b[68] = (t_.x >> 0) & 4294967295u;
       b[69] = (t_.y >> 0) & 4294967295u;
       b[70] = (t_.z >> 0) & 4294967295u;
       b[71] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 608u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 13312u]);
       b[76] = (t_.x >> 0) & 4294967295u;
       b[77] = (t_.y >> 0) & 4294967295u;
       b[78] = (t_.z >> 0) & 4294967295u;
       b[79] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 672u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5376u]);
       b[84] = (t_.x >> 0) & 4294967295u;
       b[85] = (t_.y >> 0) & 4294967295u;
       b[86] = (t_.z >> 0) & 4294967295u;
       b[87] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 736u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 13568u]);
       b[92] = (t_.x >> 0) & 4294967295u;
       b[93] = (t_.y >> 0) & 4294967295u;
       b[94] = (t_.z >> 0) & 4294967295u;
       b[95] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 800u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5632u]);
       b[100] = (t_.x >> 0) & 4294967295u;
       b[101] = (t_.y >> 0) & 4294967295u;
       b[102] = (t_.z >> 0) & 4294967295u;
       b[103] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 864u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 13824u]);
       b[108] = (t_.x >> 0) & 4294967295u;
       b[109] = (t_.y >> 0) & 4294967295u;
       b[110] = (t_.z >> 0) & 4294967295u;
       b[111] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 928u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5888u]);
       b[116] = (t_.x >> 0) & 4294967295u;
       b[117] = (t_.y >> 0) & 4294967295u;
       b[118] = (t_.z >> 0) & 4294967295u;
       b[119] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 992u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 14080u]);
       b[124] = (t_.x >> 0) & 4294967295u;
       b[125] = (t_.y >> 0) & 4294967295u;
       b[126] = (t_.z >> 0) & 4294967295u;
@@ -690,91 +690,91 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[128], uint32_t (&b)[
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8192u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8448u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8704u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 8960u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[64] = (t_.x >> 0) & 4294967295u;
       b[65] = (t_.y >> 0) & 4294967295u;
       b[66] = (t_.z >> 0) & 4294967295u;
       b[67] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 576u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9216u]);
       b[72] = (t_.x >> 0) & 4294967295u;
       b[73] = (t_.y >> 0) & 4294967295u;
       b[74] = (t_.z >> 0) & 4294967295u;
       b[75] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
       b[80] = (t_.x >> 0) & 4294967295u;
       b[81] = (t_.y >> 0) & 4294967295u;
       b[82] = (t_.z >> 0) & 4294967295u;
       b[83] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 704u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9472u]);
       b[88] = (t_.x >> 0) & 4294967295u;
       b[89] = (t_.y >> 0) & 4294967295u;
       b[90] = (t_.z >> 0) & 4294967295u;
       b[91] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[96] = (t_.x >> 0) & 4294967295u;
       b[97] = (t_.y >> 0) & 4294967295u;
       b[98] = (t_.z >> 0) & 4294967295u;
       b[99] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 832u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9728u]);
       b[104] = (t_.x >> 0) & 4294967295u;
       b[105] = (t_.y >> 0) & 4294967295u;
       b[106] = (t_.z >> 0) & 4294967295u;
       b[107] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
       b[112] = (t_.x >> 0) & 4294967295u;
       b[113] = (t_.y >> 0) & 4294967295u;
       b[114] = (t_.z >> 0) & 4294967295u;
       b[115] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 960u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 9984u]);
       b[120] = (t_.x >> 0) & 4294967295u;
       b[121] = (t_.y >> 0) & 4294967295u;
       b[122] = (t_.z >> 0) & 4294967295u;

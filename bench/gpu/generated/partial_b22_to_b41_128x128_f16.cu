@@ -37,20 +37,20 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 4096u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 64u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2176u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2432u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2688u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2944u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
     b[0] = a[0];
     b[1] = a[1];
     b[4] = a[2];
@@ -85,30 +85,30 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     b[61] = a[55];
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2176u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2432u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 640u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2688u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2816u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 896u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2944u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2816u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
     b[2] = a[8];
     b[3] = a[9];
     b[6] = a[10];
@@ -147,55 +147,55 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 64u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 4096u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 128u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[3] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2080u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[11] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2176u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
       b[18] = (t_.x >> 0) & 4294967295u;
       b[19] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2208u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3328u]);
       b[26] = (t_.x >> 0) & 4294967295u;
       b[27] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[34] = (t_.x >> 0) & 4294967295u;
       b[35] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2336u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[42] = (t_.x >> 0) & 4294967295u;
       b[43] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2432u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
       b[50] = (t_.x >> 0) & 4294967295u;
       b[51] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2464u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3840u]);
       b[58] = (t_.x >> 0) & 4294967295u;
       b[59] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -208,91 +208,91 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[4] = (t_.z >> 0) & 4294967295u;
       b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[2] = (t_.x >> 0) & 4294967295u;
       b[3] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[12] = (t_.z >> 0) & 4294967295u;
       b[13] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2080u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[10] = (t_.x >> 0) & 4294967295u;
       b[11] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[20] = (t_.z >> 0) & 4294967295u;
       b[21] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2176u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1280u]);
       b[18] = (t_.x >> 0) & 4294967295u;
       b[19] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[28] = (t_.z >> 0) & 4294967295u;
       b[29] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2208u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3328u]);
       b[26] = (t_.x >> 0) & 4294967295u;
       b[27] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[36] = (t_.z >> 0) & 4294967295u;
       b[37] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[34] = (t_.x >> 0) & 4294967295u;
       b[35] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[44] = (t_.z >> 0) & 4294967295u;
       b[45] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2336u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[42] = (t_.x >> 0) & 4294967295u;
       b[43] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[52] = (t_.z >> 0) & 4294967295u;
       b[53] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2432u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1792u]);
       b[50] = (t_.x >> 0) & 4294967295u;
       b[51] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2816u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[60] = (t_.z >> 0) & 4294967295u;
       b[61] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2464u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3840u]);
       b[58] = (t_.x >> 0) & 4294967295u;
       b[59] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -305,43 +305,43 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[4] = (t_.z >> 0) & 4294967295u;
       b[5] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[12] = (t_.z >> 0) & 4294967295u;
       b[13] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[20] = (t_.z >> 0) & 4294967295u;
       b[21] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[28] = (t_.z >> 0) & 4294967295u;
       b[29] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[36] = (t_.z >> 0) & 4294967295u;
       b[37] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[44] = (t_.z >> 0) & 4294967295u;
       b[45] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[52] = (t_.z >> 0) & 4294967295u;
       b[53] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2816u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[60] = (t_.z >> 0) & 4294967295u;
@@ -357,20 +357,20 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 4096u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 64u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 4096u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 128u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u) {
-    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2080u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2176u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2208u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[30], (uint32_t)a[31]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2336u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2432u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2464u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3328u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1792u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3840u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
     b[0] = a[0];
     b[1] = a[1];
     b[2] = a[4];
@@ -405,30 +405,30 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     b[55] = a[61];
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2080u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[20], (uint32_t)a[21]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2176u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[28], (uint32_t)a[29]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2208u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[30], (uint32_t)a[31]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[36], (uint32_t)a[37]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2336u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[52], (uint32_t)a[53]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2432u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 2464u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[2], (uint32_t)a[3], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[10], (uint32_t)a[11], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[20], (uint32_t)a[21]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1280u]) = make_uint4((uint32_t)a[18], (uint32_t)a[19], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[28], (uint32_t)a[29]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3328u]) = make_uint4((uint32_t)a[26], (uint32_t)a[27], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[36], (uint32_t)a[37]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[52], (uint32_t)a[53]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1792u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2816u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3840u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[20], (uint32_t)a[21]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[28], (uint32_t)a[29]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[36], (uint32_t)a[37]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[52], (uint32_t)a[53]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[12], (uint32_t)a[13]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[20], (uint32_t)a[21]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2304u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[28], (uint32_t)a[29]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[36], (uint32_t)a[37]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 768u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[52], (uint32_t)a[53]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2816u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
     b[8] = a[2];
     b[9] = a[3];
     b[10] = a[6];
@@ -467,55 +467,55 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 4096u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 64u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u) {
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2176u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2432u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2688u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2944u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -528,91 +528,91 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2176u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2432u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 640u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2688u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2816u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 896u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2944u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -625,43 +625,43 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2304u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 768u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2816u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;

@@ -37,28 +37,28 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6144u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6656u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5120u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7168u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5632u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7680u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
     if ((0xffffu >> lane) & 1u) b[0] = a[0];
     if ((0xffffu >> lane) & 1u) b[1] = a[1];
     if ((0xffffu >> lane) & 1u) b[2] = a[2];
@@ -125,21 +125,21 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     if ((0xffffu >> lane) & 1u) b[63] = a[63];
   } else {
     if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6144u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6656u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5120u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7168u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5632u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7680u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
     if ((0xffff0000u >> lane) & 1u) b[0] = a[0];
     if ((0xffff0000u >> lane) & 1u) b[1] = a[1];
     if ((0xffff0000u >> lane) & 1u) b[2] = a[2];
@@ -210,10 +210,10 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 128u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
@@ -222,91 +222,91 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6144u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6656u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5120u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7168u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5632u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7680u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -319,91 +319,91 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6144u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6656u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5120u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7168u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5632u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7680u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -419,28 +419,28 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 2048u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 128u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6144u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6656u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5120u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7168u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5632u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7680u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
     if ((0xffffu >> lane) & 1u) b[0] = a[0];
     if ((0xffffu >> lane) & 1u) b[1] = a[1];
     if ((0xffffu >> lane) & 1u) b[2] = a[2];
@@ -507,21 +507,21 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     if ((0xffffu >> lane) & 1u) b[63] = a[63];
   } else {
     if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 256u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 288u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 352u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 416u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 480u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4096u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6144u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 4608u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 6656u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[32], (uint32_t)a[33], (uint32_t)a[34], (uint32_t)a[35]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[36], (uint32_t)a[37], (uint32_t)a[38], (uint32_t)a[39]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5120u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[42], (uint32_t)a[43]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7168u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[46], (uint32_t)a[47]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[48], (uint32_t)a[49], (uint32_t)a[50], (uint32_t)a[51]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[52], (uint32_t)a[53], (uint32_t)a[54], (uint32_t)a[55]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 5632u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[58], (uint32_t)a[59]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 7680u]) = make_uint4((uint32_t)a[60], (uint32_t)a[61], (uint32_t)a[62], (uint32_t)a[63]);
     if ((0xffff0000u >> lane) & 1u) b[0] = a[0];
     if ((0xffff0000u >> lane) & 1u) b[1] = a[1];
     if ((0xffff0000u >> lane) & 1u) b[2] = a[2];
@@ -592,10 +592,10 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 512u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 2048u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 4096u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
@@ -604,91 +604,91 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6144u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6656u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5120u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7168u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5632u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7680u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -701,91 +701,91 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6144u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6656u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 256u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 288u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 320u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5120u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 352u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7168u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
       b[47] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 384u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 416u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 448u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5632u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 480u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7680u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;

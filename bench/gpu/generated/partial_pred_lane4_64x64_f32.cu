@@ -27,20 +27,20 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     if ((0xffffu >> lane) & 1u) b[0] = a[0];
     if ((0xffffu >> lane) & 1u) b[1] = a[1];
     if ((0xffffu >> lane) & 1u) b[2] = a[2];
@@ -75,13 +75,13 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
     if ((0xffffu >> lane) & 1u) b[31] = a[31];
   } else {
     if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     if ((0xffff0000u >> lane) & 1u) b[0] = a[0];
     if ((0xffff0000u >> lane) & 1u) b[1] = a[1];
     if ((0xffff0000u >> lane) & 1u) b[2] = a[2];
@@ -120,10 +120,10 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 128u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
@@ -132,43 +132,43 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
@@ -181,43 +181,43 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
@@ -232,20 +232,20 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 512u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 128u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffff0000u >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     if ((0xffffu >> lane) & 1u) b[0] = a[0];
     if ((0xffffu >> lane) & 1u) b[1] = a[1];
     if ((0xffffu >> lane) & 1u) b[2] = a[2];
@@ -280,13 +280,13 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
     if ((0xffffu >> lane) & 1u) b[31] = a[31];
   } else {
     if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    if ((0xffffu >> lane) & 1u)     *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     if ((0xffff0000u >> lane) & 1u) b[0] = a[0];
     if ((0xffff0000u >> lane) & 1u) b[1] = a[1];
     if ((0xffff0000u >> lane) & 1u) b[2] = a[2];
@@ -325,10 +325,10 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 2u) {
     if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 0u]);
@@ -337,43 +337,43 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffff0000u >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
@@ -386,43 +386,43 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[16] = (t_.x >> 0) & 4294967295u;
       b[17] = (t_.y >> 0) & 4294967295u;
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    if ((0xffffu >> lane) & 1u)     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;

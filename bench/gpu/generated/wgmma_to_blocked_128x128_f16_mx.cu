@@ -69,227 +69,131 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[128], uint16_t (&b)[
   o0_ ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o0_ ^= (0u - ((lane >> 2) & 1u)) & 32u;
   o0_ ^= (0u - ((lane >> 3) & 1u)) & 4096u;
-  o0_ ^= (0u - ((lane >> 4) & 1u)) & 96u;
+  o0_ ^= (0u - ((lane >> 4) & 1u)) & 80u;
   o0_ ^= (0u - ((warp >> 0) & 1u)) & 8192u;
   o0_ ^= (0u - ((warp >> 1) & 1u)) & 1024u;
   asm volatile("" : "+r"(o0_));
   unsigned o1_ = 0u;
-  o1_ ^= (0u - ((lane >> 0) & 1u)) & 4u;
-  o1_ ^= (0u - ((lane >> 1) & 1u)) & 96u;
-  o1_ ^= (0u - ((lane >> 2) & 1u)) & 8u;
+  o1_ ^= (0u - ((lane >> 0) & 1u)) & 8u;
+  o1_ ^= (0u - ((lane >> 1) & 1u)) & 32u;
+  o1_ ^= (0u - ((lane >> 2) & 1u)) & 80u;
   o1_ ^= (0u - ((lane >> 3) & 1u)) & 16u;
-  o1_ ^= (0u - ((lane >> 4) & 1u)) & 32u;
+  o1_ ^= (0u - ((lane >> 4) & 1u)) & 128u;
   o1_ ^= (0u - ((warp >> 0) & 1u)) & 4096u;
   o1_ ^= (0u - ((warp >> 1) & 1u)) & 8192u;
   asm volatile("" : "+r"(o1_));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 0u]), (uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 128u]), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 256u]), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 384u]), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 512u]), (uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 640u]), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 768u]), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 896u]), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2048u]), (uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2176u]), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2304u]), (uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2432u]), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2560u]), (uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2688u]), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2816u]), (uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
-  stmatrix_x4((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2944u]), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 0u]), (uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[6] | ((uint32_t)a[7] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 128u]), (uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[14] | ((uint32_t)a[15] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 256u]), (uint32_t)a[16] | ((uint32_t)a[17] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 384u]), (uint32_t)a[24] | ((uint32_t)a[25] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 512u]), (uint32_t)a[32] | ((uint32_t)a[33] << 16), (uint32_t)a[34] | ((uint32_t)a[35] << 16), (uint32_t)a[36] | ((uint32_t)a[37] << 16), (uint32_t)a[38] | ((uint32_t)a[39] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 640u]), (uint32_t)a[40] | ((uint32_t)a[41] << 16), (uint32_t)a[42] | ((uint32_t)a[43] << 16), (uint32_t)a[44] | ((uint32_t)a[45] << 16), (uint32_t)a[46] | ((uint32_t)a[47] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 768u]), (uint32_t)a[48] | ((uint32_t)a[49] << 16), (uint32_t)a[50] | ((uint32_t)a[51] << 16), (uint32_t)a[52] | ((uint32_t)a[53] << 16), (uint32_t)a[54] | ((uint32_t)a[55] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 896u]), (uint32_t)a[56] | ((uint32_t)a[57] << 16), (uint32_t)a[58] | ((uint32_t)a[59] << 16), (uint32_t)a[60] | ((uint32_t)a[61] << 16), (uint32_t)a[62] | ((uint32_t)a[63] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2048u]), (uint32_t)a[64] | ((uint32_t)a[65] << 16), (uint32_t)a[66] | ((uint32_t)a[67] << 16), (uint32_t)a[68] | ((uint32_t)a[69] << 16), (uint32_t)a[70] | ((uint32_t)a[71] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2176u]), (uint32_t)a[72] | ((uint32_t)a[73] << 16), (uint32_t)a[74] | ((uint32_t)a[75] << 16), (uint32_t)a[76] | ((uint32_t)a[77] << 16), (uint32_t)a[78] | ((uint32_t)a[79] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2304u]), (uint32_t)a[80] | ((uint32_t)a[81] << 16), (uint32_t)a[82] | ((uint32_t)a[83] << 16), (uint32_t)a[84] | ((uint32_t)a[85] << 16), (uint32_t)a[86] | ((uint32_t)a[87] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2432u]), (uint32_t)a[88] | ((uint32_t)a[89] << 16), (uint32_t)a[90] | ((uint32_t)a[91] << 16), (uint32_t)a[92] | ((uint32_t)a[93] << 16), (uint32_t)a[94] | ((uint32_t)a[95] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2560u]), (uint32_t)a[96] | ((uint32_t)a[97] << 16), (uint32_t)a[98] | ((uint32_t)a[99] << 16), (uint32_t)a[100] | ((uint32_t)a[101] << 16), (uint32_t)a[102] | ((uint32_t)a[103] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2688u]), (uint32_t)a[104] | ((uint32_t)a[105] << 16), (uint32_t)a[106] | ((uint32_t)a[107] << 16), (uint32_t)a[108] | ((uint32_t)a[109] << 16), (uint32_t)a[110] | ((uint32_t)a[111] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2816u]), (uint32_t)a[112] | ((uint32_t)a[113] << 16), (uint32_t)a[114] | ((uint32_t)a[115] << 16), (uint32_t)a[116] | ((uint32_t)a[117] << 16), (uint32_t)a[118] | ((uint32_t)a[119] << 16));
+  stmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o0_ + 2944u]), (uint32_t)a[120] | ((uint32_t)a[121] << 16), (uint32_t)a[122] | ((uint32_t)a[123] << 16), (uint32_t)a[124] | ((uint32_t)a[125] << 16), (uint32_t)a[126] | ((uint32_t)a[127] << 16));
   __syncthreads();
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 0u]);
-    b[0] = (t_.x >> 0) & 65535u;
-    b[1] = (t_.x >> 16) & 65535u;
-    b[2] = (t_.y >> 0) & 65535u;
-    b[3] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 0u]), w0_, w1_, w2_, w3_);
+    b[0] = (uint16_t)(w0_ & 0xffffu); b[1] = (uint16_t)(w0_ >> 16);
+    b[2] = (uint16_t)(w1_ & 0xffffu); b[3] = (uint16_t)(w1_ >> 16);
+    b[4] = (uint16_t)(w2_ & 0xffffu); b[5] = (uint16_t)(w2_ >> 16);
+    b[6] = (uint16_t)(w3_ & 0xffffu); b[7] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 128u]);
-    b[4] = (t_.x >> 0) & 65535u;
-    b[5] = (t_.x >> 16) & 65535u;
-    b[6] = (t_.y >> 0) & 65535u;
-    b[7] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 256u]), w0_, w1_, w2_, w3_);
+    b[8] = (uint16_t)(w0_ & 0xffffu); b[9] = (uint16_t)(w0_ >> 16);
+    b[10] = (uint16_t)(w1_ & 0xffffu); b[11] = (uint16_t)(w1_ >> 16);
+    b[12] = (uint16_t)(w2_ & 0xffffu); b[13] = (uint16_t)(w2_ >> 16);
+    b[14] = (uint16_t)(w3_ & 0xffffu); b[15] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 256u]);
-    b[8] = (t_.x >> 0) & 65535u;
-    b[9] = (t_.x >> 16) & 65535u;
-    b[10] = (t_.y >> 0) & 65535u;
-    b[11] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 512u]), w0_, w1_, w2_, w3_);
+    b[16] = (uint16_t)(w0_ & 0xffffu); b[17] = (uint16_t)(w0_ >> 16);
+    b[18] = (uint16_t)(w1_ & 0xffffu); b[19] = (uint16_t)(w1_ >> 16);
+    b[20] = (uint16_t)(w2_ & 0xffffu); b[21] = (uint16_t)(w2_ >> 16);
+    b[22] = (uint16_t)(w3_ & 0xffffu); b[23] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 384u]);
-    b[12] = (t_.x >> 0) & 65535u;
-    b[13] = (t_.x >> 16) & 65535u;
-    b[14] = (t_.y >> 0) & 65535u;
-    b[15] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 768u]), w0_, w1_, w2_, w3_);
+    b[24] = (uint16_t)(w0_ & 0xffffu); b[25] = (uint16_t)(w0_ >> 16);
+    b[26] = (uint16_t)(w1_ & 0xffffu); b[27] = (uint16_t)(w1_ >> 16);
+    b[28] = (uint16_t)(w2_ & 0xffffu); b[29] = (uint16_t)(w2_ >> 16);
+    b[30] = (uint16_t)(w3_ & 0xffffu); b[31] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 512u]);
-    b[16] = (t_.x >> 0) & 65535u;
-    b[17] = (t_.x >> 16) & 65535u;
-    b[18] = (t_.y >> 0) & 65535u;
-    b[19] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 1024u]), w0_, w1_, w2_, w3_);
+    b[32] = (uint16_t)(w0_ & 0xffffu); b[33] = (uint16_t)(w0_ >> 16);
+    b[34] = (uint16_t)(w1_ & 0xffffu); b[35] = (uint16_t)(w1_ >> 16);
+    b[36] = (uint16_t)(w2_ & 0xffffu); b[37] = (uint16_t)(w2_ >> 16);
+    b[38] = (uint16_t)(w3_ & 0xffffu); b[39] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 640u]);
-    b[20] = (t_.x >> 0) & 65535u;
-    b[21] = (t_.x >> 16) & 65535u;
-    b[22] = (t_.y >> 0) & 65535u;
-    b[23] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 1280u]), w0_, w1_, w2_, w3_);
+    b[40] = (uint16_t)(w0_ & 0xffffu); b[41] = (uint16_t)(w0_ >> 16);
+    b[42] = (uint16_t)(w1_ & 0xffffu); b[43] = (uint16_t)(w1_ >> 16);
+    b[44] = (uint16_t)(w2_ & 0xffffu); b[45] = (uint16_t)(w2_ >> 16);
+    b[46] = (uint16_t)(w3_ & 0xffffu); b[47] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 768u]);
-    b[24] = (t_.x >> 0) & 65535u;
-    b[25] = (t_.x >> 16) & 65535u;
-    b[26] = (t_.y >> 0) & 65535u;
-    b[27] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 1536u]), w0_, w1_, w2_, w3_);
+    b[48] = (uint16_t)(w0_ & 0xffffu); b[49] = (uint16_t)(w0_ >> 16);
+    b[50] = (uint16_t)(w1_ & 0xffffu); b[51] = (uint16_t)(w1_ >> 16);
+    b[52] = (uint16_t)(w2_ & 0xffffu); b[53] = (uint16_t)(w2_ >> 16);
+    b[54] = (uint16_t)(w3_ & 0xffffu); b[55] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 896u]);
-    b[28] = (t_.x >> 0) & 65535u;
-    b[29] = (t_.x >> 16) & 65535u;
-    b[30] = (t_.y >> 0) & 65535u;
-    b[31] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 1792u]), w0_, w1_, w2_, w3_);
+    b[56] = (uint16_t)(w0_ & 0xffffu); b[57] = (uint16_t)(w0_ >> 16);
+    b[58] = (uint16_t)(w1_ & 0xffffu); b[59] = (uint16_t)(w1_ >> 16);
+    b[60] = (uint16_t)(w2_ & 0xffffu); b[61] = (uint16_t)(w2_ >> 16);
+    b[62] = (uint16_t)(w3_ & 0xffffu); b[63] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1024u]);
-    b[32] = (t_.x >> 0) & 65535u;
-    b[33] = (t_.x >> 16) & 65535u;
-    b[34] = (t_.y >> 0) & 65535u;
-    b[35] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 2048u]), w0_, w1_, w2_, w3_);
+    b[64] = (uint16_t)(w0_ & 0xffffu); b[65] = (uint16_t)(w0_ >> 16);
+    b[66] = (uint16_t)(w1_ & 0xffffu); b[67] = (uint16_t)(w1_ >> 16);
+    b[68] = (uint16_t)(w2_ & 0xffffu); b[69] = (uint16_t)(w2_ >> 16);
+    b[70] = (uint16_t)(w3_ & 0xffffu); b[71] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1152u]);
-    b[36] = (t_.x >> 0) & 65535u;
-    b[37] = (t_.x >> 16) & 65535u;
-    b[38] = (t_.y >> 0) & 65535u;
-    b[39] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 2304u]), w0_, w1_, w2_, w3_);
+    b[72] = (uint16_t)(w0_ & 0xffffu); b[73] = (uint16_t)(w0_ >> 16);
+    b[74] = (uint16_t)(w1_ & 0xffffu); b[75] = (uint16_t)(w1_ >> 16);
+    b[76] = (uint16_t)(w2_ & 0xffffu); b[77] = (uint16_t)(w2_ >> 16);
+    b[78] = (uint16_t)(w3_ & 0xffffu); b[79] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1280u]);
-    b[40] = (t_.x >> 0) & 65535u;
-    b[41] = (t_.x >> 16) & 65535u;
-    b[42] = (t_.y >> 0) & 65535u;
-    b[43] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 2560u]), w0_, w1_, w2_, w3_);
+    b[80] = (uint16_t)(w0_ & 0xffffu); b[81] = (uint16_t)(w0_ >> 16);
+    b[82] = (uint16_t)(w1_ & 0xffffu); b[83] = (uint16_t)(w1_ >> 16);
+    b[84] = (uint16_t)(w2_ & 0xffffu); b[85] = (uint16_t)(w2_ >> 16);
+    b[86] = (uint16_t)(w3_ & 0xffffu); b[87] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1408u]);
-    b[44] = (t_.x >> 0) & 65535u;
-    b[45] = (t_.x >> 16) & 65535u;
-    b[46] = (t_.y >> 0) & 65535u;
-    b[47] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 2816u]), w0_, w1_, w2_, w3_);
+    b[88] = (uint16_t)(w0_ & 0xffffu); b[89] = (uint16_t)(w0_ >> 16);
+    b[90] = (uint16_t)(w1_ & 0xffffu); b[91] = (uint16_t)(w1_ >> 16);
+    b[92] = (uint16_t)(w2_ & 0xffffu); b[93] = (uint16_t)(w2_ >> 16);
+    b[94] = (uint16_t)(w3_ & 0xffffu); b[95] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1536u]);
-    b[48] = (t_.x >> 0) & 65535u;
-    b[49] = (t_.x >> 16) & 65535u;
-    b[50] = (t_.y >> 0) & 65535u;
-    b[51] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 3072u]), w0_, w1_, w2_, w3_);
+    b[96] = (uint16_t)(w0_ & 0xffffu); b[97] = (uint16_t)(w0_ >> 16);
+    b[98] = (uint16_t)(w1_ & 0xffffu); b[99] = (uint16_t)(w1_ >> 16);
+    b[100] = (uint16_t)(w2_ & 0xffffu); b[101] = (uint16_t)(w2_ >> 16);
+    b[102] = (uint16_t)(w3_ & 0xffffu); b[103] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1664u]);
-    b[52] = (t_.x >> 0) & 65535u;
-    b[53] = (t_.x >> 16) & 65535u;
-    b[54] = (t_.y >> 0) & 65535u;
-    b[55] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 3328u]), w0_, w1_, w2_, w3_);
+    b[104] = (uint16_t)(w0_ & 0xffffu); b[105] = (uint16_t)(w0_ >> 16);
+    b[106] = (uint16_t)(w1_ & 0xffffu); b[107] = (uint16_t)(w1_ >> 16);
+    b[108] = (uint16_t)(w2_ & 0xffffu); b[109] = (uint16_t)(w2_ >> 16);
+    b[110] = (uint16_t)(w3_ & 0xffffu); b[111] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1792u]);
-    b[56] = (t_.x >> 0) & 65535u;
-    b[57] = (t_.x >> 16) & 65535u;
-    b[58] = (t_.y >> 0) & 65535u;
-    b[59] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 3584u]), w0_, w1_, w2_, w3_);
+    b[112] = (uint16_t)(w0_ & 0xffffu); b[113] = (uint16_t)(w0_ >> 16);
+    b[114] = (uint16_t)(w1_ & 0xffffu); b[115] = (uint16_t)(w1_ >> 16);
+    b[116] = (uint16_t)(w2_ & 0xffffu); b[117] = (uint16_t)(w2_ >> 16);
+    b[118] = (uint16_t)(w3_ & 0xffffu); b[119] = (uint16_t)(w3_ >> 16);
   }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 1920u]);
-    b[60] = (t_.x >> 0) & 65535u;
-    b[61] = (t_.x >> 16) & 65535u;
-    b[62] = (t_.y >> 0) & 65535u;
-    b[63] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2048u]);
-    b[64] = (t_.x >> 0) & 65535u;
-    b[65] = (t_.x >> 16) & 65535u;
-    b[66] = (t_.y >> 0) & 65535u;
-    b[67] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2176u]);
-    b[68] = (t_.x >> 0) & 65535u;
-    b[69] = (t_.x >> 16) & 65535u;
-    b[70] = (t_.y >> 0) & 65535u;
-    b[71] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2304u]);
-    b[72] = (t_.x >> 0) & 65535u;
-    b[73] = (t_.x >> 16) & 65535u;
-    b[74] = (t_.y >> 0) & 65535u;
-    b[75] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2432u]);
-    b[76] = (t_.x >> 0) & 65535u;
-    b[77] = (t_.x >> 16) & 65535u;
-    b[78] = (t_.y >> 0) & 65535u;
-    b[79] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2560u]);
-    b[80] = (t_.x >> 0) & 65535u;
-    b[81] = (t_.x >> 16) & 65535u;
-    b[82] = (t_.y >> 0) & 65535u;
-    b[83] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2688u]);
-    b[84] = (t_.x >> 0) & 65535u;
-    b[85] = (t_.x >> 16) & 65535u;
-    b[86] = (t_.y >> 0) & 65535u;
-    b[87] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2816u]);
-    b[88] = (t_.x >> 0) & 65535u;
-    b[89] = (t_.x >> 16) & 65535u;
-    b[90] = (t_.y >> 0) & 65535u;
-    b[91] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2944u]);
-    b[92] = (t_.x >> 0) & 65535u;
-    b[93] = (t_.x >> 16) & 65535u;
-    b[94] = (t_.y >> 0) & 65535u;
-    b[95] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3072u]);
-    b[96] = (t_.x >> 0) & 65535u;
-    b[97] = (t_.x >> 16) & 65535u;
-    b[98] = (t_.y >> 0) & 65535u;
-    b[99] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3200u]);
-    b[100] = (t_.x >> 0) & 65535u;
-    b[101] = (t_.x >> 16) & 65535u;
-    b[102] = (t_.y >> 0) & 65535u;
-    b[103] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3328u]);
-    b[104] = (t_.x >> 0) & 65535u;
-    b[105] = (t_.x >> 16) & 65535u;
-    b[106] = (t_.y >> 0) & 65535u;
-    b[107] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3456u]);
-    b[108] = (t_.x >> 0) & 65535u;
-    b[109] = (t_.x >> 16) & 65535u;
-    b[110] = (t_.y >> 0) & 65535u;
-    b[111] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3584u]);
-    b[112] = (t_.x >> 0) & 65535u;
-    b[113] = (t_.x >> 16) & 65535u;
-    b[114] = (t_.y >> 0) & 65535u;
-    b[115] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3712u]);
-    b[116] = (t_.x >> 0) & 65535u;
-    b[117] = (t_.x >> 16) & 65535u;
-    b[118] = (t_.y >> 0) & 65535u;
-    b[119] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3840u]);
-    b[120] = (t_.x >> 0) & 65535u;
-    b[121] = (t_.x >> 16) & 65535u;
-    b[122] = (t_.y >> 0) & 65535u;
-    b[123] = (t_.y >> 16) & 65535u;
-  }
-  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 3968u]);
-    b[124] = (t_.x >> 0) & 65535u;
-    b[125] = (t_.x >> 16) & 65535u;
-    b[126] = (t_.y >> 0) & 65535u;
-    b[127] = (t_.y >> 16) & 65535u;
+  { uint32_t w0_, w1_, w2_, w3_; ldmatrix_x4_trans((uint32_t)__cvta_generic_to_shared(&smem[o1_ + 3840u]), w0_, w1_, w2_, w3_);
+    b[120] = (uint16_t)(w0_ & 0xffffu); b[121] = (uint16_t)(w0_ >> 16);
+    b[122] = (uint16_t)(w1_ & 0xffffu); b[123] = (uint16_t)(w1_ >> 16);
+    b[124] = (uint16_t)(w2_ & 0xffffu); b[125] = (uint16_t)(w2_ >> 16);
+    b[126] = (uint16_t)(w3_ & 0xffffu); b[127] = (uint16_t)(w3_ >> 16);
   }
   (void)a; (void)smem; (void)lane; (void)warp;
 }

@@ -37,21 +37,21 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
   o_st ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_st ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_st ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_st ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_st ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_st ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_st ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_st ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_st ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_st ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_st ^= (0u - ((warp >> 1) & 1u)) & 256u;
   o_st ^= (0u - ((warp >> 2) & 1u)) & 4096u;
   asm volatile("" : "+r"(o_st));
   if (warp == 0u || warp == 1u || warp == 2u || warp == 3u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     b[0] = a[0];
     b[1] = a[1];
     b[2] = a[2];
@@ -86,13 +86,13 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
     b[47] = a[31];
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[2], (uint32_t)a[3]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 32u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 64u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 96u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 128u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 160u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
-    *reinterpret_cast<uint4*>(&smem[o_st + 224u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1024u]) = make_uint4((uint32_t)a[4], (uint32_t)a[5], (uint32_t)a[6], (uint32_t)a[7]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2048u]) = make_uint4((uint32_t)a[8], (uint32_t)a[9], (uint32_t)a[10], (uint32_t)a[11]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3072u]) = make_uint4((uint32_t)a[12], (uint32_t)a[13], (uint32_t)a[14], (uint32_t)a[15]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 512u]) = make_uint4((uint32_t)a[16], (uint32_t)a[17], (uint32_t)a[18], (uint32_t)a[19]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 1536u]) = make_uint4((uint32_t)a[20], (uint32_t)a[21], (uint32_t)a[22], (uint32_t)a[23]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 2560u]) = make_uint4((uint32_t)a[24], (uint32_t)a[25], (uint32_t)a[26], (uint32_t)a[27]);
+    *reinterpret_cast<uint4*>(&smem[o_st + 3584u]) = make_uint4((uint32_t)a[28], (uint32_t)a[29], (uint32_t)a[30], (uint32_t)a[31]);
     b[16] = a[0];
     b[17] = a[1];
     b[18] = a[2];
@@ -131,10 +131,10 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
   o_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_ld ^= (0u - ((lane >> 1) & 1u)) & 16u;
   o_ld ^= (0u - ((lane >> 2) & 1u)) & 4u;
-  o_ld ^= (0u - ((lane >> 3) & 1u)) & 256u;
-  o_ld ^= (0u - ((lane >> 4) & 1u)) & 512u;
-  o_ld ^= (0u - ((warp >> 0) & 1u)) & 1024u;
-  o_ld ^= (0u - ((warp >> 1) & 1u)) & 2048u;
+  o_ld ^= (0u - ((lane >> 3) & 1u)) & 32u;
+  o_ld ^= (0u - ((lane >> 4) & 1u)) & 64u;
+  o_ld ^= (0u - ((warp >> 0) & 1u)) & 128u;
+  o_ld ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o_ld));
   if (warp == 0u || warp == 1u || warp == 2u || warp == 3u) {
     { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4096u]);
@@ -143,43 +143,43 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
       b[18] = (t_.z >> 0) & 4294967295u;
       b[19] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5120u]);
       b[20] = (t_.x >> 0) & 4294967295u;
       b[21] = (t_.y >> 0) & 4294967295u;
       b[22] = (t_.z >> 0) & 4294967295u;
       b[23] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6144u]);
       b[24] = (t_.x >> 0) & 4294967295u;
       b[25] = (t_.y >> 0) & 4294967295u;
       b[26] = (t_.z >> 0) & 4294967295u;
       b[27] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7168u]);
       b[28] = (t_.x >> 0) & 4294967295u;
       b[29] = (t_.y >> 0) & 4294967295u;
       b[30] = (t_.z >> 0) & 4294967295u;
       b[31] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4608u]);
       b[48] = (t_.x >> 0) & 4294967295u;
       b[49] = (t_.y >> 0) & 4294967295u;
       b[50] = (t_.z >> 0) & 4294967295u;
       b[51] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4256u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 5632u]);
       b[52] = (t_.x >> 0) & 4294967295u;
       b[53] = (t_.y >> 0) & 4294967295u;
       b[54] = (t_.z >> 0) & 4294967295u;
       b[55] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4288u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 6656u]);
       b[56] = (t_.x >> 0) & 4294967295u;
       b[57] = (t_.y >> 0) & 4294967295u;
       b[58] = (t_.z >> 0) & 4294967295u;
       b[59] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 4320u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 7680u]);
       b[60] = (t_.x >> 0) & 4294967295u;
       b[61] = (t_.y >> 0) & 4294967295u;
       b[62] = (t_.z >> 0) & 4294967295u;
@@ -192,43 +192,43 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
       b[2] = (t_.z >> 0) & 4294967295u;
       b[3] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 32u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1024u]);
       b[4] = (t_.x >> 0) & 4294967295u;
       b[5] = (t_.y >> 0) & 4294967295u;
       b[6] = (t_.z >> 0) & 4294967295u;
       b[7] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 64u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2048u]);
       b[8] = (t_.x >> 0) & 4294967295u;
       b[9] = (t_.y >> 0) & 4294967295u;
       b[10] = (t_.z >> 0) & 4294967295u;
       b[11] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 96u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3072u]);
       b[12] = (t_.x >> 0) & 4294967295u;
       b[13] = (t_.y >> 0) & 4294967295u;
       b[14] = (t_.z >> 0) & 4294967295u;
       b[15] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 128u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 512u]);
       b[32] = (t_.x >> 0) & 4294967295u;
       b[33] = (t_.y >> 0) & 4294967295u;
       b[34] = (t_.z >> 0) & 4294967295u;
       b[35] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 160u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 1536u]);
       b[36] = (t_.x >> 0) & 4294967295u;
       b[37] = (t_.y >> 0) & 4294967295u;
       b[38] = (t_.z >> 0) & 4294967295u;
       b[39] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 192u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 2560u]);
       b[40] = (t_.x >> 0) & 4294967295u;
       b[41] = (t_.y >> 0) & 4294967295u;
       b[42] = (t_.z >> 0) & 4294967295u;
       b[43] = (t_.w >> 0) & 4294967295u;
     }
-    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 224u]);
+    { const uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o_ld + 3584u]);
       b[44] = (t_.x >> 0) & 4294967295u;
       b[45] = (t_.y >> 0) & 4294967295u;
       b[46] = (t_.z >> 0) & 4294967295u;
@@ -237,9 +237,8 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[6
   }
 }
 
-// Partial cross-warp conversion: 8192 of 8192 elements stay in their warp; 2 warp classes.
-__device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[32], uint16_t* smem_e, unsigned lane, unsigned warp) {
-  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_e);
+// Partial cross-warp conversion: 16384 of 16384 elements stay in their warp; 2 warp classes.
+__device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[128], uint16_t (&b)[64], uint16_t* smem, unsigned lane, unsigned warp) {
   if (warp == 0u || warp == 1u || warp == 2u || warp == 3u) {
     b[0] = a[0];
     b[1] = a[1];
@@ -257,39 +256,71 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[3
     b[13] = a[13];
     b[14] = a[14];
     b[15] = a[15];
-    b[16] = a[32];
-    b[17] = a[33];
-    b[18] = a[34];
-    b[19] = a[35];
-    b[20] = a[36];
-    b[21] = a[37];
-    b[22] = a[38];
-    b[23] = a[39];
-    b[24] = a[40];
-    b[25] = a[41];
-    b[26] = a[42];
-    b[27] = a[43];
-    b[28] = a[44];
-    b[29] = a[45];
-    b[30] = a[46];
-    b[31] = a[47];
+    b[16] = a[16];
+    b[17] = a[17];
+    b[18] = a[18];
+    b[19] = a[19];
+    b[20] = a[20];
+    b[21] = a[21];
+    b[22] = a[22];
+    b[23] = a[23];
+    b[24] = a[24];
+    b[25] = a[25];
+    b[26] = a[26];
+    b[27] = a[27];
+    b[28] = a[28];
+    b[29] = a[29];
+    b[30] = a[30];
+    b[31] = a[31];
+    b[32] = a[64];
+    b[33] = a[65];
+    b[34] = a[66];
+    b[35] = a[67];
+    b[36] = a[68];
+    b[37] = a[69];
+    b[38] = a[70];
+    b[39] = a[71];
+    b[40] = a[72];
+    b[41] = a[73];
+    b[42] = a[74];
+    b[43] = a[75];
+    b[44] = a[76];
+    b[45] = a[77];
+    b[46] = a[78];
+    b[47] = a[79];
+    b[48] = a[80];
+    b[49] = a[81];
+    b[50] = a[82];
+    b[51] = a[83];
+    b[52] = a[84];
+    b[53] = a[85];
+    b[54] = a[86];
+    b[55] = a[87];
+    b[56] = a[88];
+    b[57] = a[89];
+    b[58] = a[90];
+    b[59] = a[91];
+    b[60] = a[92];
+    b[61] = a[93];
+    b[62] = a[94];
+    b[63] = a[95];
   } else {
-    b[0] = a[16];
-    b[1] = a[17];
-    b[2] = a[18];
-    b[3] = a[19];
-    b[4] = a[20];
-    b[5] = a[21];
-    b[6] = a[22];
-    b[7] = a[23];
-    b[8] = a[24];
-    b[9] = a[25];
-    b[10] = a[26];
-    b[11] = a[27];
-    b[12] = a[28];
-    b[13] = a[29];
-    b[14] = a[30];
-    b[15] = a[31];
+    b[0] = a[32];
+    b[1] = a[33];
+    b[2] = a[34];
+    b[3] = a[35];
+    b[4] = a[36];
+    b[5] = a[37];
+    b[6] = a[38];
+    b[7] = a[39];
+    b[8] = a[40];
+    b[9] = a[41];
+    b[10] = a[42];
+    b[11] = a[43];
+    b[12] = a[44];
+    b[13] = a[45];
+    b[14] = a[46];
+    b[15] = a[47];
     b[16] = a[48];
     b[17] = a[49];
     b[18] = a[50];
@@ -306,6 +337,38 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[3
     b[29] = a[61];
     b[30] = a[62];
     b[31] = a[63];
+    b[32] = a[96];
+    b[33] = a[97];
+    b[34] = a[98];
+    b[35] = a[99];
+    b[36] = a[100];
+    b[37] = a[101];
+    b[38] = a[102];
+    b[39] = a[103];
+    b[40] = a[104];
+    b[41] = a[105];
+    b[42] = a[106];
+    b[43] = a[107];
+    b[44] = a[108];
+    b[45] = a[109];
+    b[46] = a[110];
+    b[47] = a[111];
+    b[48] = a[112];
+    b[49] = a[113];
+    b[50] = a[114];
+    b[51] = a[115];
+    b[52] = a[116];
+    b[53] = a[117];
+    b[54] = a[118];
+    b[55] = a[119];
+    b[56] = a[120];
+    b[57] = a[121];
+    b[58] = a[122];
+    b[59] = a[123];
+    b[60] = a[124];
+    b[61] = a[125];
+    b[62] = a[126];
+    b[63] = a[127];
   }
   (void)smem;
 }
@@ -318,7 +381,14 @@ __device__ __forceinline__ void run_warp(uint32_t (&aw)[32], uint32_t (&bw)[64],
 #pragma unroll
     for (int i = 0; i < 64; ++i) sink_ ^= (uint32_t)bw[i];
     PARTIAL_SYNC();
-    cvt_bwd(bw, aw, smem, lane, warp);
+    {
+    uint16_t x_[128], y_[64];
+#pragma unroll
+    for (int j = 0; j < 64; ++j) { x_[2 * j] = (uint16_t)bw[j]; x_[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
+    cvt_bwd(x_, y_, smem, lane, warp);
+#pragma unroll
+    for (int j = 0; j < 32; ++j) aw[j] = (uint32_t)y_[2 * j] | ((uint32_t)y_[2 * j + 1] << 16);
+    }
 #pragma unroll
     for (int j = 0; j < 32; ++j) aw[j] = add_u16x2(aw[j], 0x00010001u);
   }

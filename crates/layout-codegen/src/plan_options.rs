@@ -63,12 +63,37 @@ pub struct PlanOptions {
     /// layout of each vector candidate. `Required`: only such plans with at
     /// least one matrix side.
     pub matrix: Allow,
-    /// Only the one-round vector plan through this shared layout
-    /// (`offset → tensor`, [`crate::choice::plan_through_shared`], candidate
+    /// Only plans through this shared layout (`offset → tensor`): the
+    /// one-round vector plan ([`crate::choice::plan_through_shared`],
+    /// candidate `given_layout`) and, where partial plans are considered,
+    /// the partial plans through it (`given_layout_partial`,
+    /// `given_layout_predicated`, `given_layout_transposed`; candidate
     /// `"given_layout"`): how [`crate::round_trip`] plans both directions
     /// of a round trip through one buffer layout.
     #[serde(skip)]
     pub through: Option<LinearLayout>,
+    /// The partial form planned where the plain partial class refuses
+    /// (staying, or its source register, depends on the lane): `None` is
+    /// the planner's own rule (the lane-predicated form, and for
+    /// [`crate::planner::TRANSPOSED_STAYING_BITS`]-bit elements also
+    /// transposed staying moves, the cheaper chosen); `Some` asks for one
+    /// form at any element width ([`SplitForm`]).
+    pub split_form: Option<SplitForm>,
+}
+
+/// A requested form of partial plan ([`PlanOptions::split_form`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitForm {
+    /// The plain class only ([`crate::partial::plan_split`]).
+    Plain,
+    /// Where the plain class refuses, the lane-predicated form
+    /// ([`crate::partial::plan_split_predicated`]).
+    Predicated,
+    /// Where the plain class refuses, transposed staying moves
+    /// ([`crate::partial::plan_split_transposed`]); where no warp admits
+    /// them, the lane-predicated form.
+    Transposed,
 }
 
 impl Default for PlanOptions {
@@ -80,6 +105,7 @@ impl Default for PlanOptions {
             partial: Allow::Allowed,
             matrix: Allow::Never,
             through: None,
+            split_form: None,
         }
     }
 }
@@ -95,6 +121,7 @@ impl PlanOptions {
             partial: Allow::Never,
             matrix: Allow::Never,
             through: None,
+            split_form: None,
         }
     }
 
@@ -125,6 +152,17 @@ impl PlanOptions {
         }
     }
 
+    /// A partial cross-warp plan through `smem` (`offset → tensor`) in the
+    /// form `form` ([`PlanOptions::split_form`]).
+    pub fn partial_through(smem: LinearLayout, form: SplitForm) -> Self {
+        PlanOptions {
+            partial: Allow::Required,
+            through: Some(smem),
+            split_form: Some(form),
+            ..PlanOptions::default()
+        }
+    }
+
     /// Through shared memory with `stmatrix` / `ldmatrix` on at least one
     /// side.
     pub fn matrix_only() -> Self {
@@ -134,6 +172,7 @@ impl PlanOptions {
             partial: Allow::Never,
             matrix: Allow::Required,
             through: None,
+            split_form: None,
         }
     }
 
@@ -141,7 +180,11 @@ impl PlanOptions {
     /// that uses matrix instructions (`matrix`) may be chosen.
     pub fn admits(&self, kind: &str, matrix: bool) -> bool {
         if self.through.is_some() {
-            return kind == "shared" && !matrix;
+            return match kind {
+                "partial" => self.partial.considered(),
+                "shared" => !matrix && self.partial != Allow::Required,
+                _ => false,
+            };
         }
         if self.partial == Allow::Required {
             return kind == "partial";
@@ -178,6 +221,23 @@ mod tests {
         assert!(o.admits("shared", false));
         assert!(!o.admits("shuffle", false) && !o.admits("partial", false));
         assert!(!o.admits("shared", true));
+    }
+
+    #[test]
+    fn a_partial_request_through_a_layout_admits_only_partial_plans() {
+        let smem = LinearLayout::identity_1d(
+            16,
+            linear_layout::DimName::OFFSET,
+            linear_layout::DimName::dim(0),
+        );
+        let o = PlanOptions::partial_through(smem.clone(), SplitForm::Plain);
+        assert!(o.admits("partial", false));
+        assert!(!o.admits("shared", false) && !o.admits("register", false));
+        let whole = PlanOptions {
+            through: Some(smem),
+            ..PlanOptions::whole()
+        };
+        assert!(whole.admits("shared", false) && !whole.admits("partial", false));
     }
 
     #[test]

@@ -56,9 +56,10 @@ use crate::partial::{
     PartialCrossWarpPlan,
 };
 use crate::plan::{Access, ConversionPlan};
+use crate::shared_words::{plan_shared_words, word_layouts, SharedWordPlan};
 
 pub use crate::lower_bound::lower_bound;
-pub use crate::plan_options::{Allow, PlanOptions};
+pub use crate::plan_options::{Allow, PlanOptions, SplitForm};
 use crate::shared_conversion::plan_shared_matrix;
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::rounds_plan;
@@ -84,8 +85,13 @@ pub enum Lowering {
     /// A partial cross-warp plan: per warp class, stores, staying moves or
     /// shuffles, one barrier, loads.
     Partial {
-        /// The plan.
+        /// The plan: of the elements, or of the packed words when `words`
+        /// is set (a 32-bit plan of [`word_layouts`]`(words)`).
         plan: Box<PartialCrossWarpPlan>,
+        /// For 8/16-bit elements whose shared 4-byte words are register
+        /// words on both sides ([`plan_shared_words`]): the packing of
+        /// each side's registers into the words `plan` moves.
+        words: Option<Box<SharedWordPlan>>,
     },
 }
 
@@ -110,7 +116,15 @@ impl Lowering {
     pub fn partial(&self) -> Option<&PartialCrossWarpPlan> {
         match self {
             Lowering::Whole { .. } => None,
-            Lowering::Partial { plan } => Some(plan),
+            Lowering::Partial { plan, .. } => Some(plan),
+        }
+    }
+
+    /// The packed words a partial plan moves, if it runs on words.
+    pub fn partial_words(&self) -> Option<&SharedWordPlan> {
+        match self {
+            Lowering::Partial { words, .. } => words.as_deref(),
+            Lowering::Whole { .. } => None,
         }
     }
 }
@@ -168,6 +182,108 @@ pub struct PlannedConversion {
 /// and the ALU work of the emitted select chains on unpacked elements
 /// (about 3.5 model cycles per counted select where the ALU bound).
 pub const TRANSPOSED_STAYING_BITS: u32 = 16;
+
+/// A partial planner: `(src, dst, smem, bits) → plan`
+/// ([`plan_split`], [`plan_split_predicated`], [`plan_split_transposed`]).
+type SplitPlanner =
+    fn(&LinearLayout, &LinearLayout, &LinearLayout, u32) -> Result<PartialCrossWarpPlan>;
+
+/// What a partial planner runs on through one shared layout: the elements,
+/// or, for 8/16-bit elements whose shared 4-byte words are register words
+/// on both sides ([`plan_shared_words`]), the packed words
+/// ([`word_layouts`], 32-bit), so that every store, load and staying move
+/// moves whole words and the registers stay packed as the shared words
+/// pack them. The word form is taken whenever it exists: its stores and
+/// loads are the element plan's bytes, and its staying moves are whole
+/// words where the element plan's pack `32 / bits` elements of one source
+/// lane per shuffle.
+struct SplitInput {
+    words: Option<Box<SharedWordPlan>>,
+    layouts: (LinearLayout, LinearLayout, LinearLayout),
+    bits: u32,
+}
+
+impl SplitInput {
+    fn new(src: &LinearLayout, dst: &LinearLayout, smem: &LinearLayout, bits: u32) -> Self {
+        let words = match bits {
+            8 | 16 => plan_shared_words(src, dst, smem, bits).ok().flatten(),
+            _ => None,
+        };
+        let packed = words.and_then(|w| Some((word_layouts(&w).ok()?, w)));
+        match packed {
+            Some((layouts, w)) => SplitInput {
+                layouts,
+                words: Some(Box::new(w)),
+                bits: 32,
+            },
+            None => SplitInput {
+                words: None,
+                layouts: (src.clone(), dst.clone(), smem.clone()),
+                bits,
+            },
+        }
+    }
+
+    fn plan(&self, planner: SplitPlanner) -> Result<Lowering> {
+        let (a, b, m) = &self.layouts;
+        Ok(Lowering::Partial {
+            plan: Box::new(planner(a, b, m, self.bits)?),
+            words: self.words.clone(),
+        })
+    }
+}
+
+/// Shared-memory instructions a plan issues per CTA of `warps` warps: per warp, its
+/// threads' vector or matrix accesses (every round's stores and loads for
+/// a whole-CTA plan, its class's for a partial one). The planner's second
+/// key: at equal predicted cycles the same wavefronts in fewer, wider
+/// accesses issue less.
+pub fn shared_instructions(lowering: &Lowering, warps: u64) -> u64 {
+    match lowering {
+        Lowering::Whole {
+            plan: ConversionPlan::SharedMemory(s),
+        } => {
+            let per_thread: usize = s
+                .rounds
+                .iter()
+                .map(|r| r.stores.len() + r.loads.len())
+                .sum();
+            per_thread as u64 * warps
+        }
+        Lowering::Whole { .. } => 0,
+        Lowering::Partial { plan, .. } => (0..plan.num_warps)
+            .filter_map(|w| plan.class_of(w))
+            .map(|k| (plan.classes[k].stores.len() + plan.classes[k].loads.len()) as u64)
+            .sum(),
+    }
+}
+
+/// The names of the plain, lane-predicated and transposed partial
+/// candidates through the shared layout of candidate `shared`.
+fn partial_names(shared: &str) -> [&'static str; 3] {
+    match shared {
+        "partial_triton" => [
+            "partial_triton",
+            "partial_predicated_triton",
+            "partial_transposed_triton",
+        ],
+        "partial_paper_swizzle" => [
+            "partial_paper_swizzle",
+            "partial_predicated_paper_swizzle",
+            "partial_transposed_paper_swizzle",
+        ],
+        "partial_searched_swizzle" => [
+            "partial_searched_swizzle",
+            "partial_predicated_searched_swizzle",
+            "partial_transposed_searched_swizzle",
+        ],
+        _ => [
+            "given_layout_partial",
+            "given_layout_predicated",
+            "given_layout_transposed",
+        ],
+    }
+}
 
 fn size(l: &LinearLayout, d: DimName) -> u64 {
     if l.has_in_dim(d) {
@@ -264,7 +380,7 @@ pub fn plan_with(
                     candidates: &mut Vec<Candidate>,
                     best: &mut Option<(usize, Lowering, PredictedCost)>| {
         let costed = planned.and_then(|lowering| {
-            let given = name == "given_layout";
+            let given = name.starts_with("given_layout");
             if options.through.is_some() != given
                 || !options.admits(lowering.kind_name(), uses_matrix(&lowering))
             {
@@ -290,8 +406,14 @@ pub fn plan_with(
                     }
                     c
                 }
-                Lowering::Partial { plan } => {
-                    simulate_partial(plan, src, dst)?;
+                Lowering::Partial { plan, words } => {
+                    match words {
+                        Some(w) => {
+                            let (a, b, _) = word_layouts(w)?;
+                            simulate_partial(plan, &a, &b)?
+                        }
+                        None => simulate_partial(plan, src, dst)?,
+                    };
                     partial_cost(plan, target.banks)
                 }
             };
@@ -313,7 +435,21 @@ pub fn plan_with(
                     cycles: Some(cycles),
                     refused: None,
                 });
-                if best.as_ref().is_none_or(|b| cycles < b.2.cycles()) {
+                // Equal cycles within one class: fewer shared-memory
+                // instructions (the same bytes in wider vectors); else the
+                // earlier candidate (a partial plan never wins a tie against
+                // a whole-CTA one: its register pressure and warp-class code
+                // are not in the model, and the 2026-11-25 H200 trial of
+                // `TRANSPOSED_STAYING_BITS` measured it slower there).
+                let issued = shared_instructions(&lowering, warps);
+                let better = best.as_ref().is_none_or(|b| {
+                    let c = b.2.cycles();
+                    cycles < c
+                        || (cycles == c
+                            && lowering.kind_name() == b.1.kind_name()
+                            && issued < shared_instructions(&b.1, warps))
+                });
+                if better {
                     *best = Some((candidates.len() - 1, lowering, cost));
                 }
             }
@@ -336,6 +472,7 @@ pub fn plan_with(
             &mut candidates,
             &mut best,
         );
+        shared_layouts.push(("given_layout", l.clone()));
     } else {
         let triton = plan_conversion_triton(src, dst, elem_bits);
         if let Ok(ConversionPlan::SharedMemory(s)) = &triton {
@@ -403,72 +540,60 @@ pub fn plan_with(
                 });
             }
         }
-        if class == ConversionKind::SharedMemory && options.partial.considered() {
-            for (name, smem) in &shared_layouts {
-                let planned = plan_split(src, dst, smem, elem_bits).and_then(|p| {
-                    if p.cost.staying_elements == 0 {
-                        Err(CodegenError::Unsupported(
-                            "every element crosses warps: the full shared-memory plan".into(),
-                        ))
-                    } else {
-                        Ok(Lowering::Partial { plan: Box::new(p) })
-                    }
-                });
-                let refused = planned.is_err();
-                consider(name, planned, &mut candidates, &mut best);
-                // Where staying depends on the lane (or the source register
-                // does), the lane-predicated form of the same split.
-                if refused {
-                    let (pname, tname) = match *name {
-                        "partial_triton" => {
-                            ("partial_predicated_triton", "partial_transposed_triton")
-                        }
-                        "partial_paper_swizzle" => (
-                            "partial_predicated_paper_swizzle",
-                            "partial_transposed_paper_swizzle",
-                        ),
-                        _ => (
-                            "partial_predicated_searched_swizzle",
-                            "partial_transposed_searched_swizzle",
-                        ),
-                    };
-                    // Lane masks are costed for 32 banks only.
-                    let masked = |planned: fn(
-                        &LinearLayout,
-                        &LinearLayout,
-                        &LinearLayout,
-                        u32,
-                    )
-                        -> Result<PartialCrossWarpPlan>| {
-                        if target.banks == 32 {
-                            planned(src, dst, smem, elem_bits)
-                                .map(|p| Lowering::Partial { plan: Box::new(p) })
-                        } else {
-                            Err(CodegenError::Unsupported(
-                                "lane-predicated partial plans are costed for 32 banks only".into(),
-                            ))
-                        }
-                    };
-                    consider(
-                        pname,
-                        masked(plan_split_predicated),
-                        &mut candidates,
-                        &mut best,
-                    );
-                    // The same with transposed staying moves (one shuffle per
-                    // staying register, the reader's register chosen by its
-                    // lane) where a warp admits them.
-                    let transposed = if elem_bits == TRANSPOSED_STAYING_BITS {
-                        masked(plan_split_transposed)
-                    } else {
-                        Err(CodegenError::Unsupported(format!(
-                            "transposed staying moves are taken for {TRANSPOSED_STAYING_BITS}-bit \
-                             elements only, not {elem_bits} (TRANSPOSED_STAYING_BITS)"
-                        )))
-                    };
-                    consider(tname, transposed, &mut candidates, &mut best);
+    }
+    if class == ConversionKind::SharedMemory && options.partial.considered() {
+        for (name, smem) in &shared_layouts {
+            let names = partial_names(name);
+            let form = SplitInput::new(src, dst, smem, elem_bits);
+            let planned = form.plan(plan_split).and_then(|l| match &l {
+                Lowering::Partial { plan, .. } if plan.cost.staying_elements == 0 => {
+                    Err(CodegenError::Unsupported(
+                        "every element crosses warps: the full shared-memory plan".into(),
+                    ))
                 }
+                _ => Ok(l),
+            });
+            let refused = planned.is_err();
+            consider(names[0], planned, &mut candidates, &mut best);
+            // Where staying depends on the lane (or the source register
+            // does), the lane-predicated form of the same split, and the
+            // form with transposed staying moves (one shuffle per staying
+            // register, the reader's register chosen by its lane) where a
+            // warp admits them.
+            if !refused || options.split_form == Some(SplitForm::Plain) {
+                continue;
             }
+            // Lane masks are costed for 32 banks only.
+            let masked = |planned: SplitPlanner| {
+                if target.banks == 32 {
+                    form.plan(planned)
+                } else {
+                    Err(CodegenError::Unsupported(
+                        "lane-predicated partial plans are costed for 32 banks only".into(),
+                    ))
+                }
+            };
+            let transposed = match options.split_form {
+                Some(SplitForm::Transposed) => masked(plan_split_transposed),
+                Some(_) => Err(CodegenError::Unsupported(
+                    "transposed staying moves were not requested".into(),
+                )),
+                None if elem_bits == TRANSPOSED_STAYING_BITS => masked(plan_split_transposed),
+                None => Err(CodegenError::Unsupported(format!(
+                    "transposed staying moves are taken for {TRANSPOSED_STAYING_BITS}-bit \
+                     elements only, not {elem_bits} (TRANSPOSED_STAYING_BITS)"
+                ))),
+            };
+            // A request for transposed staying moves takes the predicated
+            // form only where no warp admits them.
+            let predicated = match (options.split_form, &transposed) {
+                (Some(SplitForm::Transposed), Ok(_)) => Err(CodegenError::Unsupported(
+                    "transposed staying moves were requested and are planned".into(),
+                )),
+                _ => masked(plan_split_predicated),
+            };
+            consider(names[1], predicated, &mut candidates, &mut best);
+            consider(names[2], transposed, &mut candidates, &mut best);
         }
     }
     let Some((index, lowering, cost)) = best else {

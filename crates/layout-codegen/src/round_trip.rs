@@ -15,19 +15,20 @@
 //!
 //! [`plan_round_trip_words`] adds that word form to the pair
 //! ([`RoundTripWords`]: warp programs on words, shared words, or
-//! elements), and [`plan_partial_round_trip`] plans both directions as
-//! partial cross-warp conversions (on shared words where they apply): an
-//! emitter translates either answer and decides nothing.
+//! elements), and [`plan_partial_round_trip`] returns both directions'
+//! answers when the planner chose partial cross-warp plans (on shared
+//! words where they apply): an emitter translates either answer and
+//! decides nothing.
 
 use crate::error::{CodegenError, Result};
 use crate::packed_shuffle::WordProgram;
-use crate::partial::{
-    plan_split, plan_split_predicated, plan_split_transposed, PartialCrossWarpPlan,
-};
+use crate::partial::PartialCrossWarpPlan;
 use crate::plan::ConversionPlan;
-use crate::plan_options::PlanOptions;
-use crate::planner::{plan_with, preferred_word_program, uses_matrix, PlannedConversion, Target};
-use crate::shared_words::{plan_shared_words, word_layouts, SharedWordPlan};
+use crate::plan_options::{Allow, PlanOptions};
+use crate::planner::{
+    plan_with, preferred_word_program, uses_matrix, Lowering, PlannedConversion, Target,
+};
+use crate::shared_words::{plan_shared_words, SharedWordPlan};
 use crate::swizzle_search::search_shared_layout;
 use linear_layout::{DimName, LinearLayout};
 
@@ -52,8 +53,11 @@ pub fn plan_round_trip(
     let Ok((layout, _)) = search_shared_layout(src, dst, elem_bits, target.banks) else {
         return Ok((fwd, bwd));
     };
+    // The pair through one buffer layout, by whole-CTA plans as the
+    // independent pair's.
     let given = PlanOptions {
         through: Some(layout),
+        partial: Allow::Never,
         ..options.clone()
     };
     let pair = plan_with(src, dst, elem_bits, target, &given)
@@ -134,87 +138,53 @@ pub fn plan_round_trip_words(
 }
 
 /// Both directions of a round trip as partial cross-warp plans
-/// ([`plan_partial_round_trip`]), and the shared words they run on.
+/// ([`plan_partial_round_trip`]): the planner's two answers.
 #[derive(Clone, Debug)]
 pub struct PartialRoundTrip {
-    /// `src → dst` ([`crate::partial::plan_split`], or its lane-predicated
-    /// form), on words when `words` is set.
+    /// `src → dst`: of the elements, or of the packed words `fwd_words`.
     pub fwd: PartialCrossWarpPlan,
-    /// `dst → src`.
+    /// `dst → src`: of the elements, or of the packed words `bwd_words`.
     pub bwd: PartialCrossWarpPlan,
-    /// For 8/16-bit elements whose shared 4-byte words are register words
-    /// on both sides: the packing, and `fwd`/`bwd` are the 32-bit partial
-    /// plans of the word layouts ([`crate::shared_words::word_layouts`]):
-    /// stores, loads, staying moves and shuffles move whole words.
-    pub words: Option<SharedWordPlan>,
+    /// The packing of `src → dst`'s words (its `src` packs the source
+    /// layout's registers, its `dst` the destination's;
+    /// [`crate::planner::Lowering::Partial`]), `None` for a plan of elements.
+    pub fwd_words: Option<SharedWordPlan>,
+    /// The same for `dst → src` (its `src` packs the destination layout's
+    /// registers).
+    pub bwd_words: Option<SharedWordPlan>,
+    /// The planner's candidate names of the two answers.
+    pub candidates: (&'static str, &'static str),
 }
 
-/// Which partial planners [`plan_partial_round_trip`] may use for a
-/// direction the plain class ([`crate::partial::plan_split`]) refuses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PartialForm {
-    /// None: the direction is refused.
-    Plain,
-    /// [`crate::partial::plan_split_predicated`].
-    Predicated,
-    /// [`crate::partial::plan_split_transposed`] where a warp admits
-    /// transposed staying moves, else the predicated form.
-    Transposed,
-}
-
-/// Plans `src → dst` and `dst → src` of `elem_bits`-bit elements as
-/// partial cross-warp conversions through `smem` (offset → tensor; `None`:
-/// the shared layout of fewest wavefronts,
-/// [`search_shared_layout`], or row-major where the search finds none):
-/// each direction by [`crate::partial::plan_split`] (it may also keep
-/// everything in its warps, e.g. a replicated A operand back to its mma
-/// accumulators) or, where that refuses because staying depends on the
-/// lane, by the partial planner `form` names (none for
-/// [`PartialForm::Plain`]). At least one direction must
-/// keep some but not all of its elements in their warps. 8/16-bit elements
-/// whose shared words are register words on both sides
-/// ([`plan_shared_words`]) are planned as the 32-bit conversion of the
-/// packed words. Rank-2 tiles of 8, 16 or 32-bit elements.
+/// Plans `src → dst` and `dst → src` of `elem_bits`-bit elements with
+/// [`plan_with`] under `options` and returns the two answers when both are
+/// partial cross-warp plans ([`crate::planner::Lowering::Partial`], each
+/// on packed words where the planner put it there); an error that names
+/// the other class otherwise. With [`PlanOptions::partial_only`] (or
+/// [`PlanOptions::partial_through`]) both directions are asked for the
+/// class. At least one direction must keep some but not all of its
+/// elements in their warps.
 pub fn plan_partial_round_trip(
     src: &LinearLayout,
     dst: &LinearLayout,
-    smem: Option<&LinearLayout>,
     elem_bits: u32,
-    form: PartialForm,
+    target: &Target,
+    options: &PlanOptions,
 ) -> Result<PartialRoundTrip> {
-    if !matches!(elem_bits, 8 | 16 | 32) {
-        return Err(CodegenError::Invalid(format!(
-            "partial cross-warp round trips take 8, 16 and 32-bit elements, not {elem_bits}"
-        )));
-    }
-    let shape: Vec<u64> = src.out_dims().iter().map(|d| d.1).collect();
-    let smem = match smem {
-        Some(l) => l.clone(),
-        None => search_shared_layout(src, dst, elem_bits, 32)
-            .map_or_else(|_| row_major(&shape), |x| x.0),
-    };
-    let words = match elem_bits {
-        8 | 16 => plan_shared_words(src, dst, &smem, elem_bits)?,
-        _ => None,
-    };
-    let (psrc, pdst, psmem, pbits) = match &words {
-        Some(p) => {
-            let (a, b, c) = word_layouts(p)?;
-            (a, b, c, 32)
+    let partial = |a: &LinearLayout, b: &LinearLayout, d: &str| {
+        let p = plan_with(a, b, elem_bits, target, options)
+            .map_err(|e| CodegenError::Invalid(format!("{d}: {e}")))?;
+        let candidate = p.candidate;
+        match p.lowering {
+            Lowering::Partial { plan, words } => Ok((*plan, words.map(|w| *w), candidate)),
+            Lowering::Whole { plan } => Err(CodegenError::Unsupported(format!(
+                "{d}: the planner chose a {} plan ({candidate}), not a partial cross-warp one",
+                plan.kind_name()
+            ))),
         }
-        None => (src.clone(), dst.clone(), smem, elem_bits),
     };
-    let split = |a: &LinearLayout, b: &LinearLayout| {
-        plan_split(a, b, &psmem, pbits).or_else(|e| match form {
-            PartialForm::Plain => Err(e),
-            PartialForm::Predicated => plan_split_predicated(a, b, &psmem, pbits),
-            PartialForm::Transposed => plan_split_transposed(a, b, &psmem, pbits)
-                .or_else(|_| plan_split_predicated(a, b, &psmem, pbits)),
-        })
-    };
-    let context = |d: &str, e: CodegenError| CodegenError::Invalid(format!("{d}: {e}"));
-    let fwd = split(&psrc, &pdst).map_err(|e| context("src → dst", e))?;
-    let bwd = split(&pdst, &psrc).map_err(|e| context("dst → src", e))?;
+    let (fwd, fwd_words, cf) = partial(src, dst, "src → dst")?;
+    let (bwd, bwd_words, cb) = partial(dst, src, "dst → src")?;
     let mixed = |p: &PartialCrossWarpPlan| {
         p.cost.staying_elements > 0 && p.cost.staying_elements < p.cost.elements
     };
@@ -228,7 +198,13 @@ pub fn plan_partial_round_trip(
             bwd.cost.elements
         )));
     }
-    Ok(PartialRoundTrip { fwd, bwd, words })
+    Ok(PartialRoundTrip {
+        fwd,
+        bwd,
+        fwd_words,
+        bwd_words,
+        candidates: (cf, cb),
+    })
 }
 
 /// Row-major shared layout `offset → (dim0, dim1, …)` of `shape` (last dim

@@ -11,8 +11,9 @@ use layout_codegen::choice::{plan_cost, total_warps};
 use layout_codegen::partial::simulate_partial;
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::planner::{partial_cost, plan, Lowering, PlannedConversion, Target};
+use layout_codegen::shared_words::{word_layouts, SharedWordPlan};
 use layout_codegen::simulator::simulate;
-use linear_layout::LinearLayout;
+use linear_layout::{DimName, LinearLayout};
 
 mod common;
 
@@ -32,8 +33,18 @@ fn prove(name: &str, src: &LinearLayout, dst: &LinearLayout, bits: u32, p: &Plan
             simulate(plan, src, dst)
                 .unwrap_or_else(|e| panic!("{name}: the chosen plan fails the simulator: {e}"));
         }
-        Lowering::Partial { plan } => {
-            simulate_partial(plan, src, dst).unwrap_or_else(|e| {
+        Lowering::Partial { plan, words } => {
+            // A plan on packed words is proved on the word layouts, and the
+            // words are checked to carry the elements.
+            let (src, dst) = match words {
+                Some(w) => {
+                    words_carry_elements(name, src, dst, w);
+                    let (a, b, _) = word_layouts(w).unwrap();
+                    (a, b)
+                }
+                None => (src.clone(), dst.clone()),
+            };
+            simulate_partial(plan, &src, &dst).unwrap_or_else(|e| {
                 panic!("{name}: the chosen partial plan fails the simulator: {e}")
             });
             // The one counter agrees with the partial planner's counts.
@@ -61,6 +72,53 @@ fn prove(name: &str, src: &LinearLayout, dst: &LinearLayout, bits: u32, p: &Plan
         p.cycles,
         p.lower_bound.cycles
     );
+}
+
+/// Every shared word of `w` holds, slot by slot, the same elements on
+/// both sides: for each source register `r` of thread `(l, v)`, its word
+/// and slot (`w.src.locate(r)`) and the word's shared index
+/// (`w.src_map.offset(word, l, v)`) name one cell; every destination
+/// register's cell holds the element the destination layout assigns it.
+/// Checked from the layouts directly, over every hardware index.
+fn words_carry_elements(name: &str, src: &LinearLayout, dst: &LinearLayout, w: &SharedWordPlan) {
+    let at = |l: &LinearLayout, r: u64, lane: u64, warp: u64| {
+        l.apply(&[
+            (DimName::REGISTER, r),
+            (DimName::LANE, lane),
+            (DimName::WARP, warp),
+            (DimName::BLOCK, 0),
+        ])
+        .unwrap()
+    };
+    let size = |l: &LinearLayout, d| l.in_dim_size(d);
+    let mut cell = std::collections::HashMap::new();
+    for warp in 0..size(src, DimName::WARP) {
+        for lane in 0..size(src, DimName::LANE) {
+            for r in 0..size(src, DimName::REGISTER) {
+                let (word, slot) = w.src.locate(r);
+                let m = w.src_map.offset(word, lane, warp);
+                let e = at(src, r, lane, warp);
+                let old = cell.insert((m, slot), e.clone());
+                assert!(
+                    old.is_none_or(|o| o == e),
+                    "{name}: two elements in one slot"
+                );
+            }
+        }
+    }
+    for warp in 0..size(dst, DimName::WARP) {
+        for lane in 0..size(dst, DimName::LANE) {
+            for r in 0..size(dst, DimName::REGISTER) {
+                let (word, slot) = w.dst.locate(r);
+                let m = w.dst_map.offset(word, lane, warp);
+                assert_eq!(
+                    cell.get(&(m, slot)),
+                    Some(&at(dst, r, lane, warp)),
+                    "{name}: destination register {r} of lane {lane}, warp {warp}"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -264,12 +322,16 @@ fn lane_dependent_staying_takes_the_predicated_partial_plan() {
 /// staying registers are a 2-bit register ↔ lane transpose: each sending
 /// lane's registers go to 4 readers, so the direct schedule (one register
 /// per shuffle, kept by a quarter of the lanes) needs 4 shuffles per staying
-/// register; the transposed one gives each reader the register `r ⊕ F(l)`:
-/// 16 rounds per warp, each a 4-way select on the sender and 4 predicated
-/// writes on the reader: 7 × 16 × 2 = 224 selects, 112 / 4 warps / 2 per
-/// cycle = 28 ALU cycles against (96 wavefronts + 12 packed shuffles) / 4 =
-/// 27 MIO cycles; + one barrier: 32 cycles, against 36 for the full plan and
-/// 40 for the direct schedule. The floor: 31.
+/// register; the transposed one gives each reader the register `r ⊕ F(l)`.
+/// The shared words are register words on both sides (register bit 0 and
+/// column bit 0 on both), so the plan moves packed words: 8 staying words
+/// per lane, 8 rounds per staying warp, each a 4-way select on the sender
+/// and 4 predicated writes on the reader: 7 × 8 × 2 = 112 selects, 112 / 4
+/// warps / 2 per cycle = 14 ALU cycles against (96 wavefronts + 12
+/// shuffles) / 4 = 27 MIO cycles; + one barrier (4): 31 cycles, the floor,
+/// against 36 for the full plan and 40 for the direct schedule. (The
+/// element form's 16 rounds of half-words cost 224 selects, 28 ALU cycles:
+/// 32.)
 #[test]
 fn register_lane_transpose_that_stays_takes_the_transposed_partial_plan() {
     let shape = [64u64, 64];
@@ -285,7 +347,8 @@ fn register_lane_transpose_that_stays_takes_the_transposed_partial_plan() {
         p.candidate,
         p.candidates
     );
-    assert_eq!(p.cycles, 32.0);
+    assert!(p.lowering.partial_words().is_some());
+    assert_eq!(p.cycles, 31.0);
     assert_eq!(p.lower_bound.cycles, 31.0);
     assert_eq!(
         (
@@ -293,19 +356,34 @@ fn register_lane_transpose_that_stays_takes_the_transposed_partial_plan() {
             p.cost.load_wavefronts,
             p.cost.selects
         ),
-        (48, 48, 224)
+        (48, 48, 112)
     );
     let cycles = |n: &str| p.candidates.iter().find(|c| c.name == n).unwrap().cycles;
     assert_eq!(cycles("paper_swizzle"), Some(36.0));
     assert_eq!(cycles("partial_predicated_paper_swizzle"), Some(40.0));
     prove("wgmma64->blk8", &src, &dst, 16, &p);
-    // A reader writing its round's register in every lane is caught.
+    // A reader writing its round's register in every lane is caught (on
+    // the layouts the plan moves: the packed words when it runs on them).
+    let (ws, wd) = match p.lowering.partial_words() {
+        Some(w) => {
+            let (a, b, _) = word_layouts(w).unwrap();
+            (a, b)
+        }
+        None => (src.clone(), dst.clone()),
+    };
+    // Words whose destination lanes are exchanged do not carry the
+    // elements: the word check catches it.
+    let mut bad = p.lowering.partial_words().unwrap().clone();
+    bad.dst_map.lane.swap(0, 1);
+    let caught = std::panic::catch_unwind(|| words_carry_elements("mutated", &src, &dst, &bad));
+    assert!(caught.is_err());
     let mut m = p.lowering.partial().unwrap().clone();
+    simulate_partial(&m, &ws, &wd).unwrap();
     let k = m
         .classes
         .iter_mut()
         .find(|k| !k.staying.is_empty())
         .unwrap();
     k.staying[0].dst_register_by_lane.clear();
-    assert!(simulate_partial(&m, &src, &dst).is_err());
+    assert!(simulate_partial(&m, &ws, &wd).is_err());
 }

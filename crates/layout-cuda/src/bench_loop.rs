@@ -101,16 +101,34 @@ pub(crate) enum Held<'a> {
     /// 8/16-bit elements packed `32 / bits` to a word in `aw`, `bw`, always
     /// *consecutively* (register `e·j + k` in slot `k` of word `j`): the
     /// order in which a consumer such as `mma.sync` takes its operands and
-    /// Triton's lowering delivers them. `plan: None`: the conversions take
-    /// element arrays, so each one unpacks its input and packs its output;
-    /// `Some((src, dst))`: they take words packed as `src` / `dst` (see
+    /// Triton's lowering delivers them. What each conversion takes is
+    /// `plan` ([`Packings`]): element arrays, so it unpacks its input and
+    /// packs its output, or words packed as its plan packs them (see
     /// [`crate::shared_words`]), so a packing other than the consecutive one
-    /// is repacked before and after each conversion (byte permutes, timed
-    /// with the conversion they serve).
-    Words {
-        bits: u32,
-        plan: Option<(&'a WordPacking, &'a WordPacking)>,
-    },
+    /// is repacked before and after it (byte permutes, timed with the
+    /// conversion they serve).
+    Words { bits: u32, plan: Packings<'a> },
+}
+
+/// The packed words each conversion of the loop takes: `(input, output)`
+/// packings, or `None` for element arrays.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Packings<'a> {
+    /// `cvt_fwd`'s: the source layout's registers, the destination's.
+    pub fwd: Option<(&'a WordPacking, &'a WordPacking)>,
+    /// `cvt_bwd`'s: the destination layout's registers, the source's.
+    pub bwd: Option<(&'a WordPacking, &'a WordPacking)>,
+}
+
+impl<'a> Packings<'a> {
+    /// Both directions on one pair of packings (`src` of the source
+    /// layout's registers, `dst` of the destination's), or elements.
+    pub fn both(plan: Option<(&'a WordPacking, &'a WordPacking)>) -> Self {
+        Packings {
+            fwd: plan,
+            bwd: plan.map(|(s, d)| (d, s)),
+        }
+    }
 }
 
 impl Held<'_> {
@@ -187,22 +205,20 @@ fn emit_call(
         Held::Elements => {
             writeln!(s, "    {name}({from}, {to}, {smem}, lane, warp);").unwrap();
         }
-        Held::Words { bits, plan: None } => {
-            let t = ctype(bits);
-            let (cf, ct) = (consecutive(bits, n_from), consecutive(bits, n_to));
-            writeln!(s, "    {{\n    {t} x_[{n_from}], y_[{n_to}];").unwrap();
-            emit_unpack(s, &cf, from, "x_", bits);
-            writeln!(s, "    {name}(x_, y_, {smem}, lane, warp);").unwrap();
-            emit_pack(s, &ct, "y_", to, bits);
-            writeln!(s, "    }}").unwrap();
-        }
-        Held::Words {
-            bits,
-            plan: Some((ps, pd)),
-        } => {
-            let (pf, pt) = match direction {
-                Direction::Forward => (ps, pd),
-                Direction::Backward => (pd, ps),
+        Held::Words { bits, plan } => {
+            let packing = match direction {
+                Direction::Forward => plan.fwd,
+                Direction::Backward => plan.bwd,
+            };
+            let Some((pf, pt)) = packing else {
+                let t = ctype(bits);
+                let (cf, ct) = (consecutive(bits, n_from), consecutive(bits, n_to));
+                writeln!(s, "    {{\n    {t} x_[{n_from}], y_[{n_to}];").unwrap();
+                emit_unpack(s, &cf, from, "x_", bits);
+                writeln!(s, "    {name}(x_, y_, {smem}, lane, warp);").unwrap();
+                emit_pack(s, &ct, "y_", to, bits);
+                writeln!(s, "    }}").unwrap();
+                return;
             };
             if pf.is_consecutive() && pt.is_consecutive() {
                 writeln!(s, "    {name}({from}, {to}, {smem}, lane, warp);").unwrap();

@@ -4,7 +4,7 @@
 //! [`crate::shared_words`] where the planner's answer has one), the
 //! benchmark loop around them ([`crate::bench_loop`]) and the host program.
 
-use crate::bench_loop::{emit_bench_loop, Held, Scratch, Sink};
+use crate::bench_loop::{emit_bench_loop, Held, Packings, Scratch, Sink};
 use crate::kernel::{host_main, kernel_head, KernelSides, FILE_HEADER};
 use crate::pack::{held_form, packed_add};
 use crate::scratch::Schedule;
@@ -111,7 +111,7 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
         (None, Some(p)) => Some((&p.src, &p.dst)),
         (None, None) => None,
     };
-    let held = held_form(case.bits, (ns, nd), plan_packings);
+    let held = held_form(case.bits, (ns, nd), Packings::both(plan_packings));
     if matches!(held, Held::Words { .. }) {
         s.push_str(packed_add(case.bits).0);
     }

@@ -53,9 +53,19 @@
 //!   Before the call the scratch must not still be read by an earlier use
 //!   (same rule). Warp-shuffle conversions need all 32 lanes of each warp
 //!   converged (`__shfl_sync` with the full mask) and contain no barrier.
+//!   A partial cross-warp conversion (the planner's answer where only some
+//!   elements leave their warp: those go through `scratch`, the others stay
+//!   as register moves or shuffles) runs warp-uniform branches on `warp`
+//!   and contains one barrier between its stores and its loads,
+//!   `PARTIAL_SYNC()`, which is `__syncthreads()` unless the including file
+//!   defines it (e.g. as the non-aligned `barrier.sync 0` when each warp
+//!   runs its own copy of the calling code); the same rules apply.
 
 use crate::{emit_benchmark, emit_convert, ConversionCase, EmitError, Path};
 use layout_codegen::plan::ConversionPlan;
+use layout_codegen::plan_options::PlanOptions;
+use layout_codegen::planner::{Lowering, Target};
+use layout_codegen::round_trip::plan_partial_round_trip;
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
@@ -75,8 +85,8 @@ pub enum Output {
 }
 
 /// The case the front ends emit for a pair: one CTA of the layouts' warps,
-/// planned by [`layout_codegen::planner::plan_with`] among every whole-CTA
-/// class ([`layout_codegen::plan_options::PlanOptions::whole`]).
+/// planned by [`layout_codegen::planner::plan`] among every class it has
+/// (partial cross-warp plans included: [`PlanOptions::default`]).
 pub fn case_for_pair(
     name: &str,
     src: &LinearLayout,
@@ -117,7 +127,7 @@ pub fn case_for_pair(
         src: src.clone(),
         dst: dst.clone(),
         smem,
-        options: layout_codegen::plan_options::PlanOptions::whole(),
+        options: PlanOptions::default(),
     })
 }
 
@@ -134,9 +144,9 @@ fn is_c_identifier(s: &str) -> bool {
 pub fn emit(case: &ConversionCase, what: Output) -> Result<String, EmitError> {
     match what {
         Output::DeviceFunction => Ok(device_function(case)?.code),
-        Output::Bench => Ok(emit_benchmark(case)?.0),
+        Output::Bench => benchmark_program(case),
         Output::Kernel => {
-            let (code, _, _) = emit_benchmark(case)?;
+            let code = benchmark_program(case)?;
             // The benchmark program without its host part: the kernel with
             // R = 0 is load, one conversion, store by the destination.
             let cut = code
@@ -152,6 +162,24 @@ pub fn emit(case: &ConversionCase, what: Output) -> Result<String, EmitError> {
             );
             Ok(s)
         }
+    }
+}
+
+/// The benchmark program of `case`: where the planner's answers under
+/// `case.options` are partial cross-warp plans in both directions, the
+/// warp-specialised partial program of that round trip
+/// ([`crate::partial::emit_partial_planned`]); else the whole-CTA program
+/// ([`emit_benchmark`], whose directions are the planner's answers too).
+fn benchmark_program(case: &ConversionCase) -> Result<String, EmitError> {
+    match plan_partial_round_trip(
+        &case.src,
+        &case.dst,
+        case.bits,
+        &Target::SM90,
+        &case.options,
+    ) {
+        Ok(rt) => Ok(crate::partial::emit_partial_planned(case, &rt, true)?.code),
+        Err(_) => Ok(emit_benchmark(case)?.0),
     }
 }
 
@@ -190,9 +218,16 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
     let (path, planned) = emit_convert(&mut body, name, case, &case.src, &case.dst)?;
     // The plan's scratch and barriers (one per round's stores-to-loads
     // step, one between rounds).
-    let (scratch_bytes, barriers) = match planned.lowering.whole() {
-        Some(ConversionPlan::SharedMemory(m)) => (m.scratch_bytes, m.barriers),
-        _ => (0, 0),
+    let (scratch_bytes, barriers) = match &planned.lowering {
+        Lowering::Whole {
+            plan: ConversionPlan::SharedMemory(m),
+        } => (m.scratch_bytes, m.barriers),
+        Lowering::Whole { .. } => (0, 0),
+        // A partial plan: one barrier when any warp loads.
+        Lowering::Partial { plan, .. } => (
+            plan.scratch_elems * u64::from(plan.bitwidth) / 8,
+            u64::from(plan.classes.iter().any(|k| !k.loads.is_empty())),
+        ),
     };
     let tile: u64 = case.shape.iter().product();
     let threads = 32 * case.num_warps;

@@ -61,7 +61,7 @@
 #![warn(missing_docs)]
 
 use layout_codegen::plan::ConversionPlan;
-use layout_codegen::planner::{plan_with, PlanOptions, PlannedConversion, Target};
+use layout_codegen::planner::{plan_with, Lowering, PlanOptions, PlannedConversion, Target};
 use linear_layout::{DimName, LinearLayout};
 use std::fmt::Write;
 
@@ -80,6 +80,7 @@ pub mod shared_words;
 pub mod translate;
 pub mod word_shuffle;
 pub use access::AccessMap;
+pub(crate) use bench_loop::Packings;
 pub(crate) use bench_loop::{emit_bench_loop, Held, Sink};
 pub(crate) use benchmark::scratch_for;
 pub use benchmark::{emit_benchmark, emit_benchmark_planned, keeps_elements_packed, Benchmark};
@@ -235,8 +236,9 @@ pub fn path_of(plan: &ConversionPlan) -> Path {
     }
 }
 
-/// Emits `planned` (a whole-CTA plan of `from → to`) as the device
-/// function `fname` on element arrays.
+/// Emits `planned` (the planner's answer for `from → to`: a whole-CTA
+/// plan, or a partial one by [`partial`]) as the device function `fname`
+/// on element arrays.
 pub(crate) fn emit_planned(
     out: &mut String,
     fname: &str,
@@ -248,10 +250,18 @@ pub(crate) fn emit_planned(
     let t = ctype(bits);
     let nf = from.in_dim_size(DimName::REGISTER);
     let nt = to.in_dim_size(DimName::REGISTER);
-    let Some(plan) = planned.lowering.whole() else {
-        return Err(EmitError::Unsupported(
-            "a partial cross-warp plan: emitted by the partial programs (`partial`)".into(),
-        ));
+    let plan = match &planned.lowering {
+        Lowering::Whole { plan } => plan,
+        Lowering::Partial { plan, words } => {
+            if (plan.src_registers, plan.dst_registers) != (nf, nt) && words.is_none() {
+                return Err(EmitError::Invalid(format!(
+                    "the partial plan has {}/{} registers, the layouts {nf}/{nt}",
+                    plan.src_registers, plan.dst_registers
+                )));
+            }
+            partial::emit_partial_function(out, fname, plan, words.as_deref(), bits)?;
+            return Ok(Path::SharedMemory);
+        }
     };
     writeln!(
         out,

@@ -2,9 +2,9 @@
 //! the benchmark loop, packing and unpacking register arrays by a
 //! [`WordPacking`], and how the loop holds its registers ([`held_form`]).
 
-use crate::bench_loop::Held;
+use crate::bench_loop::{Held, Packings};
 use crate::ctype;
-use crate::shared_words::{self, WordPacking};
+use crate::shared_words::WordPacking;
 use std::fmt::Write;
 
 /// `x + y` on each 16-bit half (no carry between halves): `add.s16x2` on
@@ -115,11 +115,7 @@ fn consecutive_index(e: u64, k: u64) -> String {
 /// elements whose register counts fill whole words (the conversions take
 /// words packed as `plan` when given, element arrays otherwise), elements
 /// otherwise.
-pub(crate) fn held_form<'a>(
-    bits: u32,
-    (ns, nd): (u64, u64),
-    plan: Option<(&'a shared_words::WordPacking, &'a shared_words::WordPacking)>,
-) -> Held<'a> {
+pub(crate) fn held_form(bits: u32, (ns, nd): (u64, u64), plan: Packings<'_>) -> Held<'_> {
     let per_word = u64::from(32 / bits.max(1));
     if bits < 32 && ns.is_multiple_of(per_word) && nd.is_multiple_of(per_word) {
         Held::Words { bits, plan }

@@ -46,10 +46,14 @@
 //! shuffles move whole words, and the elementwise op is one packed add per
 //! word.
 
+use crate::Packings;
 use crate::{ConversionCase, EmitError};
 use layout_codegen::partial::{PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
-use layout_codegen::round_trip::{plan_partial_round_trip, PartialForm, PartialRoundTrip};
+use layout_codegen::plan_options::{PlanOptions, SplitForm};
+use layout_codegen::planner::Target;
+use layout_codegen::round_trip::{plan_partial_round_trip, PartialRoundTrip};
+use layout_codegen::shared_words::SharedWordPlan;
 use linear_layout::DimName;
 use std::fmt::Write;
 
@@ -463,57 +467,100 @@ fn emit_direction(
     Ok(shuffles)
 }
 
-/// Emits the benchmark program of `case` with both directions planned by
-/// [`plan_partial_round_trip`] through `case.smem` (each direction by
-/// `plan_split`, at least one of them a partial cross-warp conversion, on
-/// packed words where the shared words allow it; `options` is ignored).
-/// Errors when neither direction is in the class, for elements wider than
-/// 32 bits, or for non-2D tiles.
+/// Emits one partial plan as the device function `fname` on element
+/// arrays, `void fname(const T (&a)[nf], T (&b)[nt], T* smem, unsigned
+/// lane, unsigned warp)` with `T` the `elem_bits`-bit element type: the
+/// plan of elements as it is, a plan of packed words (`words`) as the word
+/// function `fname_words` with the packing of `a` into the source side's
+/// words before it and the unpacking of the destination side's words into
+/// `b` after it (register moves the compiler folds). Its barrier is
+/// `PARTIAL_SYNC()`, `__syncthreads()` unless the program defines it.
+pub(crate) fn emit_partial_function(
+    out: &mut String,
+    fname: &str,
+    plan: &PartialCrossWarpPlan,
+    words: Option<&SharedWordPlan>,
+    elem_bits: u32,
+) -> Result<(), EmitError> {
+    let t = crate::ctype(elem_bits);
+    out.push_str("#ifndef PARTIAL_SYNC\n#define PARTIAL_SYNC() __syncthreads()\n#endif\n");
+    let Some(w) = words else {
+        emit_direction(out, fname, plan, t)?;
+        return Ok(());
+    };
+    if plan.bitwidth != 32 {
+        return Err(EmitError::Invalid(format!(
+            "a partial plan on packed words moves 32-bit values, not {}",
+            plan.bitwidth
+        )));
+    }
+    let inner = format!("{fname}_words");
+    emit_direction(out, &inner, plan, t)?;
+    let (nf, nt) = (w.src.num_regs, w.dst.num_regs);
+    let (wf, wt) = (w.src.num_words(), w.dst.num_words());
+    writeln!(
+        out,
+        "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {t}* smem, unsigned lane, unsigned warp) {{\n    uint32_t aw[{wf}], bw[{wt}];"
+    )
+    .unwrap();
+    crate::emit_pack(out, &w.src, "a", "aw", elem_bits);
+    writeln!(out, "    {inner}(aw, bw, smem, lane, warp);").unwrap();
+    crate::emit_unpack(out, &w.dst, "bw", "b", elem_bits);
+    writeln!(out, "}}\n").unwrap();
+    Ok(())
+}
+
+/// Emits the benchmark program of `case` with both directions the
+/// planner's partial answers through `case.smem` in the plain class
+/// ([`PlanOptions::partial_through`] with [`SplitForm::Plain`]; each
+/// direction on packed words where the shared words allow it; at least one
+/// of them keeps part of its data in its warps; `case.options` is not
+/// read). Errors when neither direction is in the class, for elements
+/// wider than 32 bits, or for non-2D tiles.
 pub fn emit_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_form(case, specialise_warps, PartialForm::Plain)
+    emit_partial_form(case, specialise_warps, SplitForm::Plain)
 }
 
 /// [`emit_partial_benchmark`] where a direction outside the plain partial
 /// class (staying, or its source register, depends on the lane) is planned
-/// in its lane-predicated form (`plan_split_predicated`).
+/// in its lane-predicated form ([`SplitForm::Predicated`]).
 pub fn emit_predicated_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_form(case, specialise_warps, PartialForm::Predicated)
+    emit_partial_form(case, specialise_warps, SplitForm::Predicated)
 }
 
 /// [`emit_predicated_partial_benchmark`] where a direction outside the
 /// plain class is planned with transposed staying moves where a warp admits
-/// them ([`layout_codegen::partial::plan_split_transposed`]), else in the
-/// lane-predicated form.
+/// them, else in the lane-predicated form ([`SplitForm::Transposed`]).
 pub fn emit_transposed_partial_benchmark(
     case: &ConversionCase,
     specialise_warps: bool,
 ) -> Result<PartialEmission, EmitError> {
-    emit_partial_form(case, specialise_warps, PartialForm::Transposed)
+    emit_partial_form(case, specialise_warps, SplitForm::Transposed)
 }
 
-/// The benchmark program of `case`'s partial round trip through
-/// `case.smem`, each direction the plain class refuses planned by the
-/// partial planner `form` names ([`plan_partial_round_trip`]).
+/// The benchmark program of the planner's partial round trip of `case`
+/// through `case.smem` in the form `form`.
 fn emit_partial_form(
     case: &ConversionCase,
     specialise_warps: bool,
-    form: PartialForm,
+    form: SplitForm,
 ) -> Result<PartialEmission, EmitError> {
-    let plan = plan_partial_round_trip(&case.src, &case.dst, Some(&case.smem), case.bits, form)?;
+    let options = PlanOptions::partial_through(case.smem.clone(), form);
+    let plan = plan_partial_round_trip(&case.src, &case.dst, case.bits, &Target::SM90, &options)?;
     emit_partial_planned(case, &plan, specialise_warps)
 }
 
 /// Emits the benchmark program of `case` that runs the planner's partial
 /// round trip `plan` ([`plan_partial_round_trip`] of `case.src ↔
 /// case.dst`; `case.smem` and `case.options` are not read): forward
-/// `plan.fwd`, backward `plan.bwd`, on the packed words `plan.words` when
-/// set. `specialise_warps`: one copy of the benchmark loop per warp (see
+/// `plan.fwd`, backward `plan.bwd`, each on the packed words of its
+/// `*_words` when set. `specialise_warps`: one copy of the benchmark loop per warp (see
 /// the module doc).
 pub fn emit_partial_planned(
     case: &ConversionCase,
@@ -532,13 +579,24 @@ pub fn emit_partial_planned(
         )));
     }
     case.check_threads()?;
-    let PartialRoundTrip { fwd, bwd, words } = plan.clone();
-    let pbits = if words.is_some() { 32 } else { case.bits };
-    if (fwd.bitwidth, bwd.bitwidth) != (pbits, pbits) {
-        return Err(EmitError::Invalid(format!(
-            "the partial plans of '{}' move {}/{}-bit values, the case's words are {pbits}-bit",
-            case.name, fwd.bitwidth, bwd.bitwidth
-        )));
+    let PartialRoundTrip {
+        fwd,
+        bwd,
+        fwd_words,
+        bwd_words,
+        ..
+    } = plan.clone();
+    for (p, w, d) in [
+        (&fwd, &fwd_words, "src → dst"),
+        (&bwd, &bwd_words, "dst → src"),
+    ] {
+        let pbits = if w.is_some() { 32 } else { case.bits };
+        if p.bitwidth != pbits {
+            return Err(EmitError::Invalid(format!(
+                "the partial plan {d} of '{}' moves {}-bit values, its words are {pbits}-bit",
+                case.name, p.bitwidth
+            )));
+        }
     }
     let t = crate::ctype(case.bits);
     let ns = case.src.in_dim_size(DimName::REGISTER);
@@ -567,21 +625,25 @@ pub fn emit_partial_planned(
         s.push_str("#define PARTIAL_SYNC() __syncthreads()\n\n");
     }
     // The loop holds 8/16-bit data in consecutive words (the consumer's
-    // packing); word plans take the shared words' packings.
-    let held = crate::held_form(
-        case.bits,
-        (ns, nd),
-        words.as_ref().map(|p| (&p.src, &p.dst)),
-    );
+    // packing); word plans take their shared words' packings.
+    let packings = Packings {
+        fwd: fwd_words.as_ref().map(|p| (&p.src, &p.dst)),
+        bwd: bwd_words.as_ref().map(|p| (&p.src, &p.dst)),
+    };
+    let held = crate::held_form(case.bits, (ns, nd), packings);
     if matches!(held, crate::Held::Words { .. }) {
         s.push_str(crate::packed_add(case.bits).0);
     }
     let sf = emit_direction(&mut s, "cvt_fwd", &fwd, t)?;
     let sb = emit_direction(&mut s, "cvt_bwd", &bwd, t)?;
-    // Data registers the plans hold: words for word plans.
-    let (hs, hd) = match &words {
-        Some(p) => (p.src.num_words(), p.dst.num_words()),
-        None => (ns, nd),
+    // Data registers the plans hold: words where a plan moves words.
+    let packed = fwd_words.is_some() || bwd_words.is_some();
+    let (hs, hd) = match packed {
+        true => (
+            ns * u64::from(case.bits) / 32,
+            nd * u64::from(case.bits) / 32,
+        ),
+        false => (ns, nd),
     };
     // The loop's arrays, their type and length.
     let (ha, hb, ht, (las, lad)) = match held {
@@ -598,12 +660,13 @@ pub fn emit_partial_planned(
     let sink = crate::Sink::for_layouts(&case.src, &case.dst);
     let threads = 32 * case.num_warps;
     // Staying and moving data are live together: two copies.
-    let blocks = |bytes: u64| match &words {
-        Some(_) => crate::occupancy::hopper_min_blocks_words(threads, bytes, hs.max(hd), 2),
-        None => crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2),
+    let blocks = |bytes: u64| match packed {
+        true => crate::occupancy::hopper_min_blocks_words(threads, bytes, hs.max(hd), 2),
+        false => crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2),
     };
     let crosses = |p: &PartialCrossWarpPlan| p.cost.staying_elements < p.cost.elements;
-    let bytes = fwd.scratch_elems.max(bwd.scratch_elems) * pbits as u64 / 8;
+    let scratch_bytes = |p: &PartialCrossWarpPlan| p.scratch_elems * u64::from(p.bitwidth) / 8;
+    let bytes = scratch_bytes(&fwd).max(scratch_bytes(&bwd));
     // Turn-taking with one direction in shared memory unrolls the loop by
     // two; with one copy of the loop per warp that doubles the code of
     // every copy: on the H200, 8 warps' unrolled copies ran 4.6x slower
@@ -663,7 +726,7 @@ pub fn emit_partial_planned(
         fwd,
         bwd,
         shuffles: (sf, sb),
-        packed: words.is_some(),
+        packed,
     })
 }
 

@@ -23,6 +23,8 @@ fn layout(enc: &str, shape: [u64; 2]) -> LinearLayout {
 
 const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
 const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+const WGMMA64: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>";
+const BLK8: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
 const DOT_A: &str = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>";
 
 /// The demo program with `header` (the generated `cvt.cuh`) in place of
@@ -115,6 +117,17 @@ fn offset_helpers_are_the_layouts() {
     }
 }
 
+/// The text of the two offset helpers of a device function's file (from
+/// `cvt_src_offset` to the end of `cvt_dst_offset`).
+fn offset_helpers(code: &str) -> &str {
+    let start = code
+        .find("__device__ __forceinline__ unsigned cvt_src_offset")
+        .unwrap();
+    let dst = code.find("unsigned cvt_dst_offset").unwrap();
+    let end = dst + code[dst..].find("return o;\n}\n").unwrap() + "return o;\n}\n".len();
+    &code[start..end]
+}
+
 #[test]
 fn the_device_function_converts_inside_a_hand_written_kernel() {
     if !have_gxx() {
@@ -154,11 +167,28 @@ fn the_device_function_converts_inside_a_hand_written_kernel() {
             8,
             Path::SharedMemory,
         ),
+        // The planner's answer is partial with transposed staying moves on
+        // packed words (the `_partial` labels: partial device functions).
+        (
+            "wgmma64_to_blk8_bf16_partial",
+            s64(WGMMA64),
+            s64(BLK8),
+            16,
+            Path::SharedMemory,
+        ),
     ];
     for (label, src, dst, bits, path) in pairs {
         let case = case_for_pair("cvt", &src, &dst, &[64, 64], bits).unwrap();
         let f = device_function(&case).unwrap();
         assert_eq!(f.path, path, "{label}");
+        // mma accumulators to their A operand, and the `_partial` pairs:
+        // the planner answers with a partial cross-warp plan.
+        let partial = label.ends_with("_partial") || label.contains("dotA");
+        assert_eq!(
+            f.code.contains("// Partial cross-warp conversion"),
+            partial,
+            "{label}"
+        );
         let (ok, out) = run_case(label, &demo_with(&f.code));
         assert!(ok && out.contains("\"ok\": true"), "{label}: {out}");
         // Planted: the function converts to the destination with lane bases
@@ -169,16 +199,8 @@ fn the_device_function_converts_inside_a_hand_written_kernel() {
         let mut bad = case_for_pair("cvt", &src, &wrong, &[64, 64], bits).unwrap();
         bad.smem = case.smem.clone();
         let g = device_function(&bad).unwrap();
-        let honest_helpers = &f.code[f
-            .code
-            .find("__device__ __forceinline__ unsigned cvt_src_offset")
-            .unwrap()
-            ..f.code.find("__device__ __forceinline__ void cvt(").unwrap()];
-        let wrong_helpers = &g.code[g
-            .code
-            .find("__device__ __forceinline__ unsigned cvt_src_offset")
-            .unwrap()
-            ..g.code.find("__device__ __forceinline__ void cvt(").unwrap()];
+        let honest_helpers = offset_helpers(&f.code);
+        let wrong_helpers = offset_helpers(&g.code);
         let planted = g.code.replacen(wrong_helpers, honest_helpers, 1);
         let (ok, out) = run_case(&format!("{label}_planted"), &demo_with(&planted));
         assert!(

@@ -7,7 +7,8 @@
 //! from: the planner ([`layout_codegen::planner::plan_with`] with the
 //! case's request) and its one wavefront counter ([`layout_codegen::wavefront`],
 //! through the simulator and [`layout_codegen::store_replicas`]), or the
-//! partial planner for `_partial` programs, and no access conflicts. The
+//! planner's partial round trip for partial programs (with the request
+//! recorded as `plan_request`), and no access conflicts. The
 //! predictions written into `cases.json` must equal the recomputed ones.
 //! A program whose loads the compiler removed (the first call of
 //! 2026-11-21 at commit `e9d1187`: a replicated copy nobody read) fails
@@ -16,8 +17,9 @@
 //! predictions disagree with ncu).
 
 use hw_layouts::Encoding;
-use layout_codegen::plan_options::PlanOptions;
-use layout_codegen::round_trip::{plan_partial_round_trip, PartialForm};
+use layout_codegen::plan_options::{PlanOptions, SplitForm};
+use layout_codegen::planner::Target;
+use layout_codegen::round_trip::plan_partial_round_trip;
 use layout_cuda::partial::emit_partial_planned;
 use layout_cuda::{emit_benchmark_planned, ConversionCase, Path};
 use serde_json::Value;
@@ -163,21 +165,20 @@ fn case_of(c: &Value) -> ConversionCase {
 fn recomputed(c: &Value) -> (f64, f64) {
     let case = case_of(c);
     if c["path_fwd"] == "partial" {
-        // The planner's partial round trip through the shared layout it
-        // chooses, as the suite emits it: the predicated request plans a
-        // pair in the plain partial class exactly as the plain one does,
-        // and the others in their lane-predicated form, as the suite's
-        // [[partial]] entries are.
-        // `_transposed` programs: the transposed form where a warp admits it.
-        let form = if c["name"]
-            .as_str()
-            .is_some_and(|n| n.ends_with("_transposed"))
-        {
-            PartialForm::Transposed
-        } else {
-            PartialForm::Predicated
+        // The planner's partial round trip as the suite asked for it: its
+        // own answer (`planner`), or the partial class, lane-predicated
+        // where the plain class refuses (`partial_class`).
+        let options = match c["plan_request"].as_str() {
+            Some("planner") => PlanOptions::default(),
+            Some("partial_class") => PlanOptions {
+                split_form: Some(SplitForm::Predicated),
+                ..PlanOptions::partial_only()
+            },
+            other => panic!("{}: unknown plan_request {other:?}", c["name"]),
         };
-        let plan = plan_partial_round_trip(&case.src, &case.dst, None, case.bits, form).unwrap();
+        let plan =
+            plan_partial_round_trip(&case.src, &case.dst, case.bits, &Target::SM90, &options)
+                .unwrap();
         let em = emit_partial_planned(&case, &plan, c["warp_specialised"] != false).unwrap();
         let (f, b) = (&em.fwd.cost, &em.bwd.cost);
         return (

@@ -261,12 +261,13 @@ fn mutations_fail_the_programs_own_check() {
     let wrong = shfl.replacen("sl_ ^ 0u)", "sl_ ^ 1u)", 1);
     assert_ne!(wrong, shfl);
     assert!(fails("mut_lane", &wrong));
-    // Backward register moves of the broadcast case: warps 1 and 3 read
-    // the first half of K instead of their own.
+    // Backward register moves of the broadcast case (on elements: the
+    // replicated operand's shared words are not register words as a
+    // source): warps 1 and 3 read the first half of K instead of their own.
     let bcast = emit_partial_benchmark(&cs[6], true).unwrap().code;
     let at = bcast.find("void cvt_bwd").unwrap();
     let (head, tail) = bcast.split_at(at);
-    let wrong = format!("{head}{}", tail.replacen("b[0] = a[2];", "b[0] = a[0];", 1));
+    let wrong = format!("{head}{}", tail.replacen("b[0] = a[4];", "b[0] = a[0];", 1));
     assert_ne!(wrong, bcast);
     assert!(fails("mut_bcast", &wrong));
 }

@@ -298,7 +298,7 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
                 simulate(plan, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
             Shown::Whole(plan.clone(), report)
         }
-        Some(Lowering::Partial { plan }) => Shown::Partial(plan.clone()),
+        Some(Lowering::Partial { plan, words }) => Shown::Partial(plan.clone(), words.is_some()),
         None => Shown::Whole(triton, triton_report),
     };
     if (a.element.is_some() || a.rows.is_some() || a.cols.is_some())
@@ -312,7 +312,7 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
     if a.svg.is_some() || a.html.is_some() {
         match &shown {
             Shown::Whole(plan, _) => write_conversion_picture(&a, &src, &dst, plan, &shape)?,
-            Shown::Partial(_) => {
+            Shown::Partial(..) => {
                 return Err(
                     "--svg/--html draw whole-CTA plans, and the planner chose a \
                      partial cross-warp plan: draw Triton's plan (without --best)"
@@ -332,9 +332,10 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
                 }
                 (serde_json::to_value(plan).expect("json"), cost)
             }
-            Shown::Partial(p) => {
+            Shown::Partial(p, words) => {
                 let mut v = serde_json::to_value(p).expect("json");
                 v["kind"] = json!("partial");
+                v["packed_words"] = json!(words);
                 (v, serde_json::to_value(&p.cost).expect("json"))
             }
         };
@@ -366,7 +367,14 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
             print!("{}", plan_text(plan));
             print_report(report);
         }
-        Shown::Partial(p) => crate::cmd_partial::print_partial_plan(p, "plan: partial cross-warp"),
+        Shown::Partial(p, false) => {
+            crate::cmd_partial::print_partial_plan(p, "plan: partial cross-warp", "elements")
+        }
+        Shown::Partial(p, true) => crate::cmd_partial::print_partial_plan(
+            p,
+            "plan: partial cross-warp, on the packed 32-bit shared words",
+            "words",
+        ),
     }
     if a.partial {
         crate::cmd_partial::print_partial(&src, &dst, bw);
@@ -375,10 +383,11 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
 }
 
 /// The plan `convert` shows: a whole-CTA plan with its simulator report,
-/// or the planner's partial cross-warp plan.
+/// or the planner's partial cross-warp plan (and whether it moves packed
+/// words of 8/16-bit elements).
 enum Shown {
     Whole(ConversionPlan, SimulationReport),
-    Partial(Box<PartialCrossWarpPlan>),
+    Partial(Box<PartialCrossWarpPlan>, bool),
 }
 
 /// The target the planner is asked for: the warp size of the layouts

@@ -49,17 +49,21 @@ pub fn print_partial(src: &LinearLayout, dst: &LinearLayout, bitwidth: u32) {
             return;
         }
     };
-    print_partial_plan(&p, "partial cross-warp plan (through the optimal swizzle)");
+    print_partial_plan(
+        &p,
+        "partial cross-warp plan (through the optimal swizzle)",
+        "elements",
+    );
     println!("  proved by simulate_partial: {checked} destination registers checked");
 }
 
 /// A partial cross-warp plan as text: how many elements stay in their
 /// warp, the predicted units against the full plan through the same
 /// shared layout, and each warp class's instructions, under `heading`.
-pub fn print_partial_plan(p: &PartialCrossWarpPlan, heading: &str) {
+pub fn print_partial_plan(p: &PartialCrossWarpPlan, heading: &str, unit: &str) {
     let c = &p.cost;
     println!(
-        "{heading}: {} of {} destination elements stay in their warp",
+        "{heading}: {} of {} destination {unit} stay in their warp",
         c.staying_elements, c.elements
     );
     println!(
