@@ -47,6 +47,13 @@
 //!    layout, on top of the planner, with the packed-word form the pair
 //!    runs in; both directions of a partial cross-warp round trip). [`store_replicas`] and
 //!    [`matrix_swizzle`] are leaves the planner uses.
+//! 6. **The kernel around a round trip**: [`loop_plan`] (from the round
+//!    trip's plans: the scratch schedule of the benchmark loop, its
+//!    shared memory, the registers it keeps live and the CTAs per SM of
+//!    `__launch_bounds__`), on the leaves [`loop_schedule`] (buffers and
+//!    barriers as data, and the race checker `first_race`) and
+//!    [`occupancy`] (the register model and residency on
+//!    [`target::SmLimits`]).
 //!
 //! ```
 //! use layout_codegen::{plan::plan_conversion, simulator::simulate};
@@ -84,8 +91,11 @@ pub mod error;
 pub mod gather;
 pub mod gather_cost;
 pub mod limits;
+pub mod loop_plan;
+pub mod loop_schedule;
 pub mod lower_bound;
 pub mod matrix_swizzle;
+pub mod occupancy;
 pub mod packed_shuffle;
 pub mod partial;
 pub mod plan;

@@ -59,3 +59,51 @@ impl Default for Target {
         Target::SM90
     }
 }
+
+/// Per-SM resources that bound how many CTAs of a kernel are resident at
+/// once (see [`crate::occupancy`]): data, as [`Target`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SmLimits {
+    /// 32-bit registers per SM.
+    pub registers: u32,
+    /// Resident threads per SM.
+    pub threads: u32,
+    /// Resident CTAs per SM.
+    pub ctas: u32,
+    /// Shared memory per SM usable by CTAs, in bytes.
+    pub shared_bytes: u64,
+    /// Registers per thread are allocated in multiples of this.
+    pub register_granule: u32,
+    /// Most registers one thread may have.
+    pub max_registers: u32,
+}
+
+impl SmLimits {
+    /// Compute capability 9.0 (H100, H200), beside [`Target::SM90`]: 64 Ki
+    /// registers, 2048 threads, 32 CTAs and 227 KiB of shared memory per
+    /// SM; registers in multiples of 8, at most 255 per thread.
+    pub const SM90: SmLimits = SmLimits {
+        registers: 65536,
+        threads: 2048,
+        ctas: 32,
+        shared_bytes: 227 * 1024,
+        register_granule: 8,
+        max_registers: 255,
+    };
+
+    /// The register cap per thread when `ctas` CTAs of `threads` threads
+    /// share an SM: `⌊registers / (ctas·threads)⌋` rounded down to the
+    /// granule, at most `max_registers`.
+    ///
+    /// ```
+    /// use layout_codegen::target::SmLimits;
+    /// // 65536 / (4·128) = 128; 65536 / (3·128) = 170.6 → 168; 512 → 255.
+    /// assert_eq!(SmLimits::SM90.register_cap(128, 4), 128);
+    /// assert_eq!(SmLimits::SM90.register_cap(128, 3), 168);
+    /// assert_eq!(SmLimits::SM90.register_cap(128, 1), 255);
+    /// ```
+    pub fn register_cap(&self, threads: u32, ctas: u32) -> u32 {
+        let per = self.registers / threads.saturating_mul(ctas).max(1);
+        (per - per % self.register_granule.max(1)).min(self.max_registers)
+    }
+}

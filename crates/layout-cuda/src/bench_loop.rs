@@ -4,9 +4,10 @@
 //! barriers placed by a [`Schedule`] (the conversions' device functions hold
 //! only the barrier between their stores and loads).
 
-use crate::scratch::{Direction, Schedule};
 use crate::shared_words::WordPacking;
 use crate::{ctype, emit_pack, emit_unpack, packed_add};
+use layout_codegen::loop_plan::LoopPlan;
+use layout_codegen::loop_schedule::{Direction, Schedule};
 use std::fmt::Write;
 
 /// Which register arrays of the benchmark loop are XOR-folded into the
@@ -80,6 +81,17 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
+    /// The scratch of `plan` ([`LoopPlan`]: its schedule, and its buffers
+    /// of `buffer_bytes` as `bits`-wide elements) with the barrier
+    /// statement `sync`.
+    pub(crate) fn new(plan: &LoopPlan, bits: u32, sync: &'static str) -> Scratch {
+        Scratch {
+            schedule: plan.schedule.clone(),
+            stride: plan.buffer_bytes * 8 / u64::from(bits),
+            sync,
+        }
+    }
+
     /// The `smem` argument of a conversion on buffer `b`.
     fn pointer(&self, buffer: Option<u32>) -> String {
         match buffer {

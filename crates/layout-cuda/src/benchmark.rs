@@ -7,16 +7,16 @@
 use crate::bench_loop::{emit_bench_loop, Held, Packings, Scratch, Sink};
 use crate::kernel::{host_main, kernel_head, KernelSides, FILE_HEADER};
 use crate::pack::{held_form, packed_add};
-use crate::scratch::Schedule;
 use crate::{
-    ctype, emit_planned, matrix_ops, occupancy, shared_words, uses_matrix, word_shuffle,
-    ConversionCase, EmitError, Path,
+    ctype, emit_planned, matrix_ops, shared_words, uses_matrix, word_shuffle, ConversionCase,
+    EmitError, Path,
 };
-use layout_codegen::plan::ConversionPlan;
+use layout_codegen::loop_plan::plan_loop;
 use layout_codegen::planner::{PlannedConversion, Target};
 use layout_codegen::round_trip::{plan_round_trip_words, RoundTripWords};
 use layout_codegen::shuffle_words::WordProgram;
-use linear_layout::{DimName, LinearLayout};
+use layout_codegen::target::SmLimits;
+use linear_layout::DimName;
 use std::fmt::Write;
 
 /// A benchmark program and the plans it was emitted from.
@@ -30,8 +30,8 @@ pub struct Benchmark {
     pub bwd: Path,
     /// The planner's answers, forward (`src → dst`) and backward.
     pub plans: (PlannedConversion, PlannedConversion),
-    /// Whether the kernel keeps 8/16-bit elements packed in words around
-    /// the conversions ([`keeps_elements_packed`]).
+    /// Whether the register model counts the kernel's 8/16-bit elements as
+    /// packed words ([`keeps_elements_packed`]).
     pub packed: bool,
 }
 
@@ -74,6 +74,9 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
         &Target::SM90,
         &case.options,
     )?;
+    // The loop's scratch schedule, shared memory, register model and CTAs
+    // per SM ([`layout_codegen::loop_plan`]).
+    let lp = plan_loop(&planned, &case.src, &case.dst, case.bits, &SmLimits::SM90)?;
     let plans = (planned.fwd, planned.bwd);
     let mut s = String::new();
     writeln!(
@@ -115,10 +118,6 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
     if matches!(held, Held::Words { .. }) {
         s.push_str(packed_add(case.bits).0);
     }
-    // Kernels that kept elements packed before consumer packing was
-    // required ([`keeps_elements_packed`]'s rule): the occupancy rule
-    // below counts their registers as words.
-    let packed = packed16(case, ns, nd) || words.is_some() || shared.is_some();
     let (fwd, bwd) = match (&words, &shared) {
         (Some((f, b)), _) => {
             emit_word_convert(&mut s, "cvt_fwd", t, f);
@@ -136,45 +135,17 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
             emit_planned(&mut s, "cvt_bwd", case.bits, &case.dst, &case.src, &plans.1)?,
         ),
     };
-    let threads = 32 * case.num_warps;
-    // No shared memory unless a direction goes through it (it would only
-    // lower occupancy): the larger of the two plans' scratch (the shared
-    // words use the whole tile, as their one-round plans do).
-    let scratch_of = |p: &PlannedConversion| match p.lowering.whole() {
-        Some(ConversionPlan::SharedMemory(m)) => m.scratch_bytes,
-        _ => 0,
-    };
-    let bytes = match &shared {
-        Some(_) => tile * case.bits as u64 / 8,
-        None => scratch_of(&plans.0).max(scratch_of(&plans.1)),
-    };
-    let shuffles = fwd == Path::WarpShuffle || bwd == Path::WarpShuffle;
-    let copies = if shuffles { 2 } else { 1 };
-    // Packed kernels hold words: `32 / bits` elements per register (H200,
-    // H200, 2026-11-21: counting swap1_128x128_f8's word-form shuffles as words
-    // gives `__launch_bounds__(128, 4)` instead of no floor, 0.999 -> 0.926
-    // us per conversion, commit `46d9830`).
-    let blocks = |bytes: u64| match (&shared, packed) {
-        (Some(p), _) => {
-            let words = p.src.num_words().max(p.dst.num_words());
-            occupancy::hopper_min_blocks_words(threads, bytes, words, copies)
-        }
-        (None, true) => {
-            let words = (ns.max(nd) * case.bits as u64).div_ceil(32);
-            occupancy::hopper_min_blocks_words(threads, bytes, words, copies)
-        }
-        (None, false) => {
-            occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, copies)
-        }
-    };
-    let (scratch, bytes) = scratch_for(
-        (fwd == Path::SharedMemory, bwd == Path::SharedMemory),
-        (bytes, case.bits),
-        true,
-        "__syncthreads()",
-        blocks,
-    );
-    let min_blocks = blocks(bytes);
+    let shared_paths = (fwd == Path::SharedMemory, bwd == Path::SharedMemory);
+    if lp.schedule.uses_scratch() != shared_paths {
+        return Err(EmitError::Invalid(format!(
+            "the loop plan of '{}' gives scratch to (forward, backward) = {:?}, the conversions emitted use it in {shared_paths:?}",
+            case.name,
+            lp.schedule.uses_scratch()
+        )));
+    }
+    let scratch = Scratch::new(&lp, case.bits, "__syncthreads()");
+    let (threads, bytes, min_blocks, packed) =
+        (lp.threads, lp.scratch_bytes, lp.min_blocks, lp.packed);
     s.push('\n');
     kernel_head(&mut s, t, threads, min_blocks, tile, false);
     let sides = KernelSides::new(&case.src, &case.dst, &case.shape, case.bits)?;
@@ -201,74 +172,11 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
     })
 }
 
-/// The loop's scratch ([`Scratch`]: its [`Schedule`], buffer stride and
-/// barrier statement `sync`) when the forward and backward conversions do
-/// or do not go through shared memory (`shared`), each with `bytes` of
-/// scratch for `bits`-wide elements, and the shared memory the kernel then
-/// needs. Two buffers taken in turn, one barrier per conversion instead of
-/// two, when `blocks` (the CTAs per SM a scratch size allows, see
-/// [`occupancy`]) is no lower for twice the scratch and, if turn-taking
-/// needs the body unrolled by two (one direction in shared memory),
-/// `unroll_ok`. H200, 2026-11-21 (the two-buffer trial at commit `aecad22`): 3–5% less
-/// time per conversion on the 64×64 and 8-bit 128×128 cases, 1.4% on a
-/// 128×128 16-bit one that lost a CTA per SM (not taken by this rule).
-pub(crate) fn scratch_for(
-    shared: (bool, bool),
-    (bytes, bits): (u64, u32),
-    unroll_ok: bool,
-    sync: &'static str,
-    blocks: impl Fn(u64) -> Option<u32>,
-) -> (Scratch, u64) {
-    let one = blocks(bytes);
-    // The second buffer starts `bytes` in: keep it 16-byte aligned for
-    // vector accesses.
-    let two = (shared.0 || shared.1)
-        && bytes.is_multiple_of(16)
-        && one.is_some()
-        && blocks(2 * bytes) == one
-        && (unroll_ok || shared.0 == shared.1);
-    let schedule = Schedule::new(shared.0, shared.1, two);
-    let total = bytes * schedule.buffers().max(1) as u64;
-    let scratch = Scratch {
-        schedule,
-        stride: bytes * 8 / bits as u64,
-        sync,
-    };
-    (scratch, total)
-}
-
-/// Whether [`emit_benchmark`]'s kernel keeps 8/16-bit elements packed in
-/// 32-bit words between conversions (`packed16`, word-form shuffles or shared words),
-/// so that it holds `32 / bits` elements per register.
+/// Whether the register model of [`emit_benchmark`]'s kernel counts its
+/// 8/16-bit elements as packed 32-bit words
+/// ([`layout_codegen::loop_plan::LoopPlan::packed`]).
 pub fn keeps_elements_packed(case: &ConversionCase) -> Result<bool, EmitError> {
     Ok(emit_benchmark_planned(case)?.packed)
-}
-
-/// Whether the benchmark kernel keeps 16-bit elements packed in pairs
-/// between conversions (register `2j` in the low half of word `j`, `2j + 1`
-/// in the high half), as Triton does: the elementwise op is then one
-/// `add.s16x2` per pair. Only when both layouts pair the same elements
-/// (equal register basis 0): each pair then moves as one 32-bit word and
-/// the unpack/pack around a conversion folds away. Where the pairs split
-/// (transposes, register↔lane swaps of bit 0) re-pairing costs a byte
-/// permute per word, which measured slower on the H200 (swap1 64×64
-/// 16-bit: 1.26×; blocked transposes: 1.08–1.14×).
-///
-/// 8-bit elements are packed only where no byte moves within a word at a
-/// conversion: around word-form warp shuffles ([`RoundTripWords::WarpWords`]) and
-/// shared-memory conversions whose shared words are register words on both
-/// sides ([`RoundTripWords::SharedWords`], which also takes precedence over this rule
-/// for 16-bit elements). Keeping them four to consecutive registers per
-/// word around other shared-memory conversions measured 1.4–1.5× slower
-/// on the H200 (2026-11-21, `blocked_T_128x128_f8` 2.30 → 3.36 µs per
-/// conversion): the byte extraction and re-packing at the vector accesses
-/// does not fold.
-fn packed16(case: &ConversionCase, ns: u64, nd: u64) -> bool {
-    let pair = |l: &LinearLayout| l.basis(DimName::REGISTER, 0);
-    case.bits == 16
-        && ns.is_multiple_of(2)
-        && nd.is_multiple_of(2)
-        && pair(&case.src) == pair(&case.dst)
 }
 
 /// A conversion function on packed words (see [`word_shuffle`]).

@@ -105,7 +105,8 @@ impl KernelSides {
 
 /// The head of every benchmark kernel `bench(in, out, R)`, or `bench(in,
 /// idx, out, R)` for gathers (`with_index`): its launch bounds (`threads`,
-/// and `min_blocks` CTAs per SM when given, see [`occupancy`]), the dynamic
+/// and `min_blocks` CTAs per SM when given, see
+/// [`layout_codegen::occupancy`]), the dynamic
 /// shared buffer as `t*`, the lane and warp ids, and this CTA's tile of
 /// `tile` elements in global memory (`gin`, `gix` for gathers, `gout`).
 pub(crate) fn kernel_head(

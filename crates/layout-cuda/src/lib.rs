@@ -51,9 +51,9 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | `access`, `scratch` | leaves: an address map's vector groups and emission; the scratch schedule and its race check |
-//! | `shared_words`, `occupancy` | packed-word layouts of 8/16-bit shared plans; CTAs per SM |
-//! | `bench_loop`, `pack`, `kernel` | the benchmark loop, packing between the loop's and a plan's word forms, kernel heads and host code |
+//! | `access` | leaf: an address map's vector groups and emission |
+//! | `shared_words` | packed-word layouts of 8/16-bit shared plans |
+//! | `bench_loop`, `pack`, `kernel` | the benchmark loop (its scratch schedule, shared memory and CTAs per SM are `layout_codegen::loop_plan`'s), packing between the loop's and a plan's word forms, kernel heads and host code |
 //! | `matrix_ops`, `translate` | `stmatrix`/`ldmatrix` wrappers; a conversion body translated from a `ConversionPlan` |
 //! | `gather`, `word_shuffle`, `partial` | gathers (and the XOR-expression helper word programs use); word-form warp programs; partial cross-warp programs |
 //! | `benchmark`, `device_fn` | the benchmark program and the device function a user calls, from the planner's answer |
@@ -72,17 +72,13 @@ pub mod device_fn;
 pub mod gather;
 mod kernel;
 pub mod matrix_ops;
-pub mod occupancy;
 mod pack;
 pub mod partial;
-pub mod scratch;
 pub mod shared_words;
 pub mod translate;
 pub mod word_shuffle;
 pub use access::AccessMap;
-pub(crate) use bench_loop::Packings;
-pub(crate) use bench_loop::{emit_bench_loop, Held, Sink};
-pub(crate) use benchmark::scratch_for;
+pub(crate) use bench_loop::{emit_bench_loop, Held, Packings, Scratch, Sink};
 pub use benchmark::{emit_benchmark, emit_benchmark_planned, keeps_elements_packed, Benchmark};
 pub use kernel::FILE_HEADER;
 pub(crate) use kernel::{host_main, kernel_head, KernelSides};
@@ -270,7 +266,7 @@ pub(crate) fn emit_planned(
     .unwrap();
     let path = translate::emit_plan_body(out, plan, bits)?;
     // The barrier before the next store into the buffer is the caller's
-    // (see `scratch`).
+    // (see `layout_codegen::loop_schedule`).
     writeln!(out, "  (void)a; (void)smem; (void)lane; (void)warp;\n}}").unwrap();
     Ok(path)
 }

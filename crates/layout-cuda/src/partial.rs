@@ -48,18 +48,16 @@
 
 use crate::Packings;
 use crate::{ConversionCase, EmitError};
+use layout_codegen::loop_plan::plan_partial_loop;
 use layout_codegen::partial::{PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
 use layout_codegen::plan_options::{PlanOptions, SplitForm};
 use layout_codegen::planner::Target;
 use layout_codegen::round_trip::{plan_partial_round_trip, PartialRoundTrip};
 use layout_codegen::shared_words::SharedWordPlan;
+use layout_codegen::target::SmLimits;
 use linear_layout::DimName;
 use std::fmt::Write;
-
-/// The most warps whose specialised loop copies are unrolled by two for
-/// alternating scratch buffers (see [`emit_partial_benchmark`]).
-pub const MAX_UNROLLED_WARP_COPIES: u32 = 4;
 
 /// What [`emit_partial_benchmark`] produced.
 #[derive(Clone, Debug)]
@@ -462,7 +460,7 @@ fn emit_direction(
         }
     }
     // The barrier before the next store into this buffer is the loop's
-    // (see `crate::scratch`).
+    // (see `layout_codegen::loop_schedule`).
     writeln!(out, "  }}\n}}\n").unwrap();
     Ok(shuffles)
 }
@@ -636,15 +634,7 @@ pub fn emit_partial_planned(
     }
     let sf = emit_direction(&mut s, "cvt_fwd", &fwd, t)?;
     let sb = emit_direction(&mut s, "cvt_bwd", &bwd, t)?;
-    // Data registers the plans hold: words where a plan moves words.
     let packed = fwd_words.is_some() || bwd_words.is_some();
-    let (hs, hd) = match packed {
-        true => (
-            ns * u64::from(case.bits) / 32,
-            nd * u64::from(case.bits) / 32,
-        ),
-        false => (ns, nd),
-    };
     // The loop's arrays, their type and length.
     let (ha, hb, ht, (las, lad)) = match held {
         crate::Held::Words { bits, .. } => (
@@ -658,28 +648,18 @@ pub fn emit_partial_planned(
     let sides = crate::KernelSides::new(&case.src, &case.dst, &case.shape, case.bits)?;
     // Replicated layouts: keep every copy's registers live (see `Sink`).
     let sink = crate::Sink::for_layouts(&case.src, &case.dst);
-    let threads = 32 * case.num_warps;
-    // Staying and moving data are live together: two copies.
-    let blocks = |bytes: u64| match packed {
-        true => crate::occupancy::hopper_min_blocks_words(threads, bytes, hs.max(hd), 2),
-        false => crate::occupancy::hopper_min_blocks(threads, bytes, ns.max(nd), case.bits, 2),
-    };
-    let crosses = |p: &PartialCrossWarpPlan| p.cost.staying_elements < p.cost.elements;
-    let scratch_bytes = |p: &PartialCrossWarpPlan| p.scratch_elems * u64::from(p.bitwidth) / 8;
-    let bytes = scratch_bytes(&fwd).max(scratch_bytes(&bwd));
-    // Turn-taking with one direction in shared memory unrolls the loop by
-    // two; with one copy of the loop per warp that doubles the code of
-    // every copy: on the H200, 8 warps' unrolled copies ran 4.6x slower
-    // (wgmma_to_dotA_128x128_f16_w8_partial, 1.10 -> 5.11 us, about 4100
-    // SASS instructions), 4 warps' 4-5% faster (the two-buffer trial at commit `aecad22`).
-    let unroll_ok = !specialise_warps || case.num_warps <= MAX_UNROLLED_WARP_COPIES;
-    let (scratch, bytes) = crate::scratch_for(
-        (crosses(&fwd), crosses(&bwd)),
-        (bytes, case.bits),
-        unroll_ok,
-        "PARTIAL_SYNC()",
-        blocks,
-    );
+    // The loop's scratch schedule, shared memory and CTAs per SM
+    // ([`layout_codegen::loop_plan`]).
+    let lp = plan_partial_loop(
+        plan,
+        &case.src,
+        &case.dst,
+        case.bits,
+        specialise_warps,
+        &SmLimits::SM90,
+    )?;
+    let (threads, bytes) = (lp.threads, lp.scratch_bytes);
+    let scratch = crate::Scratch::new(&lp, case.bits, "PARTIAL_SYNC()");
     let bench_loop = |s: &mut String| crate::emit_bench_loop(s, (ns, nd), held, sink, &scratch);
     if specialise_warps {
         // The benchmark loop with the warp id a compile-time constant: the
@@ -694,8 +674,7 @@ pub fn emit_partial_planned(
         bench_loop(&mut s);
         writeln!(s, "}}\n").unwrap();
     }
-    let min_blocks = blocks(bytes);
-    crate::kernel_head(&mut s, t, threads, min_blocks, tile, false);
+    crate::kernel_head(&mut s, t, threads, lp.min_blocks, tile, false);
     sides.emit_load(&mut s, held)?;
     sink.emit_declaration(&mut s);
     if specialise_warps {

@@ -7,7 +7,7 @@
 //! deleting any one barrier line of a program must open such a race (the
 //! check can fail, and every barrier the emitter writes is needed).
 
-use layout_cuda::scratch::{first_race, Access};
+use layout_codegen::loop_schedule::{first_race, Access};
 use std::collections::BTreeMap;
 
 fn generated_dir() -> String {

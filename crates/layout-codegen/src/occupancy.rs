@@ -1,13 +1,15 @@
 //! How many CTAs of a conversion kernel should share one SM: the
-//! `minBlocksPerMultiprocessor` of its `__launch_bounds__(threads, k)`.
+//! `minBlocksPerMultiprocessor` of its `__launch_bounds__(threads, k)`,
+//! from a model of the registers a plan keeps live.
 //!
 //! With `k` CTAs of `t` threads resident, each thread may hold at most
 //! `cap(k) = ⌊R_SM / (k·t)⌋` registers (rounded down to the allocation
-//! granule). ptxas left alone picks its own budget, which on Hopper kept
-//! the 128×128 16-bit conversions at ~190 registers (two CTAs per SM) and
-//! the 8-warp 128×256 ones at ~200 (one CTA per SM), too few warps to hide
-//! the shared-memory latency behind the barriers. We pick the largest `k`
-//! whose cap still holds the data the plan keeps live:
+//! granule, [`SmLimits::register_cap`]). ptxas left alone picks its own
+//! budget, which on Hopper kept the 128×128 16-bit conversions at ~190
+//! registers (two CTAs per SM) and the 8-warp 128×256 ones at ~200 (one
+//! CTA per SM), too few warps to hide the shared-memory latency behind the
+//! barriers. We pick the largest `k` whose cap still holds the data the
+//! plan keeps live:
 //!
 //! ```text
 //! need = ⌈1.3 · data · copies⌉ + 32
@@ -24,62 +26,26 @@
 //! [`REGISTER_FLOOR`] = 128: under it ptxas reschedules small kernels
 //! unpredictably (the 64×64 16-bit warp shuffle ran 13% slower at a cap of
 //! 80 than at 128 or with no bound). These constants were calibrated on
-//! the GPU suite on an H200 (`bench/gpu/toolchain.sh`: caps of 128 and 168
-//! per thread against ptxas's own choice, BENCHMARKS.md); they are a model,
-//! not a law, and `k` is also bounded by threads and shared memory per SM.
+//! the GPU suite on an H200 (`bench/gpu/tools/toolchain.sh`: caps of 128
+//! and 168 per thread against ptxas's own choice, BENCHMARKS.md); they are
+//! a model, not a law, and `k` is also bounded by threads and shared
+//! memory per SM.
+//!
+//! Which [`Footprint`] a round trip's kernel has is
+//! [`crate::loop_plan`]'s reading of the plans.
+
+use crate::target::SmLimits;
+use serde::Serialize;
 
 /// The lowest register cap per thread [`min_blocks`] asks for.
 pub const REGISTER_FLOOR: u64 = 128;
 
-/// Per-SM resources that bound residency (Hopper: H100, H200).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SmLimits {
-    /// 32-bit registers per SM.
-    pub registers: u32,
-    /// Resident threads per SM.
-    pub threads: u32,
-    /// Resident CTAs per SM.
-    pub ctas: u32,
-    /// Shared memory per SM usable by CTAs, in bytes.
-    pub shared_bytes: u64,
-    /// Registers per thread are allocated in multiples of this.
-    pub register_granule: u32,
-    /// Most registers one thread may have.
-    pub max_registers: u32,
-}
-
-impl SmLimits {
-    /// Compute capability 9.0: 64 Ki registers, 2048 threads, 32 CTAs and
-    /// 227 KiB of shared memory per SM; registers in multiples of 8, at most 255.
-    pub const HOPPER: SmLimits = SmLimits {
-        registers: 65536,
-        threads: 2048,
-        ctas: 32,
-        shared_bytes: 227 * 1024,
-        register_granule: 8,
-        max_registers: 255,
-    };
-
-    /// The register cap per thread when `ctas` CTAs of `threads` threads
-    /// share an SM: `⌊registers / (ctas·threads)⌋` rounded down to the granule.
-    ///
-    /// ```
-    /// use layout_cuda::occupancy::SmLimits;
-    /// assert_eq!(SmLimits::HOPPER.register_cap(128, 4), 128);
-    /// assert_eq!(SmLimits::HOPPER.register_cap(128, 3), 168);
-    /// assert_eq!(SmLimits::HOPPER.register_cap(128, 1), 255);
-    /// ```
-    pub fn register_cap(&self, threads: u32, ctas: u32) -> u32 {
-        let per = self.registers / (threads * ctas).max(1);
-        (per - per % self.register_granule).min(self.max_registers)
-    }
-}
-
 /// What the kernel keeps live, per thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Footprint {
     /// Elements per thread of the larger of the two layouts (registers of
-    /// the source or the destination).
+    /// the source or the destination), or packed 32-bit words when
+    /// `bits` is 32 for a kernel that holds 8/16-bit data in words.
     pub elements: u64,
     /// Element width in bits.
     pub bits: u32,
@@ -95,34 +61,47 @@ impl Footprint {
         if self.bits <= 8 {
             self.elements
         } else {
-            (self.elements * self.bits as u64).div_ceil(32)
+            (self.elements.saturating_mul(self.bits as u64)).div_ceil(32)
         }
     }
 
     /// Registers per thread the plan needs: `⌈1.3 · data · copies⌉ + 32`.
+    ///
+    /// ```
+    /// use layout_codegen::occupancy::Footprint;
+    /// // 64 words: ⌈1.3 · 64⌉ + 32 = 84 + 32 = 116.
+    /// let f = Footprint { elements: 128, bits: 16, copies: 1 };
+    /// assert_eq!(f.needed_registers(), 116);
+    /// ```
     pub fn needed_registers(&self) -> u64 {
-        (self.data_registers() * self.copies * 13).div_ceil(10) + 32
+        (self
+            .data_registers()
+            .saturating_mul(self.copies)
+            .saturating_mul(13))
+        .div_ceil(10)
+            + 32
     }
 }
 
 /// The `minBlocksPerMultiprocessor` for a kernel of `threads` threads using
 /// `shared_bytes` of shared memory per CTA: the largest `k` with
-/// `register_cap(threads, k) ≥ max(need, REGISTER_FLOOR)`, `k·threads` and `k·shared_bytes`
-/// within the SM. `None` when even two CTAs do not fit (leave ptxas its
-/// own budget).
+/// `register_cap(threads, k) ≥ max(need, REGISTER_FLOOR)`, `k·threads` and
+/// `k·shared_bytes` within the SM. `None` when even two CTAs do not fit
+/// (leave ptxas its own budget).
 ///
 /// ```
-/// use layout_cuda::occupancy::{min_blocks, Footprint, SmLimits};
+/// use layout_codegen::occupancy::{min_blocks, Footprint};
+/// use layout_codegen::target::SmLimits;
 /// // 128×128 16-bit tile, 4 warps, through 32 KiB of shared memory:
 /// // 64 words of data, need 116 registers, four CTAs (cap 128).
 /// let f = Footprint { elements: 128, bits: 16, copies: 1 };
-/// assert_eq!(min_blocks(&SmLimits::HOPPER, 128, 32 * 1024, &f), Some(4));
+/// assert_eq!(min_blocks(&SmLimits::SM90, 128, 32 * 1024, &f), Some(4));
 /// // The same tile in 32-bit words needs 199: two CTAs (cap 255), which
 /// // is what ptxas chose by itself.
 /// let f = Footprint { elements: 128, bits: 32, copies: 1 };
-/// assert_eq!(min_blocks(&SmLimits::HOPPER, 128, 64 * 1024, &f), Some(2));
+/// assert_eq!(min_blocks(&SmLimits::SM90, 128, 64 * 1024, &f), Some(2));
 /// // 1024 threads of 200 registers: not even two CTAs.
-/// assert_eq!(min_blocks(&SmLimits::HOPPER, 1024, 0, &f), None);
+/// assert_eq!(min_blocks(&SmLimits::SM90, 1024, 0, &f), None);
 /// ```
 pub fn min_blocks(
     limits: &SmLimits,
@@ -141,46 +120,6 @@ pub fn min_blocks(
         .find(|&k| limits.register_cap(threads, k) as u64 >= need)
 }
 
-/// [`min_blocks`] on Hopper for a kernel holding `elements` elements of
-/// `bits` bits per thread in `copies` live copies: what the benchmark
-/// emitters write into `__launch_bounds__`.
-///
-/// ```
-/// // 8 warps, 128 16-bit elements per thread through 64 KiB: two CTAs.
-/// assert_eq!(layout_cuda::occupancy::hopper_min_blocks(256, 65536, 128, 16, 1), Some(2));
-/// ```
-pub fn hopper_min_blocks(
-    threads: u32,
-    shared_bytes: u64,
-    elements: u64,
-    bits: u32,
-    copies: u64,
-) -> Option<u32> {
-    let f = Footprint {
-        elements,
-        bits,
-        copies,
-    };
-    min_blocks(&SmLimits::HOPPER, threads, shared_bytes, &f)
-}
-
-/// [`hopper_min_blocks`] for a kernel that holds its data as `words`
-/// packed 32-bit words per copy (8/16-bit elements kept `32 / bits` to a
-/// register, see [`crate::shared_words`]).
-///
-/// ```
-/// // 128 threads holding 32 words of packed bytes through 16 KiB: four CTAs.
-/// assert_eq!(layout_cuda::occupancy::hopper_min_blocks_words(128, 16384, 32, 1), Some(4));
-/// ```
-pub fn hopper_min_blocks_words(
-    threads: u32,
-    shared_bytes: u64,
-    words: u64,
-    copies: u64,
-) -> Option<u32> {
-    hopper_min_blocks(threads, shared_bytes, words, 32, copies)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,7 +129,7 @@ mod tests {
     /// feasible k.
     #[test]
     fn min_blocks_is_the_largest_feasible_k() {
-        let l = SmLimits::HOPPER;
+        let l = SmLimits::SM90;
         let cap = |t: u32, k: u32| ((65536 / (k * t)) / 8 * 8).min(255) as u64;
         let need = |f: &Footprint| {
             let data = if f.bits <= 8 {
@@ -241,9 +180,9 @@ mod tests {
             }
             .needed_registers()
         };
-        assert_eq!(need(128, 16, 1), 116); // 64 words
-        assert_eq!(need(128, 32, 1), 199); // 128 words
-        assert_eq!(need(32, 32, 2), 116); // 32 words, two copies
+        assert_eq!(need(128, 16, 1), 116); // 64 words: 84 + 32
+        assert_eq!(need(128, 32, 1), 199); // 128 words: ⌈166.4⌉ + 32
+        assert_eq!(need(32, 32, 2), 116); // 32 words, two copies: 84 + 32
     }
 
     #[test]
@@ -265,44 +204,26 @@ mod tests {
 
     #[test]
     fn the_suite_cases_get_the_occupancy_measured_best() {
-        let l = SmLimits::HOPPER;
-        // 8 warps, 128×256 16-bit through 64 KiB: two CTAs (cap 128).
-        let f = Footprint {
-            elements: 128,
-            bits: 16,
-            copies: 1,
+        let l = SmLimits::SM90;
+        let fp = |elements, bits, copies| Footprint {
+            elements,
+            bits,
+            copies,
         };
-        assert_eq!(min_blocks(&l, 256, 65536, &f), Some(2));
+        // 8 warps, 128×256 16-bit through 64 KiB: two CTAs (cap 128).
+        assert_eq!(min_blocks(&l, 256, 65536, &fp(128, 16, 1)), Some(2));
         // 64×64 32-bit warp shuffle: four CTAs (cap 128, ptxas then keeps
         // more shuffles in flight).
-        let f = Footprint {
-            elements: 32,
-            bits: 32,
-            copies: 2,
-        };
-        assert_eq!(min_blocks(&l, 128, 0, &f), Some(4));
+        assert_eq!(min_blocks(&l, 128, 0, &fp(32, 32, 2)), Some(4));
         // Partial 128×128 16-bit: both copies live, need 199: two CTAs
         // (a cap of 128 spilled 3 KB and ran 2.1× slower).
-        let f = Footprint {
-            elements: 128,
-            bits: 16,
-            copies: 2,
-        };
-        assert_eq!(min_blocks(&l, 128, 32768, &f), Some(2));
+        assert_eq!(min_blocks(&l, 128, 32768, &fp(128, 16, 2)), Some(2));
         // 64×64 16-bit through 8 KiB needs 53, but the cap stays at 128.
-        let f = Footprint {
-            elements: 32,
-            bits: 16,
-            copies: 1,
-        };
-        assert_eq!(min_blocks(&l, 128, 8192, &f), Some(4));
+        assert_eq!(min_blocks(&l, 128, 8192, &fp(32, 16, 1)), Some(4));
         // 128×128 8-bit word-form shuffles: 32 words per copy, two copies:
-        // four CTAs (H200, 2026-11-21: 0.925 against 0.999 us with no floor, which
-        // counting one register per byte gave).
-        assert_eq!(
-            crate::occupancy::hopper_min_blocks_words(128, 0, 32, 2),
-            Some(4)
-        );
-        assert_eq!(crate::occupancy::hopper_min_blocks(128, 0, 128, 8, 2), None);
+        // four CTAs (H200, 2026-11-21: 0.925 against 0.999 us with no
+        // floor, which counting one register per byte gave).
+        assert_eq!(min_blocks(&l, 128, 0, &fp(32, 32, 2)), Some(4));
+        assert_eq!(min_blocks(&l, 128, 0, &fp(128, 8, 2)), None);
     }
 }

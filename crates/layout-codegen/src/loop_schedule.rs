@@ -1,5 +1,6 @@
-//! Which shared-memory buffer each conversion of the benchmark loop uses,
-//! and where the loop's barriers go.
+//! Which shared-memory buffer each conversion of the benchmark loop
+//! `R × { cvt_fwd ; cvt_bwd }` uses, and where the loop's barriers go, as
+//! data; and a checker of such a loop.
 //!
 //! A conversion through shared memory is `store ; barrier ; load`: the
 //! barrier orders every warp's stores before any warp's loads (read after
@@ -15,20 +16,25 @@
 //! twice the scratch. When only one direction goes through shared memory,
 //! turn-taking spans two iterations, so the loop body is unrolled by two.
 //!
-//! [`Schedule`] is that choice as data; [`first_race`] checks a sequence of
-//! shared-memory accesses and barriers, repeated as a loop, for a store and
-//! a load of one buffer that no barrier separates. Tests run it on the emitted programs' text.
+//! [`Schedule`] is such a loop body as data; [`first_race`] checks a
+//! sequence of shared-memory accesses and barriers, repeated as a loop, for
+//! a store and a load of one buffer that no barrier separates. Which
+//! schedule a kernel gets (one buffer or two) is [`crate::loop_plan`]'s
+//! choice; the CUDA emitter's tests also run [`first_race`] on the emitted
+//! programs' text.
 //!
 //! ```
-//! use layout_cuda::scratch::{first_race, Schedule};
+//! use layout_codegen::loop_schedule::{first_race, Schedule};
 //! let one = Schedule::new(true, true, false);
 //! let two = Schedule::new(true, true, true);
 //! assert_eq!((one.barriers(), two.barriers()), (4, 2));
 //! assert_eq!(first_race(&two.accesses()), None);
 //! ```
 
+use serde::Serialize;
+
 /// Which conversion of the benchmark loop a step runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Direction {
     /// `cvt_fwd`: source → destination layout.
     Forward,
@@ -37,7 +43,7 @@ pub enum Direction {
 }
 
 /// One conversion of the loop body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Step {
     /// Which conversion.
     pub direction: Direction,
@@ -49,7 +55,7 @@ pub struct Step {
 }
 
 /// The loop body: `Forward, Backward` once, or twice when unrolled.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Schedule {
     /// The body's conversions in program order.
     pub steps: Vec<Step>,
@@ -58,7 +64,7 @@ pub struct Schedule {
 /// One event of a warp's program, as far as shared memory is concerned.
 /// Every warp runs the same sequence; any store may be read by, and any
 /// load may read what was written by, another warp.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Access {
     /// Stores into buffer `b`.
     Store(u32),
@@ -106,6 +112,17 @@ impl Schedule {
     /// Iterations of `R` one pass over the body covers (1 or 2).
     pub fn unroll(&self) -> usize {
         self.steps.len() / 2
+    }
+
+    /// Whether the forward and the backward conversion use a shared
+    /// buffer.
+    pub fn uses_scratch(&self) -> (bool, bool) {
+        let uses = |d: Direction| {
+            self.steps
+                .iter()
+                .any(|s| s.direction == d && s.buffer.is_some())
+        };
+        (uses(Direction::Forward), uses(Direction::Backward))
     }
 
     /// Shared buffers the body uses.
@@ -175,6 +192,28 @@ pub fn first_race(body: &[Access]) -> Option<(usize, usize)> {
     None
 }
 
+/// The first barrier of `body` that orders nothing: removing it leaves
+/// the loop race-free by [`first_race`]. `None`: every barrier is needed
+/// (and, when `body` is race-free, its barriers are a minimal set).
+///
+/// ```
+/// use layout_codegen::loop_schedule::{first_needless_barrier, Access::*};
+/// // Read after write, then write after read across the back edge.
+/// assert_eq!(first_needless_barrier(&[Store(0), Barrier, Load(0), Barrier]), None);
+/// // Two buffers in turn need no trailing barriers.
+/// let two = [Store(0), Barrier, Load(0), Barrier, Store(1), Barrier, Load(1)];
+/// assert_eq!(first_needless_barrier(&two), Some(3));
+/// ```
+pub fn first_needless_barrier(body: &[Access]) -> Option<usize> {
+    (0..body.len()).find(|&k| {
+        body[k] == Access::Barrier && {
+            let mut m = body.to_vec();
+            m.remove(k);
+            first_race(&m).is_none()
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,13 +236,7 @@ mod tests {
             let acc = s.accesses();
             assert_eq!(first_race(&acc), None, "{s:?}");
             // Minimal: dropping any one barrier opens a race.
-            for (k, a) in acc.iter().enumerate() {
-                if *a == Access::Barrier {
-                    let mut m = acc.clone();
-                    m.remove(k);
-                    assert!(first_race(&m).is_some(), "{s:?} without barrier {k}");
-                }
-            }
+            assert_eq!(first_needless_barrier(&acc), None, "{s:?}");
         }
     }
 
