@@ -9,8 +9,9 @@
 #   time    shared-memory ceiling; every program of ours: forward element
 #           check on random data and CUDA-event timing (R iterations, median)
 #   triton  Triton's Gluon kernels on the same layouts (do_bench, median)
-#   cli     the pair given on the command line (linlayout cuda --bench) and
-#           the hand-written kernel calling its --device-function
+#   cli     the pairs given on the command line (linlayout cuda --bench) and
+#           the hand-written kernel calling their --device-function (the
+#           second pair's is a partial cross-warp plan)
 #   ncu     ncu's shared-memory wavefronts and bank conflicts of one tile at
 #           R = 1 and R = 2 for every conversion program (gathers: R = 1)
 #   report  report.md from the above (python3 bench/gpu/report.py)
@@ -38,6 +39,7 @@ if has build; then
     $NVCC -Xptxas -v -o /tmp/b/$n "$f" > /tmp/b/$n.ptxas 2>&1 &
   done
   $NVCC -I $G/cli -o /tmp/b/device_function_demo bench/gpu/device_function_demo.cu > /tmp/b/device_function_demo.ptxas 2>&1 &
+  $NVCC -I $G/cli/partial -o /tmp/b/device_function_demo_partial bench/gpu/device_function_demo.cu > /tmp/b/device_function_demo_partial.ptxas 2>&1 &
   wait
   : > "$OUT/ptxas.txt"
   for f in $G/$CASES.cu; do n=$(basename "$f" .cu); echo "$n $(grep -o -E 'Used [0-9]+ registers|[0-9]+ bytes spill stores' /tmp/b/$n.ptxas | tr '\n' ' ')" >> "$OUT/ptxas.txt"; done
@@ -63,7 +65,9 @@ if has cli; then
     n=$(basename "$f" .cu)
     if [ -x /tmp/b/$n ]; then /tmp/b/$n "$R" 1056 30 | tee -a "$OUT/cli.jsonl"; else echo "{\"case\": \"$n\", \"error\": \"build failed\"}" | tee -a "$OUT/cli.jsonl"; head -5 /tmp/b/$n.ptxas; fi
   done
-  if [ -x /tmp/b/device_function_demo ]; then /tmp/b/device_function_demo | tee -a "$OUT/cli.jsonl"; else echo '{"case": "device_function_demo", "error": "build failed"}' | tee -a "$OUT/cli.jsonl"; head -20 /tmp/b/device_function_demo.ptxas; fi
+  for d in device_function_demo device_function_demo_partial; do
+    if [ -x /tmp/b/$d ]; then /tmp/b/$d | sed "s/\"device_function_demo\"/\"$d\"/" | tee -a "$OUT/cli.jsonl"; else echo "{\"case\": \"$d\", \"error\": \"build failed\"}" | tee -a "$OUT/cli.jsonl"; head -20 /tmp/b/$d.ptxas; fi
+  done
   stamp cli
 fi
 if has ncu; then

@@ -239,6 +239,9 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
         case.bits,
         case.num_warps,
         match (path, barriers) {
+            _ if planned.lowering.partial().is_some() => format!(
+                "partial cross-warp: only elements that leave their warp go through shared memory, {barriers} barrier(s)"
+            ),
             (Path::Registers, _) => "register moves".to_string(),
             (Path::WarpShuffle, _) => "warp shuffles".to_string(),
             (Path::SharedMemory, 1) => "through shared memory, one __syncthreads()".to_string(),

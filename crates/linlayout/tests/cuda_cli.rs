@@ -154,4 +154,31 @@ fn the_committed_command_line_pair_is_current() {
         std::fs::read_to_string(format!("{dir}/cvt.cuh")).unwrap(),
         f
     );
+    // The second pair: the planner's answer is a partial cross-warp plan.
+    let (_, bench, _) = cuda(
+        &["--bench", "--name", "cli_partial_bench"],
+        "64x64",
+        "f16",
+        WGMMA64,
+        BLK24,
+    );
+    assert!(bench.contains("Partial cross-warp conversion"));
+    assert_eq!(
+        std::fs::read_to_string(format!("{dir}/cli_partial_bench.cu")).unwrap(),
+        bench
+    );
+    let (_, f, _) = cuda(
+        &["--device-function", "--name", "cvt"],
+        "64x64",
+        "f16",
+        WGMMA64,
+        BLK24,
+    );
+    assert_eq!(
+        std::fs::read_to_string(format!("{dir}/partial/cvt.cuh")).unwrap(),
+        f
+    );
 }
+
+const WGMMA64: &str = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>";
+const BLK24: &str = "#ttg.blocked<{sizePerThread = [2, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";

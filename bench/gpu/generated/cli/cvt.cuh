@@ -47,101 +47,77 @@ __device__ __forceinline__ void cvt(const uint16_t (&a)[32], uint16_t (&b)[32], 
   unsigned o0_ = 0u;
   o0_ ^= (0u - ((lane >> 0) & 1u)) & 16u;
   o0_ ^= (0u - ((lane >> 1) & 1u)) & 32u;
-  o0_ ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o0_ ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o0_ ^= (0u - ((lane >> 4) & 1u)) & 8u;
+  o0_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o0_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
+  o0_ ^= (0u - ((lane >> 4) & 1u)) & 1024u;
   o0_ ^= (0u - ((warp >> 0) & 1u)) & 80u;
   o0_ ^= (0u - ((warp >> 1) & 1u)) & 2048u;
   asm volatile("" : "+r"(o0_));
   unsigned o1_ = 0u;
   o1_ ^= (0u - ((lane >> 0) & 1u)) & 80u;
   o1_ ^= (0u - ((lane >> 1) & 1u)) & 160u;
-  o1_ ^= (0u - ((lane >> 2) & 1u)) & 2u;
-  o1_ ^= (0u - ((lane >> 3) & 1u)) & 4u;
-  o1_ ^= (0u - ((lane >> 4) & 1u)) & 8u;
+  o1_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
+  o1_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
+  o1_ ^= (0u - ((lane >> 4) & 1u)) & 1024u;
   o1_ ^= (0u - ((warp >> 0) & 1u)) & 512u;
   o1_ ^= (0u - ((warp >> 1) & 1u)) & 256u;
   asm volatile("" : "+r"(o1_));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 0u]) = (uint32_t)((uint32_t)a[0] | ((uint32_t)a[1] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 256u]) = (uint32_t)((uint32_t)a[2] | ((uint32_t)a[3] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 128u]) = (uint32_t)((uint32_t)a[4] | ((uint32_t)a[5] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 384u]) = (uint32_t)((uint32_t)a[6] | ((uint32_t)a[7] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 512u]) = (uint32_t)((uint32_t)a[8] | ((uint32_t)a[9] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 768u]) = (uint32_t)((uint32_t)a[10] | ((uint32_t)a[11] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 640u]) = (uint32_t)((uint32_t)a[12] | ((uint32_t)a[13] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 896u]) = (uint32_t)((uint32_t)a[14] | ((uint32_t)a[15] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 1024u]) = (uint32_t)((uint32_t)a[16] | ((uint32_t)a[17] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 1280u]) = (uint32_t)((uint32_t)a[18] | ((uint32_t)a[19] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 1152u]) = (uint32_t)((uint32_t)a[20] | ((uint32_t)a[21] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 1408u]) = (uint32_t)((uint32_t)a[22] | ((uint32_t)a[23] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 1536u]) = (uint32_t)((uint32_t)a[24] | ((uint32_t)a[25] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[o0_ + 1792u]) = (uint32_t)((uint32_t)a[26] | ((uint32_t)a[27] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 1664u]) = (uint32_t)((uint32_t)a[28] | ((uint32_t)a[29] << 16));
-  *reinterpret_cast<uint32_t*>(&smem[(o0_ ^ 32u) + 1920u]) = (uint32_t)((uint32_t)a[30] | ((uint32_t)a[31] << 16));
+  *reinterpret_cast<uint2*>(&smem[o0_ + 0u]) = make_uint2((uint32_t)a[0] | ((uint32_t)a[1] << 16), (uint32_t)a[16] | ((uint32_t)a[17] << 16));
+  *reinterpret_cast<uint2*>(&smem[o0_ + 256u]) = make_uint2((uint32_t)a[2] | ((uint32_t)a[3] << 16), (uint32_t)a[18] | ((uint32_t)a[19] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o0_ ^ 32u) + 128u]) = make_uint2((uint32_t)a[4] | ((uint32_t)a[5] << 16), (uint32_t)a[20] | ((uint32_t)a[21] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o0_ ^ 32u) + 384u]) = make_uint2((uint32_t)a[6] | ((uint32_t)a[7] << 16), (uint32_t)a[22] | ((uint32_t)a[23] << 16));
+  *reinterpret_cast<uint2*>(&smem[o0_ + 512u]) = make_uint2((uint32_t)a[8] | ((uint32_t)a[9] << 16), (uint32_t)a[24] | ((uint32_t)a[25] << 16));
+  *reinterpret_cast<uint2*>(&smem[o0_ + 768u]) = make_uint2((uint32_t)a[10] | ((uint32_t)a[11] << 16), (uint32_t)a[26] | ((uint32_t)a[27] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o0_ ^ 32u) + 640u]) = make_uint2((uint32_t)a[12] | ((uint32_t)a[13] << 16), (uint32_t)a[28] | ((uint32_t)a[29] << 16));
+  *reinterpret_cast<uint2*>(&smem[(o0_ ^ 32u) + 896u]) = make_uint2((uint32_t)a[14] | ((uint32_t)a[15] << 16), (uint32_t)a[30] | ((uint32_t)a[31] << 16));
   __syncthreads();
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o1_ + 0u]);
-    b[0] = ((uint32_t)t_ >> 0) & 65535u;
-    b[1] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 0u]);
+    b[0] = (t_.x >> 0) & 65535u;
+    b[1] = (t_.x >> 16) & 65535u;
+    b[16] = (t_.y >> 0) & 65535u;
+    b[17] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 16u)]);
-    b[2] = ((uint32_t)t_ >> 0) & 65535u;
-    b[3] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o1_ ^ 16u)]);
+    b[2] = (t_.x >> 0) & 65535u;
+    b[3] = (t_.x >> 16) & 65535u;
+    b[18] = (t_.y >> 0) & 65535u;
+    b[19] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 32u)]);
-    b[4] = ((uint32_t)t_ >> 0) & 65535u;
-    b[5] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o1_ ^ 32u)]);
+    b[4] = (t_.x >> 0) & 65535u;
+    b[5] = (t_.x >> 16) & 65535u;
+    b[20] = (t_.y >> 0) & 65535u;
+    b[21] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 48u)]);
-    b[6] = ((uint32_t)t_ >> 0) & 65535u;
-    b[7] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o1_ ^ 48u)]);
+    b[6] = (t_.x >> 0) & 65535u;
+    b[7] = (t_.x >> 16) & 65535u;
+    b[22] = (t_.y >> 0) & 65535u;
+    b[23] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o1_ + 2048u]);
-    b[8] = ((uint32_t)t_ >> 0) & 65535u;
-    b[9] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[o1_ + 2048u]);
+    b[8] = (t_.x >> 0) & 65535u;
+    b[9] = (t_.x >> 16) & 65535u;
+    b[24] = (t_.y >> 0) & 65535u;
+    b[25] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 16u) + 2048u]);
-    b[10] = ((uint32_t)t_ >> 0) & 65535u;
-    b[11] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o1_ ^ 16u) + 2048u]);
+    b[10] = (t_.x >> 0) & 65535u;
+    b[11] = (t_.x >> 16) & 65535u;
+    b[26] = (t_.y >> 0) & 65535u;
+    b[27] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 32u) + 2048u]);
-    b[12] = ((uint32_t)t_ >> 0) & 65535u;
-    b[13] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o1_ ^ 32u) + 2048u]);
+    b[12] = (t_.x >> 0) & 65535u;
+    b[13] = (t_.x >> 16) & 65535u;
+    b[28] = (t_.y >> 0) & 65535u;
+    b[29] = (t_.y >> 16) & 65535u;
   }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 48u) + 2048u]);
-    b[14] = ((uint32_t)t_ >> 0) & 65535u;
-    b[15] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o1_ + 1024u]);
-    b[16] = ((uint32_t)t_ >> 0) & 65535u;
-    b[17] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 16u) + 1024u]);
-    b[18] = ((uint32_t)t_ >> 0) & 65535u;
-    b[19] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 32u) + 1024u]);
-    b[20] = ((uint32_t)t_ >> 0) & 65535u;
-    b[21] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 48u) + 1024u]);
-    b[22] = ((uint32_t)t_ >> 0) & 65535u;
-    b[23] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[o1_ + 3072u]);
-    b[24] = ((uint32_t)t_ >> 0) & 65535u;
-    b[25] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 16u) + 3072u]);
-    b[26] = ((uint32_t)t_ >> 0) & 65535u;
-    b[27] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 32u) + 3072u]);
-    b[28] = ((uint32_t)t_ >> 0) & 65535u;
-    b[29] = ((uint32_t)t_ >> 16) & 65535u;
-  }
-  { uint32_t t_ = *reinterpret_cast<const uint32_t*>(&smem[(o1_ ^ 48u) + 3072u]);
-    b[30] = ((uint32_t)t_ >> 0) & 65535u;
-    b[31] = ((uint32_t)t_ >> 16) & 65535u;
+  { uint2 t_ = *reinterpret_cast<const uint2*>(&smem[(o1_ ^ 48u) + 2048u]);
+    b[14] = (t_.x >> 0) & 65535u;
+    b[15] = (t_.x >> 16) & 65535u;
+    b[30] = (t_.y >> 0) & 65535u;
+    b[31] = (t_.y >> 16) & 65535u;
   }
   (void)a; (void)smem; (void)lane; (void)warp;
 }
