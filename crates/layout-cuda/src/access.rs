@@ -122,6 +122,48 @@ impl AccessMap {
         Ok(())
     }
 
+    /// Emits the check of the registers [`AccessMap::emit_store`] skips
+    /// under the free masks `(register, lane, warp)` (the copies of a
+    /// broadcast layout): each such register of `arr` must equal its
+    /// element of the input `ptr` plus `2R` (`bits`-wide), else the kernel
+    /// traps (`__trap()`). Nothing is emitted when nothing is skipped.
+    pub fn emit_replica_check(
+        &self,
+        out: &mut String,
+        ptr: &str,
+        arr: &str,
+        bits: u32,
+        free: (u64, u64, u64),
+    ) -> Result<(), EmitError> {
+        let (fr, fl, fw) = free;
+        if (fr, fl, fw) == (0, 0, 0) {
+            return Ok(());
+        }
+        let t = crate::ctype(bits);
+        let var = format!("o_{ptr}_ck");
+        writeln!(
+            out,
+            "  // Every copy the store skips holds the same element: checked against the input."
+        )
+        .unwrap();
+        self.emit_thread_offset(out, &var);
+        writeln!(
+            out,
+            "  const bool copy_ = (lane & {fl}u) != 0u || (warp & {fw}u) != 0u;"
+        )
+        .unwrap();
+        for r in 0..1u64 << self.reg.len() {
+            let cond = if r & fr != 0 { "" } else { "copy_ && " };
+            let addr = self.address(ptr, &var, self.reg_const(r));
+            writeln!(
+                out,
+                "  if ({cond}{arr}[{r}] != ({t})({addr} + ({t})(2 * R))) __trap();"
+            )
+            .unwrap();
+        }
+        Ok(())
+    }
+
     /// Emits loads of every register of `arr` from `ptr[offset]`, vectorised.
     pub fn emit_load(
         &self,

@@ -77,7 +77,10 @@ impl KernelSides {
     }
 
     /// Stores the destination registers (`b`, or `bw` unpacked) to `gout`
-    /// by the destination layout: the forward check.
+    /// by the destination layout: the forward check, which the host reads
+    /// element by element. The copies of a broadcast destination, which the
+    /// store skips, are checked in the kernel against the input (a
+    /// mismatch traps, and the host reports the launch's error).
     pub(crate) fn emit_store(&self, s: &mut String, held: Held<'_>) -> Result<(), EmitError> {
         let (_, nd) = self.regs;
         let t = ctype(self.bits);
@@ -87,15 +90,20 @@ impl KernelSides {
         )
         .unwrap();
         match held {
-            Held::Elements => self
-                .store
-                .emit_store(s, "gout", "b", self.bits, self.store_free)?,
+            Held::Elements => {
+                self.store
+                    .emit_store(s, "gout", "b", self.bits, self.store_free)?;
+                self.store
+                    .emit_replica_check(s, "gin", "b", self.bits, self.store_free)?;
+            }
             Held::Words { bits, .. } => {
                 writeln!(s, "  {{\n    {t} b[{nd}];").unwrap();
                 let p = shared_words::WordPacking::consecutive(bits, nd)?;
                 emit_unpack(s, &p, "bw", "b", bits);
                 self.store
                     .emit_store(s, "gout", "b", bits, self.store_free)?;
+                self.store
+                    .emit_replica_check(s, "gin", "b", bits, self.store_free)?;
                 writeln!(s, "  }}").unwrap();
             }
         }

@@ -136,3 +136,43 @@ fn a_destination_undone_by_the_way_back_fails_the_forward_check() {
     assert_eq!(t, Path::SharedMemory);
     assert_eq!(paths.len(), 5);
 }
+
+/// A replicated destination (mma v2 `[2, 2]` accumulators to their A
+/// operand, held by both warps of an N pair): the store writes one copy,
+/// and the kernel checks every other copy against the input. Planted: one
+/// register of the replica warps corrupted after the last conversion. The
+/// program must fail (the kernel traps), and without the replica check the
+/// same program passes: the hole the check closes.
+#[test]
+fn a_wrong_copy_of_a_replicated_destination_fails() {
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    const MMA2: &str = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+    let dot_a = format!("#ttg.dot_op<{{opIdx = 0, parent = {MMA2}, kWidth = 2}}>");
+    let (src, dst) = (layout(MMA2, [64, 64]), layout(&dot_a, [64, 64]));
+    let (_, free_lanes, free_warps) = layout_codegen::shared_words::free_masks(&dst);
+    assert!(
+        free_warps != 0 && free_lanes == 0,
+        "{free_warps} {free_lanes}"
+    );
+    let emits: [(&str, Emit); 2] = [("rep_full", full), ("rep_partial", partial)];
+    for (name, emit) in emits {
+        let honest = emit(&case(name, 16, src.clone(), dst.clone()));
+        assert!(honest.contains("__trap()"), "{name}: no replica check");
+        check(name, &honest);
+        // 16-bit registers are held as consecutive words after the loop.
+        let corrupt = format!("  if (warp & {free_warps}u) bw[0] ^= 1u;\n{STORE_MARK}");
+        let planted = honest.replacen(STORE_MARK, &corrupt, 1);
+        assert_ne!(planted, honest);
+        let (success, out) = run_case(&format!("{name}_planted"), &planted);
+        assert!(
+            !success && out.contains("\"ok\": false"),
+            "{name}: a wrong replica passed: {out}"
+        );
+        let unchecked = planted.replace("__trap();", "(void)0;");
+        // (The program names itself `name` in its JSON line.)
+        check(name, &unchecked);
+    }
+}

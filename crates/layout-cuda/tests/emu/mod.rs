@@ -20,6 +20,7 @@ pub const FAKE_CUDA: &str = r#"// CPU emulation of the few CUDA features the gen
 #include <cstring>
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #define __device__
 #define __forceinline__ inline
 #define __global__
@@ -41,6 +42,8 @@ struct BlockCtx {
 };
 inline BlockCtx* g_ctx;
 inline void __syncthreads() { g_ctx->block->arrive_and_wait(); }
+// A device trap: the program's JSON line says it failed, and the process exits.
+inline void __trap() { printf("{\"case\": \"emulated\", \"ok\": false, \"error\": \"__trap\"}\n"); fflush(stdout); std::_Exit(3); }
 inline uint32_t __shfl_sync(unsigned, uint32_t v, unsigned src) {
   unsigned t = threadIdx.x, w = t / 32;
   g_ctx->xch[t] = v;
