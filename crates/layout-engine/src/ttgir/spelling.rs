@@ -75,6 +75,145 @@ fn dot_operand_of(d: &Encoding, op_idx: u32, l: &Layout, bits: u32) -> Option<En
         .find(|e| denotes(e, l, false).is_some())
 }
 
+/// `(operand, attribute it must have, whether duplicated registers may
+/// differ)` for each operand an op constrains.
+type Want = Vec<(usize, Encoding, bool)>;
+
+/// `e` at the map of `l`, when it denotes it exactly.
+fn infer(e: &Encoding, l: &Option<Layout>) -> Option<Layout> {
+    l.as_ref().and_then(|l| denotes(e, l, false))
+}
+
+/// `tt.expand_dims`: the result is the parent of an operand spelled
+/// `#ttg.slice<{dim = axis, parent}>`; the operand must be the slice of
+/// the result's attribute (its map up to duplicated registers, which a
+/// slice drops).
+fn expand_dims(
+    axis: usize,
+    own: &[Option<Layout>],
+    results: &[(String, Option<Layout>)],
+    res: &mut [Option<Layout>],
+    want: &mut Want,
+) {
+    let (Some(Some(u)), Some(r)) = (own.first(), results.first()) else {
+        return;
+    };
+    if let Encoding::Slice(s) = &u.encoding {
+        if s.dim == axis {
+            if let Some(x) = infer(&s.parent, &r.1) {
+                res[0] = Some(x);
+            }
+        }
+    }
+    if let Some(Some(r)) = res.first() {
+        let parent = Box::new(r.encoding.clone());
+        want.push((0, Encoding::Slice(Slice { dim: axis, parent }), true));
+    }
+}
+
+/// `tt.reduce`: every operand as the first, every result its slice.
+fn reduce(
+    axis: usize,
+    own: &[Option<Layout>],
+    results: &[(String, Option<Layout>)],
+    res: &mut [Option<Layout>],
+    want: &mut Want,
+) {
+    let Some(Some(u)) = own.first() else { return };
+    let base = u.encoding.clone();
+    for i in 1..own.len() {
+        want.push((i, base.clone(), false));
+    }
+    let parent = Box::new(base);
+    let s = Encoding::Slice(Slice { dim: axis, parent });
+    for (k, r) in results.iter().enumerate() {
+        if let Some(x) = infer(&s, &r.1) {
+            res[k] = Some(x);
+        }
+    }
+}
+
+/// `tt.dot` / `ttng.warp_group_dot`: A and B in registers as
+/// `#ttg.dot_op` of the result's attribute, the accumulator as the result
+/// (`bits`: each operand's element width).
+fn dot(
+    operands: &[(String, Option<Layout>)],
+    bits: &[u32],
+    res: &[Option<Layout>],
+    want: &mut Want,
+) {
+    let Some(Some(d)) = res.first() else { return };
+    for (i, (_, l)) in operands.iter().enumerate().take(2) {
+        let Some(l) = l else { continue };
+        let b = bits.get(i).copied().unwrap_or(0);
+        if let Some(e) = dot_operand_of(&d.encoding, i as u32, l, b) {
+            want.push((i, e, false));
+        }
+    }
+    if operands.len() > 2 {
+        want.push((2, d.encoding.clone(), false));
+    }
+}
+
+/// `scf.for` (operands: lower bound, upper bound, step, inits): a result
+/// takes its init's attribute where it denotes its map, and the init (and
+/// the region argument, [`Printer::spell_op`]) the result's.
+fn for_loop(
+    own: &[Option<Layout>],
+    results: &[(String, Option<Layout>)],
+    res: &mut [Option<Layout>],
+    want: &mut Want,
+) {
+    for (k, r) in results.iter().enumerate() {
+        if let Some(Some(u)) = own.get(3 + k) {
+            if let Some(x) = infer(&u.encoding, &r.1) {
+                res[k] = Some(x);
+            }
+        }
+        if let Some(Some(x)) = res.get(k) {
+            want.push((3 + k, x.encoding.clone(), false));
+        }
+    }
+}
+
+/// Ops whose operands and results share one attribute (elementwise,
+/// broadcast, load/store, scan, gather's indices, ...; `own` from operand
+/// `first` on): the attribute most operands already have (the result's
+/// canonical one first among equals) that denotes every result's map; a
+/// store's operands take their most common.
+fn same_attribute(
+    own: &[Option<Layout>],
+    results: &[(String, Option<Layout>)],
+    res: &mut [Option<Layout>],
+    want: &mut Want,
+    first: usize,
+) {
+    let mut cands: Vec<Encoding> = res.iter().flatten().map(|r| r.encoding.clone()).collect();
+    cands.extend(own.iter().flatten().map(|u| u.encoding.clone()));
+    let agree = |e: &Encoding| own.iter().flatten().filter(|u| u.encoding == *e).count();
+    let fits = |e: &Encoding| {
+        results
+            .iter()
+            .all(|(_, l)| l.is_none() || infer(e, l).is_some())
+    };
+    let mut best: Option<(usize, Encoding)> = None;
+    for e in cands.into_iter().filter(|e| fits(e)) {
+        let n = agree(&e);
+        if best.as_ref().is_none_or(|(m, _)| n > *m) {
+            best = Some((n, e));
+        }
+    }
+    let Some((_, e)) = best else { return };
+    for (k, r) in results.iter().enumerate() {
+        if let Some(x) = infer(&e, &r.1) {
+            res[k] = Some(x);
+        }
+    }
+    for i in 0..own.len() {
+        want.push((first + i, e.clone(), false));
+    }
+}
+
 fn spelled(e: &Encoding, l: &Layout) -> Layout {
     Layout {
         encoding: e.clone(),
@@ -128,119 +267,35 @@ impl Printer<'_> {
         let default =
             |s: &Self, l: &Option<Layout>| l.as_ref().map(|l| spelled(&s.canonical(l), l));
         let mut res: Vec<Option<Layout>> = results.iter().map(|(_, l)| default(self, l)).collect();
-        // (operand, wanted attribute, whether duplicated registers may differ)
-        let mut want: Vec<(usize, Encoding, bool)> = Vec::new();
-        let infer =
-            |e: &Encoding, l: &Option<Layout>| l.as_ref().and_then(|l| denotes(e, l, false));
+        let mut want = Want::new();
         match &op.kind {
-            OpKind::ExpandDims { axis } => {
-                if let (Some(Some(u)), Some(r)) = (own.first(), results.first()) {
-                    if let Encoding::Slice(s) = &u.encoding {
-                        if s.dim == *axis {
-                            if let Some(x) = infer(&s.parent, &r.1) {
-                                res[0] = Some(x);
-                            }
-                        }
-                    }
-                    if let Some(Some(r)) = res.first() {
-                        want.push((
-                            0,
-                            Encoding::Slice(Slice {
-                                dim: *axis,
-                                parent: Box::new(r.encoding.clone()),
-                            }),
-                            true,
-                        ));
-                    }
-                }
-            }
-            OpKind::Reduce { axis } => {
-                if let Some(Some(u)) = own.first() {
-                    let base = u.encoding.clone();
-                    for i in 1..own.len() {
-                        want.push((i, base.clone(), false));
-                    }
-                    let s = Encoding::Slice(Slice {
-                        dim: *axis,
-                        parent: Box::new(base),
-                    });
-                    for (k, r) in results.iter().enumerate() {
-                        if let Some(x) = infer(&s, &r.1) {
-                            res[k] = Some(x);
-                        }
-                    }
-                }
-            }
+            OpKind::ExpandDims { axis } => expand_dims(*axis, &own, results, &mut res, &mut want),
+            OpKind::Reduce { axis } => reduce(*axis, &own, results, &mut res, &mut want),
             OpKind::Dot | OpKind::WarpGroupDot => {
-                if let Some(Some(d)) = res.first().cloned() {
-                    for (i, (_, l)) in operands.iter().enumerate().take(2) {
-                        let Some(l) = l else { continue };
-                        let bits = p.values[op.operands[i]].ty.elem_bits();
-                        if let Some(e) = dot_operand_of(&d.encoding, i as u32, l, bits) {
-                            want.push((i, e, false));
-                        }
-                    }
-                    if operands.len() > 2 {
-                        want.push((2, d.encoding.clone(), false));
-                    }
-                }
+                let bits: Vec<u32> = op
+                    .operands
+                    .iter()
+                    .map(|&v| p.values[v].ty.elem_bits())
+                    .collect();
+                dot(operands, &bits, &res, &mut want);
             }
             OpKind::Gather { .. } => {
-                // The result is typed as the indices (operand 1).
-                if let (Some(Some(u)), Some(r)) = (own.get(1), results.first()) {
-                    if let Some(x) = infer(&u.encoding, &r.1) {
-                        res[0] = Some(x);
-                    }
-                }
-                if let Some(Some(r)) = res.first() {
-                    want.push((1, r.encoding.clone(), false));
-                }
+                same_attribute(&own[1.min(own.len())..], results, &mut res, &mut want, 1)
             }
-            OpKind::For => {
-                // operands: lower bound, upper bound, step, inits.
-                for (k, r) in results.iter().enumerate() {
-                    if let Some(Some(u)) = own.get(3 + k) {
-                        if let Some(x) = infer(&u.encoding, &r.1) {
-                            res[k] = Some(x);
-                        }
-                    }
-                    if let Some(Some(x)) = &res.get(k) {
-                        want.push((3 + k, x.encoding.clone(), false));
-                    }
-                }
-            }
+            OpKind::For => for_loop(&own, results, &mut res, &mut want),
             OpKind::While => {
                 // The before region's arguments are typed as the inits.
                 if let Some(r) = op.regions.first() {
                     for (k, &v) in r.args.iter().enumerate() {
                         if let Some(Some(u)) = own.get(k) {
-                            let n = p.values[v].name.clone();
-                            self.define(&n, u);
+                            self.define(&p.values[v].name, u);
                         }
                     }
                 }
             }
             OpKind::Yield | OpKind::Condition => {
-                let parent = op.parent.map(|q| &p.ops[q]);
                 let skip = usize::from(op.kind == OpKind::Condition);
-                let in_before = parent.is_some_and(|q| {
-                    q.kind == OpKind::While && q.regions.first().is_some_and(|r| r.ops.contains(&o))
-                });
-                let targets: Vec<String> = match parent {
-                    // A while's after region yields the before region's arguments.
-                    Some(q) if q.kind == OpKind::While && !in_before => q
-                        .regions
-                        .first()
-                        .map(|r| r.args.iter().map(|&v| p.values[v].name.clone()).collect())
-                        .unwrap_or_default(),
-                    Some(q) => q
-                        .results
-                        .iter()
-                        .map(|&v| p.values[v].name.clone())
-                        .collect(),
-                    None => Vec::new(),
-                };
-                for (k, t) in targets.iter().enumerate() {
+                for (k, t) in self.yield_targets(o).iter().enumerate() {
                     if let Some(e) = self.spell.get(t) {
                         want.push((skip + k, e.clone(), false));
                     }
@@ -255,38 +310,7 @@ impl Printer<'_> {
             | OpKind::ConvertLayout
             | OpKind::Memory
             | OpKind::Return => {}
-            _ => {
-                // The attribute most operands already have (the result's
-                // canonical one first among equals) that denotes every
-                // result's map; a store's operands take their most common.
-                let mut cands: Vec<Encoding> =
-                    res.iter().flatten().map(|r| r.encoding.clone()).collect();
-                cands.extend(own.iter().flatten().map(|u| u.encoding.clone()));
-                let agree =
-                    |e: &Encoding| own.iter().flatten().filter(|u| u.encoding == *e).count();
-                let fits = |e: &Encoding| {
-                    results
-                        .iter()
-                        .all(|(_, l)| l.is_none() || infer(e, l).is_some())
-                };
-                let mut best: Option<(usize, Encoding)> = None;
-                for e in cands.into_iter().filter(|e| fits(e)) {
-                    let n = agree(&e);
-                    if best.as_ref().is_none_or(|(m, _)| n > *m) {
-                        best = Some((n, e));
-                    }
-                }
-                if let Some((_, e)) = best {
-                    for (k, r) in results.iter().enumerate() {
-                        if let Some(x) = infer(&e, &r.1) {
-                            res[k] = Some(x);
-                        }
-                    }
-                    for i in 0..own.len() {
-                        want.push((i, e.clone(), false));
-                    }
-                }
-            }
+            _ => same_attribute(&own, results, &mut res, &mut want, 0),
         }
         for ((n, _), r) in results.iter().zip(&res) {
             if let Some(r) = r {
@@ -336,6 +360,22 @@ impl Printer<'_> {
         Spelled {
             operands: ops,
             results: res,
+        }
+    }
+
+    /// The values a yield (or `scf.condition`) `o` passes its operands to:
+    /// its parent's results, or for a `scf.while`'s after region the
+    /// before region's arguments.
+    fn yield_targets(&self, o: OpId) -> Vec<String> {
+        let p = self.p;
+        let Some(q) = p.ops[o].parent.map(|q| &p.ops[q]) else {
+            return Vec::new();
+        };
+        let names = |vs: &[ValueId]| vs.iter().map(|&v| p.values[v].name.clone()).collect();
+        let before = q.regions.first();
+        match before {
+            Some(r) if q.kind == OpKind::While && !r.ops.contains(&o) => names(&r.args),
+            _ => names(&q.results),
         }
     }
 
