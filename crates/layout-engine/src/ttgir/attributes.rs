@@ -183,14 +183,10 @@ impl Printer<'_> {
         }
     }
 
-    /// The printed encoding of a layout (the canonical attribute of its map).
+    /// The printed encoding of a layout: its own attribute (the caller
+    /// gives the value's spelling, [`Printer::spelled_as`]).
     pub(super) fn layout_text(&mut self, l: &Layout) -> String {
-        if let Some(t) = self.printed.get(&l.ll) {
-            return t.clone();
-        }
-        let e = self.canonical(l);
-        let t = self.enc_text(&e);
-        self.printed.insert(l.ll.clone(), t.clone());
-        t
+        let e = l.encoding.clone();
+        self.enc_text(&e)
     }
 }

@@ -6,14 +6,19 @@
 //!   operands print inline with their parent's alias, as Triton prints them.
 //! - The module carries `ttg.num-ctas`, `ttg.num-warps`, `ttg.target` and
 //!   `ttg.threads-per-warp`.
-//! - Every `tensor<…>` type carries its encoding. One linear map prints as
-//!   one attribute everywhere (the first of the most specific family:
-//!   mma, then `dot_op`, slice, blocked, linear), so an SSA value has one
-//!   type at its definition and at every use. (An mma v2 accumulator and
-//!   the `dot_op(opIdx = 0, kWidth = 2)` of its parent can be one map,
-//!   as in chained dots: it prints as the mma, which the checker accepts
-//!   as that operand and Triton would write through a no-op
-//!   `ttg.convert_layout`.)
+//! - Every `tensor<…>` type carries its encoding. A linear map prints as
+//!   its canonical attribute (the first of the most specific family: mma,
+//!   then `dot_op`, slice, blocked, linear) unless an op's result takes
+//!   the attribute Triton infers from its operands (`spelling`: a reduce's
+//!   `#ttg.slice` of its operand's, an expand_dims's parent of its
+//!   operand's slice, an elementwise op's operand attribute). Where a use
+//!   wants another attribute of its value's map than the value has (an
+//!   expand_dims operand as the slice of its result's, a dot operand as
+//!   `#ttg.dot_op` of the dot's, a yield as its loop's), an
+//!   attribute-only `%acN = ttg.convert_layout` right before the use
+//!   spells it so: no data moves and it is not one of the engine's
+//!   conversions. Each SSA value has one type at its definition and at
+//!   every use.
 //! - Every conversion of [`crate::assignment::conversions`] is a
 //!   `%cvtN = ttg.convert_layout` right after the converted value's
 //!   definition (inside a loop where the value is), and every use that
@@ -32,11 +37,14 @@
 //! The crate's own reader ([`crate::parse_program`]) reads the text back;
 //! `tests/ttgir_roundtrip.rs` checks, on every record of the corpora, that
 //! the checker accepts what it reads, that every value and use reads back
-//! in the engine's linear layout, and that there is one `ttg.convert_layout`
-//! per conversion.
+//! in the engine's linear layout, and that there is one data-moving
+//! `ttg.convert_layout` per conversion; `tests/ttgir_spelling.rs` checks
+//! the attribute rules above; `tools/triton_parse.py` (outside CI) feeds
+//! the text to Triton 3.9's own parser and verifiers.
 //!
 //! Submodules: `insert` (the conversions and recomputed copies to print),
-//! `attributes` (which attribute each map prints as, and the aliases),
+//! `attributes` (the canonical attribute of each map, and the aliases),
+//! `spelling` (the attribute each value and use carries, op by op),
 //! `types` (one op's text with its operands and types rewritten); this file
 //! walks the program's lines.
 
@@ -50,7 +58,10 @@ use std::collections::{HashMap, HashSet};
 
 mod attributes;
 mod insert;
+mod spelling;
 mod types;
+
+pub use spelling::ATTRIBUTE_CONVERT_PREFIX;
 
 /// Name prefix of a value recomputed in another layout (`%rm0`, ...).
 pub const RECOMPUTED_PREFIX: &str = "%rm";
@@ -66,12 +77,18 @@ pub struct Ttgir {
     pub recomputed_ops: usize,
     /// `ttg.local_alloc` ops inserted for dot operands read from shared memory.
     pub shared_allocs: usize,
+    /// Attribute-only `ttg.convert_layout` ops inserted (a use that wants
+    /// another attribute of its value's map; no data moves, and none is
+    /// one of [`crate::assignment::conversions`]).
+    pub attribute_converts: usize,
     /// The result of each conversion's `ttg.convert_layout`, in the order
     /// of [`crate::assignment::conversions`].
     pub convert_names: Vec<String>,
     /// The aliases at the top, `(#name, attribute)`.
     pub aliases: Vec<(String, String)>,
-    /// The attribute printed for each linear map of the assignment.
+    /// The canonical attribute of each linear map of the assignment (a
+    /// value prints with it unless Triton's inference gives it another
+    /// attribute of its map: see the module doc).
     pub canonical: HashMap<LinearLayout, Encoding>,
 }
 
@@ -107,12 +124,23 @@ struct Printer<'a> {
     canon: HashMap<LinearLayout, Encoding>,
     aliases: Vec<(String, String)>,
     counter: usize,
-    counts: (usize, usize, usize),
+    /// Conversions, recomputed ops, shared allocations, attribute-only
+    /// conversions.
+    counts: (usize, usize, usize, usize),
     /// The input's lines.
     lines: Vec<String>,
     convert_names: Vec<String>,
-    /// Linear map → its printed attribute (once the attributes are chosen).
-    printed: HashMap<LinearLayout, String>,
+    /// Printed value name → the attribute of its type (its spelling).
+    spell: HashMap<String, Encoding>,
+    /// (value name, attribute) → the attribute-only conversion that
+    /// spells it so, and the block path where it was written.
+    attribute_converts: HashMap<(String, String), (String, Vec<usize>)>,
+    /// The path of open blocks (ids) at the line being printed.
+    scope: Vec<usize>,
+    blocks: usize,
+    /// Spelled operand and result layouts of ops whose types print on
+    /// their closing line (`tt.reduce`, `tt.scan`).
+    pending: HashMap<OpId, spelling::Spelled>,
 }
 
 /// Prints `a` over `p` (read from `text`) as TTGIR for `target` and
@@ -158,10 +186,14 @@ pub fn print_ttgir(
         canon: HashMap::new(),
         aliases: Vec::new(),
         counter: 0,
-        counts: (0, 0, 0),
+        counts: (0, 0, 0, 0),
         lines: text.lines().map(str::to_string).collect(),
         convert_names: Vec::new(),
-        printed: HashMap::new(),
+        spell: HashMap::new(),
+        attribute_converts: HashMap::new(),
+        scope: Vec::new(),
+        blocks: 0,
+        pending: HashMap::new(),
     };
     pr.plan()?;
     pr.choose_canonical();
@@ -177,6 +209,7 @@ pub fn print_ttgir(
         convert_ops: pr.counts.0,
         recomputed_ops: pr.counts.1,
         shared_allocs: pr.counts.2,
+        attribute_converts: pr.counts.3,
         convert_names: pr.convert_names,
         aliases: pr.aliases,
         canonical: pr.canon,
@@ -214,6 +247,22 @@ impl Printer<'_> {
         self.a.layout(v)
     }
 
+    /// The engine's layout of `v` with `v`'s spelling.
+    fn value_spelled(&self, v: ValueId) -> Option<Layout> {
+        let l = self.layout(v)?;
+        Some(self.spelled_as(&self.p.values[v].name, l))
+    }
+
+    /// A block opens: a new id on the scope path.
+    fn enter(&mut self) {
+        self.blocks += 1;
+        self.scope.push(self.blocks);
+    }
+
+    fn leave(&mut self) {
+        self.scope.pop();
+    }
+
     /// The reference and layout operand `i` of `o` reads.
     fn operand(&self, o: OpId, i: usize) -> (String, Option<Layout>) {
         let p = self.p;
@@ -245,8 +294,17 @@ impl Printer<'_> {
                         src,
                         dst,
                     } => {
-                        let (s, d) = (self.tensor_type(*value, src), self.tensor_type(*value, dst));
                         let n = &self.p.values[*value].name;
+                        let src = self.spelled_as(n, src);
+                        let dst = Layout {
+                            encoding: self.canonical(dst),
+                            ll: dst.ll.clone(),
+                        };
+                        self.define(name, &dst);
+                        let (s, d) = (
+                            self.tensor_type(*value, &src),
+                            self.tensor_type(*value, &dst),
+                        );
                         out.push_str(&format!(
                             "{indent}{name} = ttg.convert_layout {n} : {s} -> {d}\n"
                         ));
@@ -258,13 +316,14 @@ impl Printer<'_> {
                         operands,
                     } => {
                         let raw = self.p_line(*op);
-                        let line = self.render(
+                        let sp = self.spell_op(
                             *op,
-                            Some(name),
                             operands,
-                            &[Some((**layout).clone())],
-                            &raw,
+                            &[(name.clone(), Some((**layout).clone()))],
+                            indent,
+                            out,
                         );
+                        let line = self.render(*op, Some(name), &sp.operands, &sp.results, &raw);
                         out.push_str(&format!("{indent}{line}\n"));
                     }
                 }
@@ -321,6 +380,7 @@ impl Printer<'_> {
                 out.push_str(&format!("{indent}module {rest}\n"));
                 if s.ends_with('{') {
                     stack.push(Frame::Other);
+                    self.enter();
                 }
                 continue;
             }
@@ -329,16 +389,18 @@ impl Printer<'_> {
                     .args
                     .iter()
                     .filter(|&&v| p.is_tensor(v))
-                    .map(|&v| self.layout(v).cloned())
+                    .map(|&v| self.value_spelled(v))
                     .collect();
                 let l = self.retype(s, &slots);
                 out.push_str(&format!("{indent}{l}\n"));
                 stack.push(Frame::Other);
+                self.enter();
                 self.emit_after(&p.args, &inner, &mut out);
                 continue;
             }
             if let Some(rest) = s.strip_prefix('}') {
                 let frame = stack.pop();
+                self.leave();
                 let rest = rest.trim();
                 let Some(Frame::Op(o)) = frame else {
                     out.push_str(raw);
@@ -349,19 +411,19 @@ impl Printer<'_> {
                     out.push_str(raw);
                     out.push('\n');
                     stack.push(Frame::Op(o));
+                    self.enter();
                     continue;
                 }
-                if rest.starts_with(')') {
+                let spelled = self.pending.remove(&o);
+                if let (true, Some(sp)) = (rest.starts_with(')'), spelled) {
                     let op = &p.ops[o];
                     let ops: Vec<Option<Layout>> = (0..op.operands.len())
                         .filter(|&k| p.is_tensor(op.operands[k]))
-                        .map(|k| self.operand(o, k).1)
+                        .map(|k| sp.operands[k].1.clone())
                         .collect();
-                    let res: Vec<Option<Layout>> = op
-                        .results
-                        .iter()
-                        .filter(|&&r| p.is_tensor(r))
-                        .map(|&r| self.layout(r).cloned())
+                    let res: Vec<Option<Layout>> = (0..op.results.len())
+                        .filter(|&k| p.is_tensor(op.results[k]))
+                        .map(|k| sp.results[k].clone())
                         .collect();
                     let slots = self.slots(rest, &op.kind, &ops, &res);
                     let l = self.retype(s, &slots);
@@ -390,7 +452,7 @@ impl Printer<'_> {
                 let slots: Vec<Option<Layout>> = args
                     .iter()
                     .filter(|&&v| p.is_tensor(v))
-                    .map(|&v| self.layout(v).cloned())
+                    .map(|&v| self.value_spelled(v))
                     .collect();
                 let l = self.retype(s, &slots);
                 out.push_str(&format!("{indent}{l}\n"));
@@ -418,16 +480,21 @@ impl Printer<'_> {
             } else {
                 let operands: Vec<(String, Option<Layout>)> =
                     (0..op.operands.len()).map(|k| self.operand(o, k)).collect();
-                let results: Vec<Option<Layout>> = op
+                let results: Vec<(String, Option<Layout>)> = op
                     .results
                     .iter()
-                    .map(|&r| self.layout(r).cloned())
+                    .map(|&r| (p.values[r].name.clone(), self.layout(r).cloned()))
                     .collect();
-                let l = self.render(o, None, &operands, &results, raw);
+                let sp = self.spell_op(o, &operands, &results, indent, &mut out);
+                let l = self.render(o, None, &sp.operands, &sp.results, raw);
                 out.push_str(&format!("{indent}{l}\n"));
+                if opens {
+                    self.pending.insert(o, sp);
+                }
             }
             if opens {
                 stack.push(Frame::Op(o));
+                self.enter();
                 let args = p.ops[o]
                     .regions
                     .first()

@@ -214,15 +214,29 @@ impl Printer<'_> {
         let p = self.p;
         let op = &p.ops[o];
         let r = op.results[0];
-        let res = self.layout(r).cloned();
+        let n_ops = op.operands.len().min(3);
+        // Operands read from shared memory are memdescs, not spelled.
+        let operands: Vec<(String, Option<Layout>)> = (0..n_ops)
+            .map(|i| {
+                let (n, l) = self.operand(o, i);
+                let shared = i < 2 && self.a.shared_operands.contains(&(o, i));
+                (n, if shared { None } else { l })
+            })
+            .collect();
+        let results = [(p.values[r].name.clone(), self.layout(r).cloned())];
+        let sp = self.spell_op(o, &operands, &results, indent, out);
+        let res = sp.results.first().cloned().flatten();
         let mut refs = Vec::new();
         let mut tys = Vec::new();
-        for i in 0..op.operands.len().min(3) {
+        for (i, (n, _)) in operands.iter().enumerate() {
             let v = op.operands[i];
-            let (n, l) = self.operand(o, i);
-            let l = l.ok_or_else(|| unsupported(format!("{} has no layout", p.values[v].name)))?;
-            let t = self.tensor_type(v, &l);
             if i < 2 && self.a.shared_operands.contains(&(o, i)) {
+                let n = n.clone();
+                let l = self.operand(o, i).1;
+                let l =
+                    l.ok_or_else(|| unsupported(format!("{} has no layout", p.values[v].name)))?;
+                let l = self.spelled_as(&n, &l);
+                let t = self.tensor_type(v, &l);
                 let m = self.fresh("%smem");
                 let md = self.memdesc(v);
                 out.push_str(&format!(
@@ -232,6 +246,10 @@ impl Printer<'_> {
                 refs.push(m);
                 tys.push(md);
             } else {
+                let (n, l) = sp.operands[i].clone();
+                let l =
+                    l.ok_or_else(|| unsupported(format!("{} has no layout", p.values[v].name)))?;
+                let t = self.tensor_type(v, &l);
                 refs.push(n);
                 tys.push(t);
             }
