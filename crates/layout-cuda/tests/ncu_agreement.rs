@@ -223,9 +223,7 @@ fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
     let table = recomputed_all(&cases);
     let (bad, agreed) = disagreements(
         &cases,
-        // The suite's run, and the third fresh set's call.
-        &(read("bench/gpu/results/2026-11-25-h200/ncu.txt")
-            + &read("bench/gpu/results/2026-11-25-h200/fresh3/ncu.txt")),
+        &read("bench/gpu/results/2026-11-25-h200/ncu.txt"),
         from_table(&table),
     );
     assert!(bad.is_empty(), "{bad:#?}");
