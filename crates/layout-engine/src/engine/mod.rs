@@ -145,6 +145,19 @@ fn shape(p: &Program, v: ValueId) -> Vec<u64> {
         .unwrap_or_default()
 }
 
+/// Whether `v` is a tensor of `ll`'s out shape (no allocation: `want` asks
+/// it of every operand).
+fn same_shape(p: &Program, v: ValueId, ll: &LinearLayout) -> bool {
+    let Some(s) = p.values[v].ty.tensor_shape() else {
+        return false;
+    };
+    s.len() == ll.num_out_dims()
+        && ll
+            .out_dim_names()
+            .zip(s)
+            .all(|(d, &x)| ll.out_dim_size(d) == x)
+}
+
 impl Pass<'_> {
     fn default_layout(&self, v: ValueId) -> Result<Layout> {
         let s = shape(self.p, v);
@@ -153,7 +166,7 @@ impl Pass<'_> {
 
     fn want(&mut self, o: OpId, i: usize, l: &Layout) {
         if let Some(&v) = self.p.ops[o].operands.get(i) {
-            if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
+            if self.p.is_tensor(v) && same_shape(self.p, v, &l.ll) {
                 self.demand.insert((o, i), l.clone());
             }
         }
@@ -164,7 +177,7 @@ impl Pass<'_> {
     fn want_data(&mut self, o: OpId, i: usize, l: &Layout) -> Result<()> {
         self.want(o, i, l);
         if let Some(&v) = self.p.ops[o].operands.get(i) {
-            if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
+            if self.p.is_tensor(v) && same_shape(self.p, v, &l.ll) {
                 self.place(o, v, l)?;
             }
         }

@@ -14,8 +14,15 @@ use hw_layouts::Encoding;
 impl Pass<'_> {
     /// Layouts of free values from their uses, last use first.
     pub(super) fn resolve_free(&mut self, order: &[OpId]) -> Result<()> {
+        // The uses are read while `self` is changed: taken out and put back.
+        let uses = std::mem::take(&mut self.uses);
+        let out = self.resolve_free_with(order, &uses);
+        self.uses = uses;
+        out
+    }
+
+    fn resolve_free_with(&mut self, order: &[OpId], uses: &[Vec<(OpId, usize)>]) -> Result<()> {
         let p = self.p;
-        let uses = self.uses.clone();
         // Free values in reverse definition order: users are resolved first.
         let mut free_vals: Vec<ValueId> = (0..p.values.len()).filter(|&v| self.free[v]).collect();
         free_vals.sort_by_key(|&v| std::cmp::Reverse(self.def_position(v)));
