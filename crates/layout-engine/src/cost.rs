@@ -24,6 +24,7 @@
 use crate::assignment::{Assignment, Conversion};
 use crate::error::{EngineError, Result};
 use crate::ir::Program;
+use crate::shape_ops::squeeze;
 use layout_codegen::choice::{
     plan_conversion_best, plan_conversion_triton, total_warps, BARRIER_COST,
 };
@@ -100,7 +101,24 @@ impl Pricer {
         if let Some(p) = self.cached(key, src, dst) {
             return p.clone();
         }
-        let p = price_uncached(src, dst, bits);
+        // Size-1 out dims hold no bits: the pair without them has the same
+        // packed columns and the same price (`tests/price_shortcut.rs`
+        // checks every pair against its definition), and is often priced
+        // already (a value and its `expand_dims`). An error keeps the
+        // value's own shape.
+        let p = match (squeeze(src), squeeze(dst)) {
+            (Some(s), Some(d)) if s.out_dims() == d.out_dims() => {
+                self.price(&s, &d, bits).map_err(|e| match e {
+                    EngineError::Plan { value, message, .. } => EngineError::Plan {
+                        value,
+                        shape: crate::shape_ops::out_shape(dst),
+                        message,
+                    },
+                    e => e,
+                })
+            }
+            _ => price_uncached(src, dst, bits),
+        };
         self.cache
             .entry(key)
             .or_default()
