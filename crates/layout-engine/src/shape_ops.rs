@@ -60,18 +60,25 @@ fn map_bases(
 /// the same component in every basis), or a size-1 dim where `from[k]` is
 /// `None`: the packed columns' fields are moved, no basis is unpacked.
 /// The dims are `dim0, dim1, …`; the in dims and columns keep their order,
-/// so the result equals [`build`] of the same components.
-fn move_fields(ll: &LinearLayout, from: &[Option<usize>], op: &str) -> Result<LinearLayout> {
+/// so the result equals [`build`] of the same components. With
+/// `canonical`, all-zero register columns are dropped as [`canon`] drops
+/// them.
+fn move_fields(
+    ll: &LinearLayout,
+    from: &[Option<usize>],
+    canonical: bool,
+    op: &str,
+) -> Result<LinearLayout> {
     // (width, shift) of every old field: dim0 in the low bits.
-    let mut old: Vec<(u32, u32)> = Vec::new();
+    let mut old: Vec<(u32, u32)> = Vec::with_capacity(ll.num_out_dims());
     let mut at = 0;
-    for (d, _) in ll.out_dims() {
+    for d in ll.out_dim_names() {
         let log2 = ll.out_dim_size_log2(d);
         old.push((log2, at));
         at += log2;
     }
     // (old shift, width, new shift) of every moved field.
-    let mut moves: Vec<(u32, u32, u32)> = Vec::new();
+    let mut moves: Vec<(u32, u32, u32)> = Vec::with_capacity(from.len());
     let mut outs = Vec::with_capacity(from.len());
     let mut shift = 0;
     for (k, f) in from.iter().enumerate() {
@@ -91,13 +98,14 @@ fn move_fields(ll: &LinearLayout, from: &[Option<usize>], op: &str) -> Result<Li
     let field =
         |c: u64, (at, width, to): (u32, u32, u32)| ((c >> at) & (u64::MAX >> (64 - width))) << to;
     let ins = ll
-        .in_dims()
-        .into_iter()
-        .map(|(d, _)| {
+        .in_dim_names()
+        .map(|d| {
+            let drop_zero = canonical && d == DimName::REGISTER;
             let cols = ll
                 .packed_bases(d)
                 .iter()
                 .map(|&c| moves.iter().fold(0, |acc, &m| acc | field(c, m)))
+                .filter(|&c| !drop_zero || c != 0)
                 .collect();
             (d, cols)
         })
@@ -127,7 +135,19 @@ pub fn drop_dim(ll: &LinearLayout, axis: usize) -> Result<LinearLayout> {
         ));
     }
     let from: Vec<Option<usize>> = (0..s.len()).filter(|&d| d != axis).map(Some).collect();
-    move_fields(ll, &from, "reduce")
+    move_fields(ll, &from, false, "reduce")
+}
+
+/// The layout with every size-1 out dim removed (the others renumbered
+/// `dim0, dim1, …` in order): the same map on the same packed columns,
+/// `None` when there is no size-1 dim.
+pub fn squeeze(ll: &LinearLayout) -> Option<LinearLayout> {
+    let s = shape(ll);
+    if !s.contains(&1) {
+        return None;
+    }
+    let from: Vec<Option<usize>> = (0..s.len()).filter(|&d| s[d] != 1).map(Some).collect();
+    move_fields(ll, &from, false, "squeeze").ok()
 }
 
 /// Inserts a size-1 out dim at `axis` (`expand_dims`).
@@ -141,7 +161,7 @@ pub fn insert_dim(ll: &LinearLayout, axis: usize) -> Result<LinearLayout> {
     }
     let mut from: Vec<Option<usize>> = (0..s.len()).map(Some).collect();
     from.insert(axis, None);
-    move_fields(ll, &from, "expand_dims")
+    move_fields(ll, &from, false, "expand_dims")
 }
 
 /// Zeroes every out dim where `to[d] == 1` and the layout's size is
@@ -153,7 +173,7 @@ pub fn collapse_dims(ll: &LinearLayout, to: &[u64]) -> Result<LinearLayout> {
     }
     if s.iter().zip(to).all(|(&a, &t)| t == 1 || t == a) {
         let from: Vec<Option<usize>> = (0..s.len()).map(|d| (to[d] != 1).then_some(d)).collect();
-        return move_fields(ll, &from, "broadcast");
+        return move_fields(ll, &from, false, "broadcast");
     }
     let bases = map_bases(ll, |_, b| {
         b.iter()
@@ -162,6 +182,26 @@ pub fn collapse_dims(ll: &LinearLayout, to: &[u64]) -> Result<LinearLayout> {
             .collect()
     });
     build(ll, bases, to, "broadcast")
+}
+
+/// [`canon`] of [`drop_dim`], built once.
+pub fn drop_dim_canon(ll: &LinearLayout, axis: usize) -> Result<LinearLayout> {
+    let s = shape(ll);
+    if axis >= s.len() {
+        return drop_dim(ll, axis);
+    }
+    let from: Vec<Option<usize>> = (0..s.len()).filter(|&d| d != axis).map(Some).collect();
+    move_fields(ll, &from, true, "reduce")
+}
+
+/// [`canon`] of [`collapse_dims`], built once.
+pub fn collapse_dims_canon(ll: &LinearLayout, to: &[u64]) -> Result<LinearLayout> {
+    let s = shape(ll);
+    if to.len() == s.len() && s.iter().zip(to).all(|(&a, &t)| t == 1 || t == a) {
+        let from: Vec<Option<usize>> = (0..s.len()).map(|d| (to[d] != 1).then_some(d)).collect();
+        return move_fields(ll, &from, true, "broadcast");
+    }
+    Ok(canon(&collapse_dims(ll, to)?))
 }
 
 /// `trans(order)`: result dim `i` is operand dim `order[i]`.
@@ -179,7 +219,7 @@ pub fn transpose(ll: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
         ));
     }
     let from: Vec<Option<usize>> = order.iter().map(|&o| Some(o)).collect();
-    move_fields(ll, &from, "trans")
+    move_fields(ll, &from, false, "trans")
 }
 
 /// Row-major reshape (last dim fastest, as Triton's `tt.reshape`).
@@ -424,6 +464,11 @@ mod tests {
                     &to,
                 );
                 assert_eq!(collapse_dims(ll, &to).unwrap(), want);
+                assert_eq!(collapse_dims_canon(ll, &to).unwrap(), canon(&want));
+                assert_eq!(
+                    drop_dim_canon(ll, axis).unwrap(),
+                    canon(&drop_dim(ll, axis).unwrap())
+                );
                 checked += 2;
             }
             for axis in 0..=n {

@@ -57,7 +57,8 @@ use crate::cost::{weighted, Pricer};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
 use crate::shape_ops::{
-    canon, collapse_dims, drop_dim, insert_dim, join, lift, reshape, split, transpose,
+    canon, collapse_dims_canon, drop_dim, drop_dim_canon, insert_dim, join, lift, reshape, split,
+    transpose,
 };
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
@@ -167,7 +168,14 @@ impl Pass<'_> {
     fn want(&mut self, o: OpId, i: usize, l: &Layout) {
         if let Some(&v) = self.p.ops[o].operands.get(i) {
             if self.p.is_tensor(v) && same_shape(self.p, v, &l.ll) {
-                self.demand.insert((o, i), l.clone());
+                // Wanting the layout already wanted changes nothing: no clone.
+                match self.demand.get_mut(&(o, i)) {
+                    Some(d) if d == l => {}
+                    Some(d) => *d = l.clone(),
+                    None => {
+                        self.demand.insert((o, i), l.clone());
+                    }
+                }
             }
         }
     }
@@ -232,10 +240,15 @@ impl Pass<'_> {
     }
 
     fn known(&self, v: ValueId) -> Option<Layout> {
+        self.known_ref(v).cloned()
+    }
+
+    /// [`Self::known`] without the clone.
+    fn known_ref(&self, v: ValueId) -> Option<&Layout> {
         if self.free[v] {
             None
         } else {
-            self.lay[v].clone()
+            self.lay[v].as_ref()
         }
     }
 
@@ -290,7 +303,7 @@ impl Pass<'_> {
                     .operands
                     .iter()
                     .copied()
-                    .filter(|&v| p.is_tensor(v) && self.known(v).is_some())
+                    .filter(|&v| p.is_tensor(v) && self.known_ref(v).is_some())
                     .collect();
                 if nonfree.is_empty() {
                     for &r in &op.results {
@@ -300,9 +313,9 @@ impl Pass<'_> {
                 }
                 let mut cands: Vec<Layout> = Vec::new();
                 for &v in &nonfree {
-                    let l = self.known(v).expect("filtered");
+                    let l = self.known_ref(v).expect("filtered");
                     if !cands.iter().any(|c| c.ll == l.ll) {
-                        cands.push(l);
+                        cands.push(l.clone());
                     }
                 }
                 let chosen = if cands.len() == 1 {
@@ -418,7 +431,7 @@ impl Pass<'_> {
                     }
                     None => {
                         let from_mma = self
-                            .known(a)
+                            .known_ref(a)
                             .is_some_and(|l| matches!(l.encoding, Encoding::NvidiaMma(_)));
                         match (&choice.a_in_registers, from_mma) {
                             (Some(enc), true) => {
@@ -474,7 +487,7 @@ impl Pass<'_> {
                         dim: *axis,
                         parent: Box::new(src.encoding.clone()),
                     });
-                    let want = canon(&drop_dim(&src.ll, *axis)?);
+                    let want = drop_dim_canon(&src.ll, *axis)?;
                     // A slice of a `#ttg.linear` parent is no simpler than the map.
                     let linear = matches!(src.encoding, Encoding::Linear(_));
                     let l = match (!linear).then(|| Layout::new(slice, &rs)) {
@@ -516,9 +529,9 @@ impl Pass<'_> {
                 };
                 self.want(o, 0, &src);
                 let (vs, rs) = (shape(p, v), shape(p, r));
-                let fits = |l: &Layout| {
-                    collapse_dims(&l.ll, &vs).is_ok_and(|c| canon(&c) == canon(&src.ll))
-                };
+                let collapsed = canon(&src.ll);
+                let fits =
+                    |l: &LinearLayout| collapse_dims_canon(l, &vs).is_ok_and(|c| c == collapsed);
                 let mut found = None;
                 // A same-shape neighbour this value meets in an elementwise op.
                 for &(u, _) in &self.uses[r] {
@@ -526,15 +539,20 @@ impl Pass<'_> {
                         continue;
                     }
                     for &w in &p.ops[u].operands {
-                        if let Some(l) = self.known(w).filter(|l| shape(p, w) == rs && fits(l)) {
-                            found = Some(l);
+                        if let Some(l) = self
+                            .known_ref(w)
+                            .filter(|l| shape(p, w) == rs && fits(&l.ll))
+                        {
+                            found = Some(l.clone());
                             break;
                         }
                         // Or a conversion of it already placed (a reduce's
                         // operand brought into a warp-local layout).
-                        if let Some((_, l)) = self.made.iter().find(|(x, l)| {
-                            *x == w && shape(p, w) == rs && fits(&Layout::from_ll(l.clone()))
-                        }) {
+                        if let Some((_, l)) = self
+                            .made
+                            .iter()
+                            .find(|(x, l)| *x == w && shape(p, w) == rs && fits(l))
+                        {
                             found = Some(Layout::from_ll(l.clone()));
                             break;
                         }
@@ -549,7 +567,7 @@ impl Pass<'_> {
                     None => match (!matches!(src.encoding, Encoding::Linear(_)))
                         .then(|| Layout::new(src.encoding.clone(), &rs).ok())
                         .flatten()
-                        .filter(|l| fits(l))
+                        .filter(|l| fits(&l.ll))
                     {
                         Some(l) => l,
                         None => Layout::from_ll(lift(&src.ll, &vs, &rs)?),

@@ -7,9 +7,10 @@ use super::{shape, Pass};
 use crate::assignment::Layout;
 use crate::error::Result;
 use crate::ir::{Def, OpId, OpKind, ValueId};
-use crate::shape_ops::{canon, collapse_dims, drop_dim, reshape, split, transpose};
+use crate::shape_ops::{collapse_dims_canon, drop_dim_canon, reshape, split, transpose};
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
+use std::borrow::Cow;
 
 impl Pass<'_> {
     /// Layouts of free values from their uses, last use first.
@@ -28,36 +29,40 @@ impl Pass<'_> {
         free_vals.sort_by_key(|&v| std::cmp::Reverse(self.def_position(v)));
         let _ = order;
         for v in free_vals {
-            let mut us: Vec<(OpId, usize)> = uses[v].clone();
-            us.sort_by_key(|&(u, i)| (self.position[u], i));
-            let l = us.iter().find_map(|k| self.demand.get(k).cloned());
-            let l = match l {
-                Some(l) => l,
+            // The layout the first use (in op order) wants.
+            let first = uses[v]
+                .iter()
+                .filter(|k| self.demand.contains_key(k))
+                .min_by_key(|&&(u, i)| (self.position[u], i));
+            let l = match first {
+                Some(k) => self.demand[k].clone(),
                 None => self.default_layout(v)?,
             };
-            self.lay[v] = Some(l.clone());
             // Backwards through the producer.
-            let Some(o) = p.def_op(v) else { continue };
+            let Some(o) = p.def_op(v) else {
+                self.lay[v] = Some(l);
+                continue;
+            };
             let op = &p.ops[o];
-            let back: Option<Layout> = match &op.kind {
-                OpKind::Elementwise => Some(l.clone()),
+            let back: Option<Cow<Layout>> = match &op.kind {
+                OpKind::Elementwise | OpKind::Load => Some(Cow::Borrowed(&l)),
                 OpKind::Broadcast => {
                     let s = shape(p, op.operands[0]);
-                    Some(Layout::from_ll(canon(&collapse_dims(&l.ll, &s)?)))
+                    Some(Cow::Owned(Layout::from_ll(collapse_dims_canon(&l.ll, &s)?)))
                 }
                 OpKind::ExpandDims { axis } => {
                     let slice = Encoding::Slice(Slice {
                         dim: *axis,
                         parent: Box::new(l.encoding.clone()),
                     });
-                    let want = canon(&drop_dim(&l.ll, *axis)?);
-                    Some(
+                    let want = drop_dim_canon(&l.ll, *axis)?;
+                    Some(Cow::Owned(
                         match (&l.encoding, Layout::new(slice, &shape(p, op.operands[0]))) {
                             (Encoding::Linear(_), _) => Layout::from_ll(want),
                             (_, Ok(x)) if x.ll == want => x,
                             _ => Layout::from_ll(want),
                         },
-                    )
+                    ))
                 }
                 OpKind::Trans { order } => {
                     let mut inv = vec![0; order.len()];
@@ -66,13 +71,13 @@ impl Pass<'_> {
                             inv[x] = i;
                         }
                     }
-                    Some(Layout::from_ll(transpose(&l.ll, &inv)?))
+                    Some(Cow::Owned(Layout::from_ll(transpose(&l.ll, &inv)?)))
                 }
-                OpKind::Reshape => {
-                    Some(Layout::from_ll(reshape(&l.ll, &shape(p, op.operands[0]))?))
-                }
-                OpKind::Join => split(&l.ll).ok().map(Layout::from_ll),
-                OpKind::Load => Some(l.clone()),
+                OpKind::Reshape => Some(Cow::Owned(Layout::from_ll(reshape(
+                    &l.ll,
+                    &shape(p, op.operands[0]),
+                )?))),
+                OpKind::Join => split(&l.ll).ok().map(|h| Cow::Owned(Layout::from_ll(h))),
                 _ => None,
             };
             if let Some(b) = back {
@@ -84,6 +89,7 @@ impl Pass<'_> {
                     }
                 }
             }
+            self.lay[v] = Some(l);
         }
         Ok(())
     }
