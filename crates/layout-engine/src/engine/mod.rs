@@ -767,7 +767,9 @@ fn run_pass(
         pricer,
         lay: vec![None; p.values.len()],
         free: vec![false; p.values.len()],
-        demand: HashMap::new(),
+        // Every operand may be wanted: sized once (a layout is large, and
+        // rehashing a growing map moves every entry).
+        demand: HashMap::with_capacity(p.ops.iter().map(|op| op.operands.len()).sum()),
         shared: HashSet::new(),
         decisions: Vec::new(),
         fixed,
