@@ -65,6 +65,7 @@ use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 mod chain;
 mod mincut;
@@ -123,7 +124,9 @@ struct Pass<'a> {
     pricer: &'a mut Pricer,
     lay: Vec<Option<Layout>>,
     free: Vec<bool>,
-    demand: HashMap<(OpId, usize), Layout>,
+    /// The layout each use wants, shared between the uses that want the
+    /// same one ([`Pass::want_all`], [`Pass::resolve_free`]).
+    demand: HashMap<(OpId, usize), Rc<Layout>>,
     shared: HashSet<(OpId, usize)>,
     decisions: Vec<Decision>,
     fixed: &'a HashMap<ValueId, Layout>,
@@ -166,16 +169,20 @@ impl Pass<'_> {
     }
 
     fn want(&mut self, o: OpId, i: usize, l: &Layout) {
+        self.want_shared(o, i, l, &mut None);
+    }
+
+    /// [`Self::want`], sharing `shared` (made from `l` on first need)
+    /// between the uses wanting `l`.
+    fn want_shared(&mut self, o: OpId, i: usize, l: &Layout, shared: &mut Option<Rc<Layout>>) {
         if let Some(&v) = self.p.ops[o].operands.get(i) {
             if self.p.is_tensor(v) && same_shape(self.p, v, &l.ll) {
-                // Wanting the layout already wanted changes nothing: no clone.
-                match self.demand.get_mut(&(o, i)) {
-                    Some(d) if d == l => {}
-                    Some(d) => *d = l.clone(),
-                    None => {
-                        self.demand.insert((o, i), l.clone());
-                    }
+                // Wanting the layout already wanted changes nothing.
+                if self.demand.get(&(o, i)).is_some_and(|d| **d == *l) {
+                    return;
                 }
+                let d = shared.get_or_insert_with(|| Rc::new(l.clone())).clone();
+                self.demand.insert((o, i), d);
             }
         }
     }
@@ -261,8 +268,9 @@ impl Pass<'_> {
     }
 
     fn want_all(&mut self, o: OpId, l: &Layout) {
+        let mut shared = None;
         for i in 0..self.p.ops[o].operands.len() {
-            self.want(o, i, l);
+            self.want_shared(o, i, l, &mut shared);
         }
     }
 
@@ -738,7 +746,7 @@ impl Pass<'_> {
 type PassOutput = (
     Vec<Option<Layout>>,
     Vec<bool>,
-    HashMap<(OpId, usize), Layout>,
+    HashMap<(OpId, usize), Rc<Layout>>,
     HashSet<(OpId, usize)>,
     Vec<Decision>,
 );

@@ -11,6 +11,7 @@ use crate::shape_ops::{collapse_dims_canon, drop_dim_canon, reshape, split, tran
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use std::borrow::Cow;
+use std::rc::Rc;
 
 impl Pass<'_> {
     /// Layouts of free values from their uses, last use first.
@@ -34,9 +35,12 @@ impl Pass<'_> {
                 .iter()
                 .filter(|k| self.demand.contains_key(k))
                 .min_by_key(|&&(u, i)| (self.position[u], i));
-            let l = match first {
-                Some(k) => self.demand[k].clone(),
-                None => self.default_layout(v)?,
+            let (l, mut wanted) = match first {
+                Some(k) => {
+                    let d = Rc::clone(&self.demand[k]);
+                    (Layout::clone(&d), Some(d))
+                }
+                None => (self.default_layout(v)?, None),
             };
             // Backwards through the producer.
             let Some(o) = p.def_op(v) else {
@@ -81,11 +85,16 @@ impl Pass<'_> {
                 _ => None,
             };
             if let Some(b) = back {
+                // Passed back unchanged: shared with the use that wanted it.
+                let mut shared = match b {
+                    Cow::Borrowed(_) => wanted.take(),
+                    Cow::Owned(_) => None,
+                };
                 for i in 0..op.operands.len() {
                     if matches!(op.kind, OpKind::Elementwise | OpKind::Join | OpKind::Load)
                         || i == 0
                     {
-                        self.want(o, i, &b);
+                        self.want_shared(o, i, &b, &mut shared);
                     }
                 }
             }

@@ -9,6 +9,7 @@ use crate::cost::Pricer;
 use crate::error::{EngineError, Result};
 use crate::ir::{OpKind, Program};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// The engine with `choices` fixed (see the module doc).
 pub(super) fn assign_with(
@@ -128,7 +129,7 @@ fn finish(p: &Program, out: PassOutput) -> Result<EngineOutput> {
             if free[v] {
                 a.remat.insert((o, i), true);
             }
-            a.uses.insert((o, i), d);
+            a.uses.insert((o, i), Rc::unwrap_or_clone(d));
         }
     }
     for v in 0..p.values.len() {
