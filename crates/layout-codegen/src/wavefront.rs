@@ -41,24 +41,46 @@ use std::collections::HashMap;
 /// of `banks` banks holds among `bytes` bytes from each byte address of
 /// `starts` (at least 1).
 pub fn phase_wavefronts(starts: &[u64], bytes: u64, banks: u64) -> u64 {
-    let mut words: Vec<u64> = starts
-        .iter()
-        .flat_map(|&s| (s / 4)..(s + bytes.max(1)).div_ceil(4))
-        .collect();
+    let words = |s: u64| (s / 4)..(s + bytes.max(1)).div_ceil(4);
+    // A lane touches at most `⌈bytes / 4⌉ + 1` words: a warp's phase fits
+    // a stack buffer (the planner's and the simulator's hot path).
+    let per_lane = bytes.max(1).div_ceil(4) + 1;
+    if (starts.len() as u64).saturating_mul(per_lane) <= STACK_WORDS as u64 {
+        let mut buf = [0u64; STACK_WORDS];
+        let mut n = 0;
+        for w in starts.iter().flat_map(|&s| words(s)) {
+            buf[n] = w;
+            n += 1;
+        }
+        return max_per_bank(&mut buf[..n], banks);
+    }
+    let mut all: Vec<u64> = starts.iter().flat_map(|&s| words(s)).collect();
+    max_per_bank(&mut all, banks)
+}
+
+/// Words of one phase that [`phase_wavefronts`] counts without allocating.
+const STACK_WORDS: usize = 256;
+
+/// The largest number of distinct words (of `words`, sorted in place) in
+/// one of `banks` banks, at least 1.
+fn max_per_bank(words: &mut [u64], banks: u64) -> u64 {
     words.sort_unstable();
-    words.dedup();
     let banks = banks.max(1);
+    let distinct = words
+        .iter()
+        .enumerate()
+        .filter(|&(i, w)| i == 0 || words[i - 1] != *w)
+        .map(|(_, &w)| w);
     if banks <= 64 {
-        // The hardware's 32 or 64 banks: count in an array (the hot path
-        // of the planner's candidate ranking and of the simulator).
+        // The hardware's 32 or 64 banks: count in an array.
         let mut per_bank = [0u64; 64];
-        for w in words {
+        for w in distinct {
             per_bank[(w % banks) as usize] += 1;
         }
         return per_bank.into_iter().max().filter(|&m| m > 0).unwrap_or(1);
     }
     let mut per_bank: HashMap<u64, u64> = HashMap::new();
-    for w in words {
+    for w in distinct {
         *per_bank.entry(w % banks).or_default() += 1;
     }
     per_bank.into_values().max().unwrap_or(1)
@@ -113,8 +135,21 @@ pub fn predicated_access_wavefronts(starts: &[Option<u64>], bytes: u64) -> Vec<u
     starts
         .chunks(per)
         .filter_map(|lanes| {
-            let active: Vec<u64> = lanes.iter().flatten().copied().collect();
-            (!active.is_empty()).then(|| phase_wavefronts(&active, bytes, 32))
+            // The active lanes' addresses, on the stack for a warp's phase.
+            let mut buf = [0u64; 64];
+            let active: Vec<u64>;
+            let active: &[u64] = if lanes.len() <= buf.len() {
+                let mut n = 0;
+                for &a in lanes.iter().flatten() {
+                    buf[n] = a;
+                    n += 1;
+                }
+                &buf[..n]
+            } else {
+                active = lanes.iter().flatten().copied().collect();
+                &active
+            };
+            (!active.is_empty()).then(|| phase_wavefronts(active, bytes, 32))
         })
         .collect()
 }

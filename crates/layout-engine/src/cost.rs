@@ -24,8 +24,12 @@
 use crate::assignment::{Assignment, Conversion};
 use crate::error::{EngineError, Result};
 use crate::ir::Program;
-use layout_codegen::choice::{plan_conversion_best, total_warps, BARRIER_COST};
+use crate::shape_ops::squeeze;
+use layout_codegen::choice::{
+    plan_conversion_best, plan_conversion_triton, total_warps, BARRIER_COST,
+};
 use layout_codegen::conversion::classify;
+use layout_codegen::lower_bound::full_shared_floor;
 use layout_codegen::partial::plan_split_optimal;
 use linear_layout::LinearLayout;
 use serde::Serialize;
@@ -97,7 +101,24 @@ impl Pricer {
         if let Some(p) = self.cached(key, src, dst) {
             return p.clone();
         }
-        let p = price_uncached(src, dst, bits);
+        // Size-1 out dims hold no bits: the pair without them has the same
+        // packed columns and the same price (`tests/price_shortcut.rs`
+        // checks every pair against its definition), and is often priced
+        // already (a value and its `expand_dims`). An error keeps the
+        // value's own shape.
+        let p = match (squeeze(src), squeeze(dst)) {
+            (Some(s), Some(d)) if s.out_dims() == d.out_dims() => {
+                self.price(&s, &d, bits).map_err(|e| match e {
+                    EngineError::Plan { value, message, .. } => EngineError::Plan {
+                        value,
+                        shape: crate::shape_ops::out_shape(dst),
+                        message,
+                    },
+                    e => e,
+                })
+            }
+            _ => price_uncached(src, dst, bits),
+        };
         self.cache
             .entry(key)
             .or_default()
@@ -134,6 +155,17 @@ impl Pricer {
                 _ => None,
             })
             .fold(0.0, f64::max)
+    }
+
+    /// Every pair priced so far: source, destination, element width class
+    /// (8, 16, 32 or 64 bits) and price (for tests that check prices
+    /// against their definition).
+    pub fn priced(
+        &self,
+    ) -> impl Iterator<Item = (&LinearLayout, &LinearLayout, u32, &Result<Price>)> {
+        self.cache
+            .iter()
+            .flat_map(|(&(_, bits), e)| e.iter().map(move |(s, d, p)| (s, d, bits, p)))
     }
 
     /// Every conversion of an assignment with its weighted price; the
@@ -199,29 +231,61 @@ fn price_uncached(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Result<P
             cycles: 0.0,
         });
     }
+    let shared = class.short_name() == "shared";
+    let partial = if shared {
+        partial_cycles(src, dst, bits)
+    } else {
+        None
+    };
+    // Elements cross warps, so no shuffle plan passes the simulator and
+    // every other candidate of `plan_conversion_best` moves the whole tile
+    // through shared memory, at no less than `full_shared_floor`: a partial
+    // plan below that floor wins without them being planned. Triton's plan
+    // is still planned (not simulated), so that a conversion its planner
+    // refuses is refused as before. `tests/price_shortcut.rs` checks the
+    // price against both planners on every pair the engine prices.
+    if let Some((cycles, true)) = partial {
+        if cycles < full_shared_floor(dst, bits) {
+            plan_conversion_triton(src, dst, bits).map_err(|e| plan_err(e.to_string()))?;
+            return Ok(partial_price(class.short_name(), cycles));
+        }
+    }
     let best = plan_conversion_best(src, dst, bits).map_err(|e| plan_err(e.to_string()))?;
-    let mut price = Price {
+    let price = Price {
         class: class.short_name(),
         plan: best.plan.kind_name().to_string(),
         candidate: best.candidate,
         cycles: best.cost,
     };
-    if class.short_name() == "shared" {
-        if let Ok((plan, _report)) = plan_split_optimal(src, dst, bits) {
-            if plan.cost.cheaper_than_full() {
-                let loads = plan.cost.load_instructions > 0;
-                let cycles = plan.cost.partial_units() as f64 / total_warps(dst).max(1) as f64
-                    + if loads { BARRIER_COST } else { 0.0 };
-                if cycles < price.cycles {
-                    price = Price {
-                        class: price.class,
-                        plan: "partial".into(),
-                        candidate: "partial",
-                        cycles,
-                    };
-                }
-            }
-        }
+    Ok(match partial {
+        Some((cycles, _)) if cycles < price.cycles => partial_price(price.class, cycles),
+        _ => price,
+    })
+}
+
+/// The price of a partial plan of `cycles`.
+fn partial_price(class: &'static str, cycles: f64) -> Price {
+    Price {
+        class,
+        plan: "partial".into(),
+        candidate: "partial",
+        cycles,
     }
-    Ok(price)
+}
+
+/// The cycles of the partial cross-warp plan of a shared-memory
+/// conversion ([`plan_split_optimal`], proved), when it is predicted
+/// cheaper than the full plan through the same shared layout (module doc),
+/// and whether any element crosses warps; `None` when there is no such
+/// plan.
+fn partial_cycles(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Option<(f64, bool)> {
+    let (plan, _report) = plan_split_optimal(src, dst, bits).ok()?;
+    if !plan.cost.cheaper_than_full() {
+        return None;
+    }
+    let loads = plan.cost.load_instructions > 0;
+    let cycles = plan.cost.partial_units() as f64 / total_warps(dst).max(1) as f64
+        + if loads { BARRIER_COST } else { 0.0 };
+    let crosses = plan.cost.staying_elements < plan.cost.elements;
+    Some((cycles, crosses))
 }

@@ -56,6 +56,63 @@ fn map_bases(
         .collect()
 }
 
+/// The layout whose out dim `k` is `ll`'s out dim `from[k]` (same size,
+/// the same component in every basis), or a size-1 dim where `from[k]` is
+/// `None`: the packed columns' fields are moved, no basis is unpacked.
+/// The dims are `dim0, dim1, …`; the in dims and columns keep their order,
+/// so the result equals [`build`] of the same components. With
+/// `canonical`, all-zero register columns are dropped as [`canon`] drops
+/// them.
+fn move_fields(
+    ll: &LinearLayout,
+    from: &[Option<usize>],
+    canonical: bool,
+    op: &str,
+) -> Result<LinearLayout> {
+    // (width, shift) of every old field: dim0 in the low bits.
+    let mut old: Vec<(u32, u32)> = Vec::with_capacity(ll.num_out_dims());
+    let mut at = 0;
+    for d in ll.out_dim_names() {
+        let log2 = ll.out_dim_size_log2(d);
+        old.push((log2, at));
+        at += log2;
+    }
+    // (old shift, width, new shift) of every moved field.
+    let mut moves: Vec<(u32, u32, u32)> = Vec::with_capacity(from.len());
+    let mut outs = Vec::with_capacity(from.len());
+    let mut shift = 0;
+    for (k, f) in from.iter().enumerate() {
+        let log2 = match f {
+            Some(j) => {
+                let (log2, at) = old[*j];
+                if log2 > 0 {
+                    moves.push((at, log2, shift));
+                }
+                log2
+            }
+            None => 0,
+        };
+        outs.push((DimName::dim(k), log2));
+        shift += log2;
+    }
+    let field =
+        |c: u64, (at, width, to): (u32, u32, u32)| ((c >> at) & (u64::MAX >> (64 - width))) << to;
+    let ins = ll
+        .in_dim_names()
+        .map(|d| {
+            let drop_zero = canonical && d == DimName::REGISTER;
+            let cols = ll
+                .packed_bases(d)
+                .iter()
+                .map(|&c| moves.iter().fold(0, |acc, &m| acc | field(c, m)))
+                .filter(|&c| !drop_zero || c != 0)
+                .collect();
+            (d, cols)
+        })
+        .collect();
+    LinearLayout::from_packed(ins, outs, false).map_err(|e| err(op, e))
+}
+
 /// The layout with its all-zero register bases dropped (duplicated
 /// registers removed): two layouts that differ only by such bases hold
 /// the same data in each thread.
@@ -70,38 +127,41 @@ pub fn canon(ll: &LinearLayout) -> LinearLayout {
 /// Removes out dim `axis` (its components dropped): the layout of a
 /// reduction along `axis`, before [`canon`].
 pub fn drop_dim(ll: &LinearLayout, axis: usize) -> Result<LinearLayout> {
-    let mut s = shape(ll);
+    let s = shape(ll);
     if axis >= s.len() {
         return Err(err(
             "reduce",
             format!("axis {axis} of a rank-{} layout", s.len()),
         ));
     }
-    s.remove(axis);
-    let bases = map_bases(ll, |_, b| {
-        let mut b = b.to_vec();
-        b.remove(axis);
-        b
-    });
-    build(ll, bases, &s, "reduce")
+    let from: Vec<Option<usize>> = (0..s.len()).filter(|&d| d != axis).map(Some).collect();
+    move_fields(ll, &from, false, "reduce")
+}
+
+/// The layout with every size-1 out dim removed (the others renumbered
+/// `dim0, dim1, …` in order): the same map on the same packed columns,
+/// `None` when there is no size-1 dim.
+pub fn squeeze(ll: &LinearLayout) -> Option<LinearLayout> {
+    let s = shape(ll);
+    if !s.contains(&1) {
+        return None;
+    }
+    let from: Vec<Option<usize>> = (0..s.len()).filter(|&d| s[d] != 1).map(Some).collect();
+    move_fields(ll, &from, false, "squeeze").ok()
 }
 
 /// Inserts a size-1 out dim at `axis` (`expand_dims`).
 pub fn insert_dim(ll: &LinearLayout, axis: usize) -> Result<LinearLayout> {
-    let mut s = shape(ll);
+    let s = shape(ll);
     if axis > s.len() {
         return Err(err(
             "expand_dims",
             format!("axis {axis} of a rank-{} layout", s.len()),
         ));
     }
-    s.insert(axis, 1);
-    let bases = map_bases(ll, |_, b| {
-        let mut b = b.to_vec();
-        b.insert(axis, 0);
-        b
-    });
-    build(ll, bases, &s, "expand_dims")
+    let mut from: Vec<Option<usize>> = (0..s.len()).map(Some).collect();
+    from.insert(axis, None);
+    move_fields(ll, &from, false, "expand_dims")
 }
 
 /// Zeroes every out dim where `to[d] == 1` and the layout's size is
@@ -111,6 +171,10 @@ pub fn collapse_dims(ll: &LinearLayout, to: &[u64]) -> Result<LinearLayout> {
     if to.len() != s.len() {
         return Err(err("broadcast", format!("{to:?} from {s:?}")));
     }
+    if s.iter().zip(to).all(|(&a, &t)| t == 1 || t == a) {
+        let from: Vec<Option<usize>> = (0..s.len()).map(|d| (to[d] != 1).then_some(d)).collect();
+        return move_fields(ll, &from, false, "broadcast");
+    }
     let bases = map_bases(ll, |_, b| {
         b.iter()
             .zip(to)
@@ -118,6 +182,26 @@ pub fn collapse_dims(ll: &LinearLayout, to: &[u64]) -> Result<LinearLayout> {
             .collect()
     });
     build(ll, bases, to, "broadcast")
+}
+
+/// [`canon`] of [`drop_dim`], built once.
+pub fn drop_dim_canon(ll: &LinearLayout, axis: usize) -> Result<LinearLayout> {
+    let s = shape(ll);
+    if axis >= s.len() {
+        return drop_dim(ll, axis);
+    }
+    let from: Vec<Option<usize>> = (0..s.len()).filter(|&d| d != axis).map(Some).collect();
+    move_fields(ll, &from, true, "reduce")
+}
+
+/// [`canon`] of [`collapse_dims`], built once.
+pub fn collapse_dims_canon(ll: &LinearLayout, to: &[u64]) -> Result<LinearLayout> {
+    let s = shape(ll);
+    if to.len() == s.len() && s.iter().zip(to).all(|(&a, &t)| t == 1 || t == a) {
+        let from: Vec<Option<usize>> = (0..s.len()).map(|d| (to[d] != 1).then_some(d)).collect();
+        return move_fields(ll, &from, true, "broadcast");
+    }
+    Ok(canon(&collapse_dims(ll, to)?))
 }
 
 /// `trans(order)`: result dim `i` is operand dim `order[i]`.
@@ -134,9 +218,8 @@ pub fn transpose(ll: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
             format!("order {order:?} for rank {}", s.len()),
         ));
     }
-    let ns: Vec<u64> = order.iter().map(|&o| s[o]).collect();
-    let bases = map_bases(ll, |_, b| order.iter().map(|&o| b[o]).collect());
-    build(ll, bases, &ns, "trans")
+    let from: Vec<Option<usize>> = order.iter().map(|&o| Some(o)).collect();
+    move_fields(ll, &from, false, "trans")
 }
 
 /// Row-major reshape (last dim fastest, as Triton's `tt.reshape`).
@@ -334,6 +417,74 @@ mod tests {
         let r = reshape(&l, &[32, 32, 2]).unwrap();
         assert_eq!(reshape(&r, &[32, 64]).unwrap(), l);
         assert_eq!(split(&join(&l).unwrap()).unwrap(), l);
+    }
+
+    /// The field moves of `drop_dim`, `insert_dim`, `collapse_dims` and
+    /// `transpose` equal the layouts built from the bases' components
+    /// (each component dropped, inserted, zeroed or permuted by hand), on
+    /// every axis and order of blocked, mma and broadcast layouts.
+    #[test]
+    fn field_moves_equal_the_component_definitions() {
+        let by_components = |ll: &LinearLayout, f: &dyn Fn(&[u64]) -> Vec<u64>, to: &[u64]| {
+            build(ll, map_bases(ll, |_, b| f(b)), to, "test").unwrap()
+        };
+        let layouts = [
+            blocked(&[64, 64]),
+            blocked(&[2, 64]),
+            blocked(&[64, 1]),
+            blocked(&[256, 256]),
+            Encoding::parse("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], instrShape = [16, 8]}>")
+                .unwrap()
+                .to_linear_layout(&[64, 128])
+                .unwrap(),
+            Encoding::parse("#ttg.blocked<{sizePerThread = [1, 2, 2], threadsPerWarp = [4, 1, 8], warpsPerCTA = [2, 2, 1], order = [2, 0, 1]}>")
+                .unwrap()
+                .to_linear_layout(&[8, 1, 32])
+                .unwrap(),
+        ];
+        let mut checked = 0;
+        for ll in &layouts {
+            let s = shape(ll);
+            let n = s.len();
+            for axis in 0..n {
+                let mut t = s.clone();
+                t.remove(axis);
+                let want = by_components(ll, &|b| [&b[..axis], &b[axis + 1..]].concat(), &t);
+                assert_eq!(drop_dim(ll, axis).unwrap(), want);
+                let mut to = s.clone();
+                to[axis] = 1;
+                let want = by_components(
+                    ll,
+                    &|b| {
+                        b.iter()
+                            .enumerate()
+                            .map(|(d, &c)| if d == axis { 0 } else { c })
+                            .collect()
+                    },
+                    &to,
+                );
+                assert_eq!(collapse_dims(ll, &to).unwrap(), want);
+                assert_eq!(collapse_dims_canon(ll, &to).unwrap(), canon(&want));
+                assert_eq!(
+                    drop_dim_canon(ll, axis).unwrap(),
+                    canon(&drop_dim(ll, axis).unwrap())
+                );
+                checked += 2;
+            }
+            for axis in 0..=n {
+                let mut t = s.clone();
+                t.insert(axis, 1);
+                let want = by_components(ll, &|b| [&b[..axis], &[0], &b[axis..]].concat(), &t);
+                assert_eq!(insert_dim(ll, axis).unwrap(), want);
+                checked += 1;
+            }
+            let order: Vec<usize> = (0..n).rev().collect();
+            let t: Vec<u64> = order.iter().map(|&o| s[o]).collect();
+            let want = by_components(ll, &|b| order.iter().map(|&o| b[o]).collect(), &t);
+            assert_eq!(transpose(ll, &order).unwrap(), want);
+            checked += 1;
+        }
+        assert_eq!(checked, 51);
     }
 
     #[test]

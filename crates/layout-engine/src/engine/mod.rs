@@ -57,13 +57,15 @@ use crate::cost::{weighted, Pricer};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
 use crate::shape_ops::{
-    canon, collapse_dims, drop_dim, insert_dim, join, lift, reshape, split, transpose,
+    canon, collapse_dims_canon, drop_dim, drop_dim_canon, insert_dim, join, lift, reshape, split,
+    transpose,
 };
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 mod chain;
 mod mincut;
@@ -122,7 +124,9 @@ struct Pass<'a> {
     pricer: &'a mut Pricer,
     lay: Vec<Option<Layout>>,
     free: Vec<bool>,
-    demand: HashMap<(OpId, usize), Layout>,
+    /// The layout each use wants, shared between the uses that want the
+    /// same one ([`Pass::want_all`], [`Pass::resolve_free`]).
+    demand: HashMap<(OpId, usize), Rc<Layout>>,
     shared: HashSet<(OpId, usize)>,
     decisions: Vec<Decision>,
     fixed: &'a HashMap<ValueId, Layout>,
@@ -145,6 +149,19 @@ fn shape(p: &Program, v: ValueId) -> Vec<u64> {
         .unwrap_or_default()
 }
 
+/// Whether `v` is a tensor of `ll`'s out shape (no allocation: `want` asks
+/// it of every operand).
+fn same_shape(p: &Program, v: ValueId, ll: &LinearLayout) -> bool {
+    let Some(s) = p.values[v].ty.tensor_shape() else {
+        return false;
+    };
+    s.len() == ll.num_out_dims()
+        && ll
+            .out_dim_names()
+            .zip(s)
+            .all(|(d, &x)| ll.out_dim_size(d) == x)
+}
+
 impl Pass<'_> {
     fn default_layout(&self, v: ValueId) -> Result<Layout> {
         let s = shape(self.p, v);
@@ -152,9 +169,20 @@ impl Pass<'_> {
     }
 
     fn want(&mut self, o: OpId, i: usize, l: &Layout) {
+        self.want_shared(o, i, l, &mut None);
+    }
+
+    /// [`Self::want`], sharing `shared` (made from `l` on first need)
+    /// between the uses wanting `l`.
+    fn want_shared(&mut self, o: OpId, i: usize, l: &Layout, shared: &mut Option<Rc<Layout>>) {
         if let Some(&v) = self.p.ops[o].operands.get(i) {
-            if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
-                self.demand.insert((o, i), l.clone());
+            if self.p.is_tensor(v) && same_shape(self.p, v, &l.ll) {
+                // Wanting the layout already wanted changes nothing.
+                if self.demand.get(&(o, i)).is_some_and(|d| **d == *l) {
+                    return;
+                }
+                let d = shared.get_or_insert_with(|| Rc::new(l.clone())).clone();
+                self.demand.insert((o, i), d);
             }
         }
     }
@@ -164,7 +192,7 @@ impl Pass<'_> {
     fn want_data(&mut self, o: OpId, i: usize, l: &Layout) -> Result<()> {
         self.want(o, i, l);
         if let Some(&v) = self.p.ops[o].operands.get(i) {
-            if self.p.is_tensor(v) && shape(self.p, v) == crate::shape_ops::out_shape(&l.ll) {
+            if self.p.is_tensor(v) && same_shape(self.p, v, &l.ll) {
                 self.place(o, v, l)?;
             }
         }
@@ -219,10 +247,15 @@ impl Pass<'_> {
     }
 
     fn known(&self, v: ValueId) -> Option<Layout> {
+        self.known_ref(v).cloned()
+    }
+
+    /// [`Self::known`] without the clone.
+    fn known_ref(&self, v: ValueId) -> Option<&Layout> {
         if self.free[v] {
             None
         } else {
-            self.lay[v].clone()
+            self.lay[v].as_ref()
         }
     }
 
@@ -235,8 +268,9 @@ impl Pass<'_> {
     }
 
     fn want_all(&mut self, o: OpId, l: &Layout) {
+        let mut shared = None;
         for i in 0..self.p.ops[o].operands.len() {
-            self.want(o, i, l);
+            self.want_shared(o, i, l, &mut shared);
         }
     }
 
@@ -277,7 +311,7 @@ impl Pass<'_> {
                     .operands
                     .iter()
                     .copied()
-                    .filter(|&v| p.is_tensor(v) && self.known(v).is_some())
+                    .filter(|&v| p.is_tensor(v) && self.known_ref(v).is_some())
                     .collect();
                 if nonfree.is_empty() {
                     for &r in &op.results {
@@ -287,9 +321,9 @@ impl Pass<'_> {
                 }
                 let mut cands: Vec<Layout> = Vec::new();
                 for &v in &nonfree {
-                    let l = self.known(v).expect("filtered");
+                    let l = self.known_ref(v).expect("filtered");
                     if !cands.iter().any(|c| c.ll == l.ll) {
-                        cands.push(l);
+                        cands.push(l.clone());
                     }
                 }
                 let chosen = if cands.len() == 1 {
@@ -405,7 +439,7 @@ impl Pass<'_> {
                     }
                     None => {
                         let from_mma = self
-                            .known(a)
+                            .known_ref(a)
                             .is_some_and(|l| matches!(l.encoding, Encoding::NvidiaMma(_)));
                         match (&choice.a_in_registers, from_mma) {
                             (Some(enc), true) => {
@@ -461,7 +495,7 @@ impl Pass<'_> {
                         dim: *axis,
                         parent: Box::new(src.encoding.clone()),
                     });
-                    let want = canon(&drop_dim(&src.ll, *axis)?);
+                    let want = drop_dim_canon(&src.ll, *axis)?;
                     // A slice of a `#ttg.linear` parent is no simpler than the map.
                     let linear = matches!(src.encoding, Encoding::Linear(_));
                     let l = match (!linear).then(|| Layout::new(slice, &rs)) {
@@ -503,9 +537,9 @@ impl Pass<'_> {
                 };
                 self.want(o, 0, &src);
                 let (vs, rs) = (shape(p, v), shape(p, r));
-                let fits = |l: &Layout| {
-                    collapse_dims(&l.ll, &vs).is_ok_and(|c| canon(&c) == canon(&src.ll))
-                };
+                let collapsed = canon(&src.ll);
+                let fits =
+                    |l: &LinearLayout| collapse_dims_canon(l, &vs).is_ok_and(|c| c == collapsed);
                 let mut found = None;
                 // A same-shape neighbour this value meets in an elementwise op.
                 for &(u, _) in &self.uses[r] {
@@ -513,15 +547,20 @@ impl Pass<'_> {
                         continue;
                     }
                     for &w in &p.ops[u].operands {
-                        if let Some(l) = self.known(w).filter(|l| shape(p, w) == rs && fits(l)) {
-                            found = Some(l);
+                        if let Some(l) = self
+                            .known_ref(w)
+                            .filter(|l| shape(p, w) == rs && fits(&l.ll))
+                        {
+                            found = Some(l.clone());
                             break;
                         }
                         // Or a conversion of it already placed (a reduce's
                         // operand brought into a warp-local layout).
-                        if let Some((_, l)) = self.made.iter().find(|(x, l)| {
-                            *x == w && shape(p, w) == rs && fits(&Layout::from_ll(l.clone()))
-                        }) {
+                        if let Some((_, l)) = self
+                            .made
+                            .iter()
+                            .find(|(x, l)| *x == w && shape(p, w) == rs && fits(l))
+                        {
                             found = Some(Layout::from_ll(l.clone()));
                             break;
                         }
@@ -536,7 +575,7 @@ impl Pass<'_> {
                     None => match (!matches!(src.encoding, Encoding::Linear(_)))
                         .then(|| Layout::new(src.encoding.clone(), &rs).ok())
                         .flatten()
-                        .filter(|l| fits(l))
+                        .filter(|l| fits(&l.ll))
                     {
                         Some(l) => l,
                         None => Layout::from_ll(lift(&src.ll, &vs, &rs)?),
@@ -707,7 +746,7 @@ impl Pass<'_> {
 type PassOutput = (
     Vec<Option<Layout>>,
     Vec<bool>,
-    HashMap<(OpId, usize), Layout>,
+    HashMap<(OpId, usize), Rc<Layout>>,
     HashSet<(OpId, usize)>,
     Vec<Decision>,
 );
@@ -736,7 +775,9 @@ fn run_pass(
         pricer,
         lay: vec![None; p.values.len()],
         free: vec![false; p.values.len()],
-        demand: HashMap::new(),
+        // Every operand may be wanted: sized once (a layout is large, and
+        // rehashing a growing map moves every entry).
+        demand: HashMap::with_capacity(p.ops.iter().map(|op| op.operands.len()).sum()),
         shared: HashSet::new(),
         decisions: Vec::new(),
         fixed,

@@ -33,7 +33,7 @@ use crate::assignment::Layout;
 use crate::cost::weighted;
 use crate::error::Result;
 use crate::ir::{OpId, OpKind, ValueId};
-use crate::shape_ops::{canon, collapse_dims, drop_dim, reshape, split, transpose};
+use crate::shape_ops::{canon, collapse_dims_canon, drop_dim_canon, reshape, split, transpose};
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
@@ -304,12 +304,12 @@ impl Pass<'_> {
                 }
                 one(Layout::from_ll(canon(&transpose(&target.ll, &inverse)?)))
             }
-            OpKind::Broadcast => one(Layout::from_ll(canon(&collapse_dims(
+            OpKind::Broadcast => one(Layout::from_ll(collapse_dims_canon(
                 &target.ll,
                 &shape(p, src),
-            )?))),
+            )?)),
             OpKind::ExpandDims { axis } => {
-                let want = canon(&drop_dim(&target.ll, *axis)?);
+                let want = drop_dim_canon(&target.ll, *axis)?;
                 let slice = Encoding::Slice(Slice {
                     dim: *axis,
                     parent: Box::new(target.encoding.clone()),

@@ -46,68 +46,41 @@ use crate::ir::{OpId, OpKind, Program};
 use crate::shape_ops::drop_dim;
 use layout_codegen::choice::BARRIER_COST;
 use layout_codegen::cost::WAVEFRONT_BYTES;
+use linear_layout::gf2::EchelonBasis;
 use linear_layout::{DimName, LinearLayout};
 
 /// Partials per level of a reduction of `L` along `axis` (see the module
-/// doc): `(d_reg, d_lane, d_warp, rank_reg(R), rank_lane(R))`.
+/// doc): `(d_reg, d_lane, d_warp, rank_reg(R), rank_lane(R))`. `R`'s
+/// columns are `L`'s packed columns with the bits of out dim `axis`
+/// cleared (dropping an out dim's components leaves the other fields as
+/// they are; where they sit in the packing does not change a rank).
 fn levels(l: &LinearLayout, axis: usize) -> Result<[u32; 5]> {
-    let r = drop_dim(l, axis)?;
-    let dims = [DimName::REGISTER, DimName::LANE, DimName::WARP];
+    let Some(&(out, _)) = l.out_dims().get(axis) else {
+        // `drop_dim` names the bad axis.
+        drop_dim(l, axis)?;
+        return Err(EngineError::Unsupported(format!(
+            "reduce along axis {axis}"
+        )));
+    };
+    let keep = !l.out_mask(&[out]);
     let mut ranks = [[0u32; 2]; 3];
-    for (k, m) in [l, &r].into_iter().enumerate() {
-        let bits: Vec<u32> = m
-            .out_dims()
-            .iter()
-            .map(|&(d, _)| m.out_dim_size_log2(d))
-            .collect();
-        if bits.iter().sum::<u32>() > 128 {
-            return Err(EngineError::Unsupported(format!(
-                "reduce of a layout over more than 2^128 elements: {:?}",
-                m.out_dims()
-            )));
+    let (mut full, mut dropped) = (EchelonBasis::new(), EchelonBasis::new());
+    let mut counts = [0u32; 2];
+    for (level, d) in [DimName::REGISTER, DimName::LANE, DimName::WARP]
+        .into_iter()
+        .enumerate()
+    {
+        for &c in l.packed_bases(d) {
+            counts[0] += u32::from(full.insert_if_independent(c));
+            counts[1] += u32::from(dropped.insert_if_independent(c & keep));
         }
-        let mut bases: Vec<Vec<u64>> = Vec::new();
-        for (level, &d) in dims.iter().enumerate() {
-            if m.has_in_dim(d) {
-                bases.extend(m.bases(d));
-            }
-            ranks[level][k] = gf2_rank(&bases, &bits);
-        }
+        ranks[level] = counts;
     }
     let kernel = |level: usize| ranks[level][0] - ranks[level][1];
     let d_reg = kernel(0);
     let d_lane = kernel(1) - kernel(0);
     let d_warp = kernel(2) - kernel(1);
     Ok([d_reg, d_lane, d_warp, ranks[0][1], ranks[1][1]])
-}
-
-/// The GF(2) rank of basis vectors: each vector's components (one per
-/// out dim, a coordinate below that dim's size `2^bits[d]`) packed side
-/// by side into one bit row, then Gaussian elimination.
-fn gf2_rank(bases: &[Vec<u64>], bits: &[u32]) -> u32 {
-    let mut rows: Vec<u128> = bases
-        .iter()
-        .map(|b| {
-            b.iter()
-                .zip(bits)
-                .fold(0u128, |acc, (&c, &w)| (acc << w) | u128::from(c))
-        })
-        .collect();
-    let mut rank = 0usize;
-    for bit in (0..128).rev() {
-        let Some(k) = (rank..rows.len()).find(|&k| rows[k] >> bit & 1 == 1) else {
-            continue;
-        };
-        rows.swap(rank, k);
-        let pivot = rows[rank];
-        for (j, row) in rows.iter_mut().enumerate() {
-            if j != rank && *row >> bit & 1 == 1 {
-                *row ^= pivot;
-            }
-        }
-        rank += 1;
-    }
-    rank as u32
 }
 
 /// Whether reducing `l` along `axis` needs partials of other warps (a
@@ -240,6 +213,84 @@ pub fn broadcast_back(p: &Program, uses: &[Vec<(OpId, usize)>], o: OpId) -> bool
 mod tests {
     use super::*;
     use hw_layouts::Encoding;
+
+    /// [`levels`] by its definition: `R = drop_dim(L, axis)` built, each
+    /// basis's components packed side by side into one bit row, ranks by
+    /// Gaussian elimination.
+    fn levels_by_definition(l: &LinearLayout, axis: usize) -> [u32; 5] {
+        let r = drop_dim(l, axis).unwrap();
+        let dims = [DimName::REGISTER, DimName::LANE, DimName::WARP];
+        let mut ranks = [[0u32; 2]; 3];
+        for (k, m) in [l, &r].into_iter().enumerate() {
+            let bits: Vec<u32> = m
+                .out_dims()
+                .iter()
+                .map(|&(d, _)| m.out_dim_size_log2(d))
+                .collect();
+            let mut rows: Vec<u128> = Vec::new();
+            for (level, &d) in dims.iter().enumerate() {
+                if m.has_in_dim(d) {
+                    rows.extend(m.bases(d).iter().map(|b| {
+                        b.iter()
+                            .zip(&bits)
+                            .fold(0u128, |acc, (&c, &w)| (acc << w) | u128::from(c))
+                    }));
+                }
+                let mut rows = rows.clone();
+                let mut rank = 0usize;
+                for bit in (0..128).rev() {
+                    let Some(k) = (rank..rows.len()).find(|&k| rows[k] >> bit & 1 == 1) else {
+                        continue;
+                    };
+                    rows.swap(rank, k);
+                    let pivot = rows[rank];
+                    for (j, row) in rows.iter_mut().enumerate() {
+                        if j != rank && *row >> bit & 1 == 1 {
+                            *row ^= pivot;
+                        }
+                    }
+                    rank += 1;
+                }
+                ranks[level][k] = rank as u32;
+            }
+        }
+        let kernel = |level: usize| ranks[level][0] - ranks[level][1];
+        [
+            kernel(0),
+            kernel(1) - kernel(0),
+            kernel(2) - kernel(1),
+            ranks[0][1],
+            ranks[1][1],
+        ]
+    }
+
+    /// The packed ranks of [`levels`] equal the definition's on every axis
+    /// of blocked, mma, sliced and 11-D `#ttg.linear` layouts (the sort
+    /// kernel's), broadcast ones included, and a bad axis is an error.
+    #[test]
+    fn levels_equal_their_definition() {
+        let cases: Vec<LinearLayout> = vec![
+            ll("#ttg.blocked<{sizePerThread = [16, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>", &[64, 64]),
+            ll("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>", &[8, 256]),
+            ll("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>", &[2, 16]),
+            ll("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], instrShape = [16, 8]}>", &[64, 128]),
+            ll("#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [2, 4, 4], warpsPerCTA = [2, 1, 4], order = [2, 1, 0]}>}>", &[16, 64]),
+            ll("#ttg.linear<{register = [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0], [0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]], lane = [[0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]], warp = [[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]], block = []}>", &[2; 11]),
+        ];
+        let mut checked = 0;
+        for l in &cases {
+            for axis in 0..l.num_out_dims() {
+                assert_eq!(
+                    levels(l, axis).unwrap(),
+                    levels_by_definition(l, axis),
+                    "{l:?} axis {axis}"
+                );
+                checked += 1;
+            }
+            assert!(levels(l, l.num_out_dims()).is_err());
+        }
+        assert_eq!(checked, 21);
+    }
 
     fn ll(text: &str, shape: &[u64]) -> LinearLayout {
         Encoding::parse(text)

@@ -27,7 +27,8 @@
 
 use super::chain::{chains, dot_params};
 use super::reduction::{broadcast_back, crosses_warps, reductions_cost, warp_local};
-use super::{assign_with, Decision, EngineOutput, Options};
+use super::sweeps::{assign_prepared, prepare};
+use super::{Decision, EngineOutput, Options};
 use crate::anchors::legal_dot_warps;
 use crate::error::Result;
 use crate::ir::{OpId, OpKind, Program};
@@ -125,8 +126,9 @@ pub(super) fn search(
     opts: Options,
     pricer: &mut crate::cost::Pricer,
 ) -> Result<EngineOutput> {
+    let info = prepare(p, opts)?;
     let mut choices = Choices::default();
-    let mut best = assign_with(p, opts, pricer, &choices)?;
+    let mut best = assign_prepared(p, &info, opts, pricer, &choices)?;
     let mut best_cost = total_cost(p, &best, pricer)?;
     let mut decisions = Vec::new();
     let uses = p.uses();
@@ -151,7 +153,7 @@ pub(super) fn search(
             for (&d, w) in chain.iter().zip(combo) {
                 c.dot_warps.insert(d, w.clone());
             }
-            let out = assign_with(p, opts, pricer, &c)?;
+            let out = assign_prepared(p, &info, opts, pricer, &c)?;
             let cost = total_cost(p, &out, pricer)?;
             costs.push(cost);
             if cost < costs[chosen] {
@@ -218,7 +220,7 @@ pub(super) fn search(
         }
         let mut c = choices.clone();
         c.local_reduce.insert(o);
-        let out = assign_with(p, opts, pricer, &c)?;
+        let out = assign_prepared(p, &info, opts, pricer, &c)?;
         let cost = total_cost(p, &out, pricer)?;
         let chosen = usize::from(cost < best_cost);
         let name = p.ops[o].results.first().map_or("?", |&r| &p.values[r].name);

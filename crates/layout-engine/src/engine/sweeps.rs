@@ -4,11 +4,12 @@
 
 use super::{run_pass, shape, Choices, EngineOutput, Options, PassOutput};
 use crate::assignment::Assignment;
-use crate::axis::analyse;
+use crate::axis::{analyse, AxisInfo};
 use crate::cost::Pricer;
 use crate::error::{EngineError, Result};
 use crate::ir::{OpKind, Program};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// The engine with `choices` fixed (see the module doc).
 pub(super) fn assign_with(
@@ -17,6 +18,14 @@ pub(super) fn assign_with(
     pricer: &mut Pricer,
     choices: &Choices,
 ) -> Result<EngineOutput> {
+    let info = prepare(p, opts)?;
+    assign_prepared(p, &info, opts, pricer, choices)
+}
+
+/// Checks that the engine can take `p` with `opts` and runs the axis
+/// analysis, which no choice changes (the search runs it once for all its
+/// candidates).
+pub(super) fn prepare(p: &Program, opts: Options) -> Result<Vec<AxisInfo>> {
     if opts.num_warps == 0 || !opts.num_warps.is_power_of_two() || opts.num_warps > 64 {
         return Err(EngineError::Unsupported(format!(
             "num_warps = {} (a power of two up to 64)",
@@ -35,11 +44,21 @@ pub(super) fn assign_with(
                 .map_err(|e| EngineError::Unsupported(format!("{}: {e}", v.name)))?;
         }
     }
-    let info = analyse(p);
+    Ok(analyse(p))
+}
+
+/// [`assign_with`] given the axis analysis of [`prepare`].
+pub(super) fn assign_prepared(
+    p: &Program,
+    info: &[AxisInfo],
+    opts: Options,
+    pricer: &mut Pricer,
+    choices: &Choices,
+) -> Result<EngineOutput> {
     // Sweep 1: loop-carried values with index-arithmetic inits take the
     // layout their uses want ...
     let none = HashMap::new();
-    let first = run_pass(p, &info, opts, pricer, &none, choices)?;
+    let first = run_pass(p, info, opts, pricer, &none, choices)?;
     let (lay, free) = (&first.0, &first.1);
     let mut fixed = HashMap::new();
     // ... or the layout of the value the loop yields into them (an
@@ -73,11 +92,11 @@ pub(super) fn assign_with(
     let out = if fixed.is_empty() {
         first
     } else {
-        run_pass(p, &info, opts, pricer, &fixed, choices)?
+        run_pass(p, info, opts, pricer, &fixed, choices)?
     };
     let mut best = finish(p, out)?;
     if by_yield != fixed {
-        let other = finish(p, run_pass(p, &info, opts, pricer, &by_yield, choices)?)?;
+        let other = finish(p, run_pass(p, info, opts, pricer, &by_yield, choices)?)?;
         let cost = |pricer: &mut Pricer, o: &EngineOutput| {
             pricer
                 .price_all(p, &o.assignment)
@@ -110,7 +129,7 @@ fn finish(p: &Program, out: PassOutput) -> Result<EngineOutput> {
             if free[v] {
                 a.remat.insert((o, i), true);
             }
-            a.uses.insert((o, i), d);
+            a.uses.insert((o, i), Rc::unwrap_or_clone(d));
         }
     }
     for v in 0..p.values.len() {
