@@ -31,8 +31,15 @@
 //! (or is refused by its planner, or needs more shared memory than the
 //! [`Target`] has) is listed with the reason in
 //! [`PlannedConversion::candidates`] and not chosen. The cheapest under
-//! [`PredictedCost::cycles`] wins; ties go to the earlier candidate (Triton's
-//! plan first), so the plan is never costlier than Triton's.
+//! [`PredictedCost::cycles`] wins; at equal cycles within one class the
+//! one issuing fewer shared-memory instructions ([`shared_instructions`]),
+//! else the earlier candidate (Triton's plan first), so the plan is never
+//! costlier than Triton's.
+//!
+//! 8/16-bit partial candidates are planned on the packed shared words
+//! wherever those are register words on both sides
+//! ([`crate::shared_words`]); [`Lowering::Partial`] then carries the
+//! packing, and the plan is proved on the word layouts.
 //!
 //! ## Partial plans on the one scale
 //! A partial plan's *units* (store + load wavefronts + packed staying
