@@ -336,6 +336,7 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--only", default=None, help="comma-separated case dirs")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     cases = json.load(open(os.path.join(HERE, "cases", "cases.json")))
     if a.only:
@@ -348,23 +349,57 @@ def main():
             print(d, w, e)
         print(f"{len(cases) * len(WHICH) - len(errors)} of {len(cases) * len(WHICH)} compiled")
         return
+    if a.child:
+        return child(cases, a)
+    import subprocess
+    errors = precompile(cases, a.arch or device_arch(), False, a.jobs)
+    print(f"precompiled, {len(errors)} errors", flush=True)
+    # Cases run in a child process; a kernel that faults (the CUDA context
+    # is lost) ends the child after its case is written, and the next
+    # child starts at the case after it.
+    done = 0
+    open(a.out, "w").close()
+    while done < len(cases):
+        rest = ",".join(c["dir"] for c in cases[done:])
+        cmd = [sys.executable, __file__, "--child", "--out", a.out, "--only", rest,
+               "--iters", str(a.iters), "--reps", str(a.reps)]
+        if a.arch:
+            cmd += ["--arch", str(a.arch)]
+        subprocess.run(cmd)
+        written = sum(1 for _ in open(a.out))
+        if written == done:  # the child died before writing its case
+            with open(a.out, "a") as f:
+                f.write(json.dumps({"dir": cases[done]["dir"], "id": cases[done]["id"],
+                                    "error": "the process died"}) + "\n")
+            written += 1
+        done = written
+
+
+def device_arch():
     import torch
     cap = torch.cuda.get_device_capability()
-    arch = a.arch or cap[0] * 10 + cap[1]
-    errors = precompile(cases, arch, False, a.jobs)
-    print(f"precompiled, {len(errors)} errors", flush=True)
-    with open(a.out, "w") as f:
+    return cap[0] * 10 + cap[1]
+
+
+def child(cases, a):
+    import torch
+    arch = a.arch or device_arch()
+    with open(a.out, "a") as f:
         for c in cases:
+            fatal = False
             try:
                 r = run_case(c, arch, a.iters, a.reps)
             except Exception as e:  # noqa: BLE001
                 r = {"dir": c["dir"], "id": c["id"], "error": traceback.format_exc()[-600:]}
+                fatal = "CUDA" in str(e) or "illegal" in str(e)
             f.write(json.dumps(r) + "\n")
             f.flush()
             us = r.get("us", {})
             print(c["dir"], c["id"][:60], {k: round(v, 2) for k, v in us.items()},
                   r.get("check", r.get("error", r.get("compile_error"))), flush=True)
-
+            if fatal:
+                sys.exit(3)
+    torch.cuda.synchronize()
 
 if __name__ == "__main__":
     main()
