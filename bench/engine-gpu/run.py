@@ -171,7 +171,8 @@ def source_path(case, which, arch):
         # A planted error (the check must catch it): the last floating-point
         # multiplication of our kernel becomes an addition.
         i = text.rfind("arith.mulf")
-        text = text[:i] + "arith.addf" + text[i + len("arith.mulf"):]
+        if i >= 0:
+            text = text[:i] + "arith.addf" + text[i + len("arith.mulf"):]
     with open(out, "w") as f:
         f.write(text)
     return out
@@ -185,8 +186,14 @@ def compile_one(case, which, arch, cpu_target):
     opts = None
     if which == "triton_full":
         opts = {"num_warps": case["num_warps"], "num_stages": case["num_stages"]}
+    def attempt():
+        src = path
+        if which != "triton_full" and arch >= 90:
+            src = with_fences(path, arch, target)
+        return triton.compile(src, target=target, options=opts)
+
     for n in range(16):
-        k, err, log = with_stderr(lambda: triton.compile(path, target=target, options=opts))
+        k, err, log = with_stderr(attempt)
         if err is None:
             return k
         m = EXPECTED.search(log)
@@ -197,6 +204,33 @@ def compile_one(case, which, arch, cpu_target):
         with open(path, "w") as f:
             f.write(respell_result(text, int(m.group(2)), m.group(3), n))
     raise RuntimeError(f"{path}: still failing after 16 respellings")
+
+
+def with_fences(path, arch, target):
+    """The TTGIR after Triton's fence insertion (a copy beside `path`).
+
+    The layout passes' output has no `fence.proxy.async` between a
+    shared-memory write and the wgmma that reads it: Triton inserts them
+    later in its pipeline (`add_fence_insertion`), and without them the
+    sm90 dot kernels read stale operands. Both assignments get the pass.
+    """
+    from triton._C.libtriton import ir, nvidia
+    from triton.compiler.compiler import make_backend
+    backend = make_backend(target) if target is not None else make_backend(
+        __import__("triton").runtime.driver.active.get_current_target())
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    backend.load_dialects(ctx)
+    mod = ir.parse_mlir_module(path, ctx)
+    mod.context = ctx
+    pm = ir.pass_manager(ctx)
+    pm.enable_debug()
+    nvidia.passes.ttnvgpuir.add_fence_insertion(pm, arch)
+    pm.run(mod, "fence_insertion")
+    out = path + ".fenced.ttgir"
+    with open(out, "w") as f:
+        f.write(str(mod))
+    return out
 
 
 def _compile_job(args):
