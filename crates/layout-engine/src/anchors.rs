@@ -7,8 +7,9 @@
 //!   first); `perThread = min(max(div[o0] / bytes, 1), min(contig[o0],
 //!   shape[o0]), 128 / bits)`, clamped to `max(numel / threads, 1)`; then
 //!   [`blocked_for`] fills lanes and warps along `order`. Coalesce also
-//!   takes the maximum over memory ops of the same shape and order in the
-//!   op's slice; we do not (11 of 398 decisions in Triton's pool).
+//!   takes the maximum over memory ops of the same shape and order
+//!   ([`memory_anchors`]: in the function, Triton looks in the op's
+//!   slice), and then clamps a store to its own width.
 //! - [`dot_layout`]: mma v2 (sm80, and sm90 tiles wgmma cannot take),
 //!   wgmma v3 (sm90: rank 2, warps % 4 == 0, M % 64 == 0, N % 8 == 0,
 //!   16/8-bit or tf32 operands), mfma 32x32x8 (gfx942), FMA (fp32 `ieee`);
@@ -537,13 +538,19 @@ pub(crate) fn memory_anchors_with(
     // Coalesce's same-order rule: a load or store takes the widest width
     // of the memory ops of its shape and order (Triton looks in the op's
     // slice; we look in the function), within the elements per thread.
-    // Triton 3.9 raises stores too (the oracle's decisions: an unaligned
-    // `rmsnorm` store of width 1 takes its load's 8); atomics keep one.
+    // A write then keeps no more than its own width (Coalesce clamps every
+    // op but a load: a wider store leaves gaps in each warp's write; the
+    // oracle's `per_thread` is logged before that clamp, its
+    // `per_thread_op` is the op's own width). Measured on the H200
+    // (2026-11-25, `bench/engine-gpu`, case 059: `rmsnorm_fwd` with an
+    // unaligned row, 16384 f16): storing 8 elements per thread where the
+    // pointer allows 1 took 50.0 µs, Triton's 1-wide store 16.5 µs.
     let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
         .iter()
         .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
         .collect();
     for (o, s, c) in &mut out {
+        let own = c.per_thread;
         // Atomics: one element per thread (every atomic decision of the
         // oracle's corpora has width 1).
         if p.ops[*o].kind == OpKind::Atomic {
@@ -555,6 +562,9 @@ pub(crate) fn memory_anchors_with(
                     c.per_thread = c.per_thread.max(*w);
                 }
             }
+        }
+        if p.ops[*o].kind == OpKind::Store {
+            c.per_thread = c.per_thread.min(own);
         }
     }
     out

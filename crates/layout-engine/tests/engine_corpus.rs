@@ -263,3 +263,43 @@ fn remat_of_a_data_value_is_rejected() {
     }
     assert!(tried >= 5, "{tried}");
 }
+
+/// Rewrites `tests/data/engine_costs_before_search.tsv` from
+/// `engine::assign_fixed` (AccelerateMatmul's warps, reductions in their
+/// operand's layout) on the three corpora: run it when the anchors or the
+/// prices change, and say why in the commit.
+///
+/// `cargo test --release -p layout-engine --test engine_corpus -- --ignored write_engine_costs_before_search`
+#[test]
+#[ignore = "writes the baseline file; run by hand"]
+fn write_engine_costs_before_search() {
+    use layout_engine::engine::assign_fixed;
+    let mut pricer = Pricer::new();
+    let mut out = String::from("# file\tid\tconversions\treductions\n");
+    for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
+        for r in common::records_in(file) {
+            let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
+            let nw = r["options"]["num_warps"].as_u64().unwrap();
+            let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
+            let opts = Options {
+                target,
+                num_warps: nw,
+            };
+            let fixed = assign_fixed(&p, opts, &mut pricer).unwrap();
+            let conv = total_cost(&pricer.price_all(&p, &fixed.assignment).unwrap());
+            let red = reductions_cost(&p, &fixed.assignment).unwrap();
+            out.push_str(&format!(
+                "{file}\t{}\t{conv:.1}\t{red:.1}\n",
+                common::id(&r)
+            ));
+        }
+    }
+    std::fs::write(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/engine_costs_before_search.tsv"
+        ),
+        out,
+    )
+    .unwrap();
+}
