@@ -5,6 +5,7 @@ Triton 3.9's `ttgir_pre_pipeline` for the same TTIR.
 Usage (from the repo root, after `cargo build --release -p linlayout`):
 
     python3 bench/engine-gpu/export.py crates/layout-engine/tests/data/{sample,seed11,seed23}.jsonl
+    python3 bench/engine-gpu/export.py --same-as OLD_cases.json crates/...   # the same records again
 
 Writes `bench/engine-gpu/cases/NNN/{ours,triton}.ttgir` (and the TTIR, `kernel.ttir`) and
 `bench/engine-gpu/cases/cases.json` (id, family, params, runtime arguments
@@ -77,7 +78,13 @@ def compare(path):
     return {j["id"]: j for j in map(json.loads, r.stdout.splitlines())}
 
 
-def main(paths):
+def main(paths, same_as=None):
+    """Export the records of `paths`; with `same_as` (a previous
+    `cases.json`), exactly its records in its order, so that runs before and
+    after an engine change compare case by case."""
+    keep = None
+    if same_as:
+        keep = {c["id"]: i for i, c in enumerate(json.load(open(same_as)))}
     params_of = kernel_params()
     cases, per_family_equal = [], {}
     out_dir = os.path.join(HERE, "cases")
@@ -94,7 +101,10 @@ def main(paths):
                 print("skip (engine error):", r["id"], file=sys.stderr)
                 continue
             differs = abs(c["ours"]["total"] - c["triton"]["total"]) > 1e-9
-            if not differs:
+            if keep is not None:
+                if r["id"] not in keep:
+                    continue
+            elif not differs:
                 if per_family_equal.get(fam, 0) >= 2:
                     continue
                 per_family_equal[fam] = per_family_equal.get(fam, 0) + 1
@@ -123,9 +133,17 @@ def main(paths):
                 "args": list(zip(names, types)), "differs": differs,
                 "model": {"ours": c["ours"], "triton": c["triton"]},
             })
+    if keep is not None:
+        missing = set(keep) - {c["id"] for c in cases}
+        if missing:
+            sys.exit(f"records of {same_as} not exported: {sorted(missing)}")
     json.dump(cases, open(os.path.join(out_dir, "cases.json"), "w"), indent=1)
     print(f"{len(cases)} cases in {out_dir}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    same = None
+    if args[:1] == ["--same-as"]:
+        same, args = args[1], args[2:]
+    main(args, same)
