@@ -27,11 +27,13 @@ use serde_json::Value;
 /// An op the printer inserted (not one of the engine's program).
 fn inserted(p: &Program, o: usize) -> bool {
     let op = &p.ops[o];
-    matches!(op.name.as_str(), "ttg.convert_layout" | "ttg.local_alloc")
-        || op
-            .results
-            .first()
-            .is_some_and(|&r| p.values[r].name.starts_with(RECOMPUTED_PREFIX))
+    matches!(
+        op.name.as_str(),
+        "ttg.convert_layout" | "ttg.local_alloc" | "ttg.memdesc_trans"
+    ) || op
+        .results
+        .first()
+        .is_some_and(|&r| p.values[r].name.starts_with(RECOMPUTED_PREFIX))
 }
 
 /// Every mismatch between the engine's answer and the printed text read back.
@@ -230,4 +232,54 @@ fn printed_ttgir_reads_back_as_the_engines_assignment() {
     }
     assert_eq!(n, 271);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// wgmma operands read from shared memory are allocated where their value
+/// is defined, as Triton's pre-pipeline TTGIR does: in the sm90 flash
+/// attention record, `Q` (loaded before the loop) once before the loop,
+/// and `Kᵀ` (`tt.trans` of the loaded `K`) as `K`'s allocation viewed
+/// through `ttg.memdesc_trans` (a `transposed = true` NVMMA layout), not a
+/// register transpose written into a row-swizzled buffer. Measured on the
+/// H200 (2026-11-25, `bench/engine-gpu`, case 009): with both operands
+/// allocated at the dot, our kernel took 56 µs against Triton's 29 µs.
+#[test]
+fn wgmma_shared_operands_are_allocated_at_their_definition() {
+    let r = common::records_in("sample.jsonl")
+        .into_iter()
+        .find(|r| common::id(r).starts_with("flash_attn_fwd.sm90.w4.s4.BM=64,BN=64"))
+        .unwrap();
+    let ttir = r["ttir"].as_str().unwrap();
+    let p = parse_program(ttir).unwrap();
+    let opts = Options {
+        target: Target::Sm90,
+        num_warps: 4,
+    };
+    let out = assign(&p, opts, &mut Pricer::new()).unwrap();
+    let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm90, 4).unwrap();
+    let text = &g.text;
+    let lp = text.find("scf.for").unwrap();
+    let allocs: Vec<usize> = text
+        .match_indices("ttg.local_alloc")
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        allocs.iter().any(|&i| i < lp),
+        "no allocation before the loop:\n{text}"
+    );
+    let trans = text
+        .lines()
+        .find(|l| l.contains("ttg.memdesc_trans"))
+        .unwrap_or_else(|| panic!("no transposed view:\n{text}"));
+    assert!(trans.contains("order = array<i32: 1, 0>"), "{trans}");
+    let dot = text
+        .lines()
+        .find(|l| l.contains("ttng.warp_group_dot %smem"))
+        .unwrap();
+    let view = trans.split_whitespace().next().unwrap();
+    assert!(dot.contains(&format!("{view},")), "{dot}");
+    assert!(text.contains("transposed = true"));
+    // The printed program still reads back and passes the checker.
+    let back = parse_program(text).unwrap();
+    let a = Assignment::from_types(&back).unwrap();
+    assert!(check(&back, &a).is_empty());
 }

@@ -47,7 +47,79 @@ impl Printer<'_> {
         for l in self.a.uses.values() {
             self.seen.push(l.clone());
         }
+        self.plan_shared_operands();
         Ok(())
+    }
+
+    /// Where each wgmma operand read from shared memory is allocated
+    /// ([`Inserted::LocalAlloc`]): after the definition of its value when
+    /// the dot reads the value in its own layout (else at the dot, by
+    /// [`Printer::warp_group_dot`]); an operand that is `tt.trans` (order
+    /// `[1, 0]`) of a value read in its own layout is that value allocated
+    /// and viewed transposed (`ttg.memdesc_trans` into a `transposed = true`
+    /// NVMMA layout), as Triton's pre-pipeline TTGIR reads `Kᵀ`, instead of
+    /// a register transpose written across the swizzled rows.
+    fn plan_shared_operands(&mut self) {
+        let p = self.p;
+        let own_use = |a: &crate::assignment::Assignment, o: OpId, i: usize| {
+            let v = p.ops[o].operands[i];
+            match (a.uses.get(&(o, i)), a.layout(v)) {
+                (Some(u), Some(l)) => u.ll == l.ll,
+                (None, Some(_)) => true,
+                _ => false,
+            }
+        };
+        let mut planned: std::collections::HashMap<(ValueId, bool), (String, String)> =
+            std::collections::HashMap::new();
+        let mut keys: Vec<(OpId, usize)> = self.a.shared_operands.iter().copied().collect();
+        keys.sort_unstable();
+        for (o, i) in keys {
+            if i >= 2 || !own_use(self.a, o, i) {
+                continue;
+            }
+            let v = p.ops[o].operands[i];
+            let trans_of = p.def_op(v).and_then(|t| {
+                let op = &p.ops[t];
+                let rank2 = p.values[v].ty.tensor_shape().is_some_and(|s| s.len() == 2);
+                match &op.kind {
+                    OpKind::Trans { order }
+                        if *order == [1, 0] && rank2 && own_use(self.a, t, 0) =>
+                    {
+                        Some(op.operands[0])
+                    }
+                    _ => None,
+                }
+            });
+            let (value, trans) = match trans_of {
+                Some(u) => (u, true),
+                None => (v, false),
+            };
+            if let Some(r) = planned.get(&(value, trans)) {
+                self.smem_refs.insert((o, i), r.clone());
+                continue;
+            }
+            let name = self.fresh("%smem");
+            let memdesc = self.memdesc_of(value, false);
+            let (r, t) = if trans {
+                let tn = self.fresh("%smemT");
+                let tty = self.memdesc_transposed(value);
+                ((tn.clone(), tty.clone()), Some((tn, tty)))
+            } else {
+                ((name.clone(), memdesc.clone()), None)
+            };
+            self.after
+                .entry(value)
+                .or_default()
+                .push(Inserted::LocalAlloc {
+                    name,
+                    value,
+                    memdesc,
+                    trans: t,
+                });
+            self.counts.2 += 1;
+            planned.insert((value, trans), r.clone());
+            self.smem_refs.insert((o, i), r);
+        }
     }
 
     /// The name of `v` recomputed in `l` (or `v` itself when it has `l`).

@@ -101,6 +101,17 @@ enum Inserted {
         src: Box<Layout>,
         dst: Box<Layout>,
     },
+    /// `name = ttg.local_alloc value` (a wgmma operand read from shared
+    /// memory, allocated where its value is defined, so that a
+    /// loop-invariant operand is written once, before the loop), and, with
+    /// `trans`, the transposed view of it that the dot reads
+    /// (`ttg.memdesc_trans`, an operand that is `tt.trans` of `value`).
+    LocalAlloc {
+        name: String,
+        value: ValueId,
+        memdesc: String,
+        trans: Option<(String, String)>,
+    },
     /// The defining op of a value recomputed with result `name` in `layout`.
     Recompute {
         name: String,
@@ -141,6 +152,9 @@ struct Printer<'a> {
     /// Spelled operand and result layouts of ops whose types print on
     /// their closing line (`tt.reduce`, `tt.scan`).
     pending: HashMap<OpId, spelling::Spelled>,
+    /// wgmma operands read from shared memory → the memdesc the dot reads
+    /// and its type ([`Inserted::LocalAlloc`]).
+    smem_refs: HashMap<(OpId, usize), (String, String)>,
 }
 
 /// Prints `a` over `p` (read from `text`) as TTGIR for `target` and
@@ -194,6 +208,7 @@ pub fn print_ttgir(
         scope: Vec::new(),
         blocks: 0,
         pending: HashMap::new(),
+        smem_refs: HashMap::new(),
     };
     pr.plan()?;
     pr.choose_canonical();
@@ -308,6 +323,26 @@ impl Printer<'_> {
                         out.push_str(&format!(
                             "{indent}{name} = ttg.convert_layout {n} : {s} -> {d}\n"
                         ));
+                    }
+                    Inserted::LocalAlloc {
+                        name,
+                        value,
+                        memdesc,
+                        trans,
+                    } => {
+                        let n = &self.p.values[*value].name;
+                        let l = self
+                            .value_spelled(*value)
+                            .expect("allocated values have layouts");
+                        let t = self.tensor_type(*value, &l);
+                        out.push_str(&format!(
+                            "{indent}{name} = ttg.local_alloc {n} : ({t}) -> {memdesc}\n"
+                        ));
+                        if let Some((tn, tty)) = trans {
+                            out.push_str(&format!(
+                                "{indent}{tn} = ttg.memdesc_trans {name} {{order = array<i32: 1, 0>}} : {memdesc} -> {tty}\n"
+                            ));
+                        }
                     }
                     Inserted::Recompute {
                         name,

@@ -191,21 +191,37 @@ impl Printer<'_> {
     }
 
     pub(super) fn memdesc(&mut self, v: ValueId) -> String {
+        self.memdesc_of(v, false)
+    }
+
+    /// The memdesc of `v` in Triton's NVMMA shared layout: the swizzle is
+    /// the widest of 128, 64, 32 bytes that a row of `v` fills; with
+    /// `transposed`, the view of `v`'s allocation with its two dims
+    /// exchanged (`ttg.memdesc_trans`), same bytes, `transposed = true`.
+    pub(super) fn memdesc_of(&mut self, v: ValueId, transposed: bool) -> String {
         let ty = &self.p.values[v].ty;
-        let shape = ty.tensor_shape().unwrap_or(&[]).to_vec();
+        let mut shape = ty.tensor_shape().unwrap_or(&[]).to_vec();
         let elem = ty.elem().to_string();
         let bits = ty.elem_bits() as u64;
         let row = shape.last().copied().unwrap_or(1) * bits / 8;
         let swizzle = [128, 64, 32].into_iter().find(|&s| row >= s).unwrap_or(0);
+        if transposed {
+            shape.reverse();
+        }
         let shared = self.alias(
             format!(
-                "#ttg.nvmma_shared<{{swizzlingByteWidth = {swizzle}, transposed = false, elementBitWidth = {bits}}}>"
+                "#ttg.nvmma_shared<{{swizzlingByteWidth = {swizzle}, transposed = {transposed}, elementBitWidth = {bits}}}>"
             ),
             "shared",
         );
         let smem = self.alias("#ttg.shared_memory".to_string(), "smem");
         let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
         format!("!ttg.memdesc<{dims}{elem}, {shared}, {smem}>")
+    }
+
+    /// [`Printer::memdesc_of`] transposed (a rank-2 `v`).
+    pub(super) fn memdesc_transposed(&mut self, v: ValueId) -> String {
+        self.memdesc_of(v, true)
     }
 
     /// `tt.dot` with a wgmma result as `ttng.warp_group_dot`, operands read
@@ -230,7 +246,10 @@ impl Printer<'_> {
         let mut tys = Vec::new();
         for (i, (n, _)) in operands.iter().enumerate() {
             let v = op.operands[i];
-            if i < 2 && self.a.shared_operands.contains(&(o, i)) {
+            if let Some((m, md)) = self.smem_refs.get(&(o, i)) {
+                refs.push(m.clone());
+                tys.push(md.clone());
+            } else if i < 2 && self.a.shared_operands.contains(&(o, i)) {
                 let n = n.clone();
                 let l = self.operand(o, i).1;
                 let l =
