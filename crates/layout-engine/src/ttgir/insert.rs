@@ -69,7 +69,11 @@ impl Printer<'_> {
                 _ => false,
             }
         };
-        let mut planned: std::collections::HashMap<(ValueId, bool), (String, String)> =
+        // One allocation per value, and one transposed view of it, shared
+        // by every dot that reads them.
+        let mut allocs: std::collections::HashMap<ValueId, (String, String)> =
+            std::collections::HashMap::new();
+        let mut views: std::collections::HashMap<ValueId, (String, String)> =
             std::collections::HashMap::new();
         let mut keys: Vec<(OpId, usize)> = self.a.shared_operands.iter().copied().collect();
         keys.sort_unstable();
@@ -90,34 +94,44 @@ impl Printer<'_> {
                     _ => None,
                 }
             });
-            let (value, trans) = match trans_of {
-                Some(u) => (u, true),
-                None => (v, false),
+            let value = trans_of.unwrap_or(v);
+            let alloc = match allocs.get(&value) {
+                Some(a) => a.clone(),
+                None => {
+                    let name = self.fresh("%smem");
+                    let memdesc = self.memdesc_of(value, false);
+                    self.after
+                        .entry(value)
+                        .or_default()
+                        .push(Inserted::LocalAlloc {
+                            name: name.clone(),
+                            value,
+                            memdesc: memdesc.clone(),
+                        });
+                    self.counts.2 += 1;
+                    allocs.insert(value, (name.clone(), memdesc.clone()));
+                    (name, memdesc)
+                }
             };
-            if let Some(r) = planned.get(&(value, trans)) {
-                self.smem_refs.insert((o, i), r.clone());
-                continue;
-            }
-            let name = self.fresh("%smem");
-            let memdesc = self.memdesc_of(value, false);
-            let (r, t) = if trans {
-                let tn = self.fresh("%smemT");
-                let tty = self.memdesc_transposed(value);
-                ((tn.clone(), tty.clone()), Some((tn, tty)))
+            let r = if trans_of.is_none() {
+                alloc
+            } else if let Some(view) = views.get(&value) {
+                view.clone()
             } else {
-                ((name.clone(), memdesc.clone()), None)
+                let name = self.fresh("%smemT");
+                let to = self.memdesc_transposed(value);
+                self.after
+                    .entry(value)
+                    .or_default()
+                    .push(Inserted::MemdescTrans {
+                        name: name.clone(),
+                        of: alloc.0.clone(),
+                        from: alloc.1.clone(),
+                        to: to.clone(),
+                    });
+                views.insert(value, (name.clone(), to.clone()));
+                (name, to)
             };
-            self.after
-                .entry(value)
-                .or_default()
-                .push(Inserted::LocalAlloc {
-                    name,
-                    value,
-                    memdesc,
-                    trans: t,
-                });
-            self.counts.2 += 1;
-            planned.insert((value, trans), r.clone());
             self.smem_refs.insert((o, i), r);
         }
     }

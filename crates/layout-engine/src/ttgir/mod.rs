@@ -103,14 +103,20 @@ enum Inserted {
     },
     /// `name = ttg.local_alloc value` (a wgmma operand read from shared
     /// memory, allocated where its value is defined, so that a
-    /// loop-invariant operand is written once, before the loop), and, with
-    /// `trans`, the transposed view of it that the dot reads
-    /// (`ttg.memdesc_trans`, an operand that is `tt.trans` of `value`).
+    /// loop-invariant operand is written once, before the loop).
     LocalAlloc {
         name: String,
         value: ValueId,
         memdesc: String,
-        trans: Option<(String, String)>,
+    },
+    /// `name = ttg.memdesc_trans of` (order `[1, 0]`): the transposed view
+    /// of an allocation, read by a dot whose operand is `tt.trans` of the
+    /// allocated value.
+    MemdescTrans {
+        name: String,
+        of: String,
+        from: String,
+        to: String,
     },
     /// The defining op of a value recomputed with result `name` in `layout`.
     Recompute {
@@ -328,7 +334,6 @@ impl Printer<'_> {
                         name,
                         value,
                         memdesc,
-                        trans,
                     } => {
                         let n = &self.p.values[*value].name;
                         let l = self
@@ -338,11 +343,11 @@ impl Printer<'_> {
                         out.push_str(&format!(
                             "{indent}{name} = ttg.local_alloc {n} : ({t}) -> {memdesc}\n"
                         ));
-                        if let Some((tn, tty)) = trans {
-                            out.push_str(&format!(
-                                "{indent}{tn} = ttg.memdesc_trans {name} {{order = array<i32: 1, 0>}} : {memdesc} -> {tty}\n"
-                            ));
-                        }
+                    }
+                    Inserted::MemdescTrans { name, of, from, to } => {
+                        out.push_str(&format!(
+                            "{indent}{name} = ttg.memdesc_trans {of} {{order = array<i32: 1, 0>}} : {from} -> {to}\n"
+                        ));
                     }
                     Inserted::Recompute {
                         name,
