@@ -322,3 +322,47 @@ fn each_value_is_allocated_in_shared_memory_once() {
     }
     assert!(checked > 20, "{checked}");
 }
+
+/// A dot's accumulator prints with the dot's own attribute: the wgmma
+/// instruction shape is not part of the map, so printing `P·V` (N = 128)
+/// with `Q·Kᵀ`'s `instrShape = [16, 64, 16]` (an attribute of the same
+/// map) would lower it to twice the wgmma instructions. In the sm90 flash
+/// attention record with HEAD_DIM = 128, each `ttng.warp_group_dot`'s
+/// result attribute has the instruction N of its own tile.
+#[test]
+fn each_wgmma_prints_with_its_own_instruction_shape() {
+    let r = common::records_in("seed11.jsonl")
+        .into_iter()
+        .find(|r| {
+            common::id(r)
+                .starts_with("flash_attn_fwd.sm90.w4.s4.BM=128,BN=64,CAUSAL=1,DT=fp16,HEAD_DIM=128")
+        })
+        .unwrap();
+    let ttir = r["ttir"].as_str().unwrap();
+    let p = parse_program(ttir).unwrap();
+    let opts = Options {
+        target: Target::Sm90,
+        num_warps: 4,
+    };
+    let out = assign(&p, opts, &mut Pricer::new()).unwrap();
+    let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm90, 4).unwrap();
+    let alias = |name: &str| -> String {
+        g.aliases
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| a.clone())
+            .unwrap_or_else(|| name.to_string())
+    };
+    let mut dots = 0;
+    for l in g.text.lines().filter(|l| l.contains("ttng.warp_group_dot")) {
+        let ty = l.rsplit("-> tensor<").next().unwrap();
+        let (shape, enc) = ty.trim_end_matches('>').split_once(", ").unwrap();
+        let n: u64 = shape.split('x').nth(1).unwrap().parse().unwrap();
+        let a = alias(enc.trim());
+        let instr = a.split("instrShape = [").nth(1).unwrap();
+        let instr_n: u64 = instr.split(", ").nth(1).unwrap().parse().unwrap();
+        assert_eq!(instr_n, n, "{l}\n{a}");
+        dots += 1;
+    }
+    assert_eq!(dots, 2);
+}

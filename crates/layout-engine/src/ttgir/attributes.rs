@@ -26,6 +26,26 @@ impl Printer<'_> {
     // that Hash and Eq ignore.
     #[allow(clippy::mutable_key_type)]
     pub(super) fn choose_canonical(&mut self) {
+        // A dot's accumulator prints with the dot's own attribute: its
+        // instruction shape (wgmma's N) is not part of the map, and another
+        // attribute of the same map would lower the dot to other
+        // instructions (Triton's pre-pipeline TTGIR keeps one per dot).
+        // Measured on the H200 (2026-11-25, `bench/engine-gpu`, case 044):
+        // flash attention's `P·V` printed with `Q·Kᵀ`'s `instrShape = [16,
+        // 64, 16]` instead of its own `[16, 128, 16]` ran 0.86x Triton.
+        let p = self.p;
+        for o in p.walk() {
+            let op = &p.ops[o];
+            if !matches!(op.kind, OpKind::Dot | OpKind::DotScaled) || p.in_combine_region(o) {
+                continue;
+            }
+            if let Some(l) = op.results.first().and_then(|&r| self.a.layout(r)) {
+                if family_rank(&l.encoding) == 0 && !self.canon.contains_key(&l.ll) {
+                    self.canon.insert(l.ll.clone(), l.encoding.clone());
+                    self.pinned.insert(l.ll.clone());
+                }
+            }
+        }
         for l in std::mem::take(&mut self.seen) {
             match self.canon.get(&l.ll) {
                 Some(e) if family_rank(e) <= family_rank(&l.encoding) => {}
@@ -43,9 +63,10 @@ impl Printer<'_> {
             .unwrap_or_else(|| l.encoding.clone())
     }
 
-    /// Prints `l`'s map as `e` when `e` denotes exactly that map.
+    /// Prints `l`'s map as `e` when `e` denotes exactly that map (a dot
+    /// accumulator's map keeps its dot's attribute).
     pub(super) fn prefer(&mut self, l: &Layout, e: Encoding, shape: &[u64]) -> bool {
-        if self.canonical(l) == e {
+        if self.canonical(l) == e || self.pinned.contains(&l.ll) {
             return false;
         }
         match Layout::new(e.clone(), shape) {

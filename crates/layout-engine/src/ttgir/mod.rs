@@ -139,6 +139,8 @@ struct Printer<'a> {
     seen: Vec<Layout>,
     /// Linear map → the encoding printed for it.
     canon: HashMap<LinearLayout, Encoding>,
+    /// Maps whose encoding stays a dot's own (its instruction shape).
+    pinned: HashSet<LinearLayout>,
     aliases: Vec<(String, String)>,
     counter: usize,
     /// Conversions, recomputed ops, shared allocations, attribute-only
@@ -215,6 +217,7 @@ pub fn print_ttgir(
         blocks: 0,
         pending: HashMap::new(),
         smem_refs: HashMap::new(),
+        pinned: HashSet::new(),
     };
     pr.plan()?;
     pr.choose_canonical();
