@@ -336,12 +336,16 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
     let nontrivial = |v: &[(crate::assignment::Conversion, crate::cost::Price)]| {
         v.iter().filter(|(_, p)| !p.trivial()).count()
     };
-    // The engine chooses by conversions plus reductions
-    // (`engine::search::total_cost`): both sides' reductions, priced alike.
+    // The engine chooses by conversions plus reductions plus gathers
+    // (`engine::search::total_cost`): both sides' priced alike.
     let reduce = |p: &crate::ir::Program, a: &Assignment| {
         crate::engine::reduction::reductions_cost(p, a).map(round1)
     };
     let (our_red, their_red) = (reduce(&p, &out.assignment)?, reduce(&tp, &ta)?);
+    let gather = |p: &crate::ir::Program, a: &Assignment| {
+        crate::engine::gather::gathers_cost(p, a).map(round1)
+    };
+    let (our_g, their_g) = (gather(&p, &out.assignment)?, gather(&tp, &ta)?);
     let (our_cost, their_cost) = (round1(total_cost(&ours)), round1(total_cost(&theirs)));
     Ok(json!({
         "id": id,
@@ -349,7 +353,8 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
             "conversions": nontrivial(&ours),
             "cost": our_cost,
             "reduction_cost": our_red,
-            "total": round1(our_cost + our_red),
+            "gather_cost": our_g,
+            "total": round1(our_cost + our_red + our_g),
             "checked": ours_checked,
         },
         "triton": {
@@ -357,7 +362,8 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
             "nontrivial": nontrivial(&theirs),
             "cost": their_cost,
             "reduction_cost": their_red,
-            "total": round1(their_cost + their_red),
+            "gather_cost": their_g,
+            "total": round1(their_cost + their_red + their_g),
             "checked": t_checked,
         },
     }))

@@ -6,6 +6,7 @@ mod common;
 
 use layout_engine::anchors::Target;
 use layout_engine::cost::{total_cost, Pricer};
+use layout_engine::engine::gather::gathers_cost;
 use layout_engine::engine::reduction::reductions_cost;
 use layout_engine::engine::{assign, Options};
 use layout_engine::{check, parse_program, Assignment};
@@ -114,10 +115,12 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
         let ta = Assignment::from_types(&tp).unwrap();
         let theirs = pricer.price_all(&tp, &ta).unwrap();
         let conv = [total_cost(&ours), *before_conv, total_cost(&theirs)];
+        // Reductions and gathers (the other terms of the engine's total).
         let red = [
-            reductions_cost(&p, &out.assignment).unwrap(),
+            reductions_cost(&p, &out.assignment).unwrap()
+                + gathers_cost(&p, &out.assignment).unwrap(),
             *before_red,
-            reductions_cost(&tp, &ta).unwrap(),
+            reductions_cost(&tp, &ta).unwrap() + gathers_cost(&tp, &ta).unwrap(),
         ];
         for k in 0..3 {
             run.conv[k] += conv[k];
@@ -165,7 +168,11 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
         let searched: Vec<_> = out
             .decisions
             .iter()
-            .filter(|d| d.op == "chained tt.dot warps" || d.op == "tt.reduce operand layout")
+            .filter(|d| {
+                d.op == "chained tt.dot warps"
+                    || d.op == "tt.reduce operand layout"
+                    || d.op == "tt.gather layout"
+            })
             .collect();
         for d in &searched {
             let best = (0..d.candidates.len())
@@ -275,7 +282,7 @@ fn remat_of_a_data_value_is_rejected() {
 fn write_engine_costs_before_search() {
     use layout_engine::engine::assign_fixed;
     let mut pricer = Pricer::new();
-    let mut out = String::from("# file\tid\tconversions\treductions\n");
+    let mut out = String::from("# file\tid\tconversions\treductions_and_gathers\n");
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
             let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
@@ -287,11 +294,9 @@ fn write_engine_costs_before_search() {
             };
             let fixed = assign_fixed(&p, opts, &mut pricer).unwrap();
             let conv = total_cost(&pricer.price_all(&p, &fixed.assignment).unwrap());
-            let red = reductions_cost(&p, &fixed.assignment).unwrap();
-            out.push_str(&format!(
-                "{file}\t{}\t{conv:.1}\t{red:.1}\n",
-                common::id(&r)
-            ));
+            let red = reductions_cost(&p, &fixed.assignment).unwrap()
+                + gathers_cost(&p, &fixed.assignment).unwrap();
+            out.push_str(&format!("{file}\t{}\t{conv:?}\t{red:?}\n", common::id(&r)));
         }
     }
     std::fs::write(

@@ -68,6 +68,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 mod chain;
+pub mod gather;
 mod mincut;
 mod placement;
 pub mod reduction;
@@ -638,8 +639,15 @@ impl Pass<'_> {
                 let half = Layout::from_ll(split(&src.ll)?);
                 self.set_all_results(o, &half);
             }
-            OpKind::Gather { .. } => {
+            OpKind::Gather { axis } => {
                 let r = op.results[0];
+                if self.choices.lane_gather.contains(&o) {
+                    let l = gather::lane_layout(&shape(p, r), *axis, nw, self.lanes)?;
+                    self.want(o, 0, &l);
+                    self.want(o, 1, &l);
+                    self.lay[r] = Some(l);
+                    return Ok(());
+                }
                 let l = match op.operands.get(1).and_then(|&i| self.known(i)) {
                     Some(l) => l,
                     None => self.default_layout(r)?,

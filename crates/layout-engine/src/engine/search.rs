@@ -2,7 +2,8 @@
 //! once per candidate and keeping the assignment of least total cost.
 //!
 //! **Total cost** ([`total_cost`]): every conversion's plan cost plus every
-//! reduction's ([`super::reduction`]), each weighted by its loop depth
+//! reduction's ([`super::reduction`]) and every gather's
+//! ([`super::gather`]), each weighted by its loop depth
 //! ([`crate::cost::weighted`]).
 //!
 //! 1. **Chained dots** ([`super::chain::chains`]: attention's `Q·Kᵀ` →
@@ -22,10 +23,17 @@
 //!    broadcast meets may follow it) against the layout as assigned; the
 //!    cheaper total wins, ties to the layout as assigned.
 //!
+//! 3. **Gathers** (`tt.gather`): the gather in its index's layout against
+//!    the lane layout ([`super::gather::lane_layout`]: source and index
+//!    converted into it, the result converted back where its uses want),
+//!    each priced with the gather's own cost ([`super::gather`]); the
+//!    cheaper total wins, ties to the index's layout.
+//!
 //! Every settled choice is a [`Decision`] (for `--explain`), its
 //! candidates' total costs beside them.
 
 use super::chain::{chains, dot_params};
+use super::gather::gathers_cost;
 use super::reduction::{broadcast_back, crosses_warps, reductions_cost, warp_local};
 use super::sweeps::{assign_prepared, prepare};
 use super::{Decision, EngineOutput, Options};
@@ -47,6 +55,8 @@ pub struct Choices {
     pub dot_warps: HashMap<OpId, Vec<u64>>,
     /// Reductions whose operand is brought into the warp-local layout.
     pub local_reduce: HashSet<OpId>,
+    /// Gathers done in the lane layout ([`super::gather::lane_layout`]).
+    pub lane_gather: HashSet<OpId>,
 }
 
 /// The total cost of an assignment (see the module doc).
@@ -56,7 +66,9 @@ pub fn total_cost(
     pricer: &mut crate::cost::Pricer,
 ) -> Result<f64> {
     let priced = pricer.price_all(p, &out.assignment)?;
-    Ok(crate::cost::total_cost(&priced) + reductions_cost(p, &out.assignment)?)
+    Ok(crate::cost::total_cost(&priced)
+        + reductions_cost(p, &out.assignment)?
+        + gathers_cost(p, &out.assignment)?)
 }
 
 /// The warps of a dot accumulator (`None` for FMA's blocked one).
@@ -236,6 +248,44 @@ pub(super) fn search(
                 (
                     "the reduced axis moved inside the warp (converted before the reduction)"
                         .into(),
+                    cost,
+                ),
+            ],
+            chosen,
+        });
+        if chosen == 1 {
+            choices = c;
+            best = out;
+            best_cost = cost;
+        }
+    }
+    for o in p.walk() {
+        let OpKind::Gather { .. } = p.ops[o].kind else {
+            continue;
+        };
+        let Some(&r) = p.ops[o].results.first() else {
+            continue;
+        };
+        let Some(seen) = best.assignment.layout(r).cloned() else {
+            continue;
+        };
+        let mut c = choices.clone();
+        c.lane_gather.insert(o);
+        let out = assign_prepared(p, &info, opts, pricer, &c)?;
+        let cost = total_cost(p, &out, pricer)?;
+        let chosen = usize::from(cost < best_cost);
+        let lane = out
+            .assignment
+            .layout(r)
+            .map_or_else(|| "?".to_string(), |l| l.mlir());
+        decisions.push(Decision {
+            line: p.ops[o].line,
+            op: "tt.gather layout".into(),
+            value: p.values[r].name.clone(),
+            candidates: vec![
+                (format!("{} (the index's layout)", seen.mlir()), best_cost),
+                (
+                    format!("{lane} (the axis on lanes, converted in and out)"),
                     cost,
                 ),
             ],
