@@ -6,6 +6,7 @@ Usage (from the repo root, after `cargo build --release -p linlayout`):
 
     python3 bench/engine-gpu/export.py crates/layout-engine/tests/data/{sample,seed11,seed23}.jsonl
     python3 bench/engine-gpu/export.py --same-as OLD_cases.json crates/...   # the same records again
+    python3 bench/engine-gpu/export.py --all --cases-dir heldout my_corpus.jsonl   # every record of another corpus
 
 Writes `bench/engine-gpu/cases/NNN/{ours,triton}.ttgir` (and the TTIR, `kernel.ttir`) and
 `bench/engine-gpu/cases/cases.json` (id, family, params, runtime arguments
@@ -33,6 +34,9 @@ GEN = os.path.join(ROOT, "..", "shared", "engine-oracle", "gen_engine_oracle.py"
 LINLAYOUT = os.path.join(ROOT, "target", "release", "linlayout")
 sys.path.insert(0, HERE)
 from specs import SPECS  # noqa: E402
+
+# `--all`: every NVIDIA record with a launch spec (a held-out corpus).
+TAKE_ALL = False
 
 # Families whose kernels Triton 3.6 cannot take from TTGIR alone, or that
 # need host setup a generic launcher does not do.
@@ -78,7 +82,7 @@ def compare(path):
     return {j["id"]: j for j in map(json.loads, r.stdout.splitlines())}
 
 
-def main(paths, same_as=None):
+def main(paths, same_as=None, cases_dir="cases"):
     """Export the records of `paths`; with `same_as` (a previous
     `cases.json`), exactly its records in its order, so that runs before and
     after an engine change compare case by case."""
@@ -87,7 +91,7 @@ def main(paths, same_as=None):
         keep = {c["id"]: i for i, c in enumerate(json.load(open(same_as)))}
     params_of = kernel_params()
     cases, per_family_equal = [], {}
-    out_dir = os.path.join(HERE, "cases")
+    out_dir = os.path.join(HERE, cases_dir)
     os.makedirs(out_dir, exist_ok=True)
     for path in paths:
         costs = compare(path)
@@ -104,7 +108,7 @@ def main(paths, same_as=None):
             if keep is not None:
                 if r["id"] not in keep:
                     continue
-            elif not differs:
+            elif not differs and not TAKE_ALL:
                 if per_family_equal.get(fam, 0) >= 2:
                     continue
                 per_family_equal[fam] = per_family_equal.get(fam, 0) + 1
@@ -143,7 +147,14 @@ def main(paths, same_as=None):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    same = None
-    if args[:1] == ["--same-as"]:
-        same, args = args[1], args[2:]
-    main(args, same)
+    same, cases_dir = None, "cases"
+    if "--all" in args:
+        TAKE_ALL = True
+        args.remove("--all")
+    while args[:1] in (["--same-as"], ["--cases-dir"]):
+        if args[0] == "--same-as":
+            same = args[1]
+        else:
+            cases_dir = args[1]
+        args = args[2:]
+    main(args, same, cases_dir)

@@ -36,6 +36,7 @@ sys.path.insert(0, HERE)
 from specs import SPECS  # noqa: E402
 
 BUILD = os.path.join(tempfile.gettempdir(), "engine-gpu-build")
+CASES = os.environ.get("ENGINE_GPU_CASES", "cases")
 
 
 def retarget(text, arch):
@@ -162,7 +163,7 @@ def split_broadcasts(text):
 
 def source_path(case, which, arch):
     """The file Triton compiles for `which` (TTGIR retargeted, or the TTIR)."""
-    d = os.path.join(HERE, "cases", case["dir"])
+    d = os.path.join(HERE, CASES, case["dir"])
     os.makedirs(BUILD, exist_ok=True)
     name = {"ours": "ours.ttgir", "triton_pre": "triton.ttgir", "triton_full": "kernel.ttir"}[which]
     out = os.path.join(BUILD, f"{case['dir']}_{name}")
@@ -399,8 +400,14 @@ def main():
     ap.add_argument("--reps", type=int, default=11)
     ap.add_argument("--only", default=None, help="comma-separated case dirs")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cases", default=None, help="the cases directory (default: cases)")
     a = ap.parse_args()
-    cases = json.load(open(os.path.join(HERE, "cases", "cases.json")))
+    global CASES, BUILD
+    if a.cases:
+        CASES = a.cases
+        os.environ["ENGINE_GPU_CASES"] = a.cases
+    BUILD = os.path.join(tempfile.gettempdir(), f"engine-gpu-build-{CASES}")
+    cases = json.load(open(os.path.join(HERE, CASES, "cases.json")))
     if a.only:
         keep = set(a.only.split(","))
         cases = [c for c in cases if c["dir"] in keep]
