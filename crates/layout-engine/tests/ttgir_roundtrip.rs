@@ -289,9 +289,11 @@ fn wgmma_shared_operands_are_allocated_at_their_definition() {
 /// once: every sm90 record of the corpora allocates each value at most
 /// once. Measured on the H200 (2026-11-25, `bench/engine-gpu`, case 075):
 /// with one allocation per use the backward kernel ran 0.43x Triton's.
+/// And a blocked tile contiguous along dim 0 is stored column-major.
 #[test]
 fn each_value_is_allocated_in_shared_memory_once() {
     let mut checked = 0;
+    let mut columns = 0;
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
             if r["target"] != "sm90" || !r["ttir"].as_str().unwrap().contains("tt.dot ") {
@@ -307,6 +309,13 @@ fn each_value_is_allocated_in_shared_memory_once() {
             let out = assign(&p, opts, &mut Pricer::new()).unwrap();
             let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm90, nw).unwrap();
             let mut seen = std::collections::HashSet::new();
+            let alias = |name: &str| -> String {
+                g.aliases
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, a)| a.clone())
+                    .unwrap_or_else(|| name.to_string())
+            };
             for l in g.text.lines() {
                 if let Some((_, rest)) = l.split_once("ttg.local_alloc ") {
                     let v = rest.split_whitespace().next().unwrap();
@@ -316,11 +325,29 @@ fn each_value_is_allocated_in_shared_memory_once() {
                         common::id(&r)
                     );
                     checked += 1;
+                    // A blocked tile contiguous along dim 0 is stored
+                    // column-major (`transposed = true`), else row-major.
+                    let (regs, md) = rest.split_once(") -> ").unwrap();
+                    let reg_enc = alias(regs.rsplit(", ").next().unwrap().trim_end_matches('>'));
+                    let md_enc = alias(md.split(", ").nth(1).unwrap());
+                    if reg_enc.contains("order = [0, 1]") {
+                        assert!(
+                            md_enc.contains("transposed = true"),
+                            "{l}\n{reg_enc}\n{md_enc}"
+                        );
+                        columns += 1;
+                    } else if reg_enc.contains("order = [1, 0]") {
+                        assert!(
+                            md_enc.contains("transposed = false"),
+                            "{l}\n{reg_enc}\n{md_enc}"
+                        );
+                    }
                 }
             }
         }
     }
     assert!(checked > 20, "{checked}");
+    assert!(columns > 0, "no column-contiguous tile in the corpora");
 }
 
 /// A dot's accumulator prints with the dot's own attribute: the wgmma

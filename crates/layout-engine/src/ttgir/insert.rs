@@ -99,7 +99,8 @@ impl Printer<'_> {
                 Some(a) => a.clone(),
                 None => {
                     let name = self.fresh("%smem");
-                    let memdesc = self.memdesc_of(value, false);
+                    let regs = self.layout(value).cloned();
+                    let memdesc = self.memdesc_of(value, regs.as_ref(), false);
                     self.after
                         .entry(value)
                         .or_default()
@@ -119,7 +120,8 @@ impl Printer<'_> {
                 view.clone()
             } else {
                 let name = self.fresh("%smemT");
-                let to = self.memdesc_transposed(value);
+                let regs = self.layout(value).cloned();
+                let to = self.memdesc_of(value, regs.as_ref(), true);
                 self.after
                     .entry(value)
                     .or_default()

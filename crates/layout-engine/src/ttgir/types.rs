@@ -191,21 +191,41 @@ impl Printer<'_> {
     }
 
     pub(super) fn memdesc(&mut self, v: ValueId) -> String {
-        self.memdesc_of(v, false)
+        self.memdesc_of(v, None, false)
     }
 
-    /// The memdesc of `v` in Triton's NVMMA shared layout: the swizzle is
-    /// the widest of 128, 64, 32 bytes that a row of `v` fills; with
-    /// `transposed`, the view of `v`'s allocation with its two dims
-    /// exchanged (`ttg.memdesc_trans`), same bytes, `transposed = true`.
-    pub(super) fn memdesc_of(&mut self, v: ValueId, transposed: bool) -> String {
+    /// The memdesc of `v` written from registers in `regs`, in Triton's
+    /// NVMMA shared layout: row-major (`transposed = false`) unless `regs`
+    /// holds a rank-2 tile contiguous along dim 0 ([`column_contiguous`]), which is
+    /// stored column-major (`transposed = true`) so that each thread's
+    /// consecutive elements stay consecutive in memory, as Triton chooses
+    /// from the register layout's order. The swizzle is the widest of 128,
+    /// 64, 32 bytes that the contiguous dim fills. With `view`, the view of
+    /// that allocation with its two dims exchanged (`ttg.memdesc_trans`):
+    /// the same bytes, the other `transposed`. Measured on the H200
+    /// (2026-11-25, `bench/engine-gpu`, case 075): a column-contiguous
+    /// `128x32` tile stored row-major with a 64-byte swizzle ran the
+    /// attention backward kernel at 0.62x Triton's.
+    pub(super) fn memdesc_of(
+        &mut self,
+        v: ValueId,
+        regs: Option<&crate::assignment::Layout>,
+        view: bool,
+    ) -> String {
         let ty = &self.p.values[v].ty;
         let mut shape = ty.tensor_shape().unwrap_or(&[]).to_vec();
         let elem = ty.elem().to_string();
         let bits = ty.elem_bits() as u64;
-        let row = shape.last().copied().unwrap_or(1) * bits / 8;
+        let col_major = shape.len() == 2 && regs.is_some_and(column_contiguous);
+        let contiguous = if col_major {
+            shape[0]
+        } else {
+            shape.last().copied().unwrap_or(1)
+        };
+        let row = contiguous * bits / 8;
         let swizzle = [128, 64, 32].into_iter().find(|&s| row >= s).unwrap_or(0);
-        if transposed {
+        let transposed = col_major != view;
+        if view {
             shape.reverse();
         }
         let shared = self.alias(
@@ -217,11 +237,6 @@ impl Printer<'_> {
         let smem = self.alias("#ttg.shared_memory".to_string(), "smem");
         let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
         format!("!ttg.memdesc<{dims}{elem}, {shared}, {smem}>")
-    }
-
-    /// [`Printer::memdesc_of`] transposed (a rank-2 `v`).
-    pub(super) fn memdesc_transposed(&mut self, v: ValueId) -> String {
-        self.memdesc_of(v, true)
     }
 
     /// `tt.dot` with a wgmma result as `ttng.warp_group_dot`, operands read
@@ -299,4 +314,27 @@ impl Printer<'_> {
         ));
         Ok(())
     }
+}
+
+/// Whether a rank-2 register layout is contiguous along dim 0: a blocked
+/// layout whose `order` starts with dim 0 (Triton's rule); another layout
+/// when a thread's first register basis steps one element along dim 0
+/// (consecutive elements in a thread), else, when it steps along neither
+/// dim by one, the first lane basis does.
+fn column_contiguous(l: &crate::assignment::Layout) -> bool {
+    use linear_layout::DimName;
+    if let hw_layouts::Encoding::Blocked(b) = &l.encoding {
+        return b.order.first() == Some(&0);
+    }
+    for d in [DimName::REGISTER, DimName::LANE] {
+        if !l.ll.has_in_dim(d) {
+            continue;
+        }
+        match l.ll.bases(d).first().map(|b| b.as_slice()) {
+            Some([1, 0]) => return true,
+            Some([0, 1]) => return false,
+            _ => {}
+        }
+    }
+    false
 }
