@@ -47,7 +47,7 @@ def rmsnorm_fwd(p):
 
 def rmsnorm_bwd(p):
     bs = p["BLOCK_SIZE"]
-    g, rpp = 264, 4
+    g, rpp = 132, 16
     rows = g * rpp
     return ((g, 1, 1), {"stride": bs, "n_rows": rows, "n_cols": bs,
                         "rows_per_program": rpp}, rows * bs)
