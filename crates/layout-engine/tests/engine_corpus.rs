@@ -165,7 +165,12 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
         let searched: Vec<_> = out
             .decisions
             .iter()
-            .filter(|d| d.op == "chained tt.dot warps" || d.op == "tt.reduce operand layout")
+            .filter(|d| {
+                matches!(
+                    d.op.as_str(),
+                    "chained tt.dot warps" | "tt.reduce operand layout" | "tied operand layouts"
+                )
+            })
             .collect();
         for d in &searched {
             let best = (0..d.candidates.len())
