@@ -154,7 +154,7 @@ pub fn lower_bound(
         warps: nw * nb,
         ..Default::default()
     };
-    let mut crossing: HashSet<u64> = Default::default();
+    let mut crossing = ElementSet::new(dst.total_out_dim_size());
     let mut warps_in: Vec<InWarp> = Vec::new();
     for b in 0..nb as usize {
         for w in 0..nw as usize {
@@ -193,7 +193,7 @@ pub fn lower_bound(
     for (recv, held) in warps_in {
         let mut sent_elems: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
         for (lane, e) in held {
-            if !crossing.contains(&e) {
+            if !crossing.contains(e) {
                 sent_elems[lane as usize].insert(e);
             }
         }
@@ -202,7 +202,7 @@ pub fn lower_bound(
         bound.shuffles += t;
         in_warp_wavefronts += wf;
     }
-    let stored = crossing.len() as u64 * bytes;
+    let stored = crossing.len * bytes;
     bound.wavefronts =
         (stored + bound.cross_warp_bytes) as f64 / wavefront_bytes as f64 + in_warp_wavefronts;
     let barrier = if bound.cross_warp_bytes > 0 {
@@ -265,6 +265,54 @@ pub fn full_shared_floor(dst: &LinearLayout, elem_bits: u32, target: &Target) ->
     let held = (1u64 << gf2::rank(&in_warp)) as f64;
     let moved = (dst.total_out_dim_size() as f64 + warps * held) * bytes;
     moved / ((4 * target.banks.max(1)) as f64 * warps) + BARRIER_COST
+}
+
+/// A set of packed tensor coordinates: a bit per element where the tensor
+/// has at most 2^26 of them (the bound's hot path), else a hash set.
+struct ElementSet {
+    bits: Vec<u64>,
+    sparse: HashSet<u64>,
+    dense: bool,
+    len: u64,
+}
+
+impl ElementSet {
+    fn new(elements: u64) -> ElementSet {
+        let dense = elements <= 1 << 26;
+        ElementSet {
+            bits: vec![
+                0;
+                if dense {
+                    elements.div_ceil(64) as usize
+                } else {
+                    0
+                }
+            ],
+            sparse: HashSet::new(),
+            dense,
+            len: 0,
+        }
+    }
+
+    fn insert(&mut self, e: u64) {
+        let new = if self.dense {
+            let (w, b) = ((e / 64) as usize, e % 64);
+            let new = self.bits[w] >> b & 1 == 0;
+            self.bits[w] |= 1 << b;
+            new
+        } else {
+            self.sparse.insert(e)
+        };
+        self.len += u64::from(new);
+    }
+
+    fn contains(&self, e: u64) -> bool {
+        if self.dense {
+            self.bits[(e / 64) as usize] >> (e % 64) & 1 == 1
+        } else {
+            self.sparse.contains(&e)
+        }
+    }
 }
 
 /// One warp's in-warp traffic: the bytes each lane receives from other

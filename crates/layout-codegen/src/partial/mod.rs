@@ -94,7 +94,6 @@ use class::{check_class, check_split, conversion_table, tables, Hw};
 use cost::cost_of;
 use linear_layout::{gf2, LinearLayout};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// One in-warp move of a staying element: destination register
 /// `dst_register` of lane `l` takes source register
@@ -318,8 +317,8 @@ struct OffsetMap {
 }
 
 impl OffsetMap {
-    fn new(hw: &Hw, offset_of: &HashMap<u64, u64>) -> OffsetMap {
-        let at = |r, l, w| offset_of[&hw.coord(r, l, w)];
+    fn new(hw: &Hw, offset_of: &[u64]) -> OffsetMap {
+        let at = |r, l, w| offset_of[hw.coord(r, l, w) as usize];
         OffsetMap {
             reg: (0..hw.nr).map(|i| at(1 << i, 0, 0)).collect(),
             lane: (0..hw.nl).map(|i| at(0, 1 << i, 0)).collect(),
@@ -448,7 +447,13 @@ fn prepare_with(
         )));
     }
     let nsmem = smem.total_in_dim_size();
-    let offset_of: HashMap<u64, u64> = (0..nsmem).map(|o| (smem.apply_flat(o), o)).collect();
+    // `smem⁻¹` as a table (packed tensor coordinate → offset): `smem`'s
+    // function table, built by doubling, inverted in place (a bijection
+    // onto the tile, checked above).
+    let mut offset_of = vec![0u64; nsmem as usize];
+    for (o, &e) in smem.table()?.iter().enumerate() {
+        offset_of[e as usize] = o as u64;
+    }
     let st = OffsetMap::new(&s, &offset_of);
     let ld = OffsetMap::new(&d, &offset_of);
     let (st_groups, ld_groups) = (st.groups(bitwidth), ld.groups(bitwidth));
