@@ -88,6 +88,7 @@ pub mod conversion;
 pub mod cost;
 pub mod dedup;
 pub mod error;
+pub mod floor_plan;
 pub mod gather;
 pub mod gather_cost;
 pub mod limits;

@@ -43,7 +43,7 @@
 //! Not modelled, so not floors of: `movmatrix` (a 16-bit 8 × 8 transpose
 //! inside a warp), which no plan of this crate emits.
 
-use crate::cost::{LowerBound, BARRIER_COST, WAVEFRONT_BYTES};
+use crate::cost::{LowerBound, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::target::Target;
 use linear_layout::gf2::{self, EchelonBasis};
@@ -154,7 +154,7 @@ pub fn lower_bound(
         warps: nw * nb,
         ..Default::default()
     };
-    let mut crossing: HashSet<u64> = Default::default();
+    let mut crossing = ElementSet::new(dst.total_out_dim_size());
     let mut warps_in: Vec<InWarp> = Vec::new();
     for b in 0..nb as usize {
         for w in 0..nw as usize {
@@ -193,7 +193,7 @@ pub fn lower_bound(
     for (recv, held) in warps_in {
         let mut sent_elems: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
         for (lane, e) in held {
-            if !crossing.contains(&e) {
+            if !crossing.contains(e) {
                 sent_elems[lane as usize].insert(e);
             }
         }
@@ -202,7 +202,7 @@ pub fn lower_bound(
         bound.shuffles += t;
         in_warp_wavefronts += wf;
     }
-    let stored = crossing.len() as u64 * bytes;
+    let stored = crossing.len * bytes;
     bound.wavefronts =
         (stored + bound.cross_warp_bytes) as f64 / wavefront_bytes as f64 + in_warp_wavefronts;
     let barrier = if bound.cross_warp_bytes > 0 {
@@ -215,32 +215,35 @@ pub fn lower_bound(
 }
 
 /// The floor of every plan that moves the **whole** tile through shared
-/// memory (Triton's plan, the paper's swizzled plan of
-/// [`crate::choice::plan_conversion_best`]), in the cycles per warp of
-/// [`crate::cost`], for the destination `dst` of `elem_bits`-bit elements
-/// (at least one byte each, as the planners store them):
+/// memory (Triton's plan, the paper's swizzled plan, the searched swizzle
+/// of [`crate::planner::plan`], in one round or several), in the cycles per
+/// warp of [`crate::cost`], for the destination `dst` of `elem_bits`-bit
+/// elements (at least one byte each, as the planners store them) on
+/// `target`:
 ///
 /// ```text
-/// floor = (E + warps · 2^rank(R ∪ L)) · bytes / (WAVEFRONT_BYTES · warps) + BARRIER_COST
+/// floor = (E + warps · 2^rank(R ∪ L)) · bytes / (4 · banks · warps) + BARRIER_COST
 /// ```
 ///
 /// with `E` the tensor's elements, `warps` those of all CTAs
 /// ([`crate::choice::total_warps`]) and `R ∪ L` the register and lane
 /// columns of `dst` (warp `w` holds the coset `W(w) ⊕ span(R ∪ L)`, so
 /// `2^rank(R ∪ L)` distinct elements). Such a plan loads every destination
-/// element from shared memory: each element is stored at least once, each
-/// warp loads at least the distinct elements it holds, and one wavefront
-/// serves at most one 4-byte word per bank ([`WAVEFRONT_BYTES`] distinct
-/// bytes), so the stores take at least `E · bytes / WAVEFRONT_BYTES`
-/// wavefronts and the loads `warps · 2^rank(R ∪ L) · bytes /
-/// WAVEFRONT_BYTES`; and every such plan has a barrier between its stores
-/// and its loads. Unlike [`lower_bound`] it is no floor of plans that keep
-/// data in the warp (shuffles, register moves, partial plans): it bounds
-/// the full plans only, so that a cheaper partial plan can be taken
-/// without planning them (`layout-engine`'s pricer).
+/// element from shared memory: each element is stored at least once (a
+/// broadcast source stores one replica), each warp loads at least the
+/// distinct elements it holds, and one wavefront serves at most one 4-byte
+/// word per bank (`4 · banks` distinct bytes: [`crate::cost::WAVEFRONT_BYTES`] on 32
+/// banks), so the stores take at least `E · bytes / (4 · banks)`
+/// wavefronts and the loads `warps · 2^rank(R ∪ L) · bytes / (4 · banks)`;
+/// and every such plan has a barrier between its stores and its loads.
+/// Unlike [`lower_bound`] it is no floor of plans that keep data in the
+/// warp (shuffles, register moves, partial plans): it bounds the full
+/// plans only, so that a cheaper partial plan can be taken without
+/// planning them ([`crate::planner::plan_at_floor`]).
 ///
 /// ```
 /// use layout_codegen::lower_bound::full_shared_floor;
+/// use layout_codegen::planner::Target;
 /// use hw_layouts::Encoding;
 /// let l = Encoding::parse("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>")
 ///     .unwrap()
@@ -249,9 +252,9 @@ pub fn lower_bound(
 /// // 2048 i32 (8192 bytes) stored; each of the 4 warps loads its 512
 /// // (2048 bytes); 128 bytes a wavefront: 128 wavefronts over 4 warps
 /// // (32 cycles), plus one barrier (4).
-/// assert_eq!(full_shared_floor(&l, 32), 36.0);
+/// assert_eq!(full_shared_floor(&l, 32, &Target::SM90), 36.0);
 /// ```
-pub fn full_shared_floor(dst: &LinearLayout, elem_bits: u32) -> f64 {
+pub fn full_shared_floor(dst: &LinearLayout, elem_bits: u32, target: &Target) -> f64 {
     let bytes = u64::from(elem_bits.max(8) / 8) as f64;
     let warps = crate::choice::total_warps(dst).max(1) as f64;
     let in_warp = [
@@ -261,7 +264,55 @@ pub fn full_shared_floor(dst: &LinearLayout, elem_bits: u32) -> f64 {
     .concat();
     let held = (1u64 << gf2::rank(&in_warp)) as f64;
     let moved = (dst.total_out_dim_size() as f64 + warps * held) * bytes;
-    moved / (WAVEFRONT_BYTES as f64 * warps) + BARRIER_COST
+    moved / ((4 * target.banks.max(1)) as f64 * warps) + BARRIER_COST
+}
+
+/// A set of packed tensor coordinates: a bit per element where the tensor
+/// has at most 2^26 of them (the bound's hot path), else a hash set.
+struct ElementSet {
+    bits: Vec<u64>,
+    sparse: HashSet<u64>,
+    dense: bool,
+    len: u64,
+}
+
+impl ElementSet {
+    fn new(elements: u64) -> ElementSet {
+        let dense = elements <= 1 << 26;
+        ElementSet {
+            bits: vec![
+                0;
+                if dense {
+                    elements.div_ceil(64) as usize
+                } else {
+                    0
+                }
+            ],
+            sparse: HashSet::new(),
+            dense,
+            len: 0,
+        }
+    }
+
+    fn insert(&mut self, e: u64) {
+        let new = if self.dense {
+            let (w, b) = ((e / 64) as usize, e % 64);
+            let new = self.bits[w] >> b & 1 == 0;
+            self.bits[w] |= 1 << b;
+            new
+        } else {
+            self.sparse.insert(e)
+        };
+        self.len += u64::from(new);
+    }
+
+    fn contains(&self, e: u64) -> bool {
+        if self.dense {
+            self.bits[(e / 64) as usize] >> (e % 64) & 1 == 1
+        } else {
+            self.sparse.contains(&e)
+        }
+    }
 }
 
 /// One warp's in-warp traffic: the bytes each lane receives from other

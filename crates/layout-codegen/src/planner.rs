@@ -65,6 +65,7 @@ use crate::partial::{
 use crate::plan::{Access, ConversionPlan};
 use crate::shared_words::{plan_shared_words, word_layouts, SharedWordPlan};
 
+pub use crate::floor_plan::plan_at_floor;
 pub use crate::lower_bound::lower_bound;
 pub use crate::plan_options::{Allow, PlanOptions, SplitForm};
 use crate::shared_conversion::plan_shared_matrix;
@@ -192,7 +193,7 @@ pub const TRANSPOSED_STAYING_BITS: u32 = 16;
 
 /// A partial planner: `(src, dst, smem, bits) → plan`
 /// ([`plan_split`], [`plan_split_predicated`], [`plan_split_transposed`]).
-type SplitPlanner =
+pub(crate) type SplitPlanner =
     fn(&LinearLayout, &LinearLayout, &LinearLayout, u32) -> Result<PartialCrossWarpPlan>;
 
 /// What a partial planner runs on through one shared layout: the elements,
@@ -204,14 +205,19 @@ type SplitPlanner =
 /// loads are the element plan's bytes, and its staying moves are whole
 /// words where the element plan's pack `32 / bits` elements of one source
 /// lane per shuffle.
-struct SplitInput {
-    words: Option<Box<SharedWordPlan>>,
-    layouts: (LinearLayout, LinearLayout, LinearLayout),
-    bits: u32,
+pub(crate) struct SplitInput {
+    pub(crate) words: Option<Box<SharedWordPlan>>,
+    pub(crate) layouts: (LinearLayout, LinearLayout, LinearLayout),
+    pub(crate) bits: u32,
 }
 
 impl SplitInput {
-    fn new(src: &LinearLayout, dst: &LinearLayout, smem: &LinearLayout, bits: u32) -> Self {
+    pub(crate) fn new(
+        src: &LinearLayout,
+        dst: &LinearLayout,
+        smem: &LinearLayout,
+        bits: u32,
+    ) -> Self {
         let words = match bits {
             8 | 16 => plan_shared_words(src, dst, smem, bits).ok().flatten(),
             _ => None,
@@ -231,7 +237,7 @@ impl SplitInput {
         }
     }
 
-    fn plan(&self, planner: SplitPlanner) -> Result<Lowering> {
+    pub(crate) fn plan(&self, planner: SplitPlanner) -> Result<Lowering> {
         let (a, b, m) = &self.layouts;
         Ok(Lowering::Partial {
             plan: Box::new(planner(a, b, m, self.bits)?),
@@ -292,7 +298,7 @@ fn partial_names(shared: &str) -> [&'static str; 3] {
     }
 }
 
-fn size(l: &LinearLayout, d: DimName) -> u64 {
+pub(crate) fn size(l: &LinearLayout, d: DimName) -> u64 {
     if l.has_in_dim(d) {
         l.in_dim_size(d)
     } else {

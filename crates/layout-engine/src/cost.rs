@@ -1,6 +1,7 @@
-//! Pricing conversions: `layout_codegen`'s plan cost model (cycles of one
-//! SM per warp, the cheapest proved plan of [`plan_conversion_best`], or a
-//! partial cross-warp plan when that is cheaper), weighted by loop depth.
+//! Pricing conversions: the planner's answer
+//! ([`layout_codegen::planner::plan`], the one the CUDA emitter,
+//! `linlayout cuda` and `linlayout convert` use: every plan class on one
+//! cost scale, cycles of one SM per warp), weighted by loop depth.
 //!
 //! ## Loop weight
 //! A conversion inside `d` nested loops costs `LOOP_WEIGHT^d` times its
@@ -13,24 +14,34 @@
 //! many conversions outside still count. Both assignments compared in
 //! `--compare` are weighted alike.
 //!
-//! ## Partial plans
-//! [`layout_codegen::partial::plan_split_optimal`] is a candidate too: its
-//! shared-memory issue slots (`partial_units`: wavefronts plus packed
-//! shuffles, summed over the CTA's warps) divided by the warps, plus one
-//! barrier, are the same units as
-//! [`layout_codegen::choice::plan_cost`]; it is taken only when the
-//! partial plan is both proved and cheaper.
+//! ## The target
+//! The planner's [`Target`] follows the layouts' warp: 32 lanes is
+//! [`Target::SM90`] (the engine's sm80 and sm90), 64 lanes
+//! [`Target::CDNA3`] (gfx942: 64 LDS banks, 64 KiB per workgroup).
+//!
+//! ## Shortcuts (each gives the planner's answer)
+//! * A conversion the algebra proves trivial (no-op or register
+//!   renaming) costs 0 without planning (`tests/cost_triton.rs` checks the
+//!   planner agrees on every trivial conversion of the corpora).
+//! * [`layout_codegen::planner::plan_at_floor`]: a partial cross-warp plan
+//!   that provably beats every other candidate is taken without planning
+//!   them (its module doc has the proof; `tests/price_shortcut.rs` checks
+//!   every price against [`plan`] on every pair the corpora price).
+//!
+//! ## Beyond the target's shared memory
+//! The planner plans a whole-tile conversion in one round through a
+//! buffer of the whole tile, and refuses a plan whose buffer exceeds the
+//! target's shared memory (a 128×128 tensor of 64-bit pointers needs 128
+//! KiB, gfx942 has 64 KiB). Triton splits such a conversion into rounds
+//! over the same shared layout, moving the same bytes with more barriers.
+//! The engine then prices the planner's answer for the target without the
+//! limit, and [`Price::note`] says so.
 
 use crate::assignment::{Assignment, Conversion};
 use crate::error::{EngineError, Result};
 use crate::ir::Program;
-use crate::shape_ops::squeeze;
-use layout_codegen::choice::{
-    plan_conversion_best, plan_conversion_triton, total_warps, BARRIER_COST,
-};
 use layout_codegen::conversion::classify;
-use layout_codegen::lower_bound::full_shared_floor;
-use layout_codegen::partial::plan_split_optimal;
+use layout_codegen::planner::{plan, plan_at_floor, Target};
 use linear_layout::LinearLayout;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -42,14 +53,23 @@ pub const LOOP_WEIGHT: f64 = 10.0;
 /// The price of one conversion (unweighted).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Price {
-    /// The conversion class (`noop`, `register`, `shuffle`, `shared`, `cross_cta`).
+    /// Triton's class of the conversion (`noop`, `register`, `shuffle`,
+    /// `shared`, `cross_cta`).
     pub class: &'static str,
-    /// The chosen plan (`noop`, `register`, `shuffle`, `shared`, `partial`, ...).
+    /// The kind of the planner's plan (`noop`, `register`, `shuffle`,
+    /// `warp_program`, `shared`, `partial`, ...:
+    /// [`layout_codegen::planner::Lowering::kind_name`]).
     pub plan: String,
-    /// Which planner candidate (`triton`, `shuffle`, `paper_swizzle`, `partial`).
+    /// The planner's chosen candidate
+    /// ([`layout_codegen::planner::Candidate::name`]: `triton`,
+    /// `shuffle_rounds`, `searched_swizzle`, `partial_triton`, ...).
     pub candidate: &'static str,
     /// Cycles per warp of the plan cost model.
     pub cycles: f64,
+    /// Why the price is not the planner's answer for the target as it is
+    /// (module doc: beyond the target's shared memory); `None` when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Price {
@@ -101,24 +121,7 @@ impl Pricer {
         if let Some(p) = self.cached(key, src, dst) {
             return p.clone();
         }
-        // Size-1 out dims hold no bits: the pair without them has the same
-        // packed columns and the same price (`tests/price_shortcut.rs`
-        // checks every pair against its definition), and is often priced
-        // already (a value and its `expand_dims`). An error keeps the
-        // value's own shape.
-        let p = match (squeeze(src), squeeze(dst)) {
-            (Some(s), Some(d)) if s.out_dims() == d.out_dims() => {
-                self.price(&s, &d, bits).map_err(|e| match e {
-                    EngineError::Plan { value, message, .. } => EngineError::Plan {
-                        value,
-                        shape: crate::shape_ops::out_shape(dst),
-                        message,
-                    },
-                    e => e,
-                })
-            }
-            _ => price_uncached(src, dst, bits),
-        };
+        let p = price_uncached(src, dst, bits);
         self.cache
             .entry(key)
             .or_default()
@@ -212,80 +215,72 @@ fn price_uncached(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Result<P
         shape: shape.clone(),
         message: m,
     };
-    let bits = match bits {
-        0..=8 => 8,
-        9..=16 => 16,
-        17..=32 => 32,
-        _ => 64,
-    };
+    let bits = width_class(bits);
     let class = classify(src, dst).map_err(|e| plan_err(e.to_string()))?;
     // No data moves (the algebra proves the maps equal, or equal up to a
-    // renaming of registers): the plan is that renaming and costs nothing,
-    // so no planner runs (`tests/cost_triton.rs` checks the planner agrees
-    // on every trivial conversion of the corpora).
+    // renaming of registers): the plan is that renaming and costs nothing.
     if matches!(class.short_name(), "noop" | "register") {
         return Ok(Price {
             class: class.short_name(),
             plan: class.short_name().to_string(),
             candidate: "triton",
             cycles: 0.0,
+            note: None,
         });
     }
-    let shared = class.short_name() == "shared";
-    let partial = if shared {
-        partial_cycles(src, dst, bits)
-    } else {
-        None
+    let target = planner_target(src);
+    let (planned, note) = match plan_at_floor(src, dst, bits, &target) {
+        Some(p) => (p, None),
+        None => match plan(src, dst, bits, &target) {
+            Ok(p) => (p, None),
+            Err(e) => beyond_shared_memory(src, dst, bits, &target)
+                .ok_or_else(|| plan_err(e.to_string()))?,
+        },
     };
-    // Elements cross warps, so no shuffle plan passes the simulator and
-    // every other candidate of `plan_conversion_best` moves the whole tile
-    // through shared memory, at no less than `full_shared_floor`: a partial
-    // plan below that floor wins without them being planned. Triton's plan
-    // is still planned (not simulated), so that a conversion its planner
-    // refuses is refused as before. `tests/price_shortcut.rs` checks the
-    // price against both planners on every pair the engine prices.
-    if let Some((cycles, true)) = partial {
-        if cycles < full_shared_floor(dst, bits) {
-            plan_conversion_triton(src, dst, bits).map_err(|e| plan_err(e.to_string()))?;
-            return Ok(partial_price(class.short_name(), cycles));
-        }
-    }
-    let best = plan_conversion_best(src, dst, bits).map_err(|e| plan_err(e.to_string()))?;
-    let price = Price {
+    Ok(Price {
         class: class.short_name(),
-        plan: best.plan.kind_name().to_string(),
-        candidate: best.candidate,
-        cycles: best.cost,
-    };
-    Ok(match partial {
-        Some((cycles, _)) if cycles < price.cycles => partial_price(price.class, cycles),
-        _ => price,
+        plan: planned.lowering.kind_name().to_string(),
+        candidate: planned.candidate,
+        cycles: planned.cycles,
+        note,
     })
 }
 
-/// The price of a partial plan of `cycles`.
-fn partial_price(class: &'static str, cycles: f64) -> Price {
-    Price {
-        class,
-        plan: "partial".into(),
-        candidate: "partial",
-        cycles,
-    }
+/// The planner's answer for `target` without its shared-memory limit,
+/// when that answer needs more shared memory than the target has (module
+/// doc), with the note saying so; `None` otherwise.
+fn beyond_shared_memory(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bits: u32,
+    target: &Target,
+) -> Option<(layout_codegen::planner::PlannedConversion, Option<String>)> {
+    let unbounded = Target {
+        smem_bytes_per_cta: u64::MAX,
+        ..*target
+    };
+    let p = plan(src, dst, bits, &unbounded).ok()?;
+    (p.cost.scratch_bytes > target.smem_bytes_per_cta).then(|| {
+        let note = format!(
+            "the plan's buffer of {} bytes exceeds the target's {} bytes of shared memory; \
+             priced as one round (Triton splits it into rounds)",
+            p.cost.scratch_bytes, target.smem_bytes_per_cta
+        );
+        (p, Some(note))
+    })
 }
 
-/// The cycles of the partial cross-warp plan of a shared-memory
-/// conversion ([`plan_split_optimal`], proved), when it is predicted
-/// cheaper than the full plan through the same shared layout (module doc),
-/// and whether any element crosses warps; `None` when there is no such
-/// plan.
-fn partial_cycles(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Option<(f64, bool)> {
-    let (plan, _report) = plan_split_optimal(src, dst, bits).ok()?;
-    if !plan.cost.cheaper_than_full() {
-        return None;
+/// The planner's target of a layout (module doc): a 64-lane warp is a
+/// CDNA3 wave, else SM90.
+pub fn planner_target(l: &LinearLayout) -> Target {
+    let lanes = if l.has_in_dim(linear_layout::DimName::LANE) {
+        l.in_dim_size(linear_layout::DimName::LANE)
+    } else {
+        1
+    };
+    if lanes == 64 {
+        Target::CDNA3
+    } else {
+        Target::SM90
     }
-    let loads = plan.cost.load_instructions > 0;
-    let cycles = plan.cost.partial_units() as f64 / total_warps(dst).max(1) as f64
-        + if loads { BARRIER_COST } else { 0.0 };
-    let crosses = plan.cost.staying_elements < plan.cost.elements;
-    Some((cycles, crosses))
 }

@@ -29,6 +29,12 @@ pub struct ConversionReport {
     pub class: String,
     /// The chosen plan.
     pub plan: String,
+    /// The planner's candidate that won (`layout_codegen::planner::plan`).
+    pub candidate: String,
+    /// Why the price is not the planner's answer for the target as it is
+    /// (`cost::Price::note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Cycles per warp of the plan cost model.
     pub cycles: f64,
     /// `cycles · LOOP_WEIGHT^depth`.
@@ -183,6 +189,8 @@ fn report(
             depth: c.depth,
             class: pr.class.to_string(),
             plan: pr.plan.clone(),
+            candidate: pr.candidate.to_string(),
+            note: pr.note.clone(),
             cycles: pr.cycles,
             weighted: weighted(pr.cycles, c.depth),
             src: al.name(&canonical(&c.src)),

@@ -83,8 +83,8 @@ fn wider_elements_cost_no_less() {
 
 /// The pricer skips the planner for conversions the algebra proves
 /// trivial and prices them 0 with the class's plan; the planner itself
-/// (`plan_conversion_best`) agrees on every trivial conversion of the
-/// corpora, Triton's and ours.
+/// (`planner::plan`, for the record's target) agrees on every trivial
+/// conversion of the corpora, Triton's and ours.
 #[test]
 fn trivial_conversions_skip_the_planner_as_it_would_decide() {
     use layout_engine::anchors::Target;
@@ -113,10 +113,19 @@ fn trivial_conversions_skip_the_planner_as_it_would_decide() {
                 17..=32 => 32,
                 _ => 64,
             };
+            let target = match r["target"].as_str().unwrap() {
+                "gfx942" => layout_codegen::planner::Target::CDNA3,
+                _ => layout_codegen::planner::Target::SM90,
+            };
             let planned =
-                layout_codegen::choice::plan_conversion_best(&c.src.ll, &c.dst.ll, bits).unwrap();
-            assert_eq!(planned.cost, 0.0, "{}", common::id(&r));
-            assert_eq!(planned.plan.kind_name(), price.plan, "{}", common::id(&r));
+                layout_codegen::planner::plan(&c.src.ll, &c.dst.ll, bits, &target).unwrap();
+            assert_eq!(planned.cycles, 0.0, "{}", common::id(&r));
+            assert_eq!(
+                planned.lowering.kind_name(),
+                price.plan,
+                "{}",
+                common::id(&r)
+            );
             n += 1;
         }
     }

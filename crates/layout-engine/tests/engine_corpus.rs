@@ -169,9 +169,13 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
             .decisions
             .iter()
             .filter(|d| {
-                d.op == "chained tt.dot warps"
-                    || d.op == "tt.reduce operand layout"
-                    || d.op == "tt.gather layout"
+                matches!(
+                    d.op.as_str(),
+                    "chained tt.dot warps"
+                        | "tt.reduce operand layout"
+                        | "tied operand layouts"
+                        | "tt.gather layout"
+                )
             })
             .collect();
         for d in &searched {

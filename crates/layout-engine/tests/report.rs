@@ -113,6 +113,16 @@ fn text_output_is_ttgir_with_the_conversions_as_comments() {
     for c in &rep.conversions {
         let def = format!("{} = ttg.convert_layout {} : ", c.converted, c.value);
         assert!(rep.ttgir.contains(&def), "{def}");
+        // The planner's candidate beside its plan kind (a trivial
+        // conversion, planned by no one, is Triton's renaming).
+        let trivial = matches!(c.plan.as_str(), "noop" | "register");
+        assert_eq!(
+            c.candidate == "triton" && trivial,
+            trivial,
+            "{}",
+            c.candidate
+        );
+        assert!(!c.candidate.is_empty() && c.note.is_none());
     }
     // `from_types` refuses a tensor type without an encoding.
     let p = layout_engine::parse_program(&text).unwrap();

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 /// whole layout-free kernel and the conversions that remain, as plain
 /// Python objects (the same as `linlayout engine --json`): `aliases`
 /// (`[alias, attribute]` pairs), `values` (`[value, alias]` pairs),
-/// `conversions` (value, line, depth, class, plan, cycles, weighted, src,
+/// `conversions` (value, line, depth, class, plan, candidate, cycles, weighted, src,
 /// dst), `trivial_dropped`, `cost`, `loop_weight`, `violations` (empty),
 /// `decisions` (conflicts with their candidates and costs), `ttgir` (the
 /// program as Triton's TTGIR: a layout on every tensor type, a

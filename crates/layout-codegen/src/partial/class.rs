@@ -106,6 +106,14 @@ pub(super) fn conversion_table(src: &Hw, dst: &Hw) -> Result<Vec<u64>> {
 /// Which of the class's conditions (module doc) fail, as a message; `None`
 /// when `src → dst` is a partial cross-warp conversion.
 pub fn why_not_partial(src: &LinearLayout, dst: &LinearLayout) -> Result<Option<String>> {
+    let (s, d, c) = tables(src, dst)?;
+    Ok(check_class(&s, &d, &c))
+}
+
+/// Both layouts as hardware tables and the map `C` of `src → dst` as a
+/// table ([`conversion_table`]), after checking that they share lanes and
+/// warps.
+pub(super) fn tables(src: &LinearLayout, dst: &LinearLayout) -> Result<(Hw, Hw, Vec<u64>)> {
     let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
     if (s.nl, s.nw) != (d.nl, d.nw) {
         return Err(CodegenError::Invalid(
@@ -113,7 +121,7 @@ pub fn why_not_partial(src: &LinearLayout, dst: &LinearLayout) -> Result<Option<
         ));
     }
     let c = conversion_table(&s, &d)?;
-    Ok(check_class(&s, &d, &c))
+    Ok((s, d, c))
 }
 
 pub(super) fn check_class(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
@@ -160,4 +168,56 @@ fn check_mixed(s: &Hw, d: &Hw, c: &[u64]) -> Option<String> {
         return Some("every element crosses warps (full shared-memory class)".into());
     }
     None
+}
+
+/// A floor on the shared-memory instructions
+/// ([`crate::planner::shared_instructions`]) of every partial plan of
+/// `src → dst` with `bitwidth`-bit elements, through any shared layout and
+/// in any of the planner's forms (plain, lane-predicated, transposed, on
+/// elements or on packed words): `Σ_w ⌈|X_w| / V⌉ + ⌈|Y_w| / V⌉`, with
+/// `V = 128 / bitwidth` elements (one access moves at most 16 bytes),
+/// `Y_w` the destination registers of warp `w` whose element `C` reads in
+/// another warp (each must be loaded) and `X_w` the source registers of
+/// warp `w` that `C` reads from another warp (each must be stored).
+///
+/// It is a floor where conditions 1 and 2 of the module doc hold and the
+/// source is injective: then `C` is `src⁻¹ ∘ dst` (the only holder of each
+/// element, whichever form a plan takes), and which registers cross is
+/// the same for every lane of a warp, so every thread of warp `w` loads
+/// `|Y_w|` elements and stores `|X_w|`. Elsewhere it returns 0 (no claim).
+pub fn shared_instruction_floor(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<u64> {
+    crate::error::check_bitwidth(bitwidth)?;
+    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
+    if (s.nl, s.nw) != (d.nl, d.nw) || !src.is_injective() {
+        return Ok(0);
+    }
+    let c = conversion_table(&s, &d)?;
+    if check_split(&s, &d, &c).is_some() {
+        return Ok(0);
+    }
+    let per_access = u64::from((128 / bitwidth).max(1));
+    let warps = 1usize << d.nw;
+    let mut stored = vec![vec![false; 1usize << s.nr]; warps];
+    let mut floor = 0;
+    for w in 0..warps as u64 {
+        let mut loaded = 0u64;
+        for r in 0..1u64 << d.nr {
+            // Lane 0 stands for every lane (conditions 1 and 2).
+            let (r2, _, w2) = s.split(c[d.flat(r, 0, w) as usize]);
+            if w2 != w {
+                loaded += 1;
+                stored[w2 as usize][r2 as usize] = true;
+            }
+        }
+        floor += loaded.div_ceil(per_access);
+    }
+    for regs in &stored {
+        let n = regs.iter().filter(|&&x| x).count() as u64;
+        floor += n.div_ceil(per_access);
+    }
+    Ok(floor)
 }

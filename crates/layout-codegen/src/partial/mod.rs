@@ -85,16 +85,15 @@ mod simulate;
 
 pub use predicated::{plan_split_predicated, plan_split_transposed};
 
-pub use class::why_not_partial;
+pub use class::{shared_instruction_floor, why_not_partial};
 pub use simulate::{simulate_partial, PartialReport};
 
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::plan::{Access, Address};
-use class::{check_class, check_split, conversion_table, Hw};
+use class::{check_class, check_split, conversion_table, tables, Hw};
 use cost::cost_of;
 use linear_layout::{gf2, LinearLayout};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// One in-warp move of a staying element: destination register
 /// `dst_register` of lane `l` takes source register
@@ -318,8 +317,8 @@ struct OffsetMap {
 }
 
 impl OffsetMap {
-    fn new(hw: &Hw, offset_of: &HashMap<u64, u64>) -> OffsetMap {
-        let at = |r, l, w| offset_of[&hw.coord(r, l, w)];
+    fn new(hw: &Hw, offset_of: &[u64]) -> OffsetMap {
+        let at = |r, l, w| offset_of[hw.coord(r, l, w) as usize];
         OffsetMap {
             reg: (0..hw.nr).map(|i| at(1 << i, 0, 0)).collect(),
             lane: (0..hw.nl).map(|i| at(0, 1 << i, 0)).collect(),
@@ -402,8 +401,24 @@ fn prepare(
     bitwidth: u32,
     class: impl Fn(&Hw, &Hw, &[u64]) -> Option<String>,
 ) -> Result<Prepared> {
+    prepare_with(src, dst, smem, bitwidth, None, class)
+}
+
+/// [`prepare`], with the hardware tables and `C` of `src → dst` when the
+/// caller has them already ([`tables`]), so that they are built once.
+fn prepare_with(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    smem: &LinearLayout,
+    bitwidth: u32,
+    given: Option<(Hw, Hw, Vec<u64>)>,
+    class: impl Fn(&Hw, &Hw, &[u64]) -> Option<String>,
+) -> Result<Prepared> {
     check_bitwidth(bitwidth)?;
-    let (s, d) = (Hw::new(src, "source")?, Hw::new(dst, "destination")?);
+    let (s, d, given_c) = match given {
+        Some((s, d, c)) => (s, d, Some(c)),
+        None => (Hw::new(src, "source")?, Hw::new(dst, "destination")?, None),
+    };
     if (s.nl, s.nw) != (d.nl, d.nw) {
         return Err(CodegenError::Invalid(
             "source and destination differ in lanes or warps".into(),
@@ -422,14 +437,23 @@ fn prepare(
             "the shared layout must be one offset dim, a bijection onto the tile".into(),
         ));
     }
-    let c = conversion_table(&s, &d)?;
+    let c = match given_c {
+        Some(c) => c,
+        None => conversion_table(&s, &d)?,
+    };
     if let Some(why) = class(&s, &d, &c) {
         return Err(CodegenError::Unsupported(format!(
             "not a partial cross-warp conversion: {why}"
         )));
     }
     let nsmem = smem.total_in_dim_size();
-    let offset_of: HashMap<u64, u64> = (0..nsmem).map(|o| (smem.apply_flat(o), o)).collect();
+    // `smem⁻¹` as a table (packed tensor coordinate → offset): `smem`'s
+    // function table, built by doubling, inverted in place (a bijection
+    // onto the tile, checked above).
+    let mut offset_of = vec![0u64; nsmem as usize];
+    for (o, &e) in smem.table()?.iter().enumerate() {
+        offset_of[e as usize] = o as u64;
+    }
     let st = OffsetMap::new(&s, &offset_of);
     let ld = OffsetMap::new(&d, &offset_of);
     let (st_groups, ld_groups) = (st.groups(bitwidth), ld.groups(bitwidth));
@@ -500,7 +524,11 @@ fn plan_with(
     } else {
         check_split
     };
-    let p = prepare(src, dst, smem, bitwidth, class)?;
+    plan_prepared(prepare(src, dst, smem, bitwidth, class)?, bitwidth, smem)
+}
+
+/// The plain partial plan of [`Prepared`] tables through `smem`.
+fn plan_prepared(p: Prepared, bitwidth: u32, smem: &LinearLayout) -> Result<PartialCrossWarpPlan> {
     let (s, d, c) = (&p.s, &p.d, &p.c);
     let (st, ld, c_ll, c_lw) = (&p.st, &p.ld, &p.c_ll, &p.c_lw);
     let (st_groups, ld_groups) = (&p.st_groups, &p.ld_groups);
@@ -594,7 +622,9 @@ pub fn plan_split_optimal(
     bitwidth: u32,
 ) -> Result<(PartialCrossWarpPlan, PartialReport)> {
     check_bitwidth(bitwidth)?;
-    if let Some(why) = why_not_partial(src, dst)? {
+    // The tables and `C` are built once, for the class test and the plan.
+    let (s, d, c) = tables(src, dst)?;
+    if let Some(why) = check_class(&s, &d, &c) {
         if !why.starts_with("no element crosses") {
             return Err(CodegenError::Unsupported(format!(
                 "not a partial cross-warp conversion: {why}"
@@ -602,7 +632,8 @@ pub fn plan_split_optimal(
         }
     }
     let smem = crate::swizzle::optimal_swizzling(src, dst, bitwidth)?.shared;
-    let plan = plan_split(src, dst, &smem, bitwidth)?;
+    let p = prepare_with(src, dst, &smem, bitwidth, Some((s, d, c)), check_split)?;
+    let plan = plan_prepared(p, bitwidth, &smem)?;
     let report = simulate_partial(&plan, src, dst)?;
     Ok((plan, report))
 }

@@ -41,7 +41,10 @@ pub fn simulate_partial(
         ));
     }
     let unpack = |v: u64| src.unpack(v).to_vec();
-    let tag = |r, l, w| s.coord(r, l, w);
+    // The layouts' function tables (built by doubling): entry `flat(r, l,
+    // w)` is the packed coordinate `coord(r, l, w)`.
+    let (src_table, dst_table) = (s.layout.table()?, d.layout.table()?);
+    let tag = |r, l, w| src_table[s.flat(r, l, w) as usize];
     let mut smem: Vec<Option<u64>> = vec![None; plan.scratch_elems as usize];
     let mut out: Vec<Option<u64>> = vec![None; d.count() as usize];
     let mut report = PartialReport::default();
@@ -135,7 +138,7 @@ pub fn simulate_partial(
     }
     for f in 0..d.count() {
         let (r, l, w) = d.split(f);
-        let want = d.coord(r, l, w);
+        let want = dst_table[f as usize];
         if out[f as usize] != Some(want) {
             return Err(CodegenError::WrongElement {
                 block: 0,

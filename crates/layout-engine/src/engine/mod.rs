@@ -338,9 +338,15 @@ impl Pass<'_> {
                         }
                         costs.push(total);
                     }
-                    let best = (0..cands.len())
+                    let mut best = (0..cands.len())
                         .min_by(|&a, &b| costs[a].total_cmp(&costs[b]).then(a.cmp(&b)))
                         .expect("candidates");
+                    // A tie the search settles by total cost.
+                    if let Some(&k) = self.choices.tied_pick.get(&o) {
+                        if costs.get(k) == Some(&costs[best]) {
+                            best = k;
+                        }
+                    }
                     self.decisions.push(Decision {
                         line: op.line,
                         op: op.name.clone(),

@@ -22,8 +22,14 @@
 //!    into it, the reduction needs no shared-memory round, and what the
 //!    broadcast meets may follow it) against the layout as assigned; the
 //!    cheaper total wins, ties to the layout as assigned.
-//!
-//! 3. **Gathers** (`tt.gather`): the gather in its index's layout against
+//! 3. **Tied operand layouts**: where an elementwise op's operands meet in
+//!    layouts that cost the same to convert into (the one-pass engine
+//!    takes the first), what follows may not cost the same (e.g. a
+//!    pairwise distance's `x[:, None, :] - y[None, :, :]`, reduced and
+//!    stored: the reduction's result crosses warps differently); the
+//!    engine runs once per other tied layout, and a cheaper total wins,
+//!    ties to the first.
+//! 4. **Gathers** (`tt.gather`): the gather in its index's layout against
 //!    the lane layout ([`super::gather::lane_layout`]: source and index
 //!    converted into it, the result converted back where its uses want),
 //!    each priced with the gather's own cost ([`super::gather`]); the
@@ -57,6 +63,9 @@ pub struct Choices {
     pub local_reduce: HashSet<OpId>,
     /// Gathers done in the lane layout ([`super::gather::lane_layout`]).
     pub lane_gather: HashSet<OpId>,
+    /// Elementwise ops whose operands meet in layouts of equal converted
+    /// cost: the index of the tied candidate taken instead of the first.
+    pub tied_pick: HashMap<OpId, usize>,
 }
 
 /// The total cost of an assignment (see the module doc).
@@ -297,6 +306,88 @@ pub(super) fn search(
             best_cost = cost;
         }
     }
+    let settled = settle_ties(
+        p,
+        &info,
+        opts,
+        pricer,
+        (choices, best, best_cost),
+        &mut decisions,
+    )?;
+    let (_, mut best, _) = settled;
     best.decisions.extend(decisions);
     Ok(best)
+}
+
+/// The engine's current choice: its choices, output and total cost.
+type Current = (Choices, EngineOutput, f64);
+
+/// Step 3 of the module doc: every elementwise conflict of `current` whose
+/// operand layouts tie at the least converted cost, settled by total cost
+/// (one run of the engine per other tied layout; ties to the first).
+fn settle_ties(
+    p: &Program,
+    info: &[crate::axis::AxisInfo],
+    opts: Options,
+    pricer: &mut crate::cost::Pricer,
+    current: Current,
+    decisions: &mut Vec<Decision>,
+) -> Result<Current> {
+    let (mut choices, mut best, mut best_cost) = current;
+    let tied: Vec<(OpId, Decision)> = best
+        .decisions
+        .iter()
+        .filter(|d| d.candidates.len() > 1)
+        .filter_map(|d| {
+            let o = p
+                .ops
+                .iter()
+                .position(|op| op.line == d.line && op.name == d.op)?;
+            matches!(p.ops[o].kind, OpKind::Elementwise).then(|| (o, d.clone()))
+        })
+        .collect();
+    for (o, d) in tied {
+        let least = d.candidates[d.chosen].1;
+        let others: Vec<usize> = (0..d.candidates.len())
+            .filter(|&k| k != d.chosen && d.candidates[k].1 == least)
+            .collect();
+        if others.is_empty() {
+            continue;
+        }
+        let mut candidates = vec![(
+            format!(
+                "{} (the first of the tied layouts)",
+                d.candidates[d.chosen].0
+            ),
+            best_cost,
+        )];
+        let mut chosen = 0;
+        let mut chosen_out = None;
+        for k in others {
+            let mut c = choices.clone();
+            c.tied_pick.insert(o, k);
+            let out = assign_prepared(p, info, opts, pricer, &c)?;
+            let cost = total_cost(p, &out, pricer)?;
+            candidates.push((d.candidates[k].0.clone(), cost));
+            if cost < candidates[chosen].1 {
+                chosen = candidates.len() - 1;
+                chosen_out = Some((c, out));
+            }
+        }
+        decisions.push(Decision {
+            line: d.line,
+            op: "tied operand layouts".into(),
+            value: d.value.clone(),
+            candidates,
+            chosen,
+        });
+        if let Some((c, out)) = chosen_out {
+            best_cost = decisions
+                .last()
+                .map_or(best_cost, |x| x.candidates[chosen].1);
+            choices = c;
+            best = out;
+        }
+    }
+    Ok((choices, best, best_cost))
 }
