@@ -215,10 +215,12 @@ def with_fences(path, arch, target):
     later in its pipeline (`add_fence_insertion`), and without them the
     sm90 dot kernels read stale operands. Both assignments get the pass.
     """
+    import triton
     from triton._C.libtriton import ir, nvidia
     from triton.compiler.compiler import make_backend
-    backend = make_backend(target) if target is not None else make_backend(
-        __import__("triton").runtime.driver.active.get_current_target())
+    if target is None:
+        target = triton.runtime.driver.active.get_current_target()
+    backend = make_backend(target)
     ctx = ir.context()
     ir.load_dialects(ctx)
     backend.load_dialects(ctx)

@@ -234,6 +234,28 @@ fn printed_ttgir_reads_back_as_the_engines_assignment() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The engine's TTGIR of record `r` for sm90 (its own warps).
+fn printed_sm90(r: &Value) -> layout_engine::ttgir::Ttgir {
+    let ttir = r["ttir"].as_str().unwrap();
+    let nw = r["options"]["num_warps"].as_u64().unwrap();
+    let p = parse_program(ttir).unwrap();
+    let opts = Options {
+        target: Target::Sm90,
+        num_warps: nw,
+    };
+    let out = assign(&p, opts, &mut Pricer::new()).unwrap();
+    print_ttgir(&p, ttir, &out.assignment, Target::Sm90, nw).unwrap()
+}
+
+/// The attribute an alias of `g` stands for (`name` itself when it is none).
+fn alias_of(g: &layout_engine::ttgir::Ttgir, name: &str) -> String {
+    g.aliases
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, a)| a.clone())
+        .unwrap_or_else(|| name.to_string())
+}
+
 /// wgmma operands read from shared memory are allocated where their value
 /// is defined, as Triton's pre-pipeline TTGIR does: in the sm90 flash
 /// attention record, `Q` (loaded before the loop) once before the loop,
@@ -248,14 +270,7 @@ fn wgmma_shared_operands_are_allocated_at_their_definition() {
         .into_iter()
         .find(|r| common::id(r).starts_with("flash_attn_fwd.sm90.w4.s4.BM=64,BN=64"))
         .unwrap();
-    let ttir = r["ttir"].as_str().unwrap();
-    let p = parse_program(ttir).unwrap();
-    let opts = Options {
-        target: Target::Sm90,
-        num_warps: 4,
-    };
-    let out = assign(&p, opts, &mut Pricer::new()).unwrap();
-    let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm90, 4).unwrap();
+    let g = printed_sm90(&r);
     let text = &g.text;
     let lp = text.find("scf.for").unwrap();
     let allocs: Vec<usize> = text
@@ -299,23 +314,9 @@ fn each_value_is_allocated_in_shared_memory_once() {
             if r["target"] != "sm90" || !r["ttir"].as_str().unwrap().contains("tt.dot ") {
                 continue;
             }
-            let ttir = r["ttir"].as_str().unwrap();
-            let nw = r["options"]["num_warps"].as_u64().unwrap();
-            let p = parse_program(ttir).unwrap();
-            let opts = Options {
-                target: Target::Sm90,
-                num_warps: nw,
-            };
-            let out = assign(&p, opts, &mut Pricer::new()).unwrap();
-            let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm90, nw).unwrap();
+            let g = printed_sm90(&r);
             let mut seen = std::collections::HashSet::new();
-            let alias = |name: &str| -> String {
-                g.aliases
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, a)| a.clone())
-                    .unwrap_or_else(|| name.to_string())
-            };
+            let alias = |name: &str| alias_of(&g, name);
             for l in g.text.lines() {
                 if let Some((_, rest)) = l.split_once("ttg.local_alloc ") {
                     let v = rest.split_whitespace().next().unwrap();
@@ -365,21 +366,8 @@ fn each_wgmma_prints_with_its_own_instruction_shape() {
                 .starts_with("flash_attn_fwd.sm90.w4.s4.BM=128,BN=64,CAUSAL=1,DT=fp16,HEAD_DIM=128")
         })
         .unwrap();
-    let ttir = r["ttir"].as_str().unwrap();
-    let p = parse_program(ttir).unwrap();
-    let opts = Options {
-        target: Target::Sm90,
-        num_warps: 4,
-    };
-    let out = assign(&p, opts, &mut Pricer::new()).unwrap();
-    let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm90, 4).unwrap();
-    let alias = |name: &str| -> String {
-        g.aliases
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, a)| a.clone())
-            .unwrap_or_else(|| name.to_string())
-    };
+    let g = printed_sm90(&r);
+    let alias = |name: &str| alias_of(&g, name);
     let mut dots = 0;
     for l in g.text.lines().filter(|l| l.contains("ttng.warp_group_dot")) {
         let ty = l.rsplit("-> tensor<").next().unwrap();
