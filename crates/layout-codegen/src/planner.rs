@@ -57,7 +57,7 @@ use crate::conversion::{classify, ConversionKind};
 use crate::cost::{LowerBound, PredictedCost};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::matrix_swizzle::matrix_layout_candidates;
-use crate::packed_shuffle::WordProgram;
+use crate::packed_shuffle::{check_word_program, WordProgram};
 use crate::partial::{
     plan_split, plan_split_predicated, plan_split_transposed, simulate_partial,
     PartialCrossWarpPlan,
@@ -163,8 +163,9 @@ pub struct PlannedConversion {
     pub candidate: &'static str,
     /// What runs.
     pub lowering: Lowering,
-    /// For a warp program of 8/16-bit elements: the same program over packed
-    /// 32-bit words with byte permutes ([`WordProgram::from_program`]).
+    /// For a warp program of 8/16-bit elements whose packed-word form is
+    /// what runs ([`whole_cost`]): the same program over 32-bit words with
+    /// byte permutes ([`WordProgram::from_program`]); `cost` is its cost.
     pub words: Option<WordProgram>,
     /// The predicted cost of the chosen plan.
     pub cost: PredictedCost,
@@ -385,13 +386,13 @@ pub fn plan_with(
     let warps = total_warps(dst);
     let registers = (size(src, DimName::REGISTER), size(dst, DimName::REGISTER));
     let mut candidates: Vec<Candidate> = Vec::new();
-    let mut best: Option<(usize, Lowering, PredictedCost)> = None;
+    let mut best: Best = None;
     let mut shared_layouts: Vec<(&'static str, LinearLayout)> = Vec::new();
 
     let consider = |name: &'static str,
                     planned: Result<Lowering>,
                     candidates: &mut Vec<Candidate>,
-                    best: &mut Option<(usize, Lowering, PredictedCost)>| {
+                    best: &mut Best| {
         let costed = planned.and_then(|lowering| {
             let given = name.starts_with("given_layout");
             if options.through.is_some() != given
@@ -402,21 +403,11 @@ pub fn plan_with(
                     lowering.kind_name()
                 )));
             }
+            let mut words = None;
             let mut cost = match &lowering {
                 Lowering::Whole { plan } => {
-                    let report = simulate_with(&config, plan, src, dst)?;
-                    let mut c = predicted_cost(&report, warps);
-                    if let ConversionPlan::SharedMemory(s) = plan {
-                        c.scratch_bytes = s.scratch_bytes;
-                        // Replicas of a broadcast source do not store.
-                        c.store_wavefronts = plan_store_wavefronts(
-                            s,
-                            target.warp_size,
-                            size(dst, DimName::WARP),
-                            size(dst, DimName::BLOCK),
-                            target.banks,
-                        );
-                    }
+                    let (c, w) = whole_cost(&config, plan, src, dst, target)?;
+                    words = w;
                     c
                 }
                 Lowering::Partial { plan, words } => {
@@ -437,10 +428,10 @@ pub fn plan_with(
                 )));
             }
             (cost.src_registers, cost.dst_registers) = registers;
-            Ok((lowering, cost))
+            Ok((lowering, cost, words))
         });
         match costed {
-            Ok((lowering, cost)) => {
+            Ok((lowering, cost, words)) => {
                 let cycles = cost.cycles();
                 candidates.push(Candidate {
                     name,
@@ -463,7 +454,7 @@ pub fn plan_with(
                             && issued < shared_instructions(&b.1, warps))
                 });
                 if better {
-                    *best = Some((candidates.len() - 1, lowering, cost));
+                    *best = Some((candidates.len() - 1, lowering, cost, words));
                 }
             }
             Err(e) => candidates.push(Candidate {
@@ -609,7 +600,7 @@ pub fn plan_with(
             consider(names[2], transposed, &mut candidates, &mut best);
         }
     }
-    let Some((index, lowering, cost)) = best else {
+    let Some((index, lowering, cost, words)) = best else {
         // Candidates the request excluded are not reasons.
         let why: Vec<String> = candidates
             .iter()
@@ -622,12 +613,6 @@ pub fn plan_with(
             "no candidate plan was proved: {}",
             why.join("; ")
         )));
-    };
-    let words = match &lowering {
-        Lowering::Whole {
-            plan: ConversionPlan::WarpProgram(p),
-        } => WordProgram::from_program(p),
-        _ => None,
     };
     let bound = lower_bound(src, dst, elem_bits, target)?;
     let cycles = cost.cycles();
@@ -792,13 +777,67 @@ pub(crate) fn matrix_candidates(
 }
 
 /// The packed-word form of a planned warp program
-/// ([`PlannedConversion::words`]) when it is to be emitted instead of the
-/// element program: when its byte permutes are no more than the element
-/// program's selects and `prmt` per thread (the element program also leaves
-/// the unpacking of its inputs and packing of its outputs to the caller, so
-/// ties go to words). `None` for other plans.
+/// ([`PlannedConversion::words`]), which is what is emitted and what its
+/// cost counts ([`whole_cost`]). `None` for other plans.
 pub fn preferred_word_program(p: &PlannedConversion) -> Option<&WordProgram> {
-    let w = p.words.as_ref()?;
-    let per_thread = (p.cost.selects + p.cost.prmt) / p.cost.warps.max(1);
-    (w.cost().permutes as u64 <= per_thread).then_some(w)
+    p.words.as_ref()
+}
+
+/// The best candidate so far: its index, lowering, cost and word form.
+type Best = Option<(usize, Lowering, PredictedCost, Option<WordProgram>)>;
+
+/// The predicted cost of a whole-CTA `plan` of `src → dst` on `target`
+/// (the simulator proves the plan and counts its instructions and
+/// wavefronts; replicas of a broadcast source do not store) and, for a
+/// warp program of 8/16-bit elements, its packed-word form when that is
+/// what runs: the same program over whole 32-bit words with byte permutes
+/// whose selectors depend on the lane ([`WordProgram::from_program`],
+/// proved on real words by [`check_word_program`]), taken when its cycles
+/// are no more than the element program's. The element program leaves the
+/// packing of its inputs and the unpacking of its outputs to the caller
+/// (uncounted), so ties go to words. With the word form, the cost counts
+/// its shuffles and permutes (`prmt`, one ALU instruction each) and no
+/// selects: a select of one of two registers by the lane is a permute with
+/// a lane-dependent selector.
+pub fn whole_cost(
+    config: &SimulatorConfig,
+    plan: &ConversionPlan,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    target: &Target,
+) -> Result<(PredictedCost, Option<WordProgram>)> {
+    let warps = total_warps(dst);
+    let report = simulate_with(config, plan, src, dst)?;
+    let mut c = predicted_cost(&report, warps);
+    match plan {
+        ConversionPlan::SharedMemory(s) => {
+            c.scratch_bytes = s.scratch_bytes;
+            c.store_wavefronts = plan_store_wavefronts(
+                s,
+                target.warp_size,
+                size(dst, DimName::WARP),
+                size(dst, DimName::BLOCK),
+                target.banks,
+            );
+        }
+        ConversionPlan::WarpProgram(p) => {
+            let words = WordProgram::from_program(p)
+                .filter(|w| check_word_program(w, src, dst).is_ok())
+                .map(|w| {
+                    let n = w.cost();
+                    let wc = PredictedCost {
+                        shuffles: n.shuffles as u64 * warps,
+                        selects: 0,
+                        prmt: n.permutes as u64 * warps,
+                        ..c.clone()
+                    };
+                    (w, wc)
+                });
+            if let Some((w, wc)) = words.filter(|(_, wc)| wc.cycles() <= c.cycles()) {
+                return Ok((wc, Some(w)));
+            }
+        }
+        _ => {}
+    }
+    Ok((c, None))
 }

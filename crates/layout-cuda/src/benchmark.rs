@@ -14,7 +14,6 @@ use crate::{
 use layout_codegen::loop_plan::plan_loop;
 use layout_codegen::planner::{PlannedConversion, Target};
 use layout_codegen::round_trip::{plan_round_trip_words, RoundTripWords};
-use layout_codegen::shuffle_words::WordProgram;
 use layout_codegen::target::SmLimits;
 use linear_layout::DimName;
 use std::fmt::Write;
@@ -120,8 +119,8 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
     }
     let (fwd, bwd) = match (&words, &shared) {
         (Some((f, b)), _) => {
-            emit_word_convert(&mut s, "cvt_fwd", t, f);
-            emit_word_convert(&mut s, "cvt_bwd", t, b);
+            word_shuffle::emit_word_function(&mut s, "cvt_fwd", t, f);
+            word_shuffle::emit_word_function(&mut s, "cvt_bwd", t, b);
             (Path::WarpShuffle, Path::WarpShuffle)
         }
         (None, Some(p)) => {
@@ -177,17 +176,4 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
 /// ([`layout_codegen::loop_plan::LoopPlan::packed`]).
 pub fn keeps_elements_packed(case: &ConversionCase) -> Result<bool, EmitError> {
     Ok(emit_benchmark_planned(case)?.packed)
-}
-
-/// A conversion function on packed words (see [`word_shuffle`]).
-fn emit_word_convert(out: &mut String, fname: &str, t: &str, prog: &WordProgram) {
-    writeln!(
-        out,
-        "__device__ __forceinline__ void {fname}(const uint32_t (&a)[{}], uint32_t (&b)[{}], {t}* smem, unsigned lane, unsigned warp) {{",
-        prog.num_inputs,
-        prog.outputs.len()
-    )
-    .unwrap();
-    word_shuffle::emit_word_program(out, prog);
-    writeln!(out, "  (void)smem; (void)warp;\n}}").unwrap();
 }

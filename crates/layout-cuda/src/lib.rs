@@ -247,6 +247,12 @@ pub(crate) fn emit_planned(
     let nf = from.in_dim_size(DimName::REGISTER);
     let nt = to.in_dim_size(DimName::REGISTER);
     let plan = match &planned.lowering {
+        // A warp program whose packed-word form is what the planner costed.
+        Lowering::Whole { .. } if planned.words.is_some() => {
+            let w = planned.words.as_ref().expect("checked");
+            word_shuffle::emit_word_element_function(out, fname, bits, w)?;
+            return Ok(Path::WarpShuffle);
+        }
         Lowering::Whole { plan } => plan,
         Lowering::Partial { plan, words } => {
             if (plan.src_registers, plan.dst_registers) != (nf, nt) && words.is_none() {

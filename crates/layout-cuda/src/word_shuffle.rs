@@ -5,19 +5,12 @@
 //! `__byte_perm` (`prmt`) whose selector depends on the lane, computed once
 //! per thread.
 
-use layout_codegen::shuffle::{ShflMode, WarpShufflePlan};
+use crate::EmitError;
+use layout_codegen::shared_words::WordPacking;
+use layout_codegen::shuffle::ShflMode;
 use layout_codegen::shuffle_words::{WordInstr, WordProgram};
 use std::collections::HashMap;
 use std::fmt::Write;
-
-/// The word form of `plan` when it has one and needs no more permutes
-/// than the element program has selects and packs (the element program also
-/// leaves the unpacking of its inputs and packing of its outputs to the
-/// kernel, so ties go to words).
-pub fn word_form_if_cheaper(plan: &WarpShufflePlan) -> Option<WordProgram> {
-    let w = WordProgram::from_program(&plan.program)?;
-    (w.cost().permutes <= plan.cost.selects + plan.cost.prmt).then_some(w)
-}
 
 /// A C expression for a value that depends on the lane through a few bits:
 /// `values[lane]` for every lane, as a tree of `?:` on the bits it depends
@@ -94,6 +87,58 @@ pub fn emit_word_program(out: &mut String, prog: &WordProgram) {
     for (j, o) in prog.outputs.iter().enumerate() {
         writeln!(out, "  b[{j}] = w{o};").unwrap();
     }
+}
+
+/// Emits `prog` as the word function `fname(const uint32_t (&a)[..],
+/// uint32_t (&b)[..], T* smem, unsigned lane, unsigned warp)` on the words
+/// the kernel keeps (`t` is the element type `T`; `smem` and `warp` are
+/// not read).
+pub(crate) fn emit_word_function(out: &mut String, fname: &str, t: &str, prog: &WordProgram) {
+    writeln!(
+        out,
+        "__device__ __forceinline__ void {fname}(const uint32_t (&a)[{}], uint32_t (&b)[{}], {t}* smem, unsigned lane, unsigned warp) {{",
+        prog.num_inputs,
+        prog.outputs.len()
+    )
+    .unwrap();
+    emit_word_program(out, prog);
+    writeln!(out, "  (void)smem; (void)warp;\n}}").unwrap();
+}
+
+/// Emits `prog` as the element function `fname(const T (&a)[nf], T
+/// (&b)[nt], T* smem, unsigned lane, unsigned warp)` of the calling
+/// convention in [`crate::device_fn`]: the word function `fname_words`,
+/// with `a` packed into consecutive words before it (register `e·j + k` in
+/// bits `k·bits` of word `j`) and its words unpacked into `b` after it
+/// (shifts and truncations the compiler folds into a caller that keeps the
+/// words packed).
+pub(crate) fn emit_word_element_function(
+    out: &mut String,
+    fname: &str,
+    bits: u32,
+    prog: &WordProgram,
+) -> Result<(), EmitError> {
+    let t = crate::ctype(bits);
+    let e = u64::from(32 / bits);
+    let (nf, nt) = (prog.num_inputs as u64 * e, prog.outputs.len() as u64 * e);
+    let (src, dst) = (
+        WordPacking::consecutive(bits, nf)?,
+        WordPacking::consecutive(bits, nt)?,
+    );
+    let inner = format!("{fname}_words");
+    emit_word_function(out, &inner, t, prog);
+    writeln!(
+        out,
+        "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {t}* smem, unsigned lane, unsigned warp) {{\n    uint32_t aw[{}], bw[{}];",
+        src.num_words(),
+        dst.num_words()
+    )
+    .unwrap();
+    crate::emit_pack(out, &src, "a", "aw", bits);
+    writeln!(out, "    {inner}(aw, bw, smem, lane, warp);").unwrap();
+    crate::emit_unpack(out, &dst, "bw", "b", bits);
+    writeln!(out, "}}\n").unwrap();
+    Ok(())
 }
 
 #[cfg(test)]

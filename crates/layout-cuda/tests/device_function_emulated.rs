@@ -159,7 +159,16 @@ fn the_device_function_converts_inside_a_hand_written_kernel() {
             16,
             Path::SharedMemory,
         ),
-        ("swap1_f32", row.clone(), swap, 32, Path::WarpShuffle),
+        (
+            "swap1_f32",
+            row.clone(),
+            swap.clone(),
+            32,
+            Path::WarpShuffle,
+        ),
+        // 16-bit: the planner costs and the emitter runs the packed-word
+        // form (the `_words` labels: shuffles of whole words, `prmt`).
+        ("swap1_f16_words", row.clone(), swap, 16, Path::WarpShuffle),
         (
             "blocked_to_mma2_f8",
             row.clone(),
@@ -187,6 +196,12 @@ fn the_device_function_converts_inside_a_hand_written_kernel() {
         assert_eq!(
             f.code.contains("// Partial cross-warp conversion"),
             partial,
+            "{label}"
+        );
+        let words = label.ends_with("_words");
+        assert_eq!(
+            f.code.contains("void cvt_words(") && f.code.contains("__byte_perm("),
+            words,
             "{label}"
         );
         let (ok, out) = run_case(label, &demo_with(&f.code));

@@ -21,6 +21,7 @@
 //! );
 //! ```
 
+use layout_codegen::packed_shuffle::{WordInstr, WordProgram};
 use layout_codegen::plan::{Access, Address, ConversionPlan};
 use layout_codegen::shuffle::{LanePredicate, ShflMode, WarpInstr};
 use linear_layout::{DimName, LinearLayout};
@@ -105,6 +106,78 @@ pub fn warp_instr_text(ins: &WarpInstr) -> String {
             format!("{} = prmt.unpack(v{src})", d.join(", "))
         }
     }
+}
+
+/// A warp program over packed 32-bit words (what runs for 8/16-bit
+/// elements where the planner takes that form), one instruction per line:
+/// `w<k>` is word slot `k`; slots below the input count start as the source
+/// words (word `j` holds registers `e·j .. e·j + e − 1`, `e = 32 / bits`,
+/// the lowest register in the low bits). A permute's selector is shown per
+/// lane when lanes differ (`sel[lane]`), else once.
+pub fn word_program_text(prog: &WordProgram) -> String {
+    let mut out = String::new();
+    let c = prog.cost();
+    out.push_str(&format!(
+        "plan: warp program on packed 32-bit words, {} instructions ({} shfl.sync, {} prmt), {}-bit elements\n",
+        prog.instrs.len(),
+        c.shuffles,
+        c.permutes,
+        prog.bitwidth
+    ));
+    for (k, ins) in prog.instrs.iter().enumerate() {
+        let text = match ins {
+            WordInstr::Permute {
+                dst,
+                x,
+                y,
+                selector,
+            } => {
+                let sel = selector_text(selector);
+                format!("w{dst} = prmt(w{x}, w{y}, {sel})")
+            }
+            WordInstr::Shuffle { dst, src, mode } => match mode {
+                ShflMode::Xor { mask } => format!("w{dst} = shfl.bfly(w{src}, lane ^ {mask})"),
+                ShflMode::Idx { src_lane } => format!(
+                    "w{dst} = shfl.idx(w{src}, lane {} ^ L·lane (L = {:?}))",
+                    src_lane.constant, src_lane.bases
+                ),
+            },
+        };
+        out.push_str(&format!("  {k}: {text}\n"));
+    }
+    let outs: Vec<String> = prog
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("word{i}=w{s}"))
+        .collect();
+    out.push_str(&format!("  outputs: {}\n", outs.join(" ")));
+    out
+}
+
+/// A per-lane `prmt` selector: one value when every lane has it, else
+/// `sel(lane bits [b0, b1, ..]) = [v0, v1, ..]`, the value for each
+/// combination of the lane bits it depends on (`b0` the low index bit).
+fn selector_text(selector: &[u32]) -> String {
+    let n = selector.len();
+    let bits: Vec<usize> = (0..n.trailing_zeros() as usize)
+        .filter(|&k| (0..n).any(|l| selector[l] != selector[l ^ (1 << k)]))
+        .collect();
+    if bits.is_empty() {
+        return format!("{:#06x}", selector.first().copied().unwrap_or(0));
+    }
+    let values: Vec<String> = (0..1usize << bits.len())
+        .map(|i| {
+            let lane: usize = bits
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| i >> j & 1 == 1)
+                .map(|(_, &b)| 1 << b)
+                .sum();
+            format!("{:#06x}", selector[lane])
+        })
+        .collect();
+    format!("sel(lane bits {bits:?}) = [{}]", values.join(", "))
 }
 
 /// The plan, one instruction per line (each line ends with `\n`): its

@@ -116,3 +116,42 @@ fn printed_plans_read_back_as_the_plans() {
         "{shared} shared, {perms} register plans"
     );
 }
+
+#[test]
+fn word_programs_print_their_lane_dependent_selectors_compactly() {
+    use layout_codegen::packed_shuffle::WordProgram;
+    use layout_codegen::shuffle::shuffle_plan;
+    use layout_view::plan_text::word_program_text;
+    use linear_layout::{DimName, LinearLayout};
+    let (reg, lane, d0) = (DimName::REGISTER, DimName::LANE, DimName::dim(0));
+    // 2 registers -> elements 0, 1; lanes -> elements 2..64; the
+    // destination exchanges register bit 0 and lane bit 0.
+    let src = LinearLayout::identity_1d(2, reg, d0) * LinearLayout::identity_1d(32, lane, d0);
+    let dst = LinearLayout::new(
+        vec![
+            (reg, vec![vec![2]]),
+            (lane, vec![vec![1], vec![4], vec![8], vec![16], vec![32]]),
+        ],
+        vec![(d0, 64)],
+        true,
+    )
+    .unwrap();
+    let plan = shuffle_plan(&src, &dst, 16).unwrap();
+    let words = WordProgram::from_program(&plan.program).unwrap();
+    let text = word_program_text(&words);
+    // One whole word to lane ^ 1, then one permute `prmt(own, partner)`
+    // whose selector depends on lane bit 0 only. Destination lane 2m holds
+    // elements 4m (own low half: bytes 0, 1) and 4m + 2 (the partner's low
+    // half: bytes 4, 5): 0x5410. Lane 2m + 1 holds 4m + 1 (the partner's
+    // high half: bytes 6, 7) and 4m + 3 (own high half: bytes 2, 3):
+    // 0x3276.
+    assert!(
+        text.starts_with("plan: warp program on packed 32-bit words, 2 instructions (1 shfl.sync, 1 prmt), 16-bit elements\n"),
+        "{text}"
+    );
+    assert!(text.contains("shfl.bfly(w0, lane ^ 1)"), "{text}");
+    assert!(
+        text.contains("sel(lane bits [0]) = [0x5410, 0x3276]"),
+        "{text}"
+    );
+}

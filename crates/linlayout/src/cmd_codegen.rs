@@ -14,15 +14,14 @@ use crate::common::{
 };
 use crate::input::{parse_shape, read_layout_text};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
-use layout_codegen::choice::total_warps;
 use layout_codegen::conversion::{classify, conversion_layout, ConversionKind};
 use layout_codegen::partial::PartialCrossWarpPlan;
-use layout_codegen::plan::{plan_conversion, plan_cost, ConversionPlan};
-use layout_codegen::planner::{plan, Lowering, PlannedConversion, Target};
-use layout_codegen::simulator::simulate;
+use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::planner::{plan, whole_cost, Lowering, PlannedConversion, Target};
 use layout_codegen::simulator::SimulationReport;
+use layout_codegen::simulator::{simulate, SimulatorConfig};
 use layout_codegen::swizzle::optimal_swizzling;
-use layout_view::plan_text::{plan_text, shared_linear_text};
+use layout_view::plan_text::{plan_text, shared_linear_text, word_program_text};
 use linear_layout::{DimName, LinearLayout};
 use serde_json::{json, Map, Value};
 
@@ -38,8 +37,9 @@ pub struct ConvertArgs {
     pub hardware: HardwareArgs,
     /// Print JSON: {"kind", "conversion", "cost", "plan", "best"} ("kind"
     /// is Triton's class; "best" is the planner's kind, candidate and cost,
-    /// with Triton's cost beside it, the predicted counts, the lower bound
-    /// and every candidate considered).
+    /// with Triton's cost beside it, the predicted counts, the lower bound,
+    /// every candidate considered, and "words": the packed-word program
+    /// that runs for an 8/16-bit warp program, or null).
     #[arg(long)]
     pub json: bool,
     /// Print the planner's plan (layout_codegen::planner::plan: the
@@ -284,10 +284,19 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
     let triton = plan_conversion(&src, &dst, bw)?;
     let triton_report =
         simulate(&triton, &src, &dst).map_err(|e| format!("simulation failed: {e}"))?;
-    let triton_cost = plan_cost(&triton_report, total_warps(&dst));
+    let target = target_for(&src);
+    let config = SimulatorConfig {
+        banks: target.banks,
+    };
+    // Triton's plan costed by the planner's rule (a warp program of
+    // 8/16-bit elements in its packed-word form where that is cheaper, as
+    // Triton's lowering packs words too).
+    let triton_cost = whole_cost(&config, &triton, &src, &dst, &target)?
+        .0
+        .cycles();
     // The planner's answer, when asked for or for the JSON's "best".
     let best = if a.best || a.json {
-        Some(plan(&src, &dst, bw, &target_for(&src))?)
+        Some(plan(&src, &dst, bw, &target)?)
     } else {
         None
     };
@@ -364,7 +373,14 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
     }
     match &shown {
         Shown::Whole(plan, report) => {
-            print!("{}", plan_text(plan));
+            match best
+                .as_ref()
+                .filter(|_| a.best)
+                .and_then(|b| b.words.as_ref())
+            {
+                Some(w) => print!("{}", word_program_text(w)),
+                None => print!("{}", plan_text(plan)),
+            }
             print_report(report);
         }
         Shown::Partial(p, false) => {
@@ -430,6 +446,12 @@ fn best_json(
         "lower_bound": b.lower_bound,
         "above_bound": b.above_bound,
         "candidates": b.candidates,
+        // The packed-word form that runs (8/16-bit warp programs), whose
+        // counts `predicted` holds; `simulated` is its element program.
+        "words": b.words.as_ref().map(|w| {
+            let c = w.cost();
+            json!({"shuffles": c.shuffles, "permutes": c.permutes, "program": w})
+        }),
     })
 }
 
