@@ -146,13 +146,52 @@ pub struct Conversion {
     pub depth: usize,
     /// Element bits (pointers 64).
     pub bits: u32,
+    /// Placed right before the using op `op` (only that use reads it),
+    /// not after the value's definition ([`converts_at_use`]).
+    pub at_use: bool,
+}
+
+/// Registers per thread above which a register dot operand is converted
+/// at its use inside a loop rather than once before it
+/// ([`converts_at_use`]): 32, a quarter of what each of the two spilling
+/// kernels below held through its loop (128 per hoisted operand), an
+/// eighth of the 255 a thread can have.
+pub const HOIST_REGISTERS: u64 = 32;
+
+/// Whether the conversion of `v` for its use by op `o` into `seen` goes
+/// right before that use rather than after `v`'s definition: `seen` is a
+/// dot operand held in registers (`#ttg.dot_op` of an mma v2 or a
+/// blocked accumulator) of more than [`HOIST_REGISTERS`] 32-bit registers
+/// per thread, and `o` sits in a loop `v` is defined outside of.
+/// Converted once before the loop, the operand stays live in registers
+/// through the whole loop: the engine's TTGIR of the sm80 flash attention
+/// forward hoisted Q (64x128 fp16, replicated over the 4 warps: 128
+/// registers per thread) and of the attention backward K and V (128
+/// each), spilled 1072 and 1196 bytes per thread against Triton's 480 and
+/// 728 (ptxas, sm_90a) and ran 0.882x and 0.860x Triton's on the H200
+/// (`bench/engine-gpu/README.md`, known limits). Triton converts at the
+/// use, inside the loop.
+pub fn converts_at_use(p: &Program, o: OpId, v: ValueId, seen: &Layout) -> bool {
+    let Encoding::DotOperand(d) = &seen.encoding else {
+        return false;
+    };
+    let in_registers = match d.parent.as_ref() {
+        Encoding::NvidiaMma(m) => m.version_major < 3,
+        Encoding::Blocked(_) => true,
+        _ => false,
+    };
+    let bits = u64::from(p.values[v].ty.elem_bits());
+    let registers = (seen.ll.in_dim_size(linear_layout::DimName::REGISTER) * bits).div_ceil(32);
+    in_registers && registers > HOIST_REGISTERS && p.ops[o].loop_depth > p.def_depth(v)
 }
 
 /// The conversions of an assignment: TTGIR's `ttg.convert_layout` ops
 /// plus, for the engine's assignments, one conversion per value and
 /// destination layout that some use sees (not rematerialised), placed
 /// right after the value's definition (at its loop depth) and shared by
-/// every use that wants it.
+/// every use that wants it, except a register dot operand converted at
+/// its use inside a loop ([`converts_at_use`]: one per use, at the use's
+/// loop depth).
 // LinearLayout's only interior mutability is a lazily built evaluator that
 // Hash and Eq ignore.
 #[allow(clippy::mutable_key_type)]
@@ -175,6 +214,7 @@ pub fn conversions(p: &Program, a: &Assignment) -> Result<Vec<Conversion>> {
                 dst: dst.clone(),
                 depth: op.loop_depth,
                 bits: p.values[src_v].ty.elem_bits(),
+                at_use: false,
             });
         }
         for (i, &v) in op.operands.iter().enumerate() {
@@ -185,7 +225,11 @@ pub fn conversions(p: &Program, a: &Assignment) -> Result<Vec<Conversion>> {
                 continue;
             }
             let Some(src) = a.layout(v) else { continue };
-            if src.ll == seen.ll || !placed.insert((v, seen.ll.clone())) {
+            if src.ll == seen.ll {
+                continue;
+            }
+            let at_use = converts_at_use(p, o, v, seen);
+            if !at_use && !placed.insert((v, seen.ll.clone())) {
                 continue;
             }
             out.push(Conversion {
@@ -193,8 +237,13 @@ pub fn conversions(p: &Program, a: &Assignment) -> Result<Vec<Conversion>> {
                 op: o,
                 src: src.clone(),
                 dst: seen.clone(),
-                depth: p.def_depth(v),
+                depth: if at_use {
+                    op.loop_depth
+                } else {
+                    p.def_depth(v)
+                },
                 bits: p.values[v].ty.elem_bits(),
+                at_use,
             });
         }
     }

@@ -39,29 +39,41 @@ fn warps(p: &Program, out: &EngineOutput, name: &str) -> String {
 /// (64×128) f16 loaded before a loop whose body is `S = Q·Kᵀ`,
 /// `P = truncf S`, `acc += P·V`; the result stored after it (f16).
 ///
+/// A dot operand of more than 32 registers per thread is converted at its
+/// dot, inside the loop (×10), not once before it
+/// (`assignment::converts_at_use`: held through the loop it spills); one
+/// of at most 32 is converted before the loop.
+///
 /// AccelerateMatmul (mma v2, 4 warps) gives both dots the last dot's
 /// arrangement, all warps on N since `64 < 128`: `[1, 4]`. Then
 /// - P (64×64 f16, 8 KiB) lies by columns over the warps (16 each) but
 ///   its `dot_op(A)` is replicated over them (warps along N): each warp
 ///   lacks 6 KiB. Partial plan: the 8 KiB stored (64 wavefronts), 4 × 6
 ///   KiB loaded (192): 256 / 4 + 4 = **68**, inside the loop: ×10 = 680.
-/// - Q → `dot_op(A)` replicated: 8 KiB stored, 4 × 8 KiB loaded:
-///   (64 + 256) / 4 + 4 = 84. Kᵀ → `dot_op(B)` (warp w needs columns
-///   16w..16w+15: 2 KiB each): (64 + 64) / 4 + 4 = 36. V → `dot_op(B)`
-///   (32 columns each, 4 KiB): (128 + 128) / 4 + 4 = 68. The result
-///   (16 KiB f16, rows 16w.. of the mma layout, rows 8r + 2w.. of the
-///   store's blocked layout): (128 + 128) / 4 + 4 = 68.
-/// - Total: 84 + 36 + 68 + 68 + 680 = **936**.
+/// - Q → `dot_op(A)` replicated (all 64×64 in every warp: 64 registers
+///   per thread, so inside the loop): 8 KiB stored, 4 × 8 KiB loaded:
+///   (64 + 256) / 4 + 4 = 84, ×10 = 840. Kᵀ → `dot_op(B)` (warp w needs
+///   columns 16w..16w+15: 2 KiB each, 16 registers): (64 + 64) / 4 + 4 =
+///   36. V → `dot_op(B)` (32 columns each, 4 KiB, 32 registers): (128 +
+///   128) / 4 + 4 = 68. The result (16 KiB f16, rows 16w.. of the mma
+///   layout, rows 8r + 2w.. of the store's blocked layout): (128 + 128) /
+///   4 + 4 = 68.
+/// - Total: 840 + 36 + 68 + 680 + 68 = **1692**.
 ///
-/// Both dots `[4, 1]`: P's accumulator rows are the A operand's rows in
-/// the same warp (the mma → `dot_op(A)` register renaming, 0). Q → A
-/// (rows by warp, blocked rows 4w + 16r..): (64 + 64) / 4 + 4 = 36; Kᵀ →
-/// B replicated: 84; V → B replicated (16 KiB): (128 + 512) / 4 + 4 =
-/// 164; the result 68. Total 36 + 84 + 164 + 68 = **352**, the least of
-/// the nine combinations of `[1, 4]`, `[2, 2]`, `[4, 1]` per dot (the
-/// decision lists them; no other keeps P in registers).
+/// Both dots `[4, 1]` keep P in registers (the mma → `dot_op(A)`
+/// register renaming, 0) but replicate Kᵀ (64 registers: 84 × 10) and V
+/// (128 registers: (128 + 512) / 4 + 4 = 164, × 10) into the loop: 36 +
+/// 840 + 1640 + 68 = 2584.
+///
+/// The first dot `[2, 2]`, the second `[1, 4]`: Q → A (two warps on M,
+/// each its 32 rows: 32 registers): (64 + 4 × 32) / 4 + 4 = 52, before
+/// the loop; Kᵀ → B (two warps on N, 32 columns each) likewise 52; P
+/// from `[2, 2]` into `[1, 4]`'s A, 68 in the loop: 680; V 68; the
+/// result 68. Total 52 + 52 + 680 + 68 + 68 = **920**, the least of the
+/// nine combinations of `[1, 4]`, `[2, 2]`, `[4, 1]` per dot (the
+/// decision lists them).
 #[test]
-fn chained_dots_take_the_warps_that_keep_p_in_registers() {
+fn chained_dots_take_the_cheapest_warps_with_big_operands_in_the_loop() {
     let p = data("chained_dots_in_loop.ttir");
     let mut pricer = Pricer::new();
     let rule = assign_fixed(&p, SM80_W4, &mut pricer).unwrap();
@@ -69,51 +81,46 @@ fn chained_dots_take_the_warps_that_keep_p_in_registers() {
     for out in [&rule, &joint] {
         assert!(check(&p, &out.assignment).is_empty());
     }
-    // Triton's rule: [1, 4], one conversion in the loop (P, 68 cycles).
+    let cycles_at = |out: &EngineOutput, pricer: &mut Pricer, inside: bool| {
+        let priced = pricer.price_all(&p, &out.assignment).unwrap();
+        let mut c: Vec<f64> = priced
+            .iter()
+            .filter(|(c, pr)| (c.depth > 0) == inside && pr.cycles > 0.0)
+            .map(|(_, pr)| pr.cycles)
+            .collect();
+        c.sort_by(f64::total_cmp);
+        c
+    };
+    // Triton's rule: [1, 4]; P and Q converted in the loop.
     assert_eq!(warps(&p, &rule, "%29"), "[1, 4]");
     assert_eq!(warps(&p, &rule, "%31"), "[1, 4]");
-    let priced = pricer.price_all(&p, &rule.assignment).unwrap();
-    let in_loop: Vec<_> = priced.iter().filter(|(c, _)| c.depth > 0).collect();
-    assert_eq!(in_loop.len(), 1);
-    assert_eq!(p.values[in_loop[0].0.value].name, "%30");
-    assert_eq!(in_loop[0].1.cycles, 68.0);
-    let mut outside: Vec<f64> = priced
-        .iter()
-        .filter(|(c, _)| c.depth == 0)
-        .map(|(_, pr)| pr.cycles)
-        .collect();
-    outside.sort_by(f64::total_cmp);
-    assert_eq!(outside, [36.0, 68.0, 68.0, 84.0]);
-    assert_eq!(total_cost(&p, &rule, &mut pricer).unwrap(), 936.0);
-    // The joint choice: [4, 1] for both, nothing converted in the loop.
-    assert_eq!(warps(&p, &joint, "%29"), "[4, 1]");
-    assert_eq!(warps(&p, &joint, "%31"), "[4, 1]");
-    let priced = pricer.price_all(&p, &joint.assignment).unwrap();
-    assert!(priced
-        .iter()
-        .all(|(c, pr)| c.depth == 0 || pr.cycles == 0.0));
-    let mut outside: Vec<f64> = priced
-        .iter()
-        .filter(|(_, pr)| pr.cycles > 0.0)
-        .map(|(_, pr)| pr.cycles)
-        .collect();
-    outside.sort_by(f64::total_cmp);
-    assert_eq!(outside, [36.0, 68.0, 84.0, 164.0]);
-    assert_eq!(total_cost(&p, &joint, &mut pricer).unwrap(), 352.0);
-    // --explain: the nine candidates, the rule's first at 936, the chosen
-    // one the cheapest.
+    assert_eq!(cycles_at(&rule, &mut pricer, true), [68.0, 84.0]);
+    assert_eq!(cycles_at(&rule, &mut pricer, false), [36.0, 68.0, 68.0]);
+    assert_eq!(total_cost(&p, &rule, &mut pricer).unwrap(), 1692.0);
+    // The joint choice: [2, 2] then [1, 4], only P converted in the loop.
+    assert_eq!(warps(&p, &joint, "%29"), "[2, 2]");
+    assert_eq!(warps(&p, &joint, "%31"), "[1, 4]");
+    assert_eq!(cycles_at(&joint, &mut pricer, true), [68.0]);
+    assert_eq!(
+        cycles_at(&joint, &mut pricer, false),
+        [52.0, 52.0, 68.0, 68.0]
+    );
+    assert_eq!(total_cost(&p, &joint, &mut pricer).unwrap(), 920.0);
+    // --explain: the nine candidates, the rule's first at 1692, both
+    // [4, 1] at 2584, the chosen one the cheapest.
     let d = joint
         .decisions
         .iter()
         .find(|d| d.op == "chained tt.dot warps")
         .unwrap();
     assert_eq!(d.candidates.len(), 9);
-    assert_eq!(d.candidates[0].1, 936.0);
+    assert_eq!(d.candidates[0].1, 1692.0);
     assert!(d.candidates[0].0.contains("AccelerateMatmul"));
-    assert_eq!(d.candidates[d.chosen].1, 352.0);
-    assert!(d.candidates.iter().all(|c| c.1 >= 352.0));
+    assert_eq!(d.candidates[8].1, 2584.0);
+    assert_eq!(d.candidates[d.chosen].1, 920.0);
+    assert!(d.candidates.iter().all(|c| c.1 >= 920.0));
     assert_eq!(
-        d.candidates.iter().filter(|c| c.1 == 352.0).count(),
+        d.candidates.iter().filter(|c| c.1 == 920.0).count(),
         1,
         "{:?}",
         d.candidates
@@ -191,6 +198,6 @@ fn explain_lists_the_chain_candidates() {
     assert_eq!(d.candidates.len(), 9);
     assert!(d.candidates[d.chosen]
         .0
-        .contains("%29 warpsPerCTA [4, 1], %31 warpsPerCTA [4, 1]"));
+        .contains("%29 warpsPerCTA [2, 2], %31 warpsPerCTA [1, 4]"));
     assert!(r.text(true).contains("chained tt.dot warps"));
 }

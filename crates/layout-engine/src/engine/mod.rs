@@ -69,6 +69,7 @@ use std::rc::Rc;
 
 mod chain;
 pub mod gather;
+pub mod gather_lowering;
 mod mincut;
 mod placement;
 pub mod reduction;
@@ -648,8 +649,21 @@ impl Pass<'_> {
             OpKind::Gather { axis } => {
                 let r = op.results[0];
                 if self.choices.lane_gather.contains(&o) {
-                    let l = gather::lane_layout(&shape(p, r), *axis, nw, self.lanes)?;
-                    self.want(o, 0, &l);
+                    let src = op.operands[0];
+                    let src_shape = shape(p, src);
+                    let order = match self.known_ref(src) {
+                        Some(l) => gather::thread_order(l, src_shape.len()),
+                        None => row_major(src_shape.len()),
+                    };
+                    let (s, l) = gather::lane_layout(
+                        &src_shape,
+                        &shape(p, r),
+                        &order,
+                        *axis,
+                        nw,
+                        self.lanes,
+                    )?;
+                    self.want(o, 0, &s);
                     self.want(o, 1, &l);
                     self.lay[r] = Some(l);
                     return Ok(());

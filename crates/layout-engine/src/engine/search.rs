@@ -29,17 +29,20 @@
 //!    stored: the reduction's result crosses warps differently); the
 //!    engine runs once per other tied layout, and a cheaper total wins,
 //!    ties to the first.
-//! 4. **Gathers** (`tt.gather`): the gather in its index's layout against
-//!    the lane layout ([`super::gather::lane_layout`]: source and index
-//!    converted into it, the result converted back where its uses want),
-//!    each priced with the gather's own cost ([`super::gather`]); the
-//!    cheaper total wins, ties to the index's layout.
+//! 4. **Gathers** (`tt.gather`): the gather in its index's layout (the
+//!    source left in its own) against the lane layout
+//!    ([`super::gather::lane_layout`], Triton's `efficient_layout`: source
+//!    and index converted into it, the result converted back where its
+//!    uses want), each gather priced as Triton lowers it
+//!    ([`super::gather_lowering`]: warp shuffles where its warp-local test
+//!    holds, else shared memory); the cheaper total wins, ties to the
+//!    index's layout. `--explain` names the path and its counts.
 //!
 //! Every settled choice is a [`Decision`] (for `--explain`), its
 //! candidates' total costs beside them.
 
 use super::chain::{chains, dot_params};
-use super::gather::gathers_cost;
+use super::gather::{describe, gathers_cost};
 use super::reduction::{broadcast_back, crosses_warps, reductions_cost, warp_local};
 use super::sweeps::{assign_prepared, prepare};
 use super::{Decision, EngineOutput, Options};
@@ -292,9 +295,19 @@ pub(super) fn search(
             op: "tt.gather layout".into(),
             value: p.values[r].name.clone(),
             candidates: vec![
-                (format!("{} (the index's layout)", seen.mlir()), best_cost),
                 (
-                    format!("{lane} (the axis on lanes, converted in and out)"),
+                    format!(
+                        "{} (the index's layout; {})",
+                        seen.mlir(),
+                        describe(p, &best.assignment, o)
+                    ),
+                    best_cost,
+                ),
+                (
+                    format!(
+                        "{lane} (the axis on lanes, converted in and out; {})",
+                        describe(p, &out.assignment, o)
+                    ),
                     cost,
                 ),
             ],

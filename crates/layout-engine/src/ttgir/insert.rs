@@ -24,18 +24,31 @@ impl Printer<'_> {
         for c in conversions(p, self.a)? {
             let name = self.fresh("%cvt");
             self.convert_names.push(name.clone());
-            self.renamed
-                .insert((c.value, c.dst.ll.clone()), name.clone());
             self.seen.push(c.dst.clone());
-            self.after
-                .entry(c.value)
-                .or_default()
-                .push(Inserted::Convert {
-                    name,
-                    value: c.value,
-                    src: Box::new(c.src),
-                    dst: Box::new(c.dst),
-                });
+            let item = Inserted::Convert {
+                name: name.clone(),
+                value: c.value,
+                src: Box::new(c.src),
+                dst: Box::new(c.dst.clone()),
+            };
+            if c.at_use {
+                // Only this op's operands that see `dst` read it.
+                for (i, &v) in p.ops[c.op].operands.iter().enumerate() {
+                    if v == c.value
+                        && self
+                            .a
+                            .uses
+                            .get(&(c.op, i))
+                            .is_some_and(|u| u.ll == c.dst.ll)
+                    {
+                        self.renamed_use.insert((c.op, i), name.clone());
+                    }
+                }
+                self.before.entry(c.op).or_default().push(item);
+            } else {
+                self.renamed.insert((c.value, c.dst.ll.clone()), name);
+                self.after.entry(c.value).or_default().push(item);
+            }
             self.counts.0 += 1;
         }
         for (o, i) in self.a.rematerialised() {

@@ -135,6 +135,11 @@ struct Printer<'a> {
     renamed: HashMap<(ValueId, LinearLayout), String>,
     /// Ops to print after the definition of each value.
     after: HashMap<ValueId, Vec<Inserted>>,
+    /// Conversions to print right before an op (a register dot operand
+    /// converted at its use, [`crate::assignment::converts_at_use`]).
+    before: HashMap<OpId, Vec<Inserted>>,
+    /// (op, operand) → the name that use reads (its conversion at the use).
+    renamed_use: HashMap<(OpId, usize), String>,
     /// Every layout printed, for [`Printer::canonical`].
     seen: Vec<Layout>,
     /// Linear map → the encoding printed for it.
@@ -204,6 +209,8 @@ pub fn print_ttgir(
         names: p.values.iter().map(|v| v.name.clone()).collect(),
         renamed: HashMap::new(),
         after: HashMap::new(),
+        before: HashMap::new(),
+        renamed_use: HashMap::new(),
         seen: Vec::new(),
         canon: HashMap::new(),
         aliases: Vec::new(),
@@ -292,6 +299,9 @@ impl Printer<'_> {
         let p = self.p;
         let v = p.ops[o].operands[i];
         let own = self.layout(v).cloned();
+        if let (Some(n), Some(l)) = (self.renamed_use.get(&(o, i)), self.a.uses.get(&(o, i))) {
+            return (n.clone(), Some(l.clone()));
+        }
         match self.a.uses.get(&(o, i)) {
             Some(l) if own.as_ref().is_some_and(|x| x.ll != l.ll) => {
                 let n = self
@@ -310,7 +320,20 @@ impl Printer<'_> {
             let Some(items) = self.after.remove(&v) else {
                 continue;
             };
-            for it in &items {
+            self.emit_items(&items, indent, out);
+        }
+    }
+
+    /// Conversions placed right before op `o` ([`Printer::before`]).
+    fn emit_before(&mut self, o: OpId, indent: &str, out: &mut String) {
+        if let Some(items) = self.before.remove(&o) {
+            self.emit_items(&items, indent, out);
+        }
+    }
+
+    fn emit_items(&mut self, items: &[Inserted], indent: &str, out: &mut String) {
+        {
+            for it in items {
                 match it {
                     Inserted::Convert {
                         name,
@@ -507,6 +530,9 @@ impl Printer<'_> {
             };
             let op = &p.ops[o];
             let opens = s.ends_with('{');
+            if !p.in_combine_region(o) {
+                self.emit_before(o, indent, &mut out);
+            }
             if p.in_combine_region(o) {
                 out.push_str(raw);
                 out.push('\n');
@@ -549,7 +575,12 @@ impl Printer<'_> {
                 self.emit_after(&results, indent, &mut out);
             }
         }
-        let left: usize = self.after.values().map(Vec::len).sum();
+        let left: usize = self
+            .after
+            .values()
+            .chain(self.before.values())
+            .map(Vec::len)
+            .sum();
         if left > 0 {
             return Err(unsupported(format!(
                 "{left} inserted ops found no definition to follow"
