@@ -174,7 +174,9 @@ fn lanes_of(l: &LinearLayout) -> Result<u32> {
 /// elements (8 or 16), `words` words per thread (a multiple of `e = 32 /
 /// bits`; word `j` holds registers `e·j .. e·j + e − 1`, register `e·j +
 /// p` at element position `p`) and the lane bits `lane_bits[i]` exchanged
-/// with register bit `i`. Input word `j` is output word `j`'s group member.
+/// with register bit `i`. Output word `j` is input word `j` regrouped
+/// (the same register bits `≥ k`, their elements exchanged within the
+/// lane group).
 pub fn regroup_program(
     lanes: u32,
     bits: u32,

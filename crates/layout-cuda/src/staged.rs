@@ -11,11 +11,11 @@ use layout_codegen::shared_words::WordPacking;
 use std::fmt::Write;
 
 /// Emits `fname(a, b, smem, lane, warp)` on element arrays (`nf` source,
-/// `nt` destination registers) as three functions: `fname_regroup` (the
-/// regroup on the intermediate layout's registers, packed into consecutive
-/// words and unpacked after), `fname_then` (the word stage's plan) and
-/// `fname` calling them through an intermediate array. Returns the class
-/// of the word stage.
+/// `nt` destination registers): `fname_regroup` (the regroup on the
+/// intermediate layout's registers, packed into consecutive words and
+/// unpacked after) and `fname`, which calls it and runs the word stage's
+/// plan inline through an intermediate array, in the plan's order.
+/// Returns the class of the word stage.
 pub(crate) fn emit_staged_function(
     out: &mut String,
     fname: &str,
@@ -47,29 +47,28 @@ pub(crate) fn emit_staged_function(
     writeln!(out, "  }}").unwrap();
     emit_unpack(out, &packing, "bw", "b", bits);
     writeln!(out, "}}\n").unwrap();
-    writeln!(
-        out,
-        "__device__ __forceinline__ void {fname}_then(const {t} (&a)[{then_in}], {t} (&b)[{then_out}], {t}* smem, unsigned lane, unsigned warp) {{"
-    )
-    .unwrap();
-    let path = translate::emit_plan_body(out, then, bits)?;
-    writeln!(out, "  (void)a; (void)smem; (void)lane; (void)warp;\n}}\n").unwrap();
+    // The word stage inline (its shared-memory accesses and barriers in
+    // the function the caller calls), on the intermediate array `m` bound
+    // to the plan's `a` (regroup first) or `b` (regroup last).
     writeln!(
         out,
         "__device__ __forceinline__ void {fname}(const {t} (&a)[{nf}], {t} (&b)[{nt}], {t}* smem, unsigned lane, unsigned warp) {{\n  {t} m[{ni}];"
     )
     .unwrap();
-    match regroup.at {
-        RegroupAt::Before => writeln!(
-            out,
-            "  {fname}_regroup(a, m, lane);\n  {fname}_then(m, b, smem, lane, warp);"
-        ),
-        RegroupAt::After => writeln!(
-            out,
-            "  {fname}_then(a, m, smem, lane, warp);\n  {fname}_regroup(m, b, lane);"
-        ),
+    let bind = match regroup.at {
+        RegroupAt::Before => {
+            writeln!(out, "  {fname}_regroup(a, m, lane);").unwrap();
+            format!("const {t} (&a)[{then_in}] = m;")
+        }
+        RegroupAt::After => format!("{t} (&b)[{then_out}] = m;"),
+    };
+    writeln!(out, "  {{\n  {bind}").unwrap();
+    let path = translate::emit_plan_body(out, then, bits)?;
+    writeln!(out, "  (void)a;\n  }}").unwrap();
+    if regroup.at == RegroupAt::After {
+        writeln!(out, "  {fname}_regroup(m, b, lane);").unwrap();
     }
-    .unwrap();
+    writeln!(out, "  (void)smem; (void)lane; (void)warp;").unwrap();
     writeln!(out, "}}").unwrap();
     Ok(path)
 }

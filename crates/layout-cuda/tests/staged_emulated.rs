@@ -69,6 +69,14 @@ fn named_pair_program_is_staged_and_passes_the_forward_check() {
         return;
     }
     check("staged_f8", &b.code);
+    // The committed suite program of the pair is this program.
+    let committed = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/gpu/generated/ho_blocked_T16_128x64_f8.cu"
+    ))
+    .unwrap();
+    assert!(committed.contains("cvt_fwd_regroup("));
+    check("ho_blocked_T16_128x64_f8", &committed);
     let b16 = emit_benchmark_planned(&named_case("staged_f16", 16)).unwrap();
     assert_eq!(b16.plans.0.lowering.kind_name(), "staged");
     check("staged_f16", &b16.code);
