@@ -269,9 +269,14 @@ fn emit_and_record(
 /// The predicted shared-memory counts of one planned direction, per CTA
 /// (the planner's cost: store wavefronts under the replica predicate of
 /// `layout_codegen::store_replicas`, load wavefronts from the simulator),
-/// or `null` when the plan does not go through shared memory.
+/// or `null` when the plan does not go through shared memory (a staged
+/// plan's: its word stage's).
 fn predict(p: &PlannedConversion) -> serde_json::Value {
-    let Some(ConversionPlan::SharedMemory(m)) = p.lowering.whole() else {
+    let whole = p
+        .lowering
+        .whole()
+        .or_else(|| p.lowering.staged().map(|s| s.1));
+    let Some(ConversionPlan::SharedMemory(m)) = whole else {
         return json!(null);
     };
     let count =

@@ -102,6 +102,7 @@ pub mod partial;
 pub mod plan;
 pub mod plan_options;
 pub mod planner;
+pub mod regroup;
 pub mod replica;
 pub mod round_trip;
 pub mod shared_conversion;

@@ -159,7 +159,7 @@ pub fn plan_loop(
     let (fwd, bwd) = (&rt.fwd, &rt.bwd);
     let shared = (uses_scratch(fwd), uses_scratch(bwd));
     let copies = if shuffles(fwd) || shuffles(bwd) { 2 } else { 1 };
-    let scratch_of = |p: &PlannedConversion| match p.lowering.whole() {
+    let scratch_of = |p: &PlannedConversion| match whole_stage(p) {
         Some(ConversionPlan::SharedMemory(m)) => m.scratch_bytes,
         _ => 0,
     };
@@ -268,20 +268,30 @@ fn threads(l: &LinearLayout) -> Result<u32> {
         .map_err(|_| CodegenError::Invalid(format!("{t} threads per CTA do not fit a kernel")))
 }
 
-/// Whether a whole-CTA round trip's direction stores into and loads from
-/// scratch (a partial lowering does too).
+/// The whole-CTA plan of a direction: the plan itself, or a staged
+/// lowering's word stage ([`crate::planner::Lowering::Staged`]).
+fn whole_stage(p: &PlannedConversion) -> Option<&ConversionPlan> {
+    p.lowering
+        .whole()
+        .or_else(|| p.lowering.staged().map(|s| s.1))
+}
+
+/// Whether a whole-CTA round trip's direction (or a staged one's word
+/// stage) stores into and loads from scratch (a partial lowering does
+/// too).
 fn uses_scratch(p: &PlannedConversion) -> bool {
-    match p.lowering.whole() {
+    match whole_stage(p) {
         Some(plan) => matches!(plan, ConversionPlan::SharedMemory(_)),
         None => true,
     }
 }
 
-/// Whether a direction is a warp-shuffle plan (source and destination
-/// live at once).
+/// Whether a direction is a warp-shuffle plan or has a regroup (source
+/// and destination, or intermediate, live at once).
 fn shuffles(p: &PlannedConversion) -> bool {
-    matches!(
-        p.lowering.whole(),
-        Some(ConversionPlan::WarpShuffle { .. } | ConversionPlan::WarpProgram(_))
-    )
+    p.lowering.staged().is_some()
+        || matches!(
+            p.lowering.whole(),
+            Some(ConversionPlan::WarpShuffle { .. } | ConversionPlan::WarpProgram(_))
+        )
 }

@@ -16,6 +16,7 @@
 //! `offset(lane, warp) = constant ⊕ ⨁_{i: bit i of lane} lane[i] ⊕
 //! ⨁_{i: bit i of warp} warp[i]`.
 
+use crate::packed_shuffle::WordProgram;
 use crate::shuffle::program::WarpProgram;
 pub use crate::tiling::MatrixInstruction;
 use linear_layout::{gf2, LinearLayout};
@@ -175,6 +176,59 @@ impl Shuffle {
         let n = |a: &Address| 1u64 << gf2::rank(&a.lane);
         let recv = n(&self.dst_register);
         (n(&self.src_register) - 1) + if recv > 1 { recv } else { 0 } + self.select.is_some() as u64
+    }
+}
+
+/// Where a [`Regroup`] runs in a staged conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegroupAt {
+    /// `src → intermediate` by the regroup, then `intermediate → dst`.
+    Before,
+    /// `src → intermediate`, then `intermediate → dst` by the regroup.
+    After,
+}
+
+/// An in-warp regroup of 8/16-bit elements between two layouts that differ
+/// only in which bits are word bits ([`crate::regroup`]): register bit `i`
+/// and lane bit `lane_bits[i]` exchanged (`i < k`, `2^k = 32 / bitwidth`
+/// elements per word), run as a [`WordProgram`] on consecutive words
+/// (word `j` holds registers `2^k·j ..`, the lowest at bit 0): per group of
+/// `2^k` words, `2^k − 1` `shfl.sync.bfly` and `2k·2^k` `prmt`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Regroup {
+    /// Before or after the word-level stage.
+    pub at: RegroupAt,
+    /// Element bit width (8 or 16).
+    pub bitwidth: u32,
+    /// The lane bit exchanged with register bit `i`.
+    pub lane_bits: Vec<u32>,
+    /// The layout between the stages, in `linear` JSON form: the regroup's
+    /// output (`Before`) or input (`After`).
+    pub intermediate: serde_json::Value,
+    /// The same layout.
+    #[serde(skip)]
+    pub intermediate_layout: LinearLayout,
+    /// The regroup as shuffles and byte permutes with per-lane selectors.
+    pub program: WordProgram,
+}
+
+impl Regroup {
+    /// A regroup at `at` through `intermediate` by `program`.
+    pub fn new(
+        at: RegroupAt,
+        lane_bits: Vec<u32>,
+        intermediate: LinearLayout,
+        program: WordProgram,
+    ) -> Regroup {
+        Regroup {
+            at,
+            bitwidth: program.bitwidth,
+            lane_bits,
+            intermediate: intermediate.bases_json(),
+            intermediate_layout: intermediate,
+            program,
+        }
     }
 }
 

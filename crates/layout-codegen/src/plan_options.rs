@@ -193,7 +193,9 @@ impl PlanOptions {
             return matrix;
         }
         match kind {
-            "shuffle" => self.shuffles,
+            // A staged plan's regroup is warp shuffles (its word stage is
+            // planned under the same request).
+            "shuffle" | "staged" => self.shuffles,
             "partial" => self.partial.considered(),
             "shared" => self.shared && (!matrix || self.matrix.considered()),
             _ => true,
@@ -204,6 +206,13 @@ impl PlanOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_only_admits_no_staged_plan() {
+        assert!(!PlanOptions::shared_only().admits("staged", false));
+        assert!(PlanOptions::whole().admits("staged", false));
+        assert!(!PlanOptions::partial_only().admits("staged", false));
+    }
 
     #[test]
     fn required_partial_admits_only_partial_plans() {

@@ -25,6 +25,15 @@
 //!    `partial_predicated_*`, 32-bank targets), and that form with
 //!    transposed staying moves ([`crate::partial::plan_split_transposed`],
 //!    `partial_transposed_*`).
+//! 6. For 8/16-bit elements of a conversion that leaves its warps, staged
+//!    plans ([`staged_candidate`], `regroup_first` / `regroup_last`): an
+//!    in-warp regroup ([`crate::regroup`]) that makes each register word
+//!    hold a word of the other side, and the planner's whole-CTA plan of
+//!    the intermediate layout, which then moves whole words. Its cost is
+//!    the word stage's plus the regroup's `shfl.sync` (the shared-memory
+//!    pipe, like every shuffle) and `prmt` (the ALU pipe,
+//!    [`crate::cost::ALU_PER_CYCLE`]); it is taken only when strictly
+//!    cheaper.
 //!
 //! Every candidate is proved by the simulator ([`crate::simulator`] or
 //! [`crate::partial::simulate_partial`]) before it is costed; one that fails
@@ -53,7 +62,7 @@
 use crate::choice::{
     plan_conversion_triton, plan_paper_swizzle, plan_through_shared, predicted_cost, total_warps,
 };
-use crate::conversion::{classify, ConversionKind};
+use crate::conversion::{classify, moved_levels, ConversionKind};
 use crate::cost::{LowerBound, PredictedCost};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::matrix_swizzle::matrix_layout_candidates;
@@ -67,11 +76,13 @@ use crate::shared_words::{plan_shared_words, word_layouts, SharedWordPlan};
 
 pub use crate::floor_plan::plan_at_floor;
 pub use crate::lower_bound::lower_bound;
+use crate::plan::{Regroup, RegroupAt};
 pub use crate::plan_options::{Allow, PlanOptions, SplitForm};
+use crate::regroup::{regroup_after, regroup_before};
 use crate::shared_conversion::plan_shared_matrix;
 use crate::shuffle::shuffle_plan;
 use crate::shuffle_rounds::rounds_plan;
-use crate::simulator::{simulate_with, SimulatorConfig};
+use crate::simulator::{simulate_staged, simulate_with, SimulationReport, SimulatorConfig};
 use crate::store_replicas::plan_store_wavefronts;
 use crate::swizzle_search::search_shared_layout;
 use crate::swizzle_search::xor_swizzle_family;
@@ -101,14 +112,29 @@ pub enum Lowering {
         /// each side's registers into the words `plan` moves.
         words: Option<Box<SharedWordPlan>>,
     },
+    /// Two stages for 8/16-bit elements ([`crate::regroup`]): an in-warp
+    /// regroup that makes register words hold the words of the other side,
+    /// and a whole-CTA plan of the intermediate layout
+    /// ([`Regroup::intermediate`]) that moves whole words; the regroup
+    /// runs first ([`RegroupAt::Before`]: `src → I`, then `I → dst`) or
+    /// last ([`RegroupAt::After`]: `src → I`, then `I → dst` by the
+    /// regroup).
+    Staged {
+        /// The regroup.
+        regroup: Box<Regroup>,
+        /// The plan between the intermediate layout and the other side.
+        then: ConversionPlan,
+    },
 }
 
 impl Lowering {
-    /// `"noop"`, `"register"`, `"shuffle"`, `"shared"` or `"partial"`.
+    /// `"noop"`, `"register"`, `"shuffle"`, `"shared"`, `"partial"` or
+    /// `"staged"`.
     pub fn kind_name(&self) -> &'static str {
         match self {
             Lowering::Whole { plan } => plan.kind_name(),
             Lowering::Partial { .. } => "partial",
+            Lowering::Staged { .. } => "staged",
         }
     }
 
@@ -116,15 +142,15 @@ impl Lowering {
     pub fn whole(&self) -> Option<&ConversionPlan> {
         match self {
             Lowering::Whole { plan } => Some(plan),
-            Lowering::Partial { .. } => None,
+            Lowering::Partial { .. } | Lowering::Staged { .. } => None,
         }
     }
 
     /// The partial plan, if this is one.
     pub fn partial(&self) -> Option<&PartialCrossWarpPlan> {
         match self {
-            Lowering::Whole { .. } => None,
             Lowering::Partial { plan, .. } => Some(plan),
+            Lowering::Whole { .. } | Lowering::Staged { .. } => None,
         }
     }
 
@@ -132,7 +158,15 @@ impl Lowering {
     pub fn partial_words(&self) -> Option<&SharedWordPlan> {
         match self {
             Lowering::Partial { words, .. } => words.as_deref(),
-            Lowering::Whole { .. } => None,
+            Lowering::Whole { .. } | Lowering::Staged { .. } => None,
+        }
+    }
+
+    /// The regroup and the whole-CTA plan of a staged lowering.
+    pub fn staged(&self) -> Option<(&Regroup, &ConversionPlan)> {
+        match self {
+            Lowering::Staged { regroup, then } => Some((regroup, then)),
+            Lowering::Whole { .. } | Lowering::Partial { .. } => None,
         }
     }
 }
@@ -143,8 +177,10 @@ pub struct Candidate {
     /// `"triton"`, `"shuffle_rounds"`, `"shuffle_program"`,
     /// `"paper_swizzle"`, `"searched_swizzle"`, `"partial_triton"`,
     /// `"partial_paper_swizzle"`, `"partial_searched_swizzle"`, their
-    /// lane-predicated forms `"partial_predicated_…"`, or a matrix
-    /// candidate of [`crate::plan_options`] (`"matrix_…"`).
+    /// lane-predicated forms `"partial_predicated_…"`, a matrix
+    /// candidate of [`crate::plan_options`] (`"matrix_…"`), or a staged
+    /// plan with its regroup first or last (`"regroup_first"`,
+    /// `"regroup_last"`, [`staged_candidate`]).
     pub name: &'static str,
     /// Its class ([`Lowering::kind_name`]), when it was planned.
     pub kind: Option<&'static str>,
@@ -256,6 +292,10 @@ pub fn shared_instructions(lowering: &Lowering, warps: u64) -> u64 {
     match lowering {
         Lowering::Whole {
             plan: ConversionPlan::SharedMemory(s),
+        }
+        | Lowering::Staged {
+            then: ConversionPlan::SharedMemory(s),
+            ..
         } => {
             let per_thread: usize = s
                 .rounds
@@ -264,7 +304,7 @@ pub fn shared_instructions(lowering: &Lowering, warps: u64) -> u64 {
                 .sum();
             per_thread as u64 * warps
         }
-        Lowering::Whole { .. } => 0,
+        Lowering::Whole { .. } | Lowering::Staged { .. } => 0,
         Lowering::Partial { plan, .. } => (0..plan.num_warps)
             .filter_map(|w| plan.class_of(w))
             .map(|k| (plan.classes[k].stores.len() + plan.classes[k].loads.len()) as u64)
@@ -361,6 +401,20 @@ pub fn plan_with(
     target: &Target,
     options: &PlanOptions,
 ) -> Result<PlannedConversion> {
+    plan_stages(src, dst, elem_bits, target, options, true)
+}
+
+/// [`plan_with`], with the staged candidates ([`staged_candidate`]) when
+/// `staged` holds (their second stage is planned without them: after one
+/// regroup the words are the other side's, so a second would not apply).
+fn plan_stages(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+    options: &PlanOptions,
+    staged: bool,
+) -> Result<PlannedConversion> {
     check_bitwidth(elem_bits)?;
     target.check()?;
     for (what, l) in [("source", src), ("destination", dst)] {
@@ -409,6 +463,14 @@ pub fn plan_with(
                     let (c, w) = whole_cost(&config, plan, src, dst, target)?;
                     words = w;
                     c
+                }
+                // The regroup's shuffles and permutes are in the report
+                // (per thread): a `shfl.sync` goes through the
+                // shared-memory pipe like a wavefront, a `prmt` is one ALU
+                // instruction (`ALU_PER_CYCLE`), as in every warp program.
+                Lowering::Staged { regroup, then } => {
+                    let report = simulate_staged(&config, regroup, then, src, dst)?;
+                    report_cost(then, &report, dst, target)
                 }
                 Lowering::Partial { plan, words } => {
                     match words {
@@ -545,6 +607,23 @@ pub fn plan_with(
             }
         }
     }
+    // Staged plans for conversions that leave their warps: in-warp ones
+    // have the warp programs, whose packed-word form
+    // ([`WordProgram::from_program`]) moves sub-word elements with fewer
+    // permutes than a regroup followed by register moves.
+    if staged
+        && options.through.is_none()
+        && matches!(elem_bits, 8 | 16)
+        && moved_levels(src, dst)?.contains(&DimName::WARP)
+    {
+        for (name, at) in [
+            ("regroup_first", RegroupAt::Before),
+            ("regroup_last", RegroupAt::After),
+        ] {
+            let planned = staged_candidate(src, dst, elem_bits, target, options, at);
+            consider(name, planned, &mut candidates, &mut best);
+        }
+    }
     if class == ConversionKind::SharedMemory && options.partial.considered() {
         for (name, smem) in &shared_layouts {
             let names = partial_names(name);
@@ -636,6 +715,45 @@ pub fn plan_with(
     })
 }
 
+/// The staged candidate with the regroup at `at` ([`crate::regroup`]):
+/// the regroup `src → I` ([`regroup_before`]) or `I → dst`
+/// ([`regroup_after`]), and the planner's whole-CTA answer for the other
+/// stage (`I → dst` or `src → I`) under `options` without partial plans.
+/// Errors: the regroup does not apply, or the other stage has no plan.
+pub fn staged_candidate(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+    options: &PlanOptions,
+    at: RegroupAt,
+) -> Result<Lowering> {
+    let regroup = match at {
+        RegroupAt::Before => regroup_before(src, dst, elem_bits)?,
+        RegroupAt::After => regroup_after(src, dst, elem_bits)?,
+    };
+    let inter = &regroup.intermediate_layout;
+    let (a, b) = match at {
+        RegroupAt::Before => (inter, dst),
+        RegroupAt::After => (src, inter),
+    };
+    let whole = PlanOptions {
+        partial: Allow::Never,
+        ..options.clone()
+    };
+    let then = plan_stages(a, b, elem_bits, target, &whole, false)?;
+    match then.lowering {
+        Lowering::Whole { plan } => Ok(Lowering::Staged {
+            regroup: Box::new(regroup),
+            then: plan,
+        }),
+        other => Err(CodegenError::Unsupported(format!(
+            "the word stage of the regroup was planned as a {} plan, not a whole-CTA one",
+            other.kind_name()
+        ))),
+    }
+}
+
 /// The predicted cost of a partial plan, wavefronts counted by
 /// [`crate::wavefront`] with `banks` banks on every warp's accesses;
 /// staying shuffles packed `32 / bitwidth` elements of one source lane to a
@@ -707,6 +825,10 @@ pub fn uses_matrix(lowering: &Lowering) -> bool {
     match lowering {
         Lowering::Whole {
             plan: ConversionPlan::SharedMemory(s),
+        }
+        | Lowering::Staged {
+            then: ConversionPlan::SharedMemory(s),
+            ..
         } => s
             .rounds
             .iter()
@@ -786,6 +908,30 @@ pub fn preferred_word_program(p: &PlannedConversion) -> Option<&WordProgram> {
 /// The best candidate so far: its index, lowering, cost and word form.
 type Best = Option<(usize, Lowering, PredictedCost, Option<WordProgram>)>;
 
+/// The predicted cost of the whole-CTA `plan` from the simulator's
+/// `report` of it: its counts, with the plan's scratch and, for a
+/// shared-memory plan, the store wavefronts of the replicas that store (the
+/// replicas of a broadcast source do not).
+fn report_cost(
+    plan: &ConversionPlan,
+    report: &SimulationReport,
+    dst: &LinearLayout,
+    target: &Target,
+) -> PredictedCost {
+    let mut c = predicted_cost(report, total_warps(dst));
+    if let ConversionPlan::SharedMemory(s) = plan {
+        c.scratch_bytes = s.scratch_bytes;
+        c.store_wavefronts = plan_store_wavefronts(
+            s,
+            target.warp_size,
+            size(dst, DimName::WARP),
+            size(dst, DimName::BLOCK),
+            target.banks,
+        );
+    }
+    c
+}
+
 /// The predicted cost of a whole-CTA `plan` of `src → dst` on `target`
 /// (the simulator proves the plan and counts its instructions and
 /// wavefronts; replicas of a broadcast source do not store) and, for a
@@ -808,18 +954,8 @@ pub fn whole_cost(
 ) -> Result<(PredictedCost, Option<WordProgram>)> {
     let warps = total_warps(dst);
     let report = simulate_with(config, plan, src, dst)?;
-    let mut c = predicted_cost(&report, warps);
+    let c = report_cost(plan, &report, dst, target);
     match plan {
-        ConversionPlan::SharedMemory(s) => {
-            c.scratch_bytes = s.scratch_bytes;
-            c.store_wavefronts = plan_store_wavefronts(
-                s,
-                target.warp_size,
-                size(dst, DimName::WARP),
-                size(dst, DimName::BLOCK),
-                target.banks,
-            );
-        }
         ConversionPlan::WarpProgram(p) => {
             let words = WordProgram::from_program(p)
                 .filter(|w| check_word_program(w, src, dst).is_ok())

@@ -177,9 +177,9 @@ pub fn plan_partial_round_trip(
         let candidate = p.candidate;
         match p.lowering {
             Lowering::Partial { plan, words } => Ok((*plan, words.map(|w| *w), candidate)),
-            Lowering::Whole { plan } => Err(CodegenError::Unsupported(format!(
+            other => Err(CodegenError::Unsupported(format!(
                 "{d}: the planner chose a {} plan ({candidate}), not a partial cross-warp one",
-                plan.kind_name()
+                other.kind_name()
             ))),
         }
     };

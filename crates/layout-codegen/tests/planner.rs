@@ -12,7 +12,7 @@ use layout_codegen::partial::simulate_partial;
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::planner::{partial_cost, plan, Lowering, PlannedConversion, Target};
 use layout_codegen::shared_words::{word_layouts, SharedWordPlan};
-use layout_codegen::simulator::simulate;
+use layout_codegen::simulator::{simulate, simulate_staged, SimulatorConfig};
 use linear_layout::{DimName, LinearLayout};
 
 mod common;
@@ -54,6 +54,10 @@ fn prove(name: &str, src: &LinearLayout, dst: &LinearLayout, bits: u32, p: &Plan
                 (plan.cost.store_wavefronts, plan.cost.load_wavefronts),
                 "{name}"
             );
+        }
+        Lowering::Staged { regroup, then } => {
+            simulate_staged(&SimulatorConfig::NVIDIA, regroup, then, src, dst)
+                .unwrap_or_else(|e| panic!("{name}: the chosen staged plan fails: {e}"));
         }
     }
     assert_eq!(p.cycles, p.cost.cycles(), "{name}");

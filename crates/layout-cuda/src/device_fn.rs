@@ -221,8 +221,12 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
     let (scratch_bytes, barriers) = match &planned.lowering {
         Lowering::Whole {
             plan: ConversionPlan::SharedMemory(m),
+        }
+        | Lowering::Staged {
+            then: ConversionPlan::SharedMemory(m),
+            ..
         } => (m.scratch_bytes, m.barriers),
-        Lowering::Whole { .. } => (0, 0),
+        Lowering::Whole { .. } | Lowering::Staged { .. } => (0, 0),
         // A partial plan: one barrier when any warp loads.
         Lowering::Partial { plan, .. } => (
             plan.scratch_elems * u64::from(plan.bitwidth) / 8,
@@ -241,6 +245,10 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
         match (path, barriers) {
             _ if planned.lowering.partial().is_some() => format!(
                 "partial cross-warp: only elements that leave their warp go through shared memory, {barriers} barrier(s)"
+            ),
+            _ if planned.lowering.staged().is_some() => format!(
+                "staged: an in-warp regroup of {}-bit elements (shfl.sync.bfly, __byte_perm) and a plan of words, {barriers} __syncthreads()",
+                case.bits
             ),
             (Path::Registers, _) => "register moves".to_string(),
             (Path::WarpShuffle, _) => "warp shuffles".to_string(),

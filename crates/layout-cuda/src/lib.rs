@@ -55,7 +55,7 @@
 //! | `shared_words` | packed-word layouts of 8/16-bit shared plans |
 //! | `bench_loop`, `pack`, `kernel` | the benchmark loop (its scratch schedule, shared memory and CTAs per SM are `layout_codegen::loop_plan`'s), packing between the loop's and a plan's word forms, kernel heads and host code |
 //! | `matrix_ops`, `translate` | `stmatrix`/`ldmatrix` wrappers; a conversion body translated from a `ConversionPlan` |
-//! | `gather`, `word_shuffle`, `partial` | gathers (and the XOR-expression helper word programs use); word-form warp programs; partial cross-warp programs |
+//! | `gather`, `word_shuffle`, `partial`, `staged` | gathers (and the XOR-expression helper word programs use); word-form warp programs; partial cross-warp programs; staged programs (a regroup and a whole-CTA plan) |
 //! | `benchmark`, `device_fn` | the benchmark program and the device function a user calls, from the planner's answer |
 
 #![warn(missing_docs)]
@@ -75,6 +75,7 @@ pub mod matrix_ops;
 mod pack;
 pub mod partial;
 pub mod shared_words;
+mod staged;
 pub mod translate;
 pub mod word_shuffle;
 pub use access::AccessMap;
@@ -216,9 +217,9 @@ pub(crate) fn emit_convert(
 ) -> Result<(Path, PlannedConversion), EmitError> {
     let planned = case.plan(from, to)?;
     emit_planned(out, fname, case.bits, from, to, &planned)?;
-    let path = match planned.lowering.whole() {
-        Some(p) => path_of(p),
-        None => Path::SharedMemory,
+    let path = match &planned.lowering {
+        Lowering::Whole { plan } | Lowering::Staged { then: plan, .. } => path_of(plan),
+        Lowering::Partial { .. } => Path::SharedMemory,
     };
     Ok((path, planned))
 }
@@ -263,6 +264,9 @@ pub(crate) fn emit_planned(
             }
             partial::emit_partial_function(out, fname, plan, words.as_deref(), bits)?;
             return Ok(Path::SharedMemory);
+        }
+        Lowering::Staged { regroup, then } => {
+            return staged::emit_staged_function(out, fname, bits, (regroup, then), (nf, nt));
         }
     };
     writeln!(

@@ -217,6 +217,18 @@ fn from_table(t: &HashMap<String, (f64, f64)>) -> impl Fn(&Value, &str) -> f64 +
     }
 }
 
+/// Programs regenerated since the recorded ncu run whose new predictions
+/// that run cannot confirm: `(name, why)`. Each must disagree with the
+/// recorded run (so an entry cannot outlive the next run); remove it when
+/// the program is profiled again.
+const AWAITING_NCU: &[(&str, &str)] = &[(
+    "ho_blocked_T16_128x64_f8",
+    "now a staged plan (regroup, then 4-byte words): 64 + 64 store and \
+     64 + 64 load wavefronts per round trip predicted; the recorded run \
+     profiled the shared-memory plan of 16-byte stores and 1-byte loads \
+     (64 + 256 each, as it predicted)",
+)];
+
 #[test]
 fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
     let cases = cases();
@@ -226,6 +238,20 @@ fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
         &read("bench/gpu/results/2026-11-25-h200/ncu.txt"),
         from_table(&table),
     );
+    for (name, why) in AWAITING_NCU {
+        assert!(
+            bad.iter().any(|b| b.starts_with(&format!("{name}:"))),
+            "{name} agrees with the recorded run: remove it from AWAITING_NCU ({why})"
+        );
+    }
+    let bad: Vec<&String> = bad
+        .iter()
+        .filter(|b| {
+            !AWAITING_NCU
+                .iter()
+                .any(|(n, _)| b.starts_with(&format!("{n}:")))
+        })
+        .collect();
     assert!(bad.is_empty(), "{bad:#?}");
     assert!(agreed >= 40, "only {agreed} programs checked");
     // The generated file says what the plans say.

@@ -21,9 +21,10 @@
 //! );
 //! ```
 
-use layout_codegen::packed_shuffle::{WordInstr, WordProgram};
-use layout_codegen::plan::{Access, Address, ConversionPlan};
+use layout_codegen::packed_shuffle::WordProgram;
+use layout_codegen::plan::{Access, Address, ConversionPlan, Regroup, RegroupAt};
 use layout_codegen::shuffle::{LanePredicate, ShflMode, WarpInstr};
+use layout_codegen::shuffle_words::WordInstr;
 use linear_layout::{DimName, LinearLayout};
 
 /// `#ttg.shared_linear<{offset = [[..], ...]}, alignment = A>`: the
@@ -42,6 +43,90 @@ pub fn shared_linear_text(l: &LinearLayout, alignment: u64) -> String {
         "#ttg.shared_linear<{{offset = [{}]}}, alignment = {alignment}>",
         v.join(", ")
     )
+}
+
+/// `#ttg.linear<{register = .., lane = .., warp = .., block = ..}>`: a
+/// distributed layout in Triton's attribute syntax.
+pub fn distributed_linear_text(l: &LinearLayout) -> String {
+    let part = |d: DimName| {
+        let v: Vec<String> = l
+            .bases(d)
+            .iter()
+            .map(|b| {
+                let xs: Vec<String> = b.iter().map(|x| x.to_string()).collect();
+                format!("[{}]", xs.join(", "))
+            })
+            .collect();
+        format!("{d} = [{}]", v.join(", "))
+    };
+    let parts: Vec<String> = [
+        DimName::REGISTER,
+        DimName::LANE,
+        DimName::WARP,
+        DimName::BLOCK,
+    ]
+    .into_iter()
+    .map(part)
+    .collect();
+    format!("#ttg.linear<{{{}}}>", parts.join(", "))
+}
+
+/// The text of a staged plan: the regroup (which bits it exchanges, its
+/// shuffles and the `prmt` selectors of lane 0 and of the last lane), the
+/// intermediate layout, then the word-stage plan ([`plan_text`]) in the
+/// order they run.
+pub fn staged_text(regroup: &Regroup, then: &ConversionPlan) -> String {
+    let c = regroup.program.cost();
+    let mut head = format!(
+        "plan: staged, {}-bit elements: the regroup {} the word-level plan\n",
+        regroup.bitwidth,
+        match regroup.at {
+            RegroupAt::Before => "before",
+            RegroupAt::After => "after",
+        }
+    );
+    let pairs: Vec<String> = regroup
+        .lane_bits
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("register bit {i} <-> lane bit {a}"))
+        .collect();
+    head.push_str(&format!(
+        "  regroup: {} per thread: {} shfl.sync.bfly, {} prmt ({} words)\n",
+        pairs.join(", "),
+        c.shuffles,
+        c.permutes,
+        regroup.program.num_inputs
+    ));
+    head.push_str(&format!(
+        "  intermediate layout: {}\n",
+        distributed_linear_text(&regroup.intermediate_layout)
+    ));
+    let last = regroup.program.lanes as usize - 1;
+    for (k, ins) in regroup.program.instrs.iter().enumerate() {
+        let t = match ins {
+            WordInstr::Permute {
+                dst,
+                x,
+                y,
+                selector,
+            } => format!(
+                "w{dst} = prmt(w{x}, w{y}, lane 0: {:#06x} .. lane {last}: {:#06x})",
+                selector[0], selector[last]
+            ),
+            WordInstr::Shuffle { dst, src, mode } => match mode {
+                ShflMode::Xor { mask } => format!("w{dst} = shfl.bfly(w{src}, lane ^ {mask})"),
+                ShflMode::Idx { .. } => format!("w{dst} = shfl.idx(w{src})"),
+            },
+        };
+        head.push_str(&format!("    {k}: {t}\n"));
+    }
+    let body = plan_text(then);
+    let (before, after) = match regroup.at {
+        RegroupAt::Before => (head, body),
+        RegroupAt::After => (body, head),
+    };
+    format!("{before}{after}")
 }
 
 /// `name[i]·x` for every non-zero `x = v[i]`, joined by ` ^ `.

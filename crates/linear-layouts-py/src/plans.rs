@@ -117,9 +117,9 @@ pub(crate) fn local_conversion(src: &PyLayout, dst: &PyLayout) -> PyResult<PyLay
 /// (`layout_codegen::planner::plan`: the cheapest proved candidate among
 /// Triton's plan, warp shuffles, the paper's swizzle and partial cross-warp
 /// plans, on one cost scale) for `target` `"sm90"` or `"cdna3"`, with
-/// `"kind"` (`"noop"`, `"register"`, `"shuffle"`, `"shared"` or
-/// `"partial"`) and `"text"`: a whole-CTA plan as `linlayout convert` prints it (`null` for
-/// a partial plan).
+/// `"kind"` (`"noop"`, `"register"`, `"shuffle"`, `"shared"`, `"partial"`
+/// or `"staged"`) and `"text"`: a whole-CTA or staged plan as `linlayout
+/// convert` prints it (`null` for a partial plan).
 #[pyfunction]
 pub(crate) fn _plan(src: &PyLayout, dst: &PyLayout, bitwidth: u32, target: &str) -> PyResult<String> {
     use layout_codegen::planner::{plan, Target};
@@ -136,7 +136,10 @@ pub(crate) fn _plan(src: &PyLayout, dst: &PyLayout, bitwidth: u32, target: &str)
     };
     run(|| {
         plan(s, d, bitwidth, &target).map(|p| {
-            let text = p.lowering.whole().map(layout_view::plan_text::plan_text);
+            let text = match p.lowering.staged() {
+                Some((regroup, then)) => Some(layout_view::plan_text::staged_text(regroup, then)),
+                None => p.lowering.whole().map(layout_view::plan_text::plan_text),
+            };
             let mut j = serde_json::to_value(&p).expect("json");
             j["text"] = serde_json::json!(text);
             j["kind"] = serde_json::json!(p.lowering.kind_name());

@@ -19,9 +19,9 @@ use layout_codegen::partial::PartialCrossWarpPlan;
 use layout_codegen::plan::{plan_conversion, ConversionPlan};
 use layout_codegen::planner::{plan, whole_cost, Lowering, PlannedConversion, Target};
 use layout_codegen::simulator::SimulationReport;
-use layout_codegen::simulator::{simulate, SimulatorConfig};
+use layout_codegen::simulator::{simulate, simulate_staged, SimulatorConfig};
 use layout_codegen::swizzle::optimal_swizzling;
-use layout_view::plan_text::{plan_text, shared_linear_text, word_program_text};
+use layout_view::plan_text::{plan_text, shared_linear_text, staged_text, word_program_text};
 use linear_layout::{DimName, LinearLayout};
 use serde_json::{json, Map, Value};
 
@@ -308,6 +308,11 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
             Shown::Whole(plan.clone(), report)
         }
         Some(Lowering::Partial { plan, words }) => Shown::Partial(plan.clone(), words.is_some()),
+        Some(Lowering::Staged { regroup, then }) => {
+            let report = simulate_staged(&config, regroup, then, &src, &dst)
+                .map_err(|e| format!("simulation failed: {e}"))?;
+            Shown::Staged(regroup.clone(), then.clone(), report)
+        }
         None => Shown::Whole(triton, triton_report),
     };
     if (a.element.is_some() || a.rows.is_some() || a.cols.is_some())
@@ -321,10 +326,10 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
     if a.svg.is_some() || a.html.is_some() {
         match &shown {
             Shown::Whole(plan, _) => write_conversion_picture(&a, &src, &dst, plan, &shape)?,
-            Shown::Partial(..) => {
+            Shown::Partial(..) | Shown::Staged(..) => {
                 return Err(
                     "--svg/--html draw whole-CTA plans, and the planner chose a \
-                     partial cross-warp plan: draw Triton's plan (without --best)"
+                     partial cross-warp or staged plan: draw Triton's plan (without --best)"
                         .into(),
                 )
             }
@@ -347,6 +352,10 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
                 v["packed_words"] = json!(words);
                 (v, serde_json::to_value(&p.cost).expect("json"))
             }
+            Shown::Staged(regroup, then, report) => (
+                json!({"kind": "staged", "regroup": regroup, "then": then}),
+                serde_json::to_value(report).expect("json"),
+            ),
         };
         let mut out = json!({
             "kind": kind.short_name(),
@@ -355,7 +364,7 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
             "plan": plan_json,
             "best": best.as_ref().map(|b| {
                 let shown = match &shown {
-                    Shown::Whole(_, r) if a.best => Some(r),
+                    Shown::Whole(_, r) | Shown::Staged(_, _, r) if a.best => Some(r),
                     _ => None,
                 };
                 best_json(b, triton_cost, shown, (&src, &dst))
@@ -391,6 +400,10 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
             "plan: partial cross-warp, on the packed 32-bit shared words",
             "words",
         ),
+        Shown::Staged(regroup, then, report) => {
+            print!("{}", staged_text(regroup, then));
+            print_report(report);
+        }
     }
     if a.partial {
         crate::cmd_partial::print_partial(&src, &dst, bw);
@@ -404,6 +417,12 @@ pub fn run_convert(a: ConvertArgs) -> Result<(), CliError> {
 enum Shown {
     Whole(ConversionPlan, SimulationReport),
     Partial(Box<PartialCrossWarpPlan>, bool),
+    /// A staged plan ([`Lowering::Staged`]) and the report of both stages.
+    Staged(
+        Box<layout_codegen::plan::Regroup>,
+        ConversionPlan,
+        SimulationReport,
+    ),
 }
 
 /// The target the planner is asked for: the warp size of the layouts

@@ -82,9 +82,11 @@
 //! about data exchange between CTAs (cross-CTA plans are refused before they
 //! reach the simulator; shared-memory accesses stay inside their CTA).
 
+mod staged;
 mod transfers;
 mod warp;
 
+pub use staged::simulate_staged;
 pub use warp::execute_warp;
 
 use crate::bank_conflicts::hw_input_block;
