@@ -40,6 +40,7 @@ if has build; then
   done
   $NVCC -I $G/cli -o /tmp/b/device_function_demo bench/gpu/device_function_demo.cu > /tmp/b/device_function_demo.ptxas 2>&1 &
   $NVCC -I $G/cli/partial -o /tmp/b/device_function_demo_partial bench/gpu/device_function_demo.cu > /tmp/b/device_function_demo_partial.ptxas 2>&1 &
+  $NVCC -I $G/cli/staged -o /tmp/b/device_function_demo_staged bench/gpu/device_function_demo.cu > /tmp/b/device_function_demo_staged.ptxas 2>&1 &
   wait
   : > "$OUT/ptxas.txt"
   for f in $G/$CASES.cu; do n=$(basename "$f" .cu); echo "$n $(grep -o -E 'Used [0-9]+ registers|[0-9]+ bytes spill stores' /tmp/b/$n.ptxas | tr '\n' ' ')" >> "$OUT/ptxas.txt"; done
@@ -65,7 +66,7 @@ if has cli; then
     n=$(basename "$f" .cu)
     if [ -x /tmp/b/$n ]; then /tmp/b/$n "$R" 1056 30 | tee -a "$OUT/cli.jsonl"; else echo "{\"case\": \"$n\", \"error\": \"build failed\"}" | tee -a "$OUT/cli.jsonl"; head -5 /tmp/b/$n.ptxas; fi
   done
-  for d in device_function_demo device_function_demo_partial; do
+  for d in device_function_demo device_function_demo_partial device_function_demo_staged; do
     if [ -x /tmp/b/$d ]; then /tmp/b/$d | sed "s/\"device_function_demo\"/\"$d\"/" | tee -a "$OUT/cli.jsonl"; else echo "{\"case\": \"$d\", \"error\": \"build failed\"}" | tee -a "$OUT/cli.jsonl"; head -20 /tmp/b/$d.ptxas; fi
   done
   stamp cli
