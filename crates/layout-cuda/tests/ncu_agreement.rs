@@ -221,13 +221,7 @@ fn from_table(t: &HashMap<String, (f64, f64)>) -> impl Fn(&Value, &str) -> f64 +
 /// that run cannot confirm: `(name, why)`. Each must disagree with the
 /// recorded run (so an entry cannot outlive the next run); remove it when
 /// the program is profiled again.
-const AWAITING_NCU: &[(&str, &str)] = &[(
-    "ho_blocked_T16_128x64_f8",
-    "now a staged plan (regroup, then 4-byte words): 64 + 64 store and \
-     64 + 64 load wavefronts per round trip predicted; the recorded run \
-     profiled the shared-memory plan of 16-byte stores and 1-byte loads \
-     (64 + 256 each, as it predicted)",
-)];
+const AWAITING_NCU: &[(&str, &str)] = &[];
 
 #[test]
 fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
