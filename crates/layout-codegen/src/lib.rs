@@ -56,7 +56,7 @@
 //!    [`target::SmLimits`]).
 //!
 //! ```
-//! use layout_codegen::{plan::plan_conversion, simulator::simulate};
+//! use layout_codegen::{choice::plan_conversion, simulator::simulate};
 //! use linear_layout::{DimName, LinearLayout};
 //! // 64 elements: 2 registers, 32 lanes. dst swaps the register bit with
 //! // lane bit 0: one register-lane transposition, a warp shuffle.

@@ -275,9 +275,3 @@ impl ConversionPlan {
         }
     }
 }
-
-// Paths the front ends (CLI, Python, layout-view) import the planners by;
-// the planners live in `choice` and `planner`, and nothing in this crate
-// imports them from here.
-#[doc(hidden)]
-pub use crate::choice::{plan_conversion, plan_conversion_best, plan_cost};

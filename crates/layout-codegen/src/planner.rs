@@ -955,25 +955,23 @@ pub fn whole_cost(
     let warps = total_warps(dst);
     let report = simulate_with(config, plan, src, dst)?;
     let c = report_cost(plan, &report, dst, target);
-    match plan {
-        ConversionPlan::WarpProgram(p) => {
-            let words = WordProgram::from_program(p)
-                .filter(|w| check_word_program(w, src, dst).is_ok())
-                .map(|w| {
-                    let n = w.cost();
-                    let wc = PredictedCost {
-                        shuffles: n.shuffles as u64 * warps,
-                        selects: 0,
-                        prmt: n.permutes as u64 * warps,
-                        ..c.clone()
-                    };
-                    (w, wc)
-                });
-            if let Some((w, wc)) = words.filter(|(_, wc)| wc.cycles() <= c.cycles()) {
-                return Ok((wc, Some(w)));
-            }
-        }
-        _ => {}
+    let ConversionPlan::WarpProgram(p) = plan else {
+        return Ok((c, None));
+    };
+    let words = WordProgram::from_program(p)
+        .filter(|w| check_word_program(w, src, dst).is_ok())
+        .map(|w| {
+            let n = w.cost();
+            let wc = PredictedCost {
+                shuffles: n.shuffles as u64 * warps,
+                selects: 0,
+                prmt: n.permutes as u64 * warps,
+                ..c.clone()
+            };
+            (w, wc)
+        });
+    if let Some((w, wc)) = words.filter(|(_, wc)| wc.cycles() <= c.cycles()) {
+        return Ok((wc, Some(w)));
     }
     Ok((c, None))
 }

@@ -10,9 +10,10 @@
 //! lower bound (every side: one wavefront per 128 bytes a warp moves) on
 //! the suite's shared-memory transposes, which Triton's swizzle does not.
 
+use layout_codegen::choice::plan_conversion;
 use layout_codegen::choice::plan_conversion_triton;
 use layout_codegen::choice::{plan_conversion_best, plan_cost, plan_paper_swizzle, total_warps};
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::plan::ConversionPlan;
 use layout_codegen::simulator::simulate;
 use linear_layout::LinearLayout;
 use serde_json::Value;

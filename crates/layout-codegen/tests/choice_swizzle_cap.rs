@@ -5,7 +5,8 @@
 //! beyond that intersection). Before the cap, the older
 //! `intersectAfterBank0` extension could push `V` to 512 bits here.
 
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::choice::plan_conversion;
+use layout_codegen::plan::ConversionPlan;
 use layout_codegen::simulator::simulate;
 use layout_codegen::swizzle::optimal_swizzling;
 use linear_layout::{DimName, LinearLayout};

@@ -2,7 +2,8 @@
 //! sample-, seed7-, seed11-, seed23-, seed41-, seed53-, seed67- and seed97-trivial-cvt.jsonl, each proved by the simulator; the plan class
 //! agrees with Triton's triviality answer.
 
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::choice::plan_conversion;
+use layout_codegen::plan::ConversionPlan;
 use layout_codegen::shared_conversion::plan_via_shared_memory;
 use layout_codegen::simulator::simulate;
 use layout_codegen::CodegenError;

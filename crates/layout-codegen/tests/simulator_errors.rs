@@ -1,7 +1,8 @@
 //! Each way a plan can be wrong is caught by the simulator with its own
 //! error, naming the offending instruction, slot or register.
 
-use layout_codegen::plan::{plan_conversion, ConversionPlan, SharedMemoryPlan};
+use layout_codegen::choice::plan_conversion;
+use layout_codegen::plan::{ConversionPlan, SharedMemoryPlan};
 use layout_codegen::simulator::simulate;
 use layout_codegen::CodegenError;
 use linear_layout::{DimName, LinearLayout};

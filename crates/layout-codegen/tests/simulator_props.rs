@@ -7,8 +7,9 @@
 mod common;
 use common::{mix_bits, random_distributed, random_shape, with_blocks, Rng};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
+use layout_codegen::choice::plan_conversion;
 use layout_codegen::conversion::{classify, ConversionKind};
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::plan::ConversionPlan;
 use layout_codegen::shared_conversion::plan_via_shared_memory;
 use layout_codegen::shuffle::WarpInstr;
 use layout_codegen::simulator::simulate;

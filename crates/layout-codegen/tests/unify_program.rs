@@ -6,9 +6,10 @@
 //! simulator's `execute_warp`), the destination layout evaluated directly
 //! (inside both checkers), and instruction counts derived by hand.
 
+use layout_codegen::choice::plan_conversion;
 use layout_codegen::choice::plan_cost;
 use layout_codegen::error::CodegenError;
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::plan::ConversionPlan;
 use layout_codegen::shuffle::{
     check_warp_program, run_warp_program, shuffle_plan, LaneMap, LanePredicate, ShflMode,
     WarpCheckError, WarpInstr, WarpProgram,

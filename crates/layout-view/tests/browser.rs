@@ -146,7 +146,7 @@ fn pointer_readout_in_headless_chromium() {
                 r#"{"register": [[1, 0], [0, 1]], "lane": [[2, 0], [4, 0], [8, 0], [0, 2], [0, 4]], "warp": [[0, 8]]}"#,
                 &[16, 16],
             );
-            let plan = layout_codegen::plan::plan_conversion(&a, &b, 16).unwrap();
+            let plan = layout_codegen::choice::plan_conversion(&a, &b, 16).unwrap();
             layout_view::convert::conversion_picture(&a, &b, &plan, &[16, 16], &[3, 4])
                 .unwrap()
                 .0
@@ -172,7 +172,7 @@ fn pictures_read_at_1400_px_in_headless_chromium() {
     };
     let transpose = |n: u64| {
         let a = blocked_and_transpose(n);
-        let plan = layout_codegen::plan::plan_conversion(&a.0, &a.1, 16).unwrap();
+        let plan = layout_codegen::choice::plan_conversion(&a.0, &a.1, 16).unwrap();
         layout_view::convert::conversion_picture(&a.0, &a.1, &plan, &[n, n], &[n / 2, 5])
             .unwrap()
             .0

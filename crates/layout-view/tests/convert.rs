@@ -2,7 +2,8 @@
 //! layouts applied by hand (XOR of the JSON bases, no library evaluation),
 //! plus snapshots.
 
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::choice::plan_conversion;
+use layout_codegen::plan::ConversionPlan;
 use layout_view::convert::{conversion_path, conversion_picture};
 use linear_layout::LinearLayout;
 use serde_json::{json, Value};

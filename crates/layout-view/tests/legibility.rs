@@ -15,7 +15,7 @@
 //! Each SVG element is one line (the crate writes them so), which keeps
 //! the parsing here to string matching.
 
-use layout_codegen::plan::plan_conversion;
+use layout_codegen::choice::plan_conversion;
 use layout_view::access::first_access;
 use layout_view::convert::{conversion_picture, PATH_STROKE};
 use layout_view::svg::{bank_picture_access, fill, tensor_picture, ACCESS_STROKE, PICTURE_WIDTH};

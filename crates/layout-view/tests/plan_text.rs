@@ -5,7 +5,8 @@
 //! own `Address::eval` gives; register permutations print one line per
 //! destination register.
 
-use layout_codegen::plan::{plan_conversion, Access, ConversionPlan};
+use layout_codegen::choice::plan_conversion;
+use layout_codegen::plan::{Access, ConversionPlan};
 use layout_view::plan_text::plan_text;
 use linear_layout::LinearLayout;
 use serde_json::Value;

@@ -10,7 +10,7 @@
 //! = [8, 4]`, `warpsPerCTA = [1, 4]`, `order = [0, 1]`). The command in
 //! `docs/pictures/README.md` writes the same bytes from the attributes.
 
-use layout_codegen::plan::plan_conversion;
+use layout_codegen::choice::plan_conversion;
 use layout_view::convert::conversion_picture;
 use linear_layout::LinearLayout;
 use serde_json::json;

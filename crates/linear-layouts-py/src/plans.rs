@@ -48,7 +48,7 @@ pub(crate) fn _convert(
             layout_codegen::conversion::conversion_layout(s, d).map_err(|e| e.to_string())?;
         let kind = layout_codegen::conversion::classify(s, d).map_err(|e| e.to_string())?;
         let plan =
-            layout_codegen::plan::plan_conversion(s, d, bitwidth).map_err(|e| e.to_string())?;
+            layout_codegen::choice::plan_conversion(s, d, bitwidth).map_err(|e| e.to_string())?;
         let report = layout_codegen::simulator::simulate(&plan, s, d)
             .map_err(|e| format!("simulation failed: {e}"))?;
         let j = serde_json::json!({"cost": report, "plan": plan, "text": layout_view::plan_text::plan_text(&plan)});

@@ -14,9 +14,10 @@ use crate::common::{
 };
 use crate::input::{parse_shape, read_layout_text};
 use layout_codegen::bank_conflicts::{bank_conflicts, exact_bank_conflicts};
+use layout_codegen::choice::plan_conversion;
 use layout_codegen::conversion::{classify, conversion_layout, ConversionKind};
 use layout_codegen::partial::PartialCrossWarpPlan;
-use layout_codegen::plan::{plan_conversion, ConversionPlan};
+use layout_codegen::plan::ConversionPlan;
 use layout_codegen::planner::{plan, whole_cost, Lowering, PlannedConversion, Target};
 use layout_codegen::simulator::SimulationReport;
 use layout_codegen::simulator::{simulate, simulate_staged, SimulatorConfig};
