@@ -898,13 +898,6 @@ pub(crate) fn matrix_candidates(
     }
 }
 
-/// The packed-word form of a planned warp program
-/// ([`PlannedConversion::words`]), which is what is emitted and what its
-/// cost counts ([`whole_cost`]). `None` for other plans.
-pub fn preferred_word_program(p: &PlannedConversion) -> Option<&WordProgram> {
-    p.words.as_ref()
-}
-
 /// The best candidate so far: its index, lowering, cost and word form.
 type Best = Option<(usize, Lowering, PredictedCost, Option<WordProgram>)>;
 
@@ -970,8 +963,8 @@ pub fn whole_cost(
             };
             (w, wc)
         });
-    if let Some((w, wc)) = words.filter(|(_, wc)| wc.cycles() <= c.cycles()) {
-        return Ok((wc, Some(w)));
-    }
-    Ok((c, None))
+    Ok(match words.filter(|(_, wc)| wc.cycles() <= c.cycles()) {
+        Some((w, wc)) => (wc, Some(w)),
+        None => (c, None),
+    })
 }

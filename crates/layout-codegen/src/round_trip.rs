@@ -25,9 +25,7 @@ use crate::packed_shuffle::WordProgram;
 use crate::partial::PartialCrossWarpPlan;
 use crate::plan::ConversionPlan;
 use crate::plan_options::{Allow, PlanOptions};
-use crate::planner::{
-    plan_with, preferred_word_program, uses_matrix, Lowering, PlannedConversion, Target,
-};
+use crate::planner::{plan_with, uses_matrix, Lowering, PlannedConversion, Target};
 use crate::shared_words::{plan_shared_words, SharedWordPlan};
 use crate::swizzle_search::search_shared_layout;
 use linear_layout::{DimName, LinearLayout};
@@ -75,7 +73,7 @@ pub enum RoundTripWords {
     /// Element arrays: the two plans as they are.
     Elements,
     /// Both directions are warp programs whose packed-word form the
-    /// planner prefers ([`crate::planner::preferred_word_program`]): they
+    /// planner runs ([`PlannedConversion::words`]): they
     /// run on consecutive words (`32 / bits` consecutive registers per
     /// word), forward then backward.
     WarpWords(Box<(WordProgram, WordProgram)>),
@@ -113,8 +111,7 @@ pub fn plan_round_trip_words(
     let (fwd, bwd) = plan_round_trip(src, dst, elem_bits, target, options)?;
     let words = if !matches!(elem_bits, 8 | 16) {
         RoundTripWords::Elements
-    } else if let (Some(f), Some(b)) = (preferred_word_program(&fwd), preferred_word_program(&bwd))
-    {
+    } else if let (Some(f), Some(b)) = (fwd.words.as_ref(), bwd.words.as_ref()) {
         RoundTripWords::WarpWords(Box::new((f.clone(), b.clone())))
     } else {
         let tile: u64 = src.out_dims().iter().map(|d| d.1).product();

@@ -7,7 +7,7 @@
 use hw_layouts::Encoding;
 use layout_codegen::cost::ALU_PER_CYCLE;
 use layout_codegen::packed_shuffle::check_word_program;
-use layout_codegen::planner::{plan, preferred_word_program, Target};
+use layout_codegen::planner::{plan, Target};
 use linear_layout::LinearLayout;
 
 const BLK_ROW: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
@@ -42,7 +42,7 @@ fn a_packed_half_swap_is_costed_as_its_word_program() {
     let src = layout(BLK_ROW, [64, 64]);
     let dst = swap_r0_l0(&src);
     let p = plan(&src, &dst, 16, &Target::SM90).unwrap();
-    let w = preferred_word_program(&p).expect("the word form runs");
+    let w = p.words.as_ref().expect("the word form runs");
     check_word_program(w, &src, &dst).unwrap();
     let warps = 4;
     assert_eq!(p.cost.shuffles, 8 * warps);
@@ -55,7 +55,7 @@ fn a_packed_half_swap_is_costed_as_its_word_program() {
     // permutes to build them and 32 to merge: 24 cycles.
     let src8 = layout(BLK_ROW, [128, 128]);
     let p8 = plan(&src8, &swap_r0_l0(&src8), 8, &Target::SM90).unwrap();
-    assert!(preferred_word_program(&p8).is_some());
+    assert!(p8.words.is_some());
     assert_eq!((p8.cost.shuffles, p8.cost.prmt), (16 * warps, 48 * warps));
     assert_eq!(p8.cycles, 24.0);
 }

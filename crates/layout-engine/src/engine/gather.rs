@@ -95,7 +95,7 @@ pub fn gathers_cost(p: &Program, a: &Assignment) -> Result<f64> {
         let bits = p.values[src].ty.elem_bits();
         total += weighted(gather_cycles(&s.ll, &i.ll, axis, bits)?, p.def_depth(r));
     }
-    Ok(total + 0.0)
+    Ok(total)
 }
 
 /// The lane layout of a gather along `axis` with a source of `src_shape`
