@@ -4,16 +4,15 @@
 //! word stage as any whole-CTA plan ([`crate::translate`]), in the order
 //! the plan says. Nothing is decided here.
 
-use crate::pack::{emit_pack, emit_unpack};
 use crate::{ctype, translate, word_shuffle, EmitError, Path};
 use layout_codegen::plan::{ConversionPlan, Regroup, RegroupAt};
-use layout_codegen::shared_words::WordPacking;
 use std::fmt::Write;
 
 /// Emits `fname(a, b, smem, lane, warp)` on element arrays (`nf` source,
-/// `nt` destination registers): `fname_regroup` (the regroup on the
-/// intermediate layout's registers, packed into consecutive words and
-/// unpacked after) and `fname`, which calls it and runs the word stage's
+/// `nt` destination registers): `fname_regroup` (the regroup's word
+/// program as an element function of the same calling convention,
+/// [`word_shuffle::emit_word_element_function`]: packed into consecutive
+/// words before, unpacked after) and `fname`, which calls it and runs the word stage's
 /// plan inline through an intermediate array, in the plan's order.
 /// Returns the class of the word stage.
 pub(crate) fn emit_staged_function(
@@ -31,22 +30,12 @@ pub(crate) fn emit_staged_function(
         RegroupAt::Before => (ni, nt),
         RegroupAt::After => (nf, ni),
     };
-    let packing = WordPacking::consecutive(bits, ni)?;
-    writeln!(
+    word_shuffle::emit_word_element_function(
         out,
-        "__device__ __forceinline__ void {fname}_regroup(const {t} (&a)[{ni}], {t} (&b)[{ni}], unsigned lane) {{\n    uint32_t aw[{words}], bw[{words}];"
-    )
-    .unwrap();
-    emit_pack(out, &packing, "a", "aw", bits);
-    writeln!(
-        out,
-        "  {{\n  const uint32_t (&a)[{words}] = aw; uint32_t (&b)[{words}] = bw;"
-    )
-    .unwrap();
-    word_shuffle::emit_word_program(out, &regroup.program);
-    writeln!(out, "  }}").unwrap();
-    emit_unpack(out, &packing, "bw", "b", bits);
-    writeln!(out, "}}\n").unwrap();
+        &format!("{fname}_regroup"),
+        bits,
+        &regroup.program,
+    )?;
     // The word stage inline (its shared-memory accesses and barriers in
     // the function the caller calls), on the intermediate array `m` bound
     // to the plan's `a` (regroup first) or `b` (regroup last).
@@ -57,7 +46,7 @@ pub(crate) fn emit_staged_function(
     .unwrap();
     let bind = match regroup.at {
         RegroupAt::Before => {
-            writeln!(out, "  {fname}_regroup(a, m, lane);").unwrap();
+            writeln!(out, "  {fname}_regroup(a, m, smem, lane, warp);").unwrap();
             format!("const {t} (&a)[{then_in}] = m;")
         }
         RegroupAt::After => format!("{t} (&b)[{then_out}] = m;"),
@@ -66,7 +55,7 @@ pub(crate) fn emit_staged_function(
     let path = translate::emit_plan_body(out, then, bits)?;
     writeln!(out, "  (void)a;\n  }}").unwrap();
     if regroup.at == RegroupAt::After {
-        writeln!(out, "  {fname}_regroup(m, b, lane);").unwrap();
+        writeln!(out, "  {fname}_regroup(m, b, smem, lane, warp);").unwrap();
     }
     writeln!(out, "  (void)smem; (void)lane; (void)warp;").unwrap();
     writeln!(out, "}}").unwrap();

@@ -42,11 +42,12 @@ fn named_case(name: &str, bits: u32) -> ConversionCase {
     }
 }
 
-/// The forward conversion's regroup function in `code`.
+/// The forward conversion's regroup word program in `code` (its shuffles and
+/// byte selectors).
 fn regroup_fn(code: &str) -> &str {
     let start = code
-        .find("void cvt_fwd_regroup(")
-        .expect("regroup function");
+        .find("void cvt_fwd_regroup_words(")
+        .expect("regroup word function");
     let end = start + code[start..].find("\n}\n").expect("function end");
     &code[start..end]
 }

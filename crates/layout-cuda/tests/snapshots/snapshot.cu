@@ -24,12 +24,7 @@ __device__ __forceinline__ uint32_t add_u16x2(uint32_t x, uint32_t y) {
   return ((x & 0xffff0000u) + (y & 0xffff0000u)) | ((x + y) & 0xffffu);
 #endif
 }
-__device__ __forceinline__ void cvt_fwd_regroup(const uint16_t (&a)[8], uint16_t (&b)[8], unsigned lane) {
-    uint32_t aw[4], bw[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
-  {
-  const uint32_t (&a)[4] = aw; uint32_t (&b)[4] = bw;
+__device__ __forceinline__ void cvt_fwd_regroup_words(const uint32_t (&a)[4], uint32_t (&b)[4], uint16_t* smem, unsigned lane, unsigned warp) {
   const uint32_t p0 = ((lane >> 2) & 1u ? 0x7632u : 0x5410u);
   const uint32_t p1 = ((lane >> 2) & 1u ? 0x5410u : 0x7632u);
   const uint32_t p2 = ((lane >> 2) & 1u ? 0x1054u : 0x5410u);
@@ -52,14 +47,20 @@ __device__ __forceinline__ void cvt_fwd_regroup(const uint16_t (&a)[8], uint16_t
   b[1] = w8;
   b[2] = w12;
   b[3] = w13;
-  }
+  (void)smem; (void)warp;
+}
+__device__ __forceinline__ void cvt_fwd_regroup(const uint16_t (&a)[8], uint16_t (&b)[8], uint16_t* smem, unsigned lane, unsigned warp) {
+    uint32_t aw[4], bw[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+    cvt_fwd_regroup_words(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 4; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
 }
 
 __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[8], uint16_t (&b)[8], uint16_t* smem, unsigned lane, unsigned warp) {
   uint16_t m[8];
-  cvt_fwd_regroup(a, m, lane);
+  cvt_fwd_regroup(a, m, smem, lane, warp);
   {
   const uint16_t (&a)[8] = m;
   unsigned o0_ = 0u;
@@ -103,12 +104,7 @@ __device__ __forceinline__ void cvt_fwd(const uint16_t (&a)[8], uint16_t (&b)[8]
   }
   (void)smem; (void)lane; (void)warp;
 }
-__device__ __forceinline__ void cvt_bwd_regroup(const uint16_t (&a)[8], uint16_t (&b)[8], unsigned lane) {
-    uint32_t aw[4], bw[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
-  {
-  const uint32_t (&a)[4] = aw; uint32_t (&b)[4] = bw;
+__device__ __forceinline__ void cvt_bwd_regroup_words(const uint32_t (&a)[4], uint32_t (&b)[4], uint16_t* smem, unsigned lane, unsigned warp) {
   const uint32_t p0 = ((lane >> 2) & 1u ? 0x7632u : 0x5410u);
   const uint32_t p1 = ((lane >> 2) & 1u ? 0x5410u : 0x7632u);
   const uint32_t p2 = ((lane >> 2) & 1u ? 0x1054u : 0x5410u);
@@ -131,14 +127,20 @@ __device__ __forceinline__ void cvt_bwd_regroup(const uint16_t (&a)[8], uint16_t
   b[1] = w8;
   b[2] = w12;
   b[3] = w13;
-  }
+  (void)smem; (void)warp;
+}
+__device__ __forceinline__ void cvt_bwd_regroup(const uint16_t (&a)[8], uint16_t (&b)[8], uint16_t* smem, unsigned lane, unsigned warp) {
+    uint32_t aw[4], bw[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) aw[j] = (uint32_t)a[2 * j] | ((uint32_t)a[2 * j + 1] << 16);
+    cvt_bwd_regroup_words(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 4; ++j) { b[2 * j] = (uint16_t)bw[j]; b[2 * j + 1] = (uint16_t)(bw[j] >> 16); }
 }
 
 __device__ __forceinline__ void cvt_bwd(const uint16_t (&a)[8], uint16_t (&b)[8], uint16_t* smem, unsigned lane, unsigned warp) {
   uint16_t m[8];
-  cvt_bwd_regroup(a, m, lane);
+  cvt_bwd_regroup(a, m, smem, lane, warp);
   {
   const uint16_t (&a)[8] = m;
   unsigned o0_ = 0u;
