@@ -169,6 +169,76 @@ pub struct DotChoice {
     pub a_in_registers: Option<Encoding>,
 }
 
+impl DotChoice {
+    /// The choice with mma v2 operands of `kWidth = 32 / orig_bits`, where
+    /// `orig_bits` is `min(orig_bit_width(A), orig_bit_width(B))`
+    /// ([`orig_bit_width`]): AccelerateMatmul sizes both operands of an
+    /// mma v2 dot by the narrowest element either was loaded as (a bf16 B
+    /// dequantised from i8 gives `kWidth = 4` to A and B alike). wgmma,
+    /// mfma and FMA choices are returned unchanged.
+    pub fn with_mma_v2_operand_bits(mut self, orig_bits: u32) -> Self {
+        let v2 = matches!(&self.result, Encoding::NvidiaMma(m) if m.version_major == 2);
+        if v2 && (1..=32).contains(&orig_bits) {
+            for e in [&mut self.a, &mut self.b].into_iter().flatten() {
+                if let Encoding::DotOperand(d) = e {
+                    d.k_width = 32 / orig_bits;
+                }
+            }
+        }
+        self
+    }
+}
+
+/// The bit width `v` was loaded with, as AccelerateMatmul's
+/// `computeOrigBitWidth` finds it (Triton 3.9): the backward slice of `v`
+/// through elementwise ops, views (`expand_dims`, `reshape`, `trans`,
+/// `join`, `split`), `broadcast`, `convert_layout`, `fp4_to_fp` and loads
+/// (`tt.load`, `tt.descriptor_load`; their pointer, mask and other operands
+/// included), stopping at block arguments and every other op; 4 when the
+/// slice holds an `fp4_to_fp`, else the minimum of `v`'s element bits and
+/// the element bits of every load in the slice. A `join` does not halve it
+/// (Triton 3.9 compiled for sm80: a bf16 B made by `join` of two i8 loads
+/// gets `kWidth = 4`, of two bf16 loads `kWidth = 2`; `tests/orig_bits.rs`).
+pub fn orig_bit_width(p: &Program, v: crate::ir::ValueId) -> u32 {
+    let passes = |o: OpId| {
+        let op = &p.ops[o];
+        matches!(
+            op.kind,
+            OpKind::Elementwise
+                | OpKind::ExpandDims { .. }
+                | OpKind::Reshape
+                | OpKind::Trans { .. }
+                | OpKind::Join
+                | OpKind::Split
+                | OpKind::Broadcast
+                | OpKind::ConvertLayout
+                | OpKind::Load
+        ) || op.name == "tt.descriptor_load"
+            || op.name == "ttg.fp4_to_fp"
+    };
+    let mut bits = p.values[v].ty.elem_bits();
+    let mut seen = vec![false; p.ops.len()];
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        let Some(o) = p.def_op(x) else { continue };
+        if seen[o] || !passes(o) {
+            continue;
+        }
+        seen[o] = true;
+        let op = &p.ops[o];
+        if op.name == "ttg.fp4_to_fp" {
+            return 4;
+        }
+        if op.kind == OpKind::Load || op.name == "tt.descriptor_load" {
+            if let Some(&r) = op.results.first() {
+                bits = bits.min(p.values[r].ty.elem_bits());
+            }
+        }
+        stack.extend(op.operands.iter().copied());
+    }
+    bits
+}
+
 fn v2_warps(shape: &[u64], num_warps: u64, strict: bool, per_warp: [u64; 2]) -> Vec<u64> {
     let r = shape.len();
     let (m, n) = (shape[r - 2], shape[r - 1]);

@@ -149,10 +149,15 @@ impl Reader {
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let s = raw.trim();
-            if s.is_empty() || s.starts_with("//") {
+            // Source locations (`#loc3 = loc(...)` lines, `loc(...)` after
+            // ops and arguments) carry no semantics.
+            let loc_alias = s.starts_with("#loc")
+                && s.split_once(" = ")
+                    .is_some_and(|(_, d)| d.trim_start().starts_with("loc("));
+            if s.is_empty() || s.starts_with("//") || loc_alias {
                 continue;
             }
-            self.line(s, line)?;
+            self.line(&crate::text::strip_locations(s), line)?;
         }
         if !self.seen_func {
             return Err(perr(text.lines().count().max(1), "no tt.func found"));

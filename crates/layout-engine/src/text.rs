@@ -166,6 +166,93 @@ pub fn array_attr(s: &str, key: &str) -> Option<Vec<i64>> {
         .collect()
 }
 
+/// `s` without its source locations: every `loc(...)` group that starts a
+/// token (after whitespace, `(` or the line's start), with the whitespace
+/// before it, skipping string literals (`loc("x_ptr"(#loc))`,
+/// `loc(#loc12)`, `loc("f.py":3:7)`). MLIR prints them after an op, a
+/// function argument or a block argument when the module is dumped with
+/// debug info (Triton's `compiled.asm["ttir"]` has them); they carry no
+/// semantics for the engine. Unbalanced groups are kept as written.
+///
+/// ```
+/// use layout_engine::text::strip_locations;
+/// assert_eq!(
+///     strip_locations(r#"%a = tt.load %p : tensor<4x!tt.ptr<f16>> loc(#loc29)"#),
+///     "%a = tt.load %p : tensor<4x!tt.ptr<f16>>"
+/// );
+/// assert_eq!(
+///     strip_locations(r#"tt.func @k(%x: !tt.ptr<f16> loc("x"(#loc)), %n: i32 loc("n"(#loc))) {"#),
+///     "tt.func @k(%x: !tt.ptr<f16>, %n: i32) {"
+/// );
+/// ```
+pub fn strip_locations(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains("loc(") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let mut in_str = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' && i + 1 < b.len() {
+                out.push_str(&s[i..i + 2]);
+                i += 2;
+                continue;
+            }
+            in_str = c != b'"';
+        } else if c == b'"' {
+            in_str = true;
+        } else if s[i..].starts_with("loc(") && (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'('))
+        {
+            if let Some(end) = group_end(b, i + 3) {
+                let trimmed = out.trim_end_matches([' ', '\t']).len();
+                out.truncate(trimmed);
+                i = end + 1;
+                continue;
+            }
+        }
+        // `i` is on a char boundary: every byte the loop steps over one at
+        // a time is ASCII or the first byte of a char it copies whole.
+        let ch = s[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The index of the `)` closing the `(` at `open`, skipping string literals.
+fn group_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_str = false;
+    let mut i = open;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 2;
+                continue;
+            }
+            in_str = c != b'"';
+        } else {
+            match c {
+                b'"' => in_str = true,
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,7 +99,9 @@ fn dot_layouts_equal_tritons() {
     use layout_engine::ir::OpKind;
     use layout_engine::Assignment;
     let mut pricer = Pricer::new();
+    use layout_engine::ttgir::print_ttgir;
     let mut n = 0;
+    let mut operands = 0;
     let mut diffs = Vec::new();
     for r in common::records() {
         let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
@@ -129,6 +131,38 @@ fn dot_layouts_equal_tritons() {
                 .collect()
         };
         let (ours, theirs) = (dots(&p), dots(&tp));
+        // The operands of register dots (mma v2, mfma, FMA), read back from
+        // the printed TTGIR: their kWidth is AccelerateMatmul's
+        // (`anchors::orig_bit_width`).
+        let g = print_ttgir(&p, r["ttir"].as_str().unwrap(), &out.assignment, target, nw).unwrap();
+        let gp = parse_program(&g.text).unwrap();
+        let ga = Assignment::from_types(&gp).unwrap();
+        let reg_dots = |p: &layout_engine::Program| -> Vec<[usize; 2]> {
+            p.walk()
+                .into_iter()
+                .filter(|&o| p.ops[o].kind == OpKind::Dot)
+                .map(|o| [p.ops[o].operands[0], p.ops[o].operands[1]])
+                .collect()
+        };
+        let (our_ops, their_ops) = (reg_dots(&gp), reg_dots(&tp));
+        if our_ops.len() == their_ops.len() {
+            for (x, y) in our_ops.iter().zip(&their_ops) {
+                for i in 0..2 {
+                    let (lx, ly) = (ga.layout(x[i]), ta.layout(y[i]));
+                    if let (Some(lx), Some(ly)) = (lx, ly) {
+                        operands += 1;
+                        if lx.ll != ly.ll {
+                            diffs.push(format!(
+                                "{}: operand {i}: ours {} triton {}",
+                                common::id(&r),
+                                lx.mlir(),
+                                ly.mlir()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
         if ours.len() != theirs.len() {
             // tf32x3 emulation (Triton's F32DotTC) splits one dot into three.
             assert!(common::id(&r).contains("tf32x3"), "{}", common::id(&r));
@@ -152,5 +186,6 @@ fn dot_layouts_equal_tritons() {
         }
     }
     assert!(n >= 15, "{n} dots");
+    assert!(operands >= 30, "{operands} register dot operands");
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

@@ -65,6 +65,63 @@ fn reads_if_while_and_reduce_regions() {
     assert_eq!(p.values[ap.results[0]].ty.elem(), "!tt.ptr<f32>");
 }
 
+/// `SMALL` as MLIR prints it with debug info: `loc(...)` after every op
+/// (and after the `}` closing an op with regions), after each function and
+/// block argument, and `#loc` lines at the end.
+fn with_locations(text: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_end();
+        let located = if t.trim_start().starts_with("tt.func") {
+            t.replace(
+                "{tt.divisibility = 16 : i32}",
+                "{tt.divisibility = 16 : i32} loc(\"a\"(#loc))",
+            )
+            .replace("%arg1: i32)", "%arg1: i32 loc(\"n\"(#loc)))")
+        } else if t.trim_start().starts_with("^bb0") {
+            t.replace(": i32,", ": i32 loc(#loc),")
+                .replace(": f32,", ": f32 loc(#loc),")
+        } else if t.ends_with('{')
+            || t.trim() == "module {"
+            || t.trim() == "}" && i + 1 == text.lines().count()
+        {
+            t.to_string()
+        } else {
+            format!("{t} loc(#loc{i})")
+        };
+        out.push_str(&located);
+        out.push('\n');
+    }
+    out.push_str("#loc = loc(\"k.py\":1:0)\n#loc3 = loc(\"x\"(#loc))\n");
+    out
+}
+
+#[test]
+fn source_locations_are_read_past() {
+    let located = with_locations(SMALL);
+    assert!(located.matches("loc(").count() > 20, "{located}");
+    let (p, q) = (
+        parse_program(SMALL).unwrap(),
+        parse_program(&located).unwrap(),
+    );
+    assert_eq!(p.ops.len(), q.ops.len());
+    for (a, b) in p.ops.iter().zip(&q.ops) {
+        assert_eq!(
+            (&a.name, &a.kind, &a.operands, &a.results),
+            (&b.name, &b.kind, &b.operands, &b.results)
+        );
+    }
+    for (a, b) in p.values.iter().zip(&q.values) {
+        assert_eq!(
+            (a.ty.elem(), a.ty.tensor_shape()),
+            (b.ty.elem(), b.ty.tensor_shape()),
+            "{}",
+            a.name
+        );
+    }
+    assert_eq!(p.arg_divisibility, q.arg_divisibility);
+}
+
 #[test]
 fn unknown_op_names_op_and_line() {
     let text = SMALL

@@ -49,7 +49,7 @@
 
 use crate::anchors::{
     blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout_with_warps,
-    memory_anchors_with, row_major, Target,
+    memory_anchors_with, orig_bit_width, row_major, Target,
 };
 use crate::assignment::{Assignment, Layout};
 use crate::axis::AxisInfo;
@@ -425,8 +425,13 @@ impl Pass<'_> {
                 let ieee = bits == 32 && !op.text.contains("inputPrecision = tf32");
                 let chain = self.dot_chain(o);
                 let warps = self.choices.dot_warps.get(&o).map(|w| &w[..]);
+                let orig_bits = match b {
+                    Some(b) => orig_bit_width(p, a).min(orig_bit_width(p, b)),
+                    None => orig_bit_width(p, a),
+                };
                 let choice =
-                    dot_layout_with_warps(self.opts.target, &rs, k, bits, ieee, chain, nw, warps);
+                    dot_layout_with_warps(self.opts.target, &rs, k, bits, ieee, chain, nw, warps)
+                        .with_mma_v2_operand_bits(orig_bits);
                 let res = Layout::new(choice.result.clone(), &rs)?;
                 self.lay[r] = Some(res.clone());
                 if op.kind == OpKind::DotScaled {
