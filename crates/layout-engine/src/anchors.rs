@@ -148,6 +148,31 @@ pub fn coalesced(
     Coalesced { order, per_thread }
 }
 
+/// Coalesce's order and width for a tensor-descriptor load on sm90 (TMA):
+/// the tile is row-major and its base 16-byte aligned, so the last dim is
+/// fastest and `perThread = min(shape[last], 128 / bits)`, clamped to
+/// `max(numel / threads, 1)` (Triton 3.9's after-Coalesce TTGIR of the
+/// oracle's `matmul_tma`: `64x128` and `128x128` f16 on 8 warps,
+/// `sizePerThread = [1, 8]`, `threadsPerWarp = [2, 16]`).
+pub fn descriptor_coalesced(
+    shape: &[u64],
+    elem_bits: u32,
+    num_warps: u64,
+    lanes: u64,
+) -> Coalesced {
+    let rank = shape.len();
+    let last = shape.last().copied().unwrap_or(1);
+    let numel: u64 = shape.iter().product();
+    let per_thread = last
+        .min((128 / elem_bits.max(1)) as u64)
+        .min((numel / (num_warps * lanes)).max(1))
+        .max(1);
+    Coalesced {
+        order: row_major(rank),
+        per_thread,
+    }
+}
+
 /// The blocked layout of a coalesced access.
 pub fn coalesced_layout(shape: &[u64], c: &Coalesced, num_warps: u64, lanes: u64) -> Encoding {
     let mut spt = vec![1u64; shape.len()];

@@ -95,7 +95,19 @@ pub fn classify(name: &str, text: &str) -> Option<OpKind> {
         | "ttg.async_commit_group"
         | "ttg.async_wait"
         | "ttg.fp4_to_fp"
-        | "ttg.upcast_mxfp" => OpKind::Memory,
+        | "ttg.upcast_mxfp"
+        | "ttg.global_scratch_alloc"
+        | "ttng.tensormap_create"
+        | "ttng.tensormap_fenceproxy_acquire"
+        | "ttng.reinterpret_tensor_descriptor"
+        | "ttng.async_tma_copy_global_to_local"
+        | "ttng.async_tma_copy_local_to_global"
+        | "ttng.async_tma_store_wait"
+        | "ttng.init_barrier"
+        | "ttng.inval_barrier"
+        | "ttng.barrier_expect"
+        | "ttng.wait_barrier"
+        | "ttng.arrive_barrier" => OpKind::Memory,
         _ => return None,
     })
 }
@@ -548,9 +560,14 @@ impl Reader {
                 if opens {
                     return Err(perr(line, format!("{name} does not take a region")));
                 }
-                let (operand_text, types) = match find_top(rest, " : ", line)? {
-                    Some(i) => (&rest[..i], rest[i + 3..].trim()),
-                    None => (rest, ""),
+                // `op : T` (no operands, `ttg.local_alloc : () -> ..`) or
+                // `op OPERANDS : T`.
+                let (operand_text, types) = match rest.strip_prefix(": ") {
+                    Some(t) => ("", t.trim()),
+                    None => match find_top(rest, " : ", line)? {
+                        Some(i) => (&rest[..i], rest[i + 3..].trim()),
+                        None => (rest, ""),
+                    },
                 };
                 for r in value_refs(operand_text) {
                     op.operands.push(self.lookup(r, line)?);

@@ -189,3 +189,64 @@ fn dot_layouts_equal_tritons() {
     assert!(operands >= 30, "{operands} register dot operands");
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// sm90 tensor-descriptor loads (TMA) take Coalesce's row-major 16-byte
+/// layout (`anchors::descriptor_coalesced`), as in Triton's pre-pipeline
+/// TTGIR of every `matmul_tma` record.
+#[test]
+fn descriptor_loads_equal_tritons() {
+    use layout_engine::cost::Pricer;
+    use layout_engine::engine::assign_fixed as assign;
+    use layout_engine::ttgir::print_ttgir;
+    use layout_engine::Assignment;
+    let mut pricer = Pricer::new();
+    let loads = |p: &layout_engine::Program| -> Vec<usize> {
+        p.walk()
+            .into_iter()
+            .filter(|&o| p.ops[o].name == "tt.descriptor_load")
+            .map(|o| p.ops[o].results[0])
+            .collect()
+    };
+    let mut n = 0;
+    for r in common::records() {
+        let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
+        let theirs = loads(&tp);
+        if theirs.is_empty() {
+            continue;
+        }
+        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
+        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let ttir = r["ttir"].as_str().unwrap();
+        let p = parse_program(ttir).unwrap();
+        let out = assign(
+            &p,
+            Options {
+                target,
+                num_warps: nw,
+            },
+            &mut pricer,
+        )
+        .unwrap();
+        let g = print_ttgir(&p, ttir, &out.assignment, target, nw).unwrap();
+        let gp = parse_program(&g.text).unwrap();
+        let (ga, ta) = (
+            Assignment::from_types(&gp).unwrap(),
+            Assignment::from_types(&tp).unwrap(),
+        );
+        let ours = loads(&gp);
+        assert_eq!(ours.len(), theirs.len(), "{}", common::id(&r));
+        for (x, y) in ours.iter().zip(&theirs) {
+            n += 1;
+            let (lx, ly) = (ga.layout(*x).unwrap(), ta.layout(*y).unwrap());
+            assert_eq!(
+                lx.ll,
+                ly.ll,
+                "{}: ours {} Triton {}",
+                common::id(&r),
+                lx.mlir(),
+                ly.mlir()
+            );
+        }
+    }
+    assert_eq!(n, 6, "descriptor loads compared");
+}

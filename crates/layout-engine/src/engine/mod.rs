@@ -48,8 +48,8 @@
 //! reductions, the sweeps and the search are the submodules.
 
 use crate::anchors::{
-    blocked_for, coalesced, coalesced_layout, default_blocked, dot_layout_with_warps,
-    memory_anchors_with, orig_bit_width, row_major, Target,
+    blocked_for, coalesced, coalesced_layout, default_blocked, descriptor_coalesced,
+    dot_layout_with_warps, memory_anchors_with, orig_bit_width, row_major, Target,
 };
 use crate::assignment::{Assignment, Layout};
 use crate::axis::AxisInfo;
@@ -679,6 +679,18 @@ impl Pass<'_> {
                 };
                 self.want(o, 1, &l);
                 self.lay[r] = Some(l);
+            }
+            OpKind::Descriptor
+                if op.name == "tt.descriptor_load" && self.opts.target == Target::Sm90 =>
+            {
+                // A TMA load's registers: Coalesce's rule for a 16-byte
+                // aligned row-major tile (`anchors::descriptor_coalesced`).
+                if let Some(&r) = op.results.first() {
+                    let s = shape(p, r);
+                    let bits = p.values[r].ty.elem_bits();
+                    let c = descriptor_coalesced(&s, bits, nw, self.lanes);
+                    self.lay[r] = Some(Layout::new(coalesced_layout(&s, &c, nw, self.lanes), &s)?);
+                }
             }
             OpKind::Histogram | OpKind::Cat | OpKind::Descriptor => {
                 for &r in &op.results {

@@ -216,7 +216,13 @@ pub fn print_ttgir(
         aliases: Vec::new(),
         counter: 0,
         counts: (0, 0, 0, 0),
-        lines: text.lines().map(str::to_string).collect(),
+        // Source locations go (their `#loc` definitions are dropped with
+        // the other `#` lines): the reader read past them, and a reference
+        // left without its definition would not parse.
+        lines: text
+            .lines()
+            .map(|l| crate::text::strip_locations(l).into_owned())
+            .collect(),
         convert_names: Vec::new(),
         spell: HashMap::new(),
         attribute_converts: HashMap::new(),
