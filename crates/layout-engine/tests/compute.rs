@@ -6,7 +6,12 @@
 //! a division by a tensor, two per vector load or store), cycles = that /
 //! 2 (`layout_codegen::cost::ALU_PER_CYCLE`), ×10 per enclosing loop.
 
-use layout_engine::compute::{compute_cost, compute_terms};
+mod common;
+
+use layout_engine::anchors::Target;
+use layout_engine::compute::{compute_cost, compute_terms, registers};
+use layout_engine::cost::Pricer;
+use layout_engine::engine::{assign, Options};
 use layout_engine::{parse_program, Assignment};
 
 /// `n` f16 elements loaded, widened, `exp`ed and stored as f32, in
@@ -116,4 +121,40 @@ module attributes {{\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 :
             ("math.exp".to_string(), 80.0)
         ]
     );
+}
+
+/// The sm80 int4 GEMM (`int4_gemm.sm80.w8.s3.BK=64,BM=64,BN=128`, 8
+/// warps, mma `[2, 4]`): B (64×128) is dequantised from packed `i32`
+/// (shift, mask, `sitofp`, zero point, scale). In B's dot-operand layout
+/// it is replicated over the 2 warps along M: 64 × 128 × 2 / 256 = 64
+/// registers per thread, against 32 without replication. The engine
+/// used to recompute the dequantisation there (every element converted
+/// twice: `cvt.rn.f32.u32` 64 per thread, and 0.81× Triton's time on the
+/// H200); with the compute term it dequantises in 32 registers and
+/// converts the `f16` result into the dot operand, as Triton does.
+#[test]
+fn int4_gemm_dequantises_once() {
+    let r = common::records_in("seed11.jsonl")
+        .into_iter()
+        .find(|r| common::id(r).starts_with("int4_gemm.sm80.w8.s3.BK=64,BM=64,BN=128,DT=fp16"))
+        .unwrap();
+    let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
+    let opts = Options {
+        target: Target::Sm80,
+        num_warps: 8,
+    };
+    let mut pricer = Pricer::new();
+    let out = assign(&p, opts, &mut pricer).unwrap();
+    let convert = p.ops.iter().position(|o| o.name == "arith.sitofp").unwrap();
+    let l = out.assignment.layout(p.ops[convert].results[0]).unwrap();
+    assert_eq!(registers(&l.ll), 32);
+    // B reaches the dot by a conversion of the dequantised f16 value.
+    let dot = p.ops.iter().position(|o| o.name == "tt.dot").unwrap();
+    let priced = pricer.price_all(&p, &out.assignment).unwrap();
+    let b = priced
+        .iter()
+        .find(|(c, _)| c.op == dot && c.value == p.ops[dot].operands[1])
+        .expect("B converted at the dot");
+    assert_eq!(p.values[b.0.value].ty.elem(), "f16");
+    assert_eq!(registers(&b.0.dst.ll), 64);
 }
