@@ -56,8 +56,12 @@ pub struct EngineReport {
     pub conversions: Vec<ConversionReport>,
     /// Conversions the algebra proves trivial (register renamings), dropped.
     pub trivial_dropped: usize,
-    /// Total weighted cost.
+    /// Total weighted cost of the conversions.
     pub cost: f64,
+    /// The compute term ([`crate::compute::compute_cost`]): the
+    /// elementwise work and memory instructions of every op in its
+    /// layout, cycles per warp, loop-weighted.
+    pub compute_cost: f64,
     /// Loop weight used.
     pub loop_weight: f64,
     /// Checker violations (always empty for the engine's output).
@@ -216,6 +220,7 @@ fn report(
         conversions,
         trivial_dropped: trivial,
         cost: total_cost(&priced),
+        compute_cost: crate::compute::compute_cost(p, a)?,
         loop_weight: LOOP_WEIGHT,
         violations,
         decisions,
@@ -249,6 +254,10 @@ impl EngineReport {
             self.cost,
             self.loop_weight,
             self.trivial_dropped
+        ));
+        s.push_str(&format!(
+            "// compute: {:.1} cycles/warp (elementwise work and memory instructions in each value's layout)\n",
+            self.compute_cost
         ));
         for c in &self.conversions {
             s.push_str(&format!(

@@ -114,6 +114,8 @@ fn text_output_is_ttgir_with_the_conversions_as_comments() {
     assert!(converts > 0);
     assert_eq!(converts, rep.conversions.len() + rep.trivial_dropped);
     assert!(text.contains(&format!("// conversions: {}", rep.conversions.len())));
+    assert!(rep.compute_cost > 0.0);
+    assert!(text.contains(&format!("// compute: {:.1} cycles/warp", rep.compute_cost)));
     for c in &rep.conversions {
         let def = format!("{} = ttg.convert_layout {} : ", c.converted, c.value);
         assert!(rep.ttgir.contains(&def), "{def}");
