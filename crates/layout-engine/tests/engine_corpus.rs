@@ -62,7 +62,7 @@ fn engine_output_passes_the_checker_and_costs_no_more_than_triton() {
         );
         eprintln!(
             "{file} totals: conversions ours {:.1} (before the search {:.1}) triton {:.1}; \
-             conversions + reductions ours {:.1} (before the search {:.1}) triton {:.1}",
+             total (conversions, reductions, gathers, compute) ours {:.1} (before the search {:.1}) triton {:.1}",
             run.conv[0], run.conv[1], run.conv[2], run.total[0], run.total[1], run.total[2]
         );
     }
@@ -79,7 +79,7 @@ struct Run {
     /// Conversion cost summed over the records: ours, ours before the
     /// search, Triton's.
     conv: [f64; 3],
-    /// Conversions plus reductions, the same three.
+    /// The whole total (conversions, reductions, gathers, compute), the same three.
     total: [f64; 3],
 }
 
