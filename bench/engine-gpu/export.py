@@ -30,7 +30,13 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-GEN = os.path.join(ROOT, "..", "shared", "engine-oracle", "gen_engine_oracle.py")
+# The generator beside the repository (`../shared/...`), or beside one of
+# its parents (a worktree inside the main checkout).
+GEN = next(
+    (g for g in (os.path.join(ROOT, *[".."] * k, "shared", "engine-oracle", "gen_engine_oracle.py")
+                 for k in (1, 2, 3)) if os.path.exists(g)),
+    os.path.join(ROOT, "..", "shared", "engine-oracle", "gen_engine_oracle.py"),
+)
 LINLAYOUT = os.path.join(ROOT, "target", "release", "linlayout")
 sys.path.insert(0, HERE)
 from specs import SPECS  # noqa: E402

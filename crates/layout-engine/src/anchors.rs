@@ -646,10 +646,19 @@ pub(crate) fn memory_anchors_with(
         .collect();
     for (o, s, c) in &mut out {
         let own = c.per_thread;
-        // Atomics: one element per thread (every atomic decision of the
-        // oracle's corpora has width 1).
+        // Atomics: one element per thread, except a floating-point add on
+        // sm90, which keeps its own width (PTX's vector `red.global.add`
+        // of f32, f16x2 and bf16x2 needs sm_90): the sm90 split-K matmul
+        // of the corpora with aligned pointers adds 4 f32 per thread in
+        // Triton's TTGIR; every other atomic of the oracle's corpora
+        // (sm80, integer adds, exchanges, unaligned pointers) has width 1.
         if p.ops[*o].kind == OpKind::Atomic {
-            c.per_thread = 1;
+            let vector_fadd = target == Target::Sm90
+                && p.ops[*o].name == "tt.atomic_rmw"
+                && p.ops[*o].text.trim_start().starts_with("fadd");
+            if !vector_fadd {
+                c.per_thread = 1;
+            }
         }
         if matches!(p.ops[*o].kind, OpKind::Load | OpKind::Store) {
             for (s2, order2, w) in &widths {

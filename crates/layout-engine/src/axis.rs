@@ -192,6 +192,51 @@ pub fn analyse(p: &Program) -> Vec<AxisInfo> {
                     a.constancy.insert(ax, 1);
                     a
                 }
+                // A reshape that only inserts or removes unit dims moves
+                // the facts of the other dims; a unit dim gets
+                // expand_dims's facts.
+                (OpKind::Reshape, _) => {
+                    let from = op
+                        .operands
+                        .first()
+                        .map(|&v| shape_of(&p.values[v].ty))
+                        .unwrap_or_default();
+                    let big =
+                        |s: &[u64]| -> Vec<usize> { (0..s.len()).filter(|&d| s[d] > 1).collect() };
+                    let (bf, bt) = (big(&from), big(&shape));
+                    match x(0) {
+                        Some(a)
+                            if a.contiguity.len() == from.len()
+                                && bf.len() == bt.len()
+                                && bf.iter().zip(&bt).all(|(&f, &t)| from[f] == shape[t]) =>
+                        {
+                            let unit_div = if a.contiguity.iter().all(|&c| c == 1) {
+                                a.divisibility.iter().copied().min().unwrap_or(1)
+                            } else {
+                                1
+                            };
+                            let mut u = AxisInfo::unknown(rank);
+                            u.constant = a.constant;
+                            for d in 0..rank {
+                                match bt.iter().position(|&t| t == d) {
+                                    Some(k) => {
+                                        u.contiguity[d] = a.contiguity[bf[k]];
+                                        u.divisibility[d] = a.divisibility[bf[k]];
+                                        u.constancy[d] = a.constancy[bf[k]];
+                                    }
+                                    None => u.divisibility[d] = unit_div,
+                                }
+                            }
+                            u
+                        }
+                        _ => AxisInfo::unknown(rank),
+                    }
+                }
+                // A layout conversion keeps every element's value.
+                (OpKind::ConvertLayout, _) => match x(0) {
+                    Some(a) if a.contiguity.len() == rank => a,
+                    _ => AxisInfo::unknown(rank),
+                },
                 (OpKind::Broadcast, _) => {
                     let mut a = x(0).unwrap_or_else(|| AxisInfo::unknown(rank));
                     let from = op

@@ -12,7 +12,8 @@
 //! - [`shape_ops`] is every shape op as a map of linear layouts;
 //! - [`engine`] assigns a layout to every tensor value and places the
 //!   conversions by cost ([`cost`]: `layout_codegen`'s plan cost model,
-//!   times 10 per enclosing loop);
+//!   times 10 per enclosing loop; [`compute`]: the elementwise work and
+//!   memory instructions a layout's registers per thread multiply);
 //! - [`assignment`] holds an assignment (or reads Triton's from TTGIR) and
 //!   [`check`] verifies any assignment against every op's layout rule;
 //! - [`ttgir`] prints an assignment as Triton's TTGIR (a layout on every
@@ -33,9 +34,10 @@
 //! | [`anchors`] | `axis`, `ir` |
 //! | [`check`] | `assignment`, `ir`, `shape_ops` |
 //! | [`cost`] | `assignment`, `error`, `ir`, `shape_ops` |
-//! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `cost`, `error`, `ir`, `shape_ops` |
+//! | [`compute`] | `assignment`, `axis`, `cost`, `error`, `ir`, `shape_ops` |
+//! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `compute`, `cost`, `error`, `ir`, `shape_ops` |
 //! | [`ttgir`] | `anchors`, `assignment`, `error`, `ir`, `shape_ops`, `text` |
-//! | [`report`] | `anchors`, `assignment`, `check`, `cost`, `engine`, `error`, `ir`, `parse`, `ttgir` |
+//! | [`report`] | `anchors`, `assignment`, `check`, `compute`, `cost`, `engine`, `error`, `ir`, `parse`, `ttgir` |
 //!
 //! Conventions are the workspace's: a layout maps hardware bits
 //! (`register, lane, warp, block`) to tensor coordinates, out dims
@@ -75,6 +77,7 @@ pub mod anchors;
 pub mod assignment;
 pub mod axis;
 pub mod check;
+pub mod compute;
 pub mod cost;
 pub mod engine;
 pub mod error;

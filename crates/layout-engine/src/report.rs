@@ -56,8 +56,12 @@ pub struct EngineReport {
     pub conversions: Vec<ConversionReport>,
     /// Conversions the algebra proves trivial (register renamings), dropped.
     pub trivial_dropped: usize,
-    /// Total weighted cost.
+    /// Total weighted cost of the conversions.
     pub cost: f64,
+    /// The compute term ([`crate::compute::compute_cost`]): the
+    /// elementwise work and memory instructions of every op in its
+    /// layout, cycles per warp, loop-weighted.
+    pub compute_cost: f64,
     /// Loop weight used.
     pub loop_weight: f64,
     /// Checker violations (always empty for the engine's output).
@@ -216,6 +220,7 @@ fn report(
         conversions,
         trivial_dropped: trivial,
         cost: total_cost(&priced),
+        compute_cost: crate::compute::compute_cost(p, a)?,
         loop_weight: LOOP_WEIGHT,
         violations,
         decisions,
@@ -249,6 +254,10 @@ impl EngineReport {
             self.cost,
             self.loop_weight,
             self.trivial_dropped
+        ));
+        s.push_str(&format!(
+            "// compute: {:.1} cycles/warp (elementwise work and memory instructions in each value's layout)\n",
+            self.compute_cost
         ));
         for c in &self.conversions {
             s.push_str(&format!(
@@ -344,8 +353,9 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
     let nontrivial = |v: &[(crate::assignment::Conversion, crate::cost::Price)]| {
         v.iter().filter(|(_, p)| !p.trivial()).count()
     };
-    // The engine chooses by conversions plus reductions plus gathers
-    // (`engine::search::total_cost`): both sides' priced alike.
+    // The engine chooses by conversions plus reductions plus gathers plus
+    // the compute term (`engine::search::total_cost`): both sides' priced
+    // alike.
     let reduce = |p: &crate::ir::Program, a: &Assignment| {
         crate::engine::reduction::reductions_cost(p, a).map(round1)
     };
@@ -354,6 +364,9 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
         crate::engine::gather::gathers_cost(p, a).map(round1)
     };
     let (our_g, their_g) = (gather(&p, &out.assignment)?, gather(&tp, &ta)?);
+    let compute =
+        |p: &crate::ir::Program, a: &Assignment| crate::compute::compute_cost(p, a).map(round1);
+    let (our_c, their_c) = (compute(&p, &out.assignment)?, compute(&tp, &ta)?);
     let (our_cost, their_cost) = (round1(total_cost(&ours)), round1(total_cost(&theirs)));
     Ok(json!({
         "id": id,
@@ -362,7 +375,8 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
             "cost": our_cost,
             "reduction_cost": our_red,
             "gather_cost": our_g,
-            "total": round1(our_cost + our_red + our_g),
+            "compute_cost": our_c,
+            "total": round1(our_cost + our_red + our_g + our_c),
             "checked": ours_checked,
         },
         "triton": {
@@ -371,7 +385,8 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
             "cost": their_cost,
             "reduction_cost": their_red,
             "gather_cost": their_g,
-            "total": round1(their_cost + their_red + their_g),
+            "compute_cost": their_c,
+            "total": round1(their_cost + their_red + their_g + their_c),
             "checked": t_checked,
         },
     }))

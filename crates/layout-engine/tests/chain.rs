@@ -11,6 +11,7 @@
 //! change warp.
 
 use layout_engine::anchors::Target;
+use layout_engine::compute::compute_cost;
 use layout_engine::cost::{total_cost as conversions_cost, Pricer};
 use layout_engine::engine::reduction::reductions_cost;
 use layout_engine::engine::{assign, assign_fixed, search::total_cost, EngineOutput, Options};
@@ -72,6 +73,20 @@ fn warps(p: &Program, out: &EngineOutput, name: &str) -> String {
 /// result 68. Total 52 + 52 + 680 + 68 + 68 = **920**, the least of the
 /// nine combinations of `[1, 4]`, `[2, 2]`, `[4, 1]` per dot (the
 /// decision lists them).
+///
+/// The compute term (`layout_engine::compute`, instructions per thread /
+/// 2 per cycle) is the same for every combination: no mma accumulator
+/// replicates, and the loads, stores and index arithmetic keep their
+/// coalesced layouts (Q, Kᵀ: `[1, 8]` per thread, lanes `[4, 8]`, warps
+/// `[4, 1]`, 32 registers, rows 4 and columns 8 per thread; V and the
+/// result: lanes `[2, 16]`, 64 registers, rows 8 and columns 8). Before
+/// the loop: the row range (4) and its two copies in the column and V-row
+/// slices (8 + 8), the column range of V (8), the row offsets (4 + 8),
+/// the offsets (32 + 64), the pointers (64-bit: 2 × (32 + 32 + 64 + 64)),
+/// the loads (vectors of 8 f16: 4 + 4 + 8, 2 each), the result's `truncf`
+/// (64) and its store (8 vectors, 2 each): 632 instructions, 316 cycles;
+/// in the loop P's `truncf` (32 registers: 16 cycles, ×10): 160. Total
+/// **476**, added to every candidate.
 #[test]
 fn chained_dots_take_the_cheapest_warps_with_big_operands_in_the_loop() {
     let p = data("chained_dots_in_loop.ttir");
@@ -96,7 +111,8 @@ fn chained_dots_take_the_cheapest_warps_with_big_operands_in_the_loop() {
     assert_eq!(warps(&p, &rule, "%31"), "[1, 4]");
     assert_eq!(cycles_at(&rule, &mut pricer, true), [68.0, 84.0]);
     assert_eq!(cycles_at(&rule, &mut pricer, false), [36.0, 68.0, 68.0]);
-    assert_eq!(total_cost(&p, &rule, &mut pricer).unwrap(), 1692.0);
+    assert_eq!(compute_cost(&p, &rule.assignment).unwrap(), 476.0);
+    assert_eq!(total_cost(&p, &rule, &mut pricer).unwrap(), 1692.0 + 476.0);
     // The joint choice: [2, 2] then [1, 4], only P converted in the loop.
     assert_eq!(warps(&p, &joint, "%29"), "[2, 2]");
     assert_eq!(warps(&p, &joint, "%31"), "[1, 4]");
@@ -105,7 +121,8 @@ fn chained_dots_take_the_cheapest_warps_with_big_operands_in_the_loop() {
         cycles_at(&joint, &mut pricer, false),
         [52.0, 52.0, 68.0, 68.0]
     );
-    assert_eq!(total_cost(&p, &joint, &mut pricer).unwrap(), 920.0);
+    assert_eq!(compute_cost(&p, &joint.assignment).unwrap(), 476.0);
+    assert_eq!(total_cost(&p, &joint, &mut pricer).unwrap(), 920.0 + 476.0);
     // --explain: the nine candidates, the rule's first at 1692, both
     // [4, 1] at 2584, the chosen one the cheapest.
     let d = joint
@@ -114,13 +131,13 @@ fn chained_dots_take_the_cheapest_warps_with_big_operands_in_the_loop() {
         .find(|d| d.op == "chained tt.dot warps")
         .unwrap();
     assert_eq!(d.candidates.len(), 9);
-    assert_eq!(d.candidates[0].1, 1692.0);
+    assert_eq!(d.candidates[0].1, 1692.0 + 476.0);
     assert!(d.candidates[0].0.contains("AccelerateMatmul"));
-    assert_eq!(d.candidates[8].1, 2584.0);
-    assert_eq!(d.candidates[d.chosen].1, 920.0);
-    assert!(d.candidates.iter().all(|c| c.1 >= 920.0));
+    assert_eq!(d.candidates[8].1, 2584.0 + 476.0);
+    assert_eq!(d.candidates[d.chosen].1, 920.0 + 476.0);
+    assert!(d.candidates.iter().all(|c| c.1 >= 920.0 + 476.0));
     assert_eq!(
-        d.candidates.iter().filter(|c| c.1 == 920.0).count(),
+        d.candidates.iter().filter(|c| c.1 == 920.0 + 476.0).count(),
         1,
         "{:?}",
         d.candidates
@@ -147,6 +164,14 @@ fn chained_dots_take_the_cheapest_warps_with_big_operands_in_the_loop() {
 /// converted back for the store: 20. The broadcast maximum meets x in
 /// the warp-local layout (its conversion is reused). Total 20 + 100 +
 /// 20 = **140** < 260.
+///
+/// The compute term (`layout_engine::compute`) is the same in both: x
+/// keeps 16 registers per thread in either layout. Before the loop the
+/// row range and row offsets (4 registers each), the column range (4),
+/// the offsets (16), two pointer tensors (64-bit: 2 × 16 each), the load
+/// and the store (vectors of 4 f32: 4 instructions, 2 each): 108
+/// instructions, 54 cycles; in the loop `mulf`, `subf`, `addf` (16 each):
+/// 24 cycles, ×10 = 240. Total **294**, added to both candidates.
 #[test]
 fn a_reduction_broadcast_back_keeps_its_axis_inside_the_warp() {
     let p = data("reduce_broadcast_in_loop.ttir");
@@ -172,9 +197,11 @@ fn a_reduction_broadcast_back_keeps_its_axis_inside_the_warp() {
         .iter()
         .find(|d| d.op == "tt.reduce operand layout")
         .unwrap();
+    assert_eq!(compute_cost(&p, &fixed.assignment).unwrap(), 294.0);
+    assert_eq!(compute_cost(&p, &local.assignment).unwrap(), 294.0);
     assert_eq!(
         d.candidates.iter().map(|c| c.1).collect::<Vec<_>>(),
-        [260.0, 140.0]
+        [260.0 + 294.0, 140.0 + 294.0]
     );
     assert_eq!(d.chosen, 1);
 }

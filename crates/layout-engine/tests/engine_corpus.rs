@@ -5,6 +5,7 @@
 mod common;
 
 use layout_engine::anchors::Target;
+use layout_engine::compute::compute_cost;
 use layout_engine::cost::{total_cost, Pricer};
 use layout_engine::engine::gather::gathers_cost;
 use layout_engine::engine::reduction::reductions_cost;
@@ -22,7 +23,8 @@ use layout_engine::{check, parse_program, Assignment};
 /// chained dots took other warps than Triton's (`DotChain`).
 ///
 /// The cost compared is the engine's total (`engine::search::total_cost`:
-/// conversions plus reductions, loop-weighted), both assignments priced
+/// conversions plus reductions, gathers and the compute term,
+/// loop-weighted), both assignments priced
 /// alike; and no record's total rises above the engine's before that
 /// search (`tests/data/engine_costs_before_search.tsv`: AccelerateMatmul's
 /// warps, reductions in their operand's layout).
@@ -60,7 +62,7 @@ fn engine_output_passes_the_checker_and_costs_no_more_than_triton() {
         );
         eprintln!(
             "{file} totals: conversions ours {:.1} (before the search {:.1}) triton {:.1}; \
-             conversions + reductions ours {:.1} (before the search {:.1}) triton {:.1}",
+             total (conversions, reductions, gathers, compute) ours {:.1} (before the search {:.1}) triton {:.1}",
             run.conv[0], run.conv[1], run.conv[2], run.total[0], run.total[1], run.total[2]
         );
     }
@@ -77,7 +79,7 @@ struct Run {
     /// Conversion cost summed over the records: ours, ours before the
     /// search, Triton's.
     conv: [f64; 3],
-    /// Conversions plus reductions, the same three.
+    /// The whole total (conversions, reductions, gathers, compute), the same three.
     total: [f64; 3],
 }
 
@@ -115,12 +117,16 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
         let ta = Assignment::from_types(&tp).unwrap();
         let theirs = pricer.price_all(&tp, &ta).unwrap();
         let conv = [total_cost(&ours), *before_conv, total_cost(&theirs)];
-        // Reductions and gathers (the other terms of the engine's total).
+        // Reductions, gathers and the compute term (the other terms of
+        // the engine's total).
         let red = [
             reductions_cost(&p, &out.assignment).unwrap()
-                + gathers_cost(&p, &out.assignment).unwrap(),
+                + gathers_cost(&p, &out.assignment).unwrap()
+                + compute_cost(&p, &out.assignment).unwrap(),
             *before_red,
-            reductions_cost(&tp, &ta).unwrap() + gathers_cost(&tp, &ta).unwrap(),
+            reductions_cost(&tp, &ta).unwrap()
+                + gathers_cost(&tp, &ta).unwrap()
+                + compute_cost(&tp, &ta).unwrap(),
         ];
         for k in 0..3 {
             run.conv[k] += conv[k];
@@ -173,7 +179,7 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
                     d.op.as_str(),
                     "chained tt.dot warps"
                         | "tt.reduce operand layout"
-                        | "tied operand layouts"
+                        | "elementwise operand layouts"
                         | "tt.gather layout"
                 )
             })
@@ -286,7 +292,7 @@ fn remat_of_a_data_value_is_rejected() {
 fn write_engine_costs_before_search() {
     use layout_engine::engine::assign_fixed;
     let mut pricer = Pricer::new();
-    let mut out = String::from("# file\tid\tconversions\treductions_and_gathers\n");
+    let mut out = String::from("# file\tid\tconversions\treductions_gathers_compute\n");
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
             let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
@@ -299,7 +305,8 @@ fn write_engine_costs_before_search() {
             let fixed = assign_fixed(&p, opts, &mut pricer).unwrap();
             let conv = total_cost(&pricer.price_all(&p, &fixed.assignment).unwrap());
             let red = reductions_cost(&p, &fixed.assignment).unwrap()
-                + gathers_cost(&p, &fixed.assignment).unwrap();
+                + gathers_cost(&p, &fixed.assignment).unwrap()
+                + compute_cost(&p, &fixed.assignment).unwrap();
             out.push_str(&format!("{file}\t{}\t{conv:?}\t{red:?}\n", common::id(&r)));
         }
     }

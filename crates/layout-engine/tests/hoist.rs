@@ -42,6 +42,11 @@ const NIBBLES: &str = "module {
   }
 }";
 
+/// On 2 warps AccelerateMatmul puts both warps along N (`[1, 2]`: 8
+/// column tiles against 4 row tiles), so B's dot-operand layout is not
+/// replicated: the dequantisation recomputed in it holds 32 registers per
+/// thread as in the load's layout, and the compute term
+/// (`layout_engine::compute`) does not change.
 #[test]
 fn dot_operand_conversion_moves_to_the_shared_i8_load() {
     let p = parse_program(NIBBLES).unwrap();
@@ -50,7 +55,7 @@ fn dot_operand_conversion_moves_to_the_shared_i8_load() {
         &p,
         Options {
             target: Target::Sm80,
-            num_warps: 4,
+            num_warps: 2,
         },
         &mut pricer,
     )
@@ -100,5 +105,69 @@ fn dot_operand_conversion_moves_to_the_shared_i8_load() {
             .find(|(c, _)| c.value == q)
             .map(|(c, pr)| layout_engine::cost::weighted(pr.cycles, c.depth))
             .unwrap()
+    );
+}
+
+/// The same kernel on 4 warps: AccelerateMatmul's `[2, 2]` replicates B's
+/// dot-operand layout over the 2 warps along M (64 registers per thread
+/// against 32 in the load's layout). Recomputing the dequantisation there
+/// repeats its five elementwise ops (`andi`, `shrui`, two `uitofp`,
+/// `addf`, one ALU instruction per register each, `layout_engine::compute`)
+/// on 32 more registers: 160 instructions, 80 cycles at 2 per cycle, more
+/// than the conversion of the `i8` load saves over converting the `f16`
+/// sum. The engine converts the sum (as Triton converts the dequantised B
+/// of the sm80 int4 GEMM) and keeps the dequantisation in the load's
+/// layout.
+#[test]
+fn replicated_dot_operand_keeps_the_dequantisation_in_the_load_layout() {
+    use layout_engine::compute::{compute_cost, registers};
+    let p = parse_program(NIBBLES).unwrap();
+    let mut pricer = Pricer::new();
+    let out = assign(
+        &p,
+        Options {
+            target: Target::Sm80,
+            num_warps: 4,
+        },
+        &mut pricer,
+    )
+    .unwrap();
+    assert!(check(&p, &out.assignment).is_empty());
+    let priced = pricer.price_all(&p, &out.assignment).unwrap();
+    let moved: Vec<&str> = priced
+        .iter()
+        .filter(|(_, pr)| !pr.trivial())
+        .map(|(c, _)| p.values[c.value].name.as_str())
+        .collect();
+    assert!(moved.contains(&"%b"), "{moved:?}");
+    assert!(!moved.contains(&"%q"), "{moved:?}");
+    let id = |n: &str| p.values.iter().position(|v| v.name == n).unwrap();
+    let (conv_b, pr_b) = priced.iter().find(|(c, _)| c.value == id("%b")).unwrap();
+    let load = out.assignment.layout(id("%q")).unwrap();
+    assert_eq!(registers(&load.ll), 32);
+    assert_eq!(registers(&conv_b.dst.ll), 64);
+    for v in ["%lo", "%hi", "%lof", "%hif", "%b"] {
+        assert_eq!(out.assignment.layout(id(v)).unwrap().ll, load.ll, "{v}");
+    }
+    // The alternative, priced independently: the i8 load converted into
+    // B's layout plus the 80 cycles of repeated dequantisation.
+    let i8 = pricer.price(&load.ll, &conv_b.dst.ll, 8).unwrap().cycles;
+    assert!(
+        i8 + 80.0 > pr_b.cycles,
+        "i8 {i8} + 80 vs f16 {}",
+        pr_b.cycles
+    );
+    assert!(i8 < pr_b.cycles, "the hoist alone would save");
+    // The hoisted assignment's compute term is 80 cycles more: recompute
+    // the five values in B's layout and compare.
+    let mut hoisted = out.assignment.clone();
+    for v in ["%lo", "%hi", "%lof", "%hif", "%b"] {
+        hoisted.layouts[id(v)] = Some(conv_b.dst.clone());
+    }
+    let dot = p.ops.iter().position(|o| o.name == "tt.dot").unwrap();
+    hoisted.uses.remove(&(dot, 1));
+    assert_eq!(
+        compute_cost(&p, &hoisted).unwrap() - compute_cost(&p, &out.assignment).unwrap(),
+        80.0
     );
 }

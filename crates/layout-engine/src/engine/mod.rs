@@ -20,13 +20,16 @@
 //! 4. **Placement by cost**: where an elementwise op's operands arrive in
 //!    different layouts, each operand layout is a candidate and the one of
 //!    least total converted cost (the plan cost model, weighted by loop
-//!    depth, [`crate::cost`]) wins; the candidates and their costs are kept
+//!    depth, [`crate::cost`], plus the op's own work in the candidate,
+//!    [`crate::compute`]) wins; the candidates and their costs are kept
 //!    for `--explain`. A use that sees another layout is a conversion,
 //!    dropped from the count when the algebra proves it trivial. Each
 //!    conversion (of an elementwise operand, a dot operand, a stored
 //!    value) goes where the placement (`engine/placement.rs`) finds it cheapest: at the value, or
 //!    at the producers of a backward slice of register-only ops that is
-//!    then recomputed in the new layout (a minimum cut over the slice).
+//!    then recomputed in the new layout (a minimum cut over the slice, of
+//!    the conversions plus the change of the compute term the
+//!    recomputation makes).
 //! 5. **Loops**: a loop-carried value whose initial value is index
 //!    arithmetic (a zero accumulator, a pointer tensor) takes the layout its
 //!    uses in the body want, or the layout of the value yielded into it
@@ -333,7 +336,9 @@ impl Pass<'_> {
                 } else {
                     let mut costs = Vec::new();
                     for c in &cands {
-                        let mut total: f64 = 0.0;
+                        // The op's own work in `c` ([`crate::compute`]):
+                        // a replicated candidate repeats it.
+                        let mut total: f64 = crate::compute::op_cycles(p, o, &c.ll, self.info);
                         for &v in &nonfree {
                             total += self.bring(v, c)?.0;
                         }
@@ -342,9 +347,9 @@ impl Pass<'_> {
                     let mut best = (0..cands.len())
                         .min_by(|&a, &b| costs[a].total_cmp(&costs[b]).then(a.cmp(&b)))
                         .expect("candidates");
-                    // A tie the search settles by total cost.
+                    // Another candidate the search found cheaper in total.
                     if let Some(&k) = self.choices.tied_pick.get(&o) {
-                        if costs.get(k) == Some(&costs[best]) {
+                        if k < cands.len() {
                             best = k;
                         }
                     }

@@ -22,7 +22,14 @@
 //! = in `R`) and an entry node `a_n` with edges `x_parent → a_n` (∞),
 //! `a_n → x_n` (`c`), `source → a_root` (∞), `x_n → x_parent` (∞, the
 //! closure) and `x_n → sink` (∞) for a node that cannot be recomputed.
-//! A cut edge `a_n → x_n` is a conversion of `n`. Shared operands are
+//! A cut edge `a_n → x_n` is a conversion of `n`. Recomputing `n` also
+//! changes the compute term ([`crate::compute`]: its producer's work in
+//! the new layout against the old, `δ_n`, loop-weighted like the
+//! conversions): an edge `x_n → sink` of capacity `δ_n` when positive (a
+//! replicated layout repeats the work), `source → x_n` of `−δ_n` when
+//! negative (the saving is forgone unless `n` is recomputed), so the cut
+//! minimises conversions plus compute, the total the engine reports.
+//! Shared operands are
 //! counted once, which a per-node greedy choice gets wrong: the two
 //! nibble chains of an mxfp4 dequant each look cheaper to convert alone,
 //! but together they meet at one `i8` load.
@@ -58,12 +65,17 @@ pub(super) struct Hoist {
     /// Values converted where the slice uses them (value, layout, weighted
     /// cost).
     pub convert: Vec<(ValueId, Layout, f64)>,
+    /// The change of the compute term ([`crate::compute`]) by recomputing
+    /// `rewrite` in its new layouts (negative when they hold fewer
+    /// registers per thread).
+    pub compute: f64,
 }
 
 impl Hoist {
-    /// The weighted cost: the sum of the conversions.
+    /// The weighted cost: the sum of the conversions and the change of the
+    /// compute term.
     pub(super) fn cost(&self) -> f64 {
-        self.convert.iter().map(|c| c.2).sum::<f64>() + 0.0
+        self.convert.iter().map(|c| c.2).sum::<f64>() + self.compute + 0.0
     }
 }
 
@@ -80,6 +92,10 @@ struct Node {
     /// The producer's operand layouts when it can be recomputed in
     /// `target`.
     wanted: Option<Vec<(usize, Layout)>>,
+    /// Weighted compute cycles recomputing `v`'s producer in `target`
+    /// adds (negative: saves) over computing it in `src`
+    /// ([`crate::compute::op_cycles`]).
+    delta: f64,
     /// Operand nodes (operands that need a conversion or a recomputation).
     children: Vec<usize>,
     parents: Vec<usize>,
@@ -100,6 +116,17 @@ fn min_cut(nodes: &[Node]) -> Vec<bool> {
             net.edge(x(n), t, INF);
             continue;
         }
+        // Recomputing `n` (source side) pays its compute change: a cut
+        // `x_n → sink` edge when positive; when negative, not recomputing
+        // it forgoes the saving (a cut `source → x_n` edge). Every cut's
+        // value is then its conversions plus its compute change plus the
+        // sum of all savings, the same constant for every cut;
+        // [`Pass::bring`] reports the cost without it ([`Hoist::cost`]).
+        if node.delta > 0.0 {
+            net.edge(x(n), t, node.delta);
+        } else if node.delta < 0.0 {
+            net.edge(s, x(n), -node.delta);
+        }
         for &k in &node.children {
             net.edge(x(n), a(k), INF);
         }
@@ -108,7 +135,7 @@ fn min_cut(nodes: &[Node]) -> Vec<bool> {
         }
     }
     net.min_cut(s, t)
-        .expect("every source-sink path passes the root's finite edge")
+        .expect("every source-sink path has a finite edge: the root's entry or a saving")
 }
 
 impl Pass<'_> {
@@ -154,6 +181,9 @@ impl Pass<'_> {
                     }
                 }
             }
+            let (p, info) = (self.p, self.info);
+            nodes[n].delta = crate::compute::op_cycles(p, o, &nodes[n].target.ll, info)
+                - crate::compute::op_cycles(p, o, &nodes[n].src, info);
             nodes[n].wanted = Some(wanted);
         }
         // Values that keep their layout: wanted in two layouts, or used
@@ -211,6 +241,7 @@ impl Pass<'_> {
         let mut h = Hoist::default();
         for (n, node) in nodes.into_iter().enumerate() {
             if side[x(n)] {
+                h.compute += node.delta;
                 let wanted = node
                     .wanted
                     .expect("only recomputable nodes reach the source side");
@@ -256,6 +287,7 @@ impl Pass<'_> {
             target: target.clone(),
             cost: weighted(bound, self.p.def_depth(v)),
             exact: false,
+            delta: 0.0,
             wanted: None,
             children: Vec::new(),
             parents: Vec::new(),

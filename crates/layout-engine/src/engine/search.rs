@@ -2,9 +2,10 @@
 //! once per candidate and keeping the assignment of least total cost.
 //!
 //! **Total cost** ([`total_cost`]): every conversion's plan cost plus every
-//! reduction's ([`super::reduction`]) and every gather's
-//! ([`super::gather`]), each weighted by its loop depth
-//! ([`crate::cost::weighted`]).
+//! reduction's ([`super::reduction`]), every gather's ([`super::gather`])
+//! and the compute term ([`crate::compute`]: the elementwise work and
+//! memory instructions of every op in its layout), each weighted by its
+//! loop depth ([`crate::cost::weighted`]).
 //!
 //! 1. **Chained dots** ([`super::chain::chains`]: attention's `Q·Kᵀ` →
 //!    softmax → `P·V`). AccelerateMatmul fixes each chain's warps by rule
@@ -22,13 +23,15 @@
 //!    into it, the reduction needs no shared-memory round, and what the
 //!    broadcast meets may follow it) against the layout as assigned; the
 //!    cheaper total wins, ties to the layout as assigned.
-//! 3. **Tied operand layouts**: where an elementwise op's operands meet in
-//!    layouts that cost the same to convert into (the one-pass engine
-//!    takes the first), what follows may not cost the same (e.g. a
-//!    pairwise distance's `x[:, None, :] - y[None, :, :]`, reduced and
-//!    stored: the reduction's result crosses warps differently); the
-//!    engine runs once per other tied layout, and a cheaper total wins,
-//!    ties to the first.
+//! 3. **Elementwise operand layouts**: where an elementwise op's operands
+//!    meet in different layouts, the one-pass engine takes the layout of
+//!    least converted cost (plus the op's own compute), but what follows
+//!    may not cost the same (e.g. a pairwise distance's
+//!    `x[:, None, :] - y[None, :, :]`, reduced and stored: the reduction's
+//!    result crosses warps differently; an mxfp4 dequantisation whose
+//!    cheaper hoist leaves a dearer conversion at the store); the engine
+//!    runs once per other candidate layout, and a cheaper total wins, ties
+//!    to the locally cheapest.
 //! 4. **Gathers** (`tt.gather`): the gather in its index's layout (the
 //!    source left in its own) against the lane layout
 //!    ([`super::gather::lane_layout`], Triton's `efficient_layout`: source
@@ -66,8 +69,8 @@ pub struct Choices {
     pub local_reduce: HashSet<OpId>,
     /// Gathers done in the lane layout ([`super::gather::lane_layout`]).
     pub lane_gather: HashSet<OpId>,
-    /// Elementwise ops whose operands meet in layouts of equal converted
-    /// cost: the index of the tied candidate taken instead of the first.
+    /// Elementwise ops whose operands meet in different layouts: the index
+    /// of the candidate taken instead of the one of least converted cost.
     pub tied_pick: HashMap<OpId, usize>,
 }
 
@@ -80,7 +83,8 @@ pub fn total_cost(
     let priced = pricer.price_all(p, &out.assignment)?;
     Ok(crate::cost::total_cost(&priced)
         + reductions_cost(p, &out.assignment)?
-        + gathers_cost(p, &out.assignment)?)
+        + gathers_cost(p, &out.assignment)?
+        + crate::compute::compute_cost(p, &out.assignment)?)
 }
 
 /// The warps of a dot accumulator (`None` for FMA's blocked one).
@@ -335,9 +339,9 @@ pub(super) fn search(
 /// The engine's current choice: its choices, output and total cost.
 type Current = (Choices, EngineOutput, f64);
 
-/// Step 3 of the module doc: every elementwise conflict of `current` whose
-/// operand layouts tie at the least converted cost, settled by total cost
-/// (one run of the engine per other tied layout; ties to the first).
+/// Step 3 of the module doc: every elementwise conflict of `current`
+/// settled by total cost (one run of the engine per other candidate
+/// layout; ties to the one of least converted cost).
 fn settle_ties(
     p: &Program,
     info: &[crate::axis::AxisInfo],
@@ -360,18 +364,12 @@ fn settle_ties(
         })
         .collect();
     for (o, d) in tied {
-        let least = d.candidates[d.chosen].1;
-        let others: Vec<usize> = (0..d.candidates.len())
-            .filter(|&k| k != d.chosen && d.candidates[k].1 == least)
-            .collect();
+        let others: Vec<usize> = (0..d.candidates.len()).filter(|&k| k != d.chosen).collect();
         if others.is_empty() {
             continue;
         }
         let mut candidates = vec![(
-            format!(
-                "{} (the first of the tied layouts)",
-                d.candidates[d.chosen].0
-            ),
+            format!("{} (the least converted cost)", d.candidates[d.chosen].0),
             best_cost,
         )];
         let mut chosen = 0;
@@ -389,7 +387,7 @@ fn settle_ties(
         }
         decisions.push(Decision {
             line: d.line,
-            op: "tied operand layouts".into(),
+            op: "elementwise operand layouts".into(),
             value: d.value.clone(),
             candidates,
             chosen,

@@ -97,11 +97,8 @@ pub(super) fn assign_prepared(
     let mut best = finish(p, out)?;
     if by_yield != fixed {
         let other = finish(p, run_pass(p, info, opts, pricer, &by_yield, choices)?)?;
-        let cost = |pricer: &mut Pricer, o: &EngineOutput| {
-            pricer
-                .price_all(p, &o.assignment)
-                .map(|c| crate::cost::total_cost(&c))
-        };
+        // The engine's total (conversions, reductions, gathers, compute).
+        let cost = |pricer: &mut Pricer, o: &EngineOutput| super::search::total_cost(p, o, pricer);
         if cost(pricer, &other)? < cost(pricer, &best)? {
             best = other;
         }

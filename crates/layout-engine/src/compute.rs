@@ -1,0 +1,415 @@
+//! The compute term: elementwise work, and the memory instructions, that a
+//! value's layout multiplies.
+//!
+//! A layout decides how many elements each thread holds: a tensor of `N`
+//! elements on `T` threads is `N / T` registers per thread when the layout
+//! is a bijection, and more when the layout replicates it (a dot operand
+//! `#ttg.dot_op` of an mma accumulator is broadcast over the warps along
+//! the other operand's dim; a slice is broadcast over the sliced dim).
+//! Every thread executes one instruction per register for each elementwise
+//! op, so a replicated layout repeats the work: the sm80 int4 GEMM with
+//! its dequantisation rematerialised in B's dot-operand layout (2 warps
+//! along M) executed `cvt.rn.f32.u32` 64 times per thread against 32 in
+//! Triton's blocked layout (`bench/engine-gpu/README.md`, known limits).
+//!
+//! ## The formula
+//! For an op `o` whose result (for a store: its pointer as seen) has
+//! layout `L` and elements of `b` bits, inside `d` loops:
+//!
+//! ```text
+//! compute(o) = w(o) · r(o, L) / ALU_PER_CYCLE · LOOP_WEIGHT^d
+//! r(o, L)    = regs(L) · ⌈b / 32⌉          (ALU ops)
+//!            = regs(L) / vec(o, L)         (loads and stores: instructions)
+//! ```
+//!
+//! in the cycles-per-warp scale of the plan cost model
+//! ([`layout_codegen::cost`]): `regs(L)` is `L`'s register count (every
+//! register of a thread is one lane of one warp instruction; replication
+//! across lanes and warps shows up as more registers per thread, since the
+//! tensor's elements are spread over the same threads), and
+//! [`ALU_PER_CYCLE`] = 2 warp instructions per SM cycle is the measured
+//! ALU rate. The compute term of an assignment is the sum over its ops,
+//! plus the rematerialised copies of index arithmetic (each recomputed
+//! value once per layout it is recomputed in); [`compute_cost`].
+//!
+//! ## The weights `w(o)` (ALU warp instructions per register)
+//! * [`W_ALU`] = 1: integer and floating-point arithmetic, compares,
+//!   selects, `tt.addptr` (a 64-bit pointer counts two registers),
+//!   `tt.make_range` (one add of the thread's base per register), and the
+//!   conversions that `ptxas -arch=sm_90a` lowers to one ALU or FMA-pipe
+//!   instruction: `arith.extf` (`cvt.f32.f16` → `HADD2.F32`),
+//!   `arith.sitofp`/`uitofp` of 32-bit integers (`cvt.rn.f32.s32` →
+//!   `I2FP.F32.S32`), `arith.truncf` (`cvt.rn.f16x2.f32` →
+//!   `F2FP.F16.F32.PACK_AB`).
+//! * [`W_QUARTER_RATE`] = 4: what runs on the special-function / XU unit
+//!   (16 results per SM cycle on compute capability 8.x and 9.0 against 64
+//!   for 32-bit integer adds, the CUDA C++ Programming Guide's
+//!   arithmetic-instruction throughput table, a quarter of the ALU rate):
+//!   float-to-integer conversions (`arith.fptosi`/`fptoui`: `cvt.rzi.s32.f32`
+//!   → `F2I.TRUNC`), transcendentals (`math.exp`, `log`, `sqrt`, `rsqrt`,
+//!   `sin`, `cos`, `tanh`, `erf`, ...: `ex2.approx.f32` → `MUFU.EX2`),
+//!   `tt.fp_to_fp` (fp8 conversions, several instructions each) and
+//!   divisions (`arith.divf`, `divsi`, `divui`, `remsi`, `remui`,
+//!   `tt.precise_divf`, ...: a reciprocal on that unit, multiplies and a
+//!   correction). The SASS names are those `ptxas -arch=sm_90a` (the one
+//!   Triton 3.6 ships) printed for a kernel of one of each. A division by one value
+//!   for the whole tensor (a splat constant, a `tt.splat`) counts
+//!   [`W_ALU`]: Triton rewrites it into a multiplication by the
+//!   reciprocal, computed once (the pre-pipeline TTGIR of the sm80
+//!   `quant_rowwise` record: `tt.approx_divf` of the scalar, then
+//!   `arith.mulf`).
+//! * 0: register renamings (`arith.bitcast`, `tt.bitcast`, `tt.splat`,
+//!   `arith.constant`, `tt.broadcast`, `tt.expand_dims`, `tt.reshape`,
+//!   `tt.trans`, `tt.join`, `tt.split`).
+//! * [`W_MEMORY`] = 2 per instruction for `tt.load` and `tt.store`: the
+//!   SM's 32 load/store units take one warp instruction per cycle, half
+//!   the ALU rate. A load issues `regs(L) / vec` instructions, `vec` the
+//!   elements of one vector access: the run of register bases of `L`
+//!   stepping 1, 2, 4, … along one dim `k`, capped by 128 bits and by the
+//!   pointer's contiguity and alignment along `k` ([`crate::axis`]).
+//!
+//! Dots, reductions, scans, gathers, atomics and conversions are priced
+//! elsewhere (or not at all) and get no compute term.
+
+use crate::assignment::Assignment;
+use crate::axis::{analyse, AxisInfo};
+use crate::cost::weighted;
+use crate::error::Result;
+use crate::ir::{OpId, OpKind, Program, ValueId};
+use crate::shape_ops::{canon, collapse_dims_canon, drop_dim_canon, reshape, split, transpose};
+use layout_codegen::cost::ALU_PER_CYCLE;
+use linear_layout::{DimName, LinearLayout};
+use std::collections::HashSet;
+
+/// ALU warp instructions per register of an ordinary elementwise op.
+pub const W_ALU: f64 = 1.0;
+/// Per register of a conversion, transcendental or division: a quarter of
+/// the ALU rate (module doc).
+pub const W_QUARTER_RATE: f64 = 4.0;
+/// Per load or store instruction: the load/store units' one warp
+/// instruction per cycle, half the ALU rate (module doc).
+pub const W_MEMORY: f64 = 2.0;
+
+/// The widest vector access, in bits.
+const MAX_VECTOR_BITS: u64 = 128;
+
+/// How an op's per-register work is counted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Work {
+    /// No per-register instructions (renamings, ops priced elsewhere).
+    None,
+    /// `w` ALU instructions per 32-bit register of the result.
+    Alu(f64),
+    /// Vector memory instructions ([`W_MEMORY`] each).
+    Memory,
+}
+
+/// The class of op `o` (module doc).
+pub fn work_of(p: &Program, o: OpId) -> Work {
+    let op = &p.ops[o];
+    match op.kind {
+        OpKind::Elementwise => {
+            Work::Alu(elementwise_weight(&op.name, uniform(p, op.operands.get(1))))
+        }
+        OpKind::MakeRange => Work::Alu(W_ALU),
+        OpKind::Load | OpKind::Store => Work::Memory,
+        _ => Work::None,
+    }
+}
+
+/// Whether `v` is one value for the whole tensor: a splat constant or a
+/// `tt.splat` of a scalar.
+fn uniform(p: &Program, v: Option<&ValueId>) -> bool {
+    let Some(o) = v.and_then(|&v| p.def_op(v)) else {
+        return false;
+    };
+    let op = &p.ops[o];
+    match op.kind {
+        OpKind::Splat => true,
+        OpKind::Constant => op.text.contains("dense<") && !op.text.contains("dense<["),
+        _ => false,
+    }
+}
+
+/// The weight of an elementwise op by name (module doc); a division whose
+/// divisor is one value for the whole tensor (`uniform_divisor`) is a
+/// multiplication.
+pub fn elementwise_weight(name: &str, uniform_divisor: bool) -> f64 {
+    let short = name.rsplit('.').next().unwrap_or(name);
+    if name.starts_with("math.")
+        && !matches!(
+            short,
+            "absf" | "absi" | "fma" | "copysign" | "ctlz" | "cttz" | "ctpop"
+        )
+    {
+        return W_QUARTER_RATE;
+    }
+    match short {
+        "bitcast" => 0.0,
+        "divf" if uniform_divisor => W_ALU,
+        "fptosi" | "fptoui" | "fp_to_fp" | "divf" | "divsi" | "divui" | "remsi" | "remui"
+        | "remf" | "ceildivsi" | "ceildivui" | "floordivsi" | "precise_divf" | "precise_sqrt"
+        | "approx_divf" => W_QUARTER_RATE,
+        _ => W_ALU,
+    }
+}
+
+/// Registers per thread of `l`: distinct elements each thread holds,
+/// replication across lanes and warps included. A zero register basis
+/// (a thread holding one element twice) is not counted: both copies are
+/// computed from the same SSA values and LLVM's common-subexpression
+/// elimination merges them.
+///
+/// ```
+/// use hw_layouts::Encoding;
+/// use layout_engine::compute::registers;
+/// let b = Encoding::parse(
+///     "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>",
+/// )
+/// .unwrap();
+/// // 512 elements on 128 threads: 4 each.
+/// assert_eq!(registers(&b.to_linear_layout(&[512]).unwrap()), 4);
+/// // 128 elements: each of the 4 warps holds all of them, still 4 each.
+/// assert_eq!(registers(&b.to_linear_layout(&[128]).unwrap()), 4);
+/// ```
+pub fn registers(l: &LinearLayout) -> u64 {
+    let nonzero = l
+        .bases(DimName::REGISTER)
+        .iter()
+        .filter(|b| b.iter().any(|&x| x != 0))
+        .count();
+    1u64 << nonzero.min(63)
+}
+
+/// Elements of one vector access of `l` along its register run, before
+/// the pointer's facts cap it: `2^k` when register bases `0..k` are `1, 2,
+/// …, 2^(k-1)` along one out dim, with that dim's index.
+pub fn register_run(l: &LinearLayout) -> (u64, Option<usize>) {
+    let bases = l.bases(DimName::REGISTER);
+    let Some(dim) = bases.first().and_then(|b| b.iter().position(|&x| x == 1)) else {
+        return (1, None);
+    };
+    let mut run = 1u64;
+    for (k, b) in bases.iter().enumerate() {
+        let unit = b
+            .iter()
+            .enumerate()
+            .all(|(d, &x)| if d == dim { x == 1u64 << k } else { x == 0 });
+        if !unit {
+            break;
+        }
+        run <<= 1;
+    }
+    (run, Some(dim))
+}
+
+/// Elements per vector access of a load or store of `bits`-bit elements
+/// through pointer `ptr` in layout `l` (module doc).
+fn vector(l: &LinearLayout, bits: u32, ptr: &AxisInfo) -> u64 {
+    let (run, dim) = register_run(l);
+    let Some(dim) = dim else { return 1 };
+    let bytes = u64::from(bits.div_ceil(8)).max(1);
+    let contiguity = ptr.contiguity.get(dim).copied().unwrap_or(1).max(1);
+    let aligned = (ptr.divisibility.get(dim).copied().unwrap_or(1) / bytes).max(1);
+    run.min(MAX_VECTOR_BITS / (bytes * 8).min(MAX_VECTOR_BITS))
+        .min(contiguity)
+        .min(aligned)
+        .max(1)
+}
+
+/// ALU warp instructions of op `o` computed in layout `l` (unweighted by
+/// loop depth), with the pointer facts `info` for memory ops.
+pub fn op_instructions(p: &Program, o: OpId, l: &LinearLayout, info: &[AxisInfo]) -> f64 {
+    let op = &p.ops[o];
+    match work_of(p, o) {
+        Work::None => 0.0,
+        Work::Alu(w) => {
+            let bits = op
+                .results
+                .iter()
+                .chain(&op.operands)
+                .filter(|&&v| p.is_tensor(v))
+                .map(|&v| p.values[v].ty.elem_bits())
+                .max()
+                .unwrap_or(32);
+            w * (registers(l) * u64::from(bits.div_ceil(32))) as f64
+        }
+        Work::Memory => {
+            let Some(&ptr) = op.operands.first() else {
+                return 0.0;
+            };
+            let data = match op.kind {
+                OpKind::Load => op.results.first(),
+                _ => op.operands.get(1),
+            };
+            let bits = data.map_or(32, |&v| p.values[v].ty.elem_bits());
+            let facts = info.get(ptr).cloned().unwrap_or(AxisInfo {
+                contiguity: vec![1],
+                divisibility: vec![1],
+                constancy: vec![1],
+                constant: None,
+            });
+            let vec = vector(l, bits, &facts);
+            W_MEMORY * registers(l).div_ceil(vec) as f64
+        }
+    }
+}
+
+/// The weighted cycles of op `o` computed in layout `l` (module doc).
+pub fn op_cycles(p: &Program, o: OpId, l: &LinearLayout, info: &[AxisInfo]) -> f64 {
+    weighted(
+        op_instructions(p, o, l, info) / ALU_PER_CYCLE,
+        p.ops[o].loop_depth,
+    )
+}
+
+/// The layout op `o`'s work is done in under `a`: its first tensor
+/// result's, for a store its pointer as seen.
+fn work_layout<'a>(p: &Program, a: &'a Assignment, o: OpId) -> Option<&'a LinearLayout> {
+    let op = &p.ops[o];
+    match op.kind {
+        OpKind::Store => Some(&a.seen(p, o, 0)?.ll),
+        _ => op
+            .results
+            .iter()
+            .find(|&&r| p.is_tensor(r))
+            .and_then(|&r| a.layout(r))
+            .map(|l| &l.ll),
+    }
+}
+
+/// The compute term of assignment `a` of `p` (module doc): every op's
+/// weighted cycles in its layout, plus every rematerialised copy.
+pub fn compute_cost(p: &Program, a: &Assignment) -> Result<f64> {
+    Ok(compute_terms(p, a)?.iter().map(|t| t.cycles).sum::<f64>() + 0.0)
+}
+
+/// One op's part of the compute term.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    /// The op.
+    pub op: OpId,
+    /// Registers per thread of the layout it computes in.
+    pub registers: u64,
+    /// Weighted cycles.
+    pub cycles: f64,
+    /// A rematerialised copy (index arithmetic recomputed in the layout a
+    /// use sees), not the op in its own layout.
+    pub recomputed: bool,
+}
+
+/// Every nonzero part of [`compute_cost`], in op order, then the
+/// rematerialised copies.
+// LinearLayout's only interior mutability is a lazily built evaluator that
+// Hash and Eq ignore.
+#[allow(clippy::mutable_key_type)]
+pub fn compute_terms(p: &Program, a: &Assignment) -> Result<Vec<Term>> {
+    let info = analyse(p);
+    let mut out = Vec::new();
+    for o in p.walk() {
+        if p.in_combine_region(o) {
+            continue;
+        }
+        if let Some(l) = work_layout(p, a, o) {
+            let cycles = op_cycles(p, o, l, &info);
+            if cycles != 0.0 {
+                out.push(Term {
+                    op: o,
+                    registers: registers(l),
+                    cycles,
+                    recomputed: false,
+                });
+            }
+        }
+    }
+    // Index arithmetic recomputed in the layout a use sees: each value
+    // once per layout (the printer shares recomputed copies the same way).
+    let mut done: HashSet<(ValueId, LinearLayout)> = HashSet::new();
+    for (o, i) in a.rematerialised() {
+        let v = p.ops[o].operands[i];
+        if let Some(l) = a.uses.get(&(o, i)) {
+            recomputed(p, a, v, &canon(&l.ll), &info, &mut done, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The terms of recomputing `v` and its producers in `l` (canonical),
+/// skipping what `done` holds or what already has that layout.
+// LinearLayout's only interior mutability is a lazily built evaluator that
+// Hash and Eq ignore.
+#[allow(clippy::mutable_key_type)]
+fn recomputed(
+    p: &Program,
+    a: &Assignment,
+    v: ValueId,
+    l: &LinearLayout,
+    info: &[AxisInfo],
+    done: &mut HashSet<(ValueId, LinearLayout)>,
+    out: &mut Vec<Term>,
+) -> Result<()> {
+    let mut stack = vec![(v, l.clone())];
+    while let Some((v, l)) = stack.pop() {
+        if !p.is_tensor(v) || a.layout(v).is_some_and(|x| canon(&x.ll) == l) {
+            continue;
+        }
+        if !done.insert((v, l.clone())) {
+            continue;
+        }
+        let Some(o) = p.def_op(v) else { continue };
+        let cycles = op_cycles(p, o, &l, info);
+        if cycles != 0.0 {
+            out.push(Term {
+                op: o,
+                registers: registers(&l),
+                cycles,
+                recomputed: true,
+            });
+        }
+        let op = &p.ops[o];
+        for (j, &w) in op.operands.iter().enumerate() {
+            if !p.is_tensor(w) {
+                continue;
+            }
+            if let Some(lw) = operand_layout(p, o, j, &l)? {
+                stack.push((w, lw));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The canonical layout operand `j` of `o` has when `o`'s result has `l`
+/// (the inverse image of each register-only op); `None` for other ops.
+fn operand_layout(
+    p: &Program,
+    o: OpId,
+    j: usize,
+    l: &LinearLayout,
+) -> Result<Option<LinearLayout>> {
+    let op = &p.ops[o];
+    let w = op.operands[j];
+    let ws = p.values[w].ty.tensor_shape().unwrap_or(&[]).to_vec();
+    Ok(Some(match &op.kind {
+        OpKind::Elementwise | OpKind::Load => {
+            if p.values[op.results[0]].ty.tensor_shape() != Some(&ws[..]) {
+                return Ok(None);
+            }
+            l.clone()
+        }
+        OpKind::Broadcast => collapse_dims_canon(l, &ws)?,
+        OpKind::ExpandDims { axis } => drop_dim_canon(l, *axis)?,
+        OpKind::Trans { order } => {
+            let mut inv = vec![0; order.len()];
+            for (i, &x) in order.iter().enumerate() {
+                if let Some(y) = inv.get_mut(x) {
+                    *y = i;
+                }
+            }
+            canon(&transpose(l, &inv)?)
+        }
+        OpKind::Reshape => canon(&reshape(l, &ws)?),
+        OpKind::Join => canon(&split(l)?),
+        _ => return Ok(None),
+    }))
+}
