@@ -35,6 +35,12 @@
 //!    [`crate::cost::ALU_PER_CYCLE`]); it is taken only when strictly
 //!    cheaper.
 //!
+//! 7. Last, for every in-warp conversion (Triton's warp-shuffle class
+//!    too), the balanced warp program
+//!    ([`crate::shuffle::balanced_shuffle_plan`]): shuffles traded against
+//!    selects for the least roofline; being last it is taken only where
+//!    strictly cheaper than every other candidate.
+//!
 //! Every candidate is proved by the simulator ([`crate::simulator`] or
 //! [`crate::partial::simulate_partial`]) before it is costed; one that fails
 //! (or is refused by its planner, or needs more shared memory than the
@@ -80,7 +86,7 @@ use crate::plan::{Regroup, RegroupAt};
 pub use crate::plan_options::{Allow, PlanOptions, SplitForm};
 use crate::regroup::{regroup_after, regroup_before};
 use crate::shared_conversion::plan_shared_matrix;
-use crate::shuffle::shuffle_plan;
+use crate::shuffle::{balanced_shuffle_plans, shuffle_plan};
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{simulate_staged, simulate_with, SimulationReport, SimulatorConfig};
 use crate::store_replicas::plan_store_wavefronts;
@@ -175,6 +181,8 @@ impl Lowering {
 #[derive(Clone, Debug, Serialize)]
 pub struct Candidate {
     /// `"triton"`, `"shuffle_rounds"`, `"shuffle_program"`,
+    /// `"balanced_program"` (in-warp conversions,
+    /// [`crate::shuffle::balanced_shuffle_plan`]),
     /// `"paper_swizzle"`, `"searched_swizzle"`, `"partial_triton"`,
     /// `"partial_paper_swizzle"`, `"partial_searched_swizzle"`, their
     /// lane-predicated forms `"partial_predicated_…"`, a matrix
@@ -679,6 +687,21 @@ fn plan_stages(
             consider(names[2], transposed, &mut candidates, &mut best);
         }
     }
+    // Last, so that it is taken only where strictly cheaper than every
+    // other candidate (ties keep the earlier).
+    if options.through.is_none()
+        && matches!(
+            class,
+            ConversionKind::WarpShuffle | ConversionKind::SharedMemory
+        )
+    {
+        consider(
+            "balanced_program",
+            balanced_candidate(&config, src, dst, elem_bits, target),
+            &mut candidates,
+            &mut best,
+        );
+    }
     let Some((index, lowering, cost, words)) = best else {
         // Candidates the request excluded are not reasons.
         let why: Vec<String> = candidates
@@ -713,6 +736,33 @@ fn plan_stages(
         above_bound,
         candidates,
     })
+}
+
+/// The balanced warp program ([`balanced_shuffle_plans`]) whose cost under
+/// [`whole_cost`] is least (for 8/16-bit elements its packed-word form may
+/// prefer another merge count than the element program's roofline).
+/// Errors: the conversion leaves its warps, or no program was proved.
+fn balanced_candidate(
+    config: &SimulatorConfig,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<Lowering> {
+    let plans = balanced_shuffle_plans(src, dst, elem_bits)
+        .map_err(|e| CodegenError::Unsupported(e.to_string()))?;
+    // 32-bit programs run as they are: the first is the cheapest.
+    let tried = if elem_bits == 32 { 1 } else { plans.len() };
+    let mut best: Option<(f64, ConversionPlan)> = None;
+    for p in plans.into_iter().take(tried) {
+        let plan = ConversionPlan::WarpProgram(Box::new(p.program));
+        let cycles = whole_cost(config, &plan, src, dst, target)?.0.cycles();
+        if best.as_ref().is_none_or(|b| cycles < b.0) {
+            best = Some((cycles, plan));
+        }
+    }
+    let (_, plan) = best.ok_or_else(|| CodegenError::Unsupported("no balanced program".into()))?;
+    Ok(Lowering::Whole { plan })
 }
 
 /// The staged candidate with the regroup at `at` ([`crate::regroup`]):
