@@ -80,13 +80,14 @@ use crate::partial::{
 use crate::plan::{Access, ConversionPlan};
 use crate::shared_words::{plan_shared_words, word_layouts, SharedWordPlan};
 
+use crate::cost::shuffle_cycles;
 pub use crate::floor_plan::plan_at_floor;
 pub use crate::lower_bound::lower_bound;
 use crate::plan::{Regroup, RegroupAt};
 pub use crate::plan_options::{Allow, PlanOptions, SplitForm};
 use crate::regroup::{regroup_after, regroup_before};
 use crate::shared_conversion::plan_shared_matrix;
-use crate::shuffle::{balanced_shuffle_plans, shuffle_plan};
+use crate::shuffle::{shuffle_plan, BalancedPrograms, WarpProgram};
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{simulate_staged, simulate_with, SimulationReport, SimulatorConfig};
 use crate::store_replicas::plan_store_wavefronts;
@@ -697,7 +698,7 @@ fn plan_stages(
     {
         consider(
             "balanced_program",
-            balanced_candidate(&config, src, dst, elem_bits, target),
+            balanced_candidate(src, dst, elem_bits),
             &mut candidates,
             &mut best,
         );
@@ -738,31 +739,38 @@ fn plan_stages(
     })
 }
 
-/// The balanced warp program ([`balanced_shuffle_plans`]) whose cost under
-/// [`whole_cost`] is least (for 8/16-bit elements its packed-word form may
-/// prefer another merge count than the element program's roofline).
-/// Errors: the conversion leaves its warps, or no program was proved.
-fn balanced_candidate(
-    config: &SimulatorConfig,
-    src: &LinearLayout,
-    dst: &LinearLayout,
-    elem_bits: u32,
-    target: &Target,
-) -> Result<Lowering> {
-    let plans = balanced_shuffle_plans(src, dst, elem_bits)
+/// The balanced warp program ([`BalancedPrograms`]) that [`whole_cost`]
+/// would cost least: ranked by its in-warp cycles
+/// ([`crate::cost::shuffle_cycles`]) as elements or, for 8/16-bit
+/// elements, as its packed-word form ([`WordProgram::from_program`])
+/// where that is cheaper, the programs built one at a time. Only the one
+/// returned is proved (by `consider`, through [`whole_cost`], which falls
+/// back to the element program if its word form failed the check).
+/// Errors: the conversion leaves its warps.
+fn balanced_candidate(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Result<Lowering> {
+    let programs = BalancedPrograms::new(src, dst, elem_bits)
         .map_err(|e| CodegenError::Unsupported(e.to_string()))?;
+    let in_warp = |shuffles: usize, alu: usize| shuffle_cycles(shuffles as u64, alu as u64, 0);
     // 32-bit programs run as they are: the first is the cheapest.
-    let tried = if elem_bits == 32 { 1 } else { plans.len() };
-    let mut best: Option<(f64, ConversionPlan)> = None;
-    for p in plans.into_iter().take(tried) {
-        let plan = ConversionPlan::WarpProgram(Box::new(p.program));
-        let cycles = whole_cost(config, &plan, src, dst, target)?.0.cycles();
+    let tried = if elem_bits == 32 { 1 } else { programs.len() };
+    let mut best: Option<(f64, WarpProgram)> = None;
+    for p in (0..tried).filter_map(|i| programs.program(i)) {
+        let c = p.cost;
+        let element = in_warp(c.shuffles, c.selects + c.prmt);
+        let words = WordProgram::from_program(&p.program).map(|w| {
+            let n = w.cost();
+            in_warp(n.shuffles, n.permutes)
+        });
+        let cycles = words.map_or(element, |w| w.min(element));
         if best.as_ref().is_none_or(|b| cycles < b.0) {
-            best = Some((cycles, plan));
+            best = Some((cycles, p.program));
         }
     }
-    let (_, plan) = best.ok_or_else(|| CodegenError::Unsupported("no balanced program".into()))?;
-    Ok(Lowering::Whole { plan })
+    let (_, program) =
+        best.ok_or_else(|| CodegenError::Unsupported("no balanced program".into()))?;
+    Ok(Lowering::Whole {
+        plan: ConversionPlan::WarpProgram(Box::new(program)),
+    })
 }
 
 /// The staged candidate with the regroup at `at` ([`crate::regroup`]):

@@ -76,6 +76,7 @@
 use super::*;
 use crate::cost::ALU_PER_CYCLE;
 use linear_layout::{gf2, DimName, LinearLayout};
+use std::collections::HashMap;
 
 /// How a term's value reaches the lanes that keep it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,6 +179,17 @@ impl Step {
         Ok(Step { m_bases, regs })
     }
 
+    /// The step's terms (replicas have none).
+    fn terms(&self) -> usize {
+        self.regs
+            .iter()
+            .map(|r| match r {
+                Reg::Terms(t) => t.len(),
+                Reg::Replica(_) => 0,
+            })
+            .sum()
+    }
+
     /// `M(lane)`.
     fn m(&self, lane: u32) -> u64 {
         gf2::xor_columns(&self.m_bases, lane.into())
@@ -263,6 +275,9 @@ impl Step {
         // Values to shuffle, by mode, in program order.
         type Sends = Vec<(Slot, Vec<(usize, usize)>)>;
         let mut pending: Vec<(ShflMode, Sends)> = Vec::new();
+        // Index in `pending` by mode: a mask, or the constant of an idx
+        // map (the step's idx maps share their bases, `Λ`).
+        let mut by_mode: HashMap<(bool, u32), usize> = HashMap::new();
         for group in self.groups(budget) {
             let (d0, k0) = group[0];
             let route = terms(d0)[k0].route.clone();
@@ -288,9 +303,16 @@ impl Step {
                 Route::Idx(src_lane) => ShflMode::Idx { src_lane },
                 Route::Own => unreachable!("own terms need no shuffle"),
             };
-            match pending.iter_mut().find(|p| p.0 == mode) {
-                Some(p) => p.1.push((sent, group)),
-                None => pending.push((mode, vec![(sent, group)])),
+            let key = match &mode {
+                ShflMode::Xor { mask } => (false, *mask),
+                ShflMode::Idx { src_lane } => (true, src_lane.constant),
+            };
+            match by_mode.get(&key) {
+                Some(&i) => pending[i].1.push((sent, group)),
+                None => {
+                    by_mode.insert(key, pending.len());
+                    pending.push((mode, vec![(sent, group)]));
+                }
             }
         }
         // Shuffles of one mode move `32 / bitwidth` values per word: the
@@ -417,92 +439,166 @@ fn cycles(c: &ShuffleCost) -> f64 {
     (c.shuffles as f64).max((c.selects + c.prmt) as f64 / ALU_PER_CYCLE)
 }
 
-/// The balanced programs of `src → dst` (module doc), cheapest under the
-/// model's in-warp roofline first: for the direct structure and, when it
-/// exists, the stepwise one, the optimal merge count and no and all
-/// merges, and for 8/16-bit elements up to 16 merge counts in steps of
-/// whole words (distinct programs only). Shuffles of one mode are packed `32 /
-/// bitwidth` values to a word.
-///
-/// Errors: an unsupported bit width, layouts that disagree, a conversion
-/// that leaves the warp ([`ShuffleError::NotWarpLocal`]).
-pub fn balanced_shuffle_plans(
-    src: &LinearLayout,
-    dst: &LinearLayout,
+/// Terms above which only two merge counts per structure are offered
+/// (each is a program to prove): the suite's largest in-warp pair has 256;
+/// a 512x512 16-bit transpose in one warp has 2^18 and took 32 s to plan
+/// in a debug build with four.
+const WORD_STEP_TERMS: usize = 1 << 14;
+
+/// The balanced programs of one conversion, built one at a time
+/// ([`BalancedPrograms::program`]) so that a caller comparing them (the
+/// planner, by its word-form cost) holds one at a time.
+#[derive(Clone, Debug)]
+pub struct BalancedPrograms {
+    structures: Vec<Vec<Step>>,
+    lanes: u32,
     bitwidth: u32,
-) -> Result<Vec<WarpShufflePlan>, ShuffleError> {
-    check_bitwidth(bitwidth)?;
-    let lanes = src.in_dim_size(DimName::LANE) as u32;
-    let n_src = src.in_dim_size(DimName::REGISTER) as usize;
-    let mut structures = vec![vec![Step::plan(src, dst)?]];
-    let inter = exchange_steps(src, dst);
-    if !inter.is_empty() {
-        let chain: Vec<&LinearLayout> = std::iter::once(src)
-            .chain(&inter)
-            .chain(std::iter::once(dst))
-            .collect();
-        let steps = chain
-            .windows(2)
-            .map(|p| Step::plan(p[0], p[1]))
-            .collect::<Result<Vec<_>, _>>()?;
-        structures.push(steps);
+    n_src: usize,
+    /// `(structure, merges, in-warp cycles)`, cheapest first.
+    choices: Vec<(usize, usize, f64)>,
+}
+
+impl BalancedPrograms {
+    /// The programs of `src → dst` (module doc): for the direct structure
+    /// and, when it exists, the stepwise one, the merge count optimal for
+    /// the in-warp roofline and all merges, and up to [`WORD_STEP_TERMS`]
+    /// terms also none and, for 8/16-bit elements, up to 16 merge counts
+    /// in steps of whole words; shuffles of one mode are packed `32 /
+    /// bitwidth` values to a word.
+    ///
+    /// Errors: an unsupported bit width, layouts that disagree, a
+    /// conversion that leaves the warp ([`ShuffleError::NotWarpLocal`]).
+    pub fn new(
+        src: &LinearLayout,
+        dst: &LinearLayout,
+        bitwidth: u32,
+    ) -> Result<Self, ShuffleError> {
+        check_bitwidth(bitwidth)?;
+        let mut structures = vec![vec![Step::plan(src, dst)?]];
+        let inter = exchange_steps(src, dst);
+        if !inter.is_empty() {
+            let chain: Vec<&LinearLayout> = std::iter::once(src)
+                .chain(&inter)
+                .chain(std::iter::once(dst))
+                .collect();
+            let steps = chain
+                .windows(2)
+                .map(|p| Step::plan(p[0], p[1]))
+                .collect::<Result<Vec<_>, _>>()?;
+            structures.push(steps);
+        }
+        let mut me = BalancedPrograms {
+            structures,
+            lanes: src.in_dim_size(DimName::LANE) as u32,
+            bitwidth,
+            n_src: src.in_dim_size(DimName::REGISTER) as usize,
+            choices: Vec::new(),
+        };
+        let mut choices = Vec::new();
+        for k in 0..me.structures.len() {
+            let cost = |m| me.emit(k, m).0.cost();
+            let (all, max) = me.emit(k, usize::MAX);
+            let all = all.cost();
+            let none = cost(0);
+            let (s0, a0) = (none.shuffles, none.selects);
+            // max(s0 − m, (a0 + m) / 2) is least where both sides meet.
+            let meet = ((2 * s0) as f64 - a0 as f64) / 3.0;
+            let mut ms: Vec<usize> = [meet.floor(), meet.ceil()]
+                .iter()
+                .map(|m| (m.max(0.0) as usize).min(max))
+                .collect();
+            // Packed words: the word form's counts are not the element
+            // program's, so merge counts in whole words (with 8 of them
+            // `swap1_128x128_f8` reaches 22 cycles, with 16 21.5). Large
+            // programs: the roofline's choice and all merges only.
+            let per_word = (32 / bitwidth) as usize;
+            let terms: usize = me.structures[k].iter().map(Step::terms).sum();
+            ms.push(max);
+            if terms <= WORD_STEP_TERMS {
+                ms.push(0);
+            }
+            if per_word > 1 && terms <= WORD_STEP_TERMS {
+                let step = (max / 16).max(1).next_multiple_of(per_word);
+                ms.extend((step..max).step_by(step));
+            }
+            ms.sort_unstable();
+            ms.dedup();
+            for m in ms {
+                let c = cycles(&match m {
+                    0 => none,
+                    m if m == max => all,
+                    m => cost(m),
+                });
+                choices.push((k, m, c));
+            }
+        }
+        // Cheapest first; at equal cycles fewer merges (fewer selects).
+        choices.sort_by(|a, b| a.2.total_cmp(&b.2).then(a.1.cmp(&b.1)));
+        me.choices = choices;
+        Ok(me)
     }
-    let mut plans: Vec<WarpProgram> = Vec::new();
-    for steps in &structures {
-        let emit = |m| emit_steps(steps, lanes, bitwidth, n_src, m).0;
-        let none = emit(0);
-        let (all, max) = emit_steps(steps, lanes, bitwidth, n_src, usize::MAX);
-        let (s0, a0) = (none.cost().shuffles, none.cost().selects);
-        // max(s0 − m, (a0 + m) / 2) is least where both sides meet.
-        let meet = ((2 * s0) as f64 - a0 as f64) / 3.0;
-        let mut best = None::<(f64, WarpProgram)>;
-        for m in [meet.floor(), meet.ceil()] {
-            let p = emit((m.max(0.0) as usize).min(max));
-            let c = cycles(&p.cost());
-            if best.as_ref().is_none_or(|b| c < b.0) {
-                best = Some((c, p));
-            }
-        }
-        let best = best.expect("two merge counts tried").1;
-        for p in [best, none, all] {
-            if !plans.contains(&p) {
-                plans.push(p);
-            }
-        }
-        // Packed words: the word form's counts are not the element
-        // program's, so merge counts in whole words (at most 16 more
-        // programs: with 8 `swap1_128x128_f8` reaches 22 cycles, with 16
-        // 21.5).
-        let per_word = (32 / bitwidth) as usize;
-        if per_word > 1 {
-            let step = (max / 16).max(1).next_multiple_of(per_word);
-            for m in (step..max).step_by(step) {
-                let p = emit(m);
-                if !plans.contains(&p) {
-                    plans.push(p);
-                }
-            }
-        }
+
+    /// How many programs there are.
+    pub fn len(&self) -> usize {
+        self.choices.len()
     }
-    plans.sort_by(|a, b| cycles(&a.cost()).total_cmp(&cycles(&b.cost())));
-    Ok(plans
-        .into_iter()
-        .map(|program| WarpShufflePlan {
+
+    /// Whether there are none (never: every conversion has one).
+    pub fn is_empty(&self) -> bool {
+        self.choices.is_empty()
+    }
+
+    /// Program `i` (`i < len()`), cheapest under the model's in-warp
+    /// roofline first; `None` beyond the last.
+    pub fn program(&self, i: usize) -> Option<WarpShufflePlan> {
+        let &(k, m, _) = self.choices.get(i)?;
+        let program = self.emit(k, m).0;
+        Some(WarpShufflePlan {
             strategy: ShuffleStrategy::Balanced,
             decomposition: None,
             cost: program.cost(),
             program,
         })
+    }
+
+    /// The program of structure `k` with at most `merges` merges, and the
+    /// merges it made.
+    fn emit(&self, k: usize, merges: usize) -> (WarpProgram, usize) {
+        emit_steps(
+            &self.structures[k],
+            self.lanes,
+            self.bitwidth,
+            self.n_src,
+            merges,
+        )
+    }
+}
+
+/// Every program of [`BalancedPrograms`] of `src → dst`, cheapest under the
+/// model's in-warp roofline first.
+///
+/// Errors: those of [`BalancedPrograms::new`].
+pub fn balanced_shuffle_plans(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bitwidth: u32,
+) -> Result<Vec<WarpShufflePlan>, ShuffleError> {
+    let programs = BalancedPrograms::new(src, dst, bitwidth)?;
+    Ok((0..programs.len())
+        .filter_map(|i| programs.program(i))
         .collect())
 }
 
 /// The cheapest of [`balanced_shuffle_plans`] under the model's in-warp
 /// roofline `max(shuffles, (selects + prmt) / ALU_PER_CYCLE)`.
+///
+/// Errors: those of [`BalancedPrograms::new`].
 pub fn balanced_shuffle_plan(
     src: &LinearLayout,
     dst: &LinearLayout,
     bitwidth: u32,
 ) -> Result<WarpShufflePlan, ShuffleError> {
-    let mut plans = balanced_shuffle_plans(src, dst, bitwidth)?;
-    Ok(plans.swap_remove(0))
+    Ok(BalancedPrograms::new(src, dst, bitwidth)?
+        .program(0)
+        .expect("every structure offers its roofline's choice"))
 }

@@ -67,7 +67,7 @@ pub(crate) mod program;
 mod triton;
 
 pub use crate::bank_conflicts::hw_apply;
-pub use balanced::{balanced_shuffle_plan, balanced_shuffle_plans};
+pub use balanced::{balanced_shuffle_plan, balanced_shuffle_plans, BalancedPrograms};
 pub use check::{check_warp_program, run_warp_program, Provenance};
 pub use general::general_shuffle_plan;
 pub use paper::paper_shuffle_plan;
