@@ -41,15 +41,18 @@
 //! `b` is a destination register basis, swap the two (an intermediate
 //! layout); the last step converts to `dst` (a register renaming when the
 //! lanes are in place). Each step is planned by terms; merges are counted
-//! over all steps. Two transpositions (`swap2_64x64_f32`) cost 4 shuffles
-//! and 4 selects per 4 registers unmerged (or 2 and 6 as two Ships), where
-//! Triton's Swap needs 3 shuffles but 16 selects.
+//! over all steps. Two transpositions (`swap2_64x64_f32`) cost 8 shuffles
+//! and 8 selects per 4 registers unmerged (4 and 12 as two Ships), where
+//! Triton's Swap needs 3 shuffles but 16 selects: with 21 of the 32
+//! merges, 43 shuffles and 85 selects (43 cycles) against Swap's 24 and
+//! 128 (64 cycles).
 //!
-//! [`balanced_shuffle_plans`] returns, for the direct and the stepwise
-//! structure, the programs with the roofline-optimal merge count and with
-//! none and all merges (the packed-word form of 8/16-bit programs,
-//! [`crate::packed_shuffle::WordProgram::from_program`], may prefer
-//! another).
+//! [`BalancedPrograms`] offers, for the direct and the stepwise structure,
+//! the programs with the roofline-optimal merge count, with all merges and
+//! (unless the program is large) with none and with merge counts in steps
+//! of whole words: the packed-word form of 8/16-bit programs
+//! ([`crate::packed_shuffle::WordProgram::from_program`]) may prefer
+//! another than the element roofline.
 //!
 //! ```
 //! use layout_codegen::shuffle::{balanced_shuffle_plan, check_warp_program};
@@ -69,7 +72,8 @@
 //! let plan = balanced_shuffle_plan(&src, &dst, 32).unwrap();
 //! check_warp_program(&plan.program, &src, &dst).unwrap();
 //! // S₀ = A₀ = 4: one merge (Ship on one pair, shuffle-then-select on the
-//! // other): 3 shuffles, 5 selects, max(3, 2.5) = 3 cycles (Ship: 3).
+//! // other): 3 shuffles, 5 selects, max(3, 2.5) = 3 cycles (two Ships, 2
+//! // shuffles and 6 selects, also cost 3; ties take fewer merges).
 //! assert_eq!((plan.cost.shuffles, plan.cost.selects), (3, 5));
 //! ```
 
