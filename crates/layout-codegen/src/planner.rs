@@ -35,6 +35,12 @@
 //!    [`crate::cost::ALU_PER_CYCLE`]); it is taken only when strictly
 //!    cheaper.
 //!
+//! 7. Last, for every in-warp conversion (Triton's warp-shuffle class
+//!    too), the balanced warp program
+//!    ([`crate::shuffle::balanced_shuffle_plan`]): shuffles traded against
+//!    selects for the least roofline; being last it is taken only where
+//!    strictly cheaper than every other candidate.
+//!
 //! Every candidate is proved by the simulator ([`crate::simulator`] or
 //! [`crate::partial::simulate_partial`]) before it is costed; one that fails
 //! (or is refused by its planner, or needs more shared memory than the
@@ -74,13 +80,14 @@ use crate::partial::{
 use crate::plan::{Access, ConversionPlan};
 use crate::shared_words::{plan_shared_words, word_layouts, SharedWordPlan};
 
+use crate::cost::shuffle_cycles;
 pub use crate::floor_plan::plan_at_floor;
 pub use crate::lower_bound::lower_bound;
 use crate::plan::{Regroup, RegroupAt};
 pub use crate::plan_options::{Allow, PlanOptions, SplitForm};
 use crate::regroup::{regroup_after, regroup_before};
 use crate::shared_conversion::plan_shared_matrix;
-use crate::shuffle::shuffle_plan;
+use crate::shuffle::{shuffle_plan, BalancedPrograms, WarpProgram};
 use crate::shuffle_rounds::rounds_plan;
 use crate::simulator::{simulate_staged, simulate_with, SimulationReport, SimulatorConfig};
 use crate::store_replicas::plan_store_wavefronts;
@@ -175,6 +182,8 @@ impl Lowering {
 #[derive(Clone, Debug, Serialize)]
 pub struct Candidate {
     /// `"triton"`, `"shuffle_rounds"`, `"shuffle_program"`,
+    /// `"balanced_program"` (in-warp conversions,
+    /// [`crate::shuffle::balanced_shuffle_plan`]),
     /// `"paper_swizzle"`, `"searched_swizzle"`, `"partial_triton"`,
     /// `"partial_paper_swizzle"`, `"partial_searched_swizzle"`, their
     /// lane-predicated forms `"partial_predicated_…"`, a matrix
@@ -679,6 +688,21 @@ fn plan_stages(
             consider(names[2], transposed, &mut candidates, &mut best);
         }
     }
+    // Last, so that it is taken only where strictly cheaper than every
+    // other candidate (ties keep the earlier).
+    if options.through.is_none()
+        && matches!(
+            class,
+            ConversionKind::WarpShuffle | ConversionKind::SharedMemory
+        )
+    {
+        consider(
+            "balanced_program",
+            balanced_candidate(src, dst, elem_bits),
+            &mut candidates,
+            &mut best,
+        );
+    }
     let Some((index, lowering, cost, words)) = best else {
         // Candidates the request excluded are not reasons.
         let why: Vec<String> = candidates
@@ -712,6 +736,40 @@ fn plan_stages(
         lower_bound: bound,
         above_bound,
         candidates,
+    })
+}
+
+/// The balanced warp program ([`BalancedPrograms`]) that [`whole_cost`]
+/// would cost least: ranked by its in-warp cycles
+/// ([`crate::cost::shuffle_cycles`]) as elements or, for 8/16-bit
+/// elements, as its packed-word form ([`WordProgram::from_program`])
+/// where that is cheaper, the programs built one at a time. Only the one
+/// returned is proved (by `consider`, through [`whole_cost`], which falls
+/// back to the element program if its word form failed the check).
+/// Errors: the conversion leaves its warps.
+fn balanced_candidate(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Result<Lowering> {
+    let programs = BalancedPrograms::new(src, dst, elem_bits)
+        .map_err(|e| CodegenError::Unsupported(e.to_string()))?;
+    let in_warp = |shuffles: usize, alu: usize| shuffle_cycles(shuffles as u64, alu as u64, 0);
+    // 32-bit programs run as they are: the first is the cheapest.
+    let tried = if elem_bits == 32 { 1 } else { programs.len() };
+    let mut best: Option<(f64, WarpProgram)> = None;
+    for p in (0..tried).filter_map(|i| programs.program(i)) {
+        let c = p.cost;
+        let element = in_warp(c.shuffles, c.selects + c.prmt);
+        let words = WordProgram::from_program(&p.program).map(|w| {
+            let n = w.cost();
+            in_warp(n.shuffles, n.permutes)
+        });
+        let cycles = words.map_or(element, |w| w.min(element));
+        if best.as_ref().is_none_or(|b| cycles < b.0) {
+            best = Some((cycles, p.program));
+        }
+    }
+    let (_, program) =
+        best.ok_or_else(|| CodegenError::Unsupported("no balanced program".into()))?;
+    Ok(Lowering::Whole {
+        plan: ConversionPlan::WarpProgram(Box::new(program)),
     })
 }
 

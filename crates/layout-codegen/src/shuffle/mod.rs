@@ -17,7 +17,7 @@
 //! layouts with registers holding tagged logical coordinates and compares
 //! every destination register (replicas included) with `dst`.
 //!
-//! Three planners produce such programs:
+//! Four planners produce such programs:
 //! * [`triton_shuffle_plan`]: Triton's factorisation `P = P_mixed ∘ P_lane ∘
 //!   P_reg` of the conversion permutation (see [`warp_decomposition`]), then
 //!   the *Ship* strategy (one mixed transposition, no lane permutation) or
@@ -33,6 +33,11 @@
 //!   `M(l) = s` keep the result (`selp`).
 //! * [`paper_shuffle_plan`]: the paper's coset rounds (§5.4), one
 //!   `shfl.idx` per round, `2^|R|` rounds.
+//! * [`balanced_shuffle_plan`]: the general plan's terms with butterflies
+//!   where the lanes that keep a term read one xor offset, and as many
+//!   of them merged into one shuffle behind a sender's select as balances
+//!   the shuffle pipe against the ALU (Triton's *Ship* is the all-merged
+//!   one-bit case); also as a chain of one-bit exchanges.
 //! * [`shuffle_plan`]: Triton's plan when it exists, otherwise the paper's,
 //!   otherwise the general one.
 //!
@@ -54,6 +59,7 @@
 //! check_warp_program(&plan.program, &src, &dst).unwrap();
 //! ```
 
+mod balanced;
 mod check;
 mod general;
 mod paper;
@@ -61,6 +67,7 @@ pub(crate) mod program;
 mod triton;
 
 pub use crate::bank_conflicts::hw_apply;
+pub use balanced::{balanced_shuffle_plan, balanced_shuffle_plans, BalancedPrograms};
 pub use check::{check_warp_program, run_warp_program, Provenance};
 pub use general::general_shuffle_plan;
 pub use paper::paper_shuffle_plan;
@@ -83,6 +90,9 @@ pub enum ShuffleStrategy {
     PaperRounds,
     /// [`general_shuffle_plan`]: `shfl.idx` rounds per destination register.
     GeneralRounds,
+    /// [`balanced_shuffle_plan`]: terms with merged butterflies, shuffles
+    /// balanced against selects.
+    Balanced,
 }
 
 /// Triton's factorisation of a register/lane conversion (bit permutation
