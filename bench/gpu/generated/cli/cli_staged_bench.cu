@@ -18,12 +18,7 @@ typedef decltype(sizeof(0)) size_t;
 __device__ __forceinline__ uint32_t add_u8x4(uint32_t x, uint32_t y) {
   return ((x & 0x7f7f7f7fu) + (y & 0x7f7f7f7fu)) ^ ((x ^ y) & 0x80808080u);
 }
-__device__ __forceinline__ void cvt_fwd_regroup(const uint8_t (&a)[64], uint8_t (&b)[64], unsigned lane) {
-    uint32_t aw[16], bw[16];
-#pragma unroll
-    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
-  {
-  const uint32_t (&a)[16] = aw; uint32_t (&b)[16] = bw;
+__device__ __forceinline__ void cvt_fwd_regroup_words(const uint32_t (&a)[16], uint32_t (&b)[16], uint8_t* smem, unsigned lane, unsigned warp) {
   const uint32_t p0 = ((lane >> 0) & 1u ? 0x7351u : 0x6240u);
   const uint32_t p1 = ((lane >> 0) & 1u ? 0x6240u : 0x7351u);
   const uint32_t p2 = ((lane >> 1) & 1u ? 0x7632u : 0x5410u);
@@ -140,14 +135,20 @@ __device__ __forceinline__ void cvt_fwd_regroup(const uint8_t (&a)[64], uint8_t 
   b[13] = w89;
   b[14] = w90;
   b[15] = w91;
-  }
+  (void)smem; (void)warp;
+}
+__device__ __forceinline__ void cvt_fwd_regroup(const uint8_t (&a)[64], uint8_t (&b)[64], uint8_t* smem, unsigned lane, unsigned warp) {
+    uint32_t aw[16], bw[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
+    cvt_fwd_regroup_words(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 16; ++j) { b[4 * j] = (uint8_t)bw[j]; b[4 * j + 1] = (uint8_t)(bw[j] >> 8); b[4 * j + 2] = (uint8_t)(bw[j] >> 16); b[4 * j + 3] = (uint8_t)(bw[j] >> 24); }
 }
 
 __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[64], uint8_t (&b)[64], uint8_t* smem, unsigned lane, unsigned warp) {
   uint8_t m[64];
-  cvt_fwd_regroup(a, m, lane);
+  cvt_fwd_regroup(a, m, smem, lane, warp);
   {
   const uint8_t (&a)[64] = m;
   unsigned o0_ = 0u;
@@ -253,12 +254,7 @@ __device__ __forceinline__ void cvt_fwd(const uint8_t (&a)[64], uint8_t (&b)[64]
   }
   (void)smem; (void)lane; (void)warp;
 }
-__device__ __forceinline__ void cvt_bwd_regroup(const uint8_t (&a)[64], uint8_t (&b)[64], unsigned lane) {
-    uint32_t aw[16], bw[16];
-#pragma unroll
-    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
-  {
-  const uint32_t (&a)[16] = aw; uint32_t (&b)[16] = bw;
+__device__ __forceinline__ void cvt_bwd_regroup_words(const uint32_t (&a)[16], uint32_t (&b)[16], uint8_t* smem, unsigned lane, unsigned warp) {
   const uint32_t p0 = ((lane >> 2) & 1u ? 0x7351u : 0x6240u);
   const uint32_t p1 = ((lane >> 2) & 1u ? 0x6240u : 0x7351u);
   const uint32_t p2 = ((lane >> 3) & 1u ? 0x7632u : 0x5410u);
@@ -375,14 +371,20 @@ __device__ __forceinline__ void cvt_bwd_regroup(const uint8_t (&a)[64], uint8_t 
   b[13] = w89;
   b[14] = w90;
   b[15] = w91;
-  }
+  (void)smem; (void)warp;
+}
+__device__ __forceinline__ void cvt_bwd_regroup(const uint8_t (&a)[64], uint8_t (&b)[64], uint8_t* smem, unsigned lane, unsigned warp) {
+    uint32_t aw[16], bw[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
+    cvt_bwd_regroup_words(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 16; ++j) { b[4 * j] = (uint8_t)bw[j]; b[4 * j + 1] = (uint8_t)(bw[j] >> 8); b[4 * j + 2] = (uint8_t)(bw[j] >> 16); b[4 * j + 3] = (uint8_t)(bw[j] >> 24); }
 }
 
 __device__ __forceinline__ void cvt_bwd(const uint8_t (&a)[64], uint8_t (&b)[64], uint8_t* smem, unsigned lane, unsigned warp) {
   uint8_t m[64];
-  cvt_bwd_regroup(a, m, lane);
+  cvt_bwd_regroup(a, m, smem, lane, warp);
   {
   const uint8_t (&a)[64] = m;
   unsigned o0_ = 0u;

@@ -45,12 +45,7 @@ __device__ __forceinline__ unsigned cvt_dst_offset(unsigned r, unsigned lane, un
   if ((warp >> 1) & 1u) o ^= 16u;
   return o;
 }
-__device__ __forceinline__ void cvt_regroup(const uint8_t (&a)[64], uint8_t (&b)[64], unsigned lane) {
-    uint32_t aw[16], bw[16];
-#pragma unroll
-    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
-  {
-  const uint32_t (&a)[16] = aw; uint32_t (&b)[16] = bw;
+__device__ __forceinline__ void cvt_regroup_words(const uint32_t (&a)[16], uint32_t (&b)[16], uint8_t* smem, unsigned lane, unsigned warp) {
   const uint32_t p0 = ((lane >> 0) & 1u ? 0x7351u : 0x6240u);
   const uint32_t p1 = ((lane >> 0) & 1u ? 0x6240u : 0x7351u);
   const uint32_t p2 = ((lane >> 1) & 1u ? 0x7632u : 0x5410u);
@@ -167,14 +162,20 @@ __device__ __forceinline__ void cvt_regroup(const uint8_t (&a)[64], uint8_t (&b)
   b[13] = w89;
   b[14] = w90;
   b[15] = w91;
-  }
+  (void)smem; (void)warp;
+}
+__device__ __forceinline__ void cvt_regroup(const uint8_t (&a)[64], uint8_t (&b)[64], uint8_t* smem, unsigned lane, unsigned warp) {
+    uint32_t aw[16], bw[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) aw[j] = (uint32_t)a[4 * j] | ((uint32_t)a[4 * j + 1] << 8) | ((uint32_t)a[4 * j + 2] << 16) | ((uint32_t)a[4 * j + 3] << 24);
+    cvt_regroup_words(aw, bw, smem, lane, warp);
 #pragma unroll
     for (int j = 0; j < 16; ++j) { b[4 * j] = (uint8_t)bw[j]; b[4 * j + 1] = (uint8_t)(bw[j] >> 8); b[4 * j + 2] = (uint8_t)(bw[j] >> 16); b[4 * j + 3] = (uint8_t)(bw[j] >> 24); }
 }
 
 __device__ __forceinline__ void cvt(const uint8_t (&a)[64], uint8_t (&b)[64], uint8_t* smem, unsigned lane, unsigned warp) {
   uint8_t m[64];
-  cvt_regroup(a, m, lane);
+  cvt_regroup(a, m, smem, lane, warp);
   {
   const uint8_t (&a)[64] = m;
   unsigned o0_ = 0u;
