@@ -281,7 +281,17 @@ fn work_layout<'a>(p: &Program, a: &'a Assignment, o: OpId) -> Option<&'a Linear
 /// The compute term of assignment `a` of `p` (module doc): every op's
 /// weighted cycles in its layout, plus every rematerialised copy.
 pub fn compute_cost(p: &Program, a: &Assignment) -> Result<f64> {
-    Ok(compute_terms(p, a)?.iter().map(|t| t.cycles).sum::<f64>() + 0.0)
+    compute_cost_with(p, a, &analyse(p))
+}
+
+/// [`compute_cost`] given the axis analysis `info` of `p` (the search runs
+/// it once for all its candidates).
+pub fn compute_cost_with(p: &Program, a: &Assignment, info: &[AxisInfo]) -> Result<f64> {
+    Ok(compute_terms_with(p, a, info)?
+        .iter()
+        .map(|t| t.cycles)
+        .sum::<f64>()
+        + 0.0)
 }
 
 /// One op's part of the compute term.
@@ -304,14 +314,22 @@ pub struct Term {
 // Hash and Eq ignore.
 #[allow(clippy::mutable_key_type)]
 pub fn compute_terms(p: &Program, a: &Assignment) -> Result<Vec<Term>> {
-    let info = analyse(p);
+    compute_terms_with(p, a, &analyse(p))
+}
+
+/// [`compute_terms`] given the axis analysis `info` of `p`.
+// LinearLayout's only interior mutability is a lazily built evaluator that
+// Hash and Eq ignore.
+#[allow(clippy::mutable_key_type)]
+pub fn compute_terms_with(p: &Program, a: &Assignment, info: &[AxisInfo]) -> Result<Vec<Term>> {
+    let merged = cse_duplicates(p, a);
     let mut out = Vec::new();
     for o in p.walk() {
-        if p.in_combine_region(o) {
+        if p.in_combine_region(o) || merged.contains(&o) {
             continue;
         }
         if let Some(l) = work_layout(p, a, o) {
-            let cycles = op_cycles(p, o, l, &info);
+            let cycles = op_cycles(p, o, l, info);
             if cycles != 0.0 {
                 out.push(Term {
                     op: o,
@@ -328,10 +346,87 @@ pub fn compute_terms(p: &Program, a: &Assignment) -> Result<Vec<Term>> {
     for (o, i) in a.rematerialised() {
         let v = p.ops[o].operands[i];
         if let Some(l) = a.uses.get(&(o, i)) {
-            recomputed(p, a, v, &canon(&l.ll), &info, &mut done, &mut out)?;
+            recomputed(p, a, v, &canon(&l.ll), info, &mut done, &mut out)?;
         }
     }
     Ok(out)
+}
+
+/// The ops MLIR's CSE (which Triton runs after its layout passes) merges
+/// into an earlier identical op: a pure op without regions (elementwise,
+/// constant, `make_range`, `splat`, `broadcast`, `expand_dims`, `trans`,
+/// `reshape`, `join`, `split`, `convert_layout`) whose name, attributes
+/// and types, operands (after merging) and result layout equal those of an
+/// earlier op under the same parent op (ops inside an `scf.if` are kept:
+/// its two regions share a parent). Triton's pre-pipeline TTGIR repeats
+/// index arithmetic that way (the `transpose` record computes each
+/// `make_range`/`addi`/`cmpi` chain twice in one layout), and the compute
+/// term counts the code that runs.
+// LinearLayout's only interior mutability is a lazily built evaluator that
+// Hash and Eq ignore.
+#[allow(clippy::mutable_key_type)]
+fn cse_duplicates(p: &Program, a: &Assignment) -> HashSet<OpId> {
+    use std::collections::HashMap;
+    let mut rep: Vec<ValueId> = (0..p.values.len()).collect();
+    let mut seen: HashMap<(Option<OpId>, String, Option<LinearLayout>), OpId> = HashMap::new();
+    let mut merged = HashSet::new();
+    for o in p.walk() {
+        let op = &p.ops[o];
+        let pure = matches!(
+            op.kind,
+            OpKind::Elementwise
+                | OpKind::Constant
+                | OpKind::MakeRange
+                | OpKind::Splat
+                | OpKind::Broadcast
+                | OpKind::ExpandDims { .. }
+                | OpKind::Trans { .. }
+                | OpKind::Reshape
+                | OpKind::Join
+                | OpKind::Split
+                | OpKind::ConvertLayout
+        );
+        let in_if = op.parent.is_some_and(|q| p.ops[q].kind == OpKind::If);
+        if !pure || !op.regions.is_empty() || in_if || op.results.is_empty() {
+            continue;
+        }
+        // The op's text with every operand named by its representative.
+        let mut text = op.name.clone();
+        let mut last = 0;
+        for (k, (s, e)) in crate::text::value_ref_spans(&op.text)
+            .into_iter()
+            .enumerate()
+        {
+            text.push_str(&op.text[last..s]);
+            match op.operands.get(k) {
+                Some(&v) => text.push_str(&format!("%{}", rep[v])),
+                None => text.push_str(&op.text[s..e]),
+            }
+            last = e;
+        }
+        text.push_str(&op.text[last..]);
+        let layout = op
+            .results
+            .iter()
+            .find(|&&r| p.is_tensor(r))
+            .and_then(|&r| a.layout(r))
+            .map(|l| canon(&l.ll));
+        match seen.entry((op.parent, text, layout)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let first = *e.get();
+                for (i, &r) in op.results.iter().enumerate() {
+                    if let Some(&f) = p.ops[first].results.get(i) {
+                        rep[r] = rep[f];
+                    }
+                }
+                merged.insert(o);
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(o);
+            }
+        }
+    }
+    merged
 }
 
 /// The terms of recomputing `v` and its producers in `l` (canonical),

@@ -158,3 +158,31 @@ fn int4_gemm_dequantises_once() {
     assert_eq!(p.values[b.0.value].ty.elem(), "f16");
     assert_eq!(registers(&b.0.dst.ll), 64);
 }
+
+/// MLIR's CSE merges identical ops before the code runs, so a TTGIR that
+/// repeats an index chain pays for it once: two `make_range`s and two
+/// `addi`s that are the same after merging count as one each. Each op is
+/// 256 / 128 = 2 registers per thread, one ALU instruction each, at 2 warp
+/// instructions per cycle: 1 cycle per distinct op, 2 in all (4 if the
+/// duplicates were counted).
+#[test]
+fn identical_ops_count_once() {
+    let text = "#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 : i32} {
+  tt.func public @k(%arg0: !tt.ptr<i32>) {
+    %0 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #blocked>
+    %1 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #blocked>
+    %2 = arith.addi %0, %0 : tensor<256xi32, #blocked>
+    %3 = arith.addi %1, %1 : tensor<256xi32, #blocked>
+    tt.return
+  }
+}";
+    let p = parse_program(text).unwrap();
+    let a = Assignment::from_types(&p).unwrap();
+    assert_eq!(compute_cost(&p, &a).unwrap(), 2.0);
+    // Different operands are different ops.
+    let distinct = text.replace("%3 = arith.addi %1, %1", "%3 = arith.addi %1, %2");
+    let p = parse_program(&distinct).unwrap();
+    let a = Assignment::from_types(&p).unwrap();
+    assert_eq!(compute_cost(&p, &a).unwrap(), 3.0);
+}

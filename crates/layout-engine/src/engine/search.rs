@@ -80,11 +80,21 @@ pub fn total_cost(
     out: &EngineOutput,
     pricer: &mut crate::cost::Pricer,
 ) -> Result<f64> {
+    total_cost_with(p, out, pricer, &crate::axis::analyse(p))
+}
+
+/// [`total_cost`] given the axis analysis `info` of `p`.
+pub fn total_cost_with(
+    p: &Program,
+    out: &EngineOutput,
+    pricer: &mut crate::cost::Pricer,
+    info: &[crate::axis::AxisInfo],
+) -> Result<f64> {
     let priced = pricer.price_all(p, &out.assignment)?;
     Ok(crate::cost::total_cost(&priced)
         + reductions_cost(p, &out.assignment)?
         + gathers_cost(p, &out.assignment)?
-        + crate::compute::compute_cost(p, &out.assignment)?)
+        + crate::compute::compute_cost_with(p, &out.assignment, info)?)
 }
 
 /// The warps of a dot accumulator (`None` for FMA's blocked one).
@@ -157,7 +167,7 @@ pub(super) fn search(
     let info = prepare(p, opts)?;
     let mut choices = Choices::default();
     let mut best = assign_prepared(p, &info, opts, pricer, &choices)?;
-    let mut best_cost = total_cost(p, &best, pricer)?;
+    let mut best_cost = total_cost_with(p, &best, pricer, &info)?;
     let mut decisions = Vec::new();
     let uses = p.uses();
     for chain in chains(p, &uses) {
@@ -182,7 +192,7 @@ pub(super) fn search(
                 c.dot_warps.insert(d, w.clone());
             }
             let out = assign_prepared(p, &info, opts, pricer, &c)?;
-            let cost = total_cost(p, &out, pricer)?;
+            let cost = total_cost_with(p, &out, pricer, &info)?;
             costs.push(cost);
             if cost < costs[chosen] {
                 chosen = k;
@@ -249,7 +259,7 @@ pub(super) fn search(
         let mut c = choices.clone();
         c.local_reduce.insert(o);
         let out = assign_prepared(p, &info, opts, pricer, &c)?;
-        let cost = total_cost(p, &out, pricer)?;
+        let cost = total_cost_with(p, &out, pricer, &info)?;
         let chosen = usize::from(cost < best_cost);
         let name = p.ops[o].results.first().map_or("?", |&r| &p.values[r].name);
         decisions.push(Decision {
@@ -288,7 +298,7 @@ pub(super) fn search(
         let mut c = choices.clone();
         c.lane_gather.insert(o);
         let out = assign_prepared(p, &info, opts, pricer, &c)?;
-        let cost = total_cost(p, &out, pricer)?;
+        let cost = total_cost_with(p, &out, pricer, &info)?;
         let chosen = usize::from(cost < best_cost);
         let lane = out
             .assignment
@@ -378,7 +388,7 @@ fn settle_ties(
             let mut c = choices.clone();
             c.tied_pick.insert(o, k);
             let out = assign_prepared(p, info, opts, pricer, &c)?;
-            let cost = total_cost(p, &out, pricer)?;
+            let cost = total_cost_with(p, &out, pricer, info)?;
             candidates.push((d.candidates[k].0.clone(), cost));
             if cost < candidates[chosen].1 {
                 chosen = candidates.len() - 1;

@@ -98,7 +98,9 @@ pub(super) fn assign_prepared(
     if by_yield != fixed {
         let other = finish(p, run_pass(p, info, opts, pricer, &by_yield, choices)?)?;
         // The engine's total (conversions, reductions, gathers, compute).
-        let cost = |pricer: &mut Pricer, o: &EngineOutput| super::search::total_cost(p, o, pricer);
+        let cost = |pricer: &mut Pricer, o: &EngineOutput| {
+            super::search::total_cost_with(p, o, pricer, info)
+        };
         if cost(pricer, &other)? < cost(pricer, &best)? {
             best = other;
         }
