@@ -174,9 +174,9 @@ pub fn elementwise_weight(name: &str, uniform_divisor: bool) -> f64 {
 /// ```
 pub fn registers(l: &LinearLayout) -> u64 {
     let nonzero = l
-        .bases(DimName::REGISTER)
+        .packed_bases(DimName::REGISTER)
         .iter()
-        .filter(|b| b.iter().any(|&x| x != 0))
+        .filter(|&&b| b != 0)
         .count();
     1u64 << nonzero.min(63)
 }
@@ -185,22 +185,27 @@ pub fn registers(l: &LinearLayout) -> u64 {
 /// the pointer's facts cap it: `2^k` when register bases `0..k` are `1, 2,
 /// …, 2^(k-1)` along one out dim, with that dim's index.
 pub fn register_run(l: &LinearLayout) -> (u64, Option<usize>) {
-    let bases = l.bases(DimName::REGISTER);
-    let Some(dim) = bases.first().and_then(|b| b.iter().position(|&x| x == 1)) else {
+    let bases = l.packed_bases(DimName::REGISTER);
+    let Some(dim) = bases
+        .first()
+        .and_then(|&b| l.unpack(b).iter().position(|&x| x == 1))
+    else {
         return (1, None);
     };
-    let mut run = 1u64;
-    for (k, b) in bases.iter().enumerate() {
-        let unit = b
-            .iter()
-            .enumerate()
-            .all(|(d, &x)| if d == dim { x == 1u64 << k } else { x == 0 });
-        if !unit {
-            break;
-        }
-        run <<= 1;
-    }
-    (run, Some(dim))
+    // Register basis `k` is `2^k` along `dim` (inside its size) and zero
+    // elsewhere.
+    let size = l.out_dims().get(dim).map_or(0, |&(_, n)| n);
+    let unit = |k: usize| {
+        let mut v = smallvec::SmallVec::<[u64; 4]>::from_elem(0, l.num_out_dims());
+        v[dim] = 1u64 << k;
+        l.pack(&v)
+    };
+    let run = bases
+        .iter()
+        .enumerate()
+        .take_while(|&(k, &b)| k < 63 && 1u64 << k < size && b == unit(k))
+        .count();
+    (1u64 << run, Some(dim))
 }
 
 /// Elements per vector access of a load or store of `bits`-bit elements
@@ -366,10 +371,24 @@ pub fn compute_terms_with(p: &Program, a: &Assignment, info: &[AxisInfo]) -> Res
 // Hash and Eq ignore.
 #[allow(clippy::mutable_key_type)]
 fn cse_duplicates(p: &Program, a: &Assignment) -> HashSet<OpId> {
-    use std::collections::HashMap;
+    use std::hash::{BuildHasher, Hash, Hasher};
+    // An op's key: its parent, name, the text between its operand
+    // references and its operands' representatives, streamed into a hash
+    // (nothing is allocated per op; the ops' text is a tenth of the
+    // engine's time on the sample's largest kernel when hashed as strings).
+    // Ops of one hash are compared in full ([`same_text`]) and by their
+    // result layouts, which are cloned only then (rare).
+    let state = foldhash::fast::FixedState::default();
     let mut rep: Vec<ValueId> = (0..p.values.len()).collect();
-    let mut seen: HashMap<(Option<OpId>, String, Option<LinearLayout>), OpId> = HashMap::new();
+    let mut seen: foldhash::HashMap<u64, Vec<OpId>> = foldhash::HashMap::default();
     let mut merged = HashSet::new();
+    let layout_of = |o: OpId| {
+        p.ops[o]
+            .results
+            .iter()
+            .find(|&&r| p.is_tensor(r))
+            .and_then(|&r| a.layout(r))
+    };
     for o in p.walk() {
         let op = &p.ops[o];
         let pure = matches!(
@@ -390,30 +409,26 @@ fn cse_duplicates(p: &Program, a: &Assignment) -> HashSet<OpId> {
         if !pure || !op.regions.is_empty() || in_if || op.results.is_empty() {
             continue;
         }
-        // The op's text with every operand named by its representative.
-        let mut text = op.name.clone();
+        let mut h = state.build_hasher();
+        (op.parent, op.name.as_str()).hash(&mut h);
         let mut last = 0;
-        for (k, (s, e)) in crate::text::value_ref_spans(&op.text)
-            .into_iter()
-            .enumerate()
-        {
-            text.push_str(&op.text[last..s]);
-            match op.operands.get(k) {
-                Some(&v) => text.push_str(&format!("%{}", rep[v])),
-                None => text.push_str(&op.text[s..e]),
-            }
+        for ((s, e), &v) in crate::text::value_ref_span_iter(&op.text).zip(&op.operands) {
+            op.text[last..s].hash(&mut h);
+            rep[v].hash(&mut h);
             last = e;
         }
-        text.push_str(&op.text[last..]);
-        let layout = op
-            .results
-            .iter()
-            .find(|&&r| p.is_tensor(r))
-            .and_then(|&r| a.layout(r))
-            .map(|l| canon(&l.ll));
-        match seen.entry((op.parent, text, layout)) {
-            std::collections::hash_map::Entry::Occupied(e) => {
-                let first = *e.get();
+        op.text[last..].hash(&mut h);
+        let same = seen.entry(h.finish()).or_default();
+        let first = if same.is_empty() {
+            None
+        } else {
+            let here = layout_of(o).map(|l| canon(&l.ll));
+            same.iter()
+                .copied()
+                .find(|&f| same_text(p, &rep, f, o) && layout_of(f).map(|l| canon(&l.ll)) == here)
+        };
+        match first {
+            Some(first) => {
                 for (i, &r) in op.results.iter().enumerate() {
                     if let Some(&f) = p.ops[first].results.get(i) {
                         rep[r] = rep[f];
@@ -421,12 +436,34 @@ fn cse_duplicates(p: &Program, a: &Assignment) -> HashSet<OpId> {
                 }
                 merged.insert(o);
             }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(o);
-            }
+            None => same.push(o),
         }
     }
     merged
+}
+
+/// Whether ops `x` and `y` have one parent and name and the same text with
+/// every operand reference read as its representative in `rep` (the key
+/// [`cse_duplicates`] hashes).
+fn same_text(p: &Program, rep: &[ValueId], x: OpId, y: OpId) -> bool {
+    let (a, b) = (&p.ops[x], &p.ops[y]);
+    if a.parent != b.parent || a.name != b.name {
+        return false;
+    }
+    pieces(a, rep) == pieces(b, rep)
+}
+
+/// The text pieces of `op` between its operand references, each with the
+/// representative of the operand after it (`None` after the last).
+fn pieces<'p>(op: &'p crate::ir::Op, rep: &[ValueId]) -> Vec<(&'p str, Option<ValueId>)> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    for ((s, e), &v) in crate::text::value_ref_span_iter(&op.text).zip(&op.operands) {
+        out.push((&op.text[last..s], Some(rep[v])));
+        last = e;
+    }
+    out.push((&op.text[last..], None));
+    out
 }
 
 /// The terms of recomputing `v` and its producers in `l` (canonical),

@@ -75,11 +75,10 @@ pub fn elem_bits(e: &str) -> u32 {
     if e.starts_with("f8") {
         return 8;
     }
-    let digits: String = e
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
+    let rest = e.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let digits = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
     match digits.parse::<u32>() {
         Ok(1) => 8,
         Ok(b) if b > 0 => b,

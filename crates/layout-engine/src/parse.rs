@@ -147,6 +147,9 @@ struct Reader {
     aliases: Vec<(String, String)>,
     stack: Vec<Frame>,
     seen_func: bool,
+    /// Types already read, by their text (a kernel repeats a few types on
+    /// every line); emptied when an alias is defined.
+    types: std::cell::RefCell<foldhash::HashMap<String, Type>>,
 }
 
 fn perr(line: usize, message: impl Into<String>) -> EngineError {
@@ -200,6 +203,7 @@ impl Reader {
                 .ok_or_else(|| perr(line, format!("malformed alias '{s}'")))?;
             let def = self.resolve(def.trim());
             self.aliases.push((name.trim().to_string(), def));
+            self.types.borrow_mut().clear();
             return Ok(());
         }
         if s.starts_with("module") {
@@ -260,6 +264,15 @@ impl Reader {
 
     fn parse_type(&self, s: &str, line: usize) -> Result<Type> {
         let s = s.trim();
+        if let Some(t) = self.types.borrow().get(s) {
+            return Ok(t.clone());
+        }
+        let t = self.parse_type_uncached(s, line)?;
+        self.types.borrow_mut().insert(s.to_string(), t.clone());
+        Ok(t)
+    }
+
+    fn parse_type_uncached(&self, s: &str, line: usize) -> Result<Type> {
         if let Some(inner) = s.strip_prefix("tensor<").and_then(|x| x.strip_suffix('>')) {
             let parts = split_top(inner, ',', line)?;
             let (shape, elem) = shape_and_elem(parts.first().copied().unwrap_or(""), line)?;

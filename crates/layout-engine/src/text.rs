@@ -11,15 +11,27 @@ pub const MAX_BRACKET_DEPTH: usize = 128;
 /// Byte offsets `i` in `s` at bracket depth 0 (outside string literals),
 /// with the depth check.
 fn top_level_positions(s: &str, line: usize) -> Result<Vec<bool>> {
+    let mut top = vec![false; s.len()];
+    scan_top_level(s, line, |i, t| top[i] = t)?;
+    Ok(top)
+}
+
+/// Calls `f(i, at_top)` for every byte offset `i` of `s` (inside string
+/// literals, after the opening quote, `at_top` is false) and checks the
+/// depth; the one scanner behind [`top_level_positions`] and [`find_top`].
+fn scan_top_level(s: &str, line: usize, mut f: impl FnMut(usize, bool)) -> Result<()> {
     let b = s.as_bytes();
-    let mut top = vec![false; b.len()];
     let mut depth: usize = 0;
     let mut in_str = false;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
         if in_str {
+            f(i, false);
             if c == b'\\' {
+                if i + 1 < b.len() {
+                    f(i + 1, false);
+                }
                 i += 2;
                 continue;
             }
@@ -31,11 +43,11 @@ fn top_level_positions(s: &str, line: usize) -> Result<Vec<bool>> {
         }
         match c {
             b'"' => {
-                top[i] = depth == 0;
+                f(i, depth == 0);
                 in_str = true;
             }
             b'<' | b'(' | b'[' | b'{' => {
-                top[i] = depth == 0;
+                f(i, depth == 0);
                 depth += 1;
                 if depth > MAX_BRACKET_DEPTH {
                     return Err(EngineError::TooDeep {
@@ -44,16 +56,16 @@ fn top_level_positions(s: &str, line: usize) -> Result<Vec<bool>> {
                     });
                 }
             }
-            b'>' if i > 0 && b[i - 1] == b'-' => top[i] = depth == 0,
+            b'>' if i > 0 && b[i - 1] == b'-' => f(i, depth == 0),
             b'>' | b')' | b']' | b'}' => {
                 depth = depth.saturating_sub(1);
-                top[i] = depth == 0;
+                f(i, depth == 0);
             }
-            _ => top[i] = depth == 0,
+            _ => f(i, depth == 0),
         }
         i += 1;
     }
-    Ok(top)
+    Ok(())
 }
 
 /// Splits `s` at top-level occurrences of `sep`, trimming each piece;
@@ -77,8 +89,20 @@ pub fn split_top(s: &str, sep: char, line: usize) -> Result<Vec<&str>> {
 
 /// The first top-level occurrence of `pat` in `s` (byte offset).
 pub fn find_top(s: &str, pat: &str, line: usize) -> Result<Option<usize>> {
-    let top = top_level_positions(s, line)?;
-    Ok(s.match_indices(pat).map(|(i, _)| i).find(|&i| top[i]))
+    // `str::match_indices` order (left to right, non-overlapping), the
+    // first match at top level; the whole line is scanned for the depth
+    // check.
+    let mut matches = s.match_indices(pat).map(|(i, _)| i).peekable();
+    let mut found = None;
+    scan_top_level(s, line, |i, top| {
+        if matches.peek() == Some(&i) {
+            matches.next();
+            if top && found.is_none() {
+                found = Some(i);
+            }
+        }
+    })?;
+    Ok(found)
 }
 
 /// The last top-level occurrence of `pat` in `s` (byte offset).
@@ -111,37 +135,64 @@ pub fn value_refs(s: &str) -> Vec<&str> {
 
 /// The byte spans `(start, end)` of [`value_refs`], in order.
 pub fn value_ref_spans(s: &str) -> Vec<(usize, usize)> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let start = i;
-            i += 1;
-            // MLIR suffix ids: letters, digits and `$ . _ -` (`%c-8_i32`).
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$' | b'.' | b'-'))
-            {
+    ValueRefSpans {
+        b: s.as_bytes(),
+        i: 0,
+    }
+    .collect()
+}
+
+/// [`value_ref_spans`] without collecting them.
+pub fn value_ref_span_iter(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    ValueRefSpans {
+        b: s.as_bytes(),
+        i: 0,
+    }
+}
+
+/// The scanner behind [`value_ref_spans`].
+struct ValueRefSpans<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Iterator for ValueRefSpans<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let b = self.b;
+        let mut i = self.i;
+        while i < b.len() {
+            if b[i] == b'%' {
+                let start = i;
                 i += 1;
-            }
-            if i < b.len() && b[i] == b'#' {
-                let h = i;
-                i += 1;
-                while i < b.len() && b[i].is_ascii_digit() {
+                // MLIR suffix ids: letters, digits and `$ . _ -` (`%c-8_i32`).
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$' | b'.' | b'-'))
+                {
                     i += 1;
                 }
-                if i == h + 1 {
-                    i = h;
+                if i < b.len() && b[i] == b'#' {
+                    let h = i;
+                    i += 1;
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    if i == h + 1 {
+                        i = h;
+                    }
                 }
+                if i > start + 1 {
+                    self.i = i;
+                    return Some((start, i));
+                }
+            } else {
+                i += 1;
             }
-            if i > start + 1 {
-                out.push((start, i));
-            }
-        } else {
-            i += 1;
         }
+        self.i = i;
+        None
     }
-    out
 }
 
 /// The integer after `key = ` in `s` (`axis = 1 : i32` gives 1).
@@ -265,6 +316,29 @@ mod tests {
             vec!["tensor<4x!tt.ptr<f16>, #a>", "i32 -> f32", "x"]
         );
         assert_eq!(find_top("a -> (b, c)", "->", 1).unwrap(), Some(2));
+    }
+
+    proptest::proptest! {
+        /// The streaming `find_top` answers as the table of top-level
+        /// positions and `str::match_indices` do (first non-overlapping
+        /// match at depth 0), on text of brackets, quotes, escapes, arrows
+        /// and repeats of the pattern.
+        #[test]
+        fn find_top_is_the_first_top_level_match(
+            tokens in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "to", " ", "<", ">", "->", "\"", "\\", "(", ")", "{", "]", "-", " to to",
+                ]),
+                0..16,
+            ),
+            pat in proptest::sample::select(vec!["->", " to ", "to to", ">", "-"]),
+        ) {
+            let s = tokens.concat();
+            let reference = top_level_positions(&s, 1)
+                .map(|top| s.match_indices(pat).map(|(i, _)| i).find(|&i| top[i]));
+            let got = find_top(&s, pat, 1);
+            proptest::prop_assert_eq!(format!("{reference:?}"), format!("{got:?}"));
+        }
     }
 
     #[test]

@@ -186,3 +186,56 @@ module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 : 
     let a = Assignment::from_types(&p).unwrap();
     assert_eq!(compute_cost(&p, &a).unwrap(), 3.0);
 }
+
+/// The register run by its definition, on unpacked bases: basis `k` is
+/// `2^k` along the out dim where basis 0 is 1, zero along the others.
+fn run_by_definition(l: &linear_layout::LinearLayout) -> (u64, Option<usize>) {
+    use linear_layout::DimName;
+    let bases = l.bases(DimName::REGISTER);
+    let Some(dim) = bases.first().and_then(|b| b.iter().position(|&x| x == 1)) else {
+        return (1, None);
+    };
+    let mut run = 1;
+    for (k, b) in bases.iter().enumerate() {
+        let unit = (0..b.len()).all(|d| b[d] == if d == dim { 1 << k } else { 0 });
+        if !unit {
+            break;
+        }
+        run <<= 1;
+    }
+    (run, Some(dim))
+}
+
+proptest::proptest! {
+    /// `register_run` (packed bases) equals its definition on random
+    /// register bases over two out dims: unit steps, zeros (broadcast) and
+    /// arbitrary vectors, including steps past an out dim's size.
+    #[test]
+    fn register_run_is_its_definition(
+        logs in (1u32..5, 1u32..5),
+        picks in proptest::collection::vec((0u8..4, 0u64..16, 0u64..16), 0..6),
+    ) {
+        use linear_layout::{DimName, LinearLayout};
+        let (a, b) = logs;
+        let regs: Vec<Vec<u64>> = picks
+            .iter()
+            .enumerate()
+            .map(|(k, &(kind, x, y))| match kind {
+                0 => vec![(1u64 << k) % (1 << a), 0],
+                1 => vec![0, (1u64 << k) % (1 << b)],
+                2 => vec![0, 0],
+                _ => vec![x % (1 << a), y % (1 << b)],
+            })
+            .collect();
+        let l = LinearLayout::new(
+            vec![(DimName::REGISTER, regs)],
+            vec![(DimName::dim(0), 1 << a), (DimName::dim(1), 1 << b)],
+            false,
+        )
+        .unwrap();
+        proptest::prop_assert_eq!(
+            layout_engine::compute::register_run(&l),
+            run_by_definition(&l)
+        );
+    }
+}

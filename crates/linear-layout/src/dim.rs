@@ -3,7 +3,7 @@
 //! A [`DimName`] is a `Copy` handle to a string interned for the life of the
 //! process, so comparing and hashing names is comparing integers. Triton's
 //! names (`register`, `lane`, `warp`, `block`, `offset`, `row`, `col`,
-//! `dim0`..`dim7`, ...) are pre-interned with fixed handles and available as
+//! `dim0`..`dim15`, ...) are pre-interned with fixed handles and available as
 //! associated constants.
 
 use std::collections::HashMap;
@@ -46,7 +46,18 @@ const PREINTERNED: &[&str] = &[
     "iteration",
     "message",
     "addr",
+    "dim8",
+    "dim9",
+    "dim10",
+    "dim11",
+    "dim12",
+    "dim13",
+    "dim14",
+    "dim15",
 ];
+
+/// The handle of `dim8` in [`PREINTERNED`] (`dim8..dim15` follow it).
+const DIM8: u32 = 23;
 
 struct Interner {
     names: Vec<&'static str>,
@@ -108,6 +119,10 @@ impl DimName {
     pub fn dim(i: usize) -> DimName {
         if i < 8 {
             DimName(8 + i as u32)
+        } else if i < 16 {
+            // Rank-11 tiles (Triton's sort and top-k) name dims past 7 on
+            // every shape op: no interner lookup for them.
+            DimName(DIM8 + (i - 8) as u32)
         } else {
             DimName::new(&format!("dim{i}"))
         }
@@ -165,7 +180,7 @@ mod tests {
             assert_eq!(DimName::new(n), DimName(i as u32));
             assert_eq!(DimName(i as u32).as_str(), *n);
         }
-        for i in 0..12 {
+        for i in 0..20 {
             assert_eq!(DimName::dim(i).as_str(), format!("dim{i}"));
             assert_eq!(DimName::new(&format!("dim{i}")), DimName::dim(i));
         }

@@ -13,6 +13,13 @@ use std::hash::Hash;
 /// A layout's packed columns, inline up to the usual size.
 pub(crate) type Bases = SmallVec<[u64; 16]>;
 
+/// A layout's out dims, inline up to 12: Triton's sort and top-k reshape
+/// a tile into 11 dims of size 2, and a layout that spills here is
+/// allocated on every clone (with 4 inline, cloning was a tenth of the
+/// engine's time on the sample's sort kernel; 2026-11-25, `cargo bench -p
+/// layout-engine --bench engine`).
+pub(crate) type Outs = SmallVec<[OutDim; 12]>;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct InDim {
     pub name: DimName,
@@ -54,7 +61,7 @@ pub(crate) struct OutDim {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct LinearLayout {
     pub(crate) ins: SmallVec<[InDim; 4]>,
-    pub(crate) outs: SmallVec<[OutDim; 4]>,
+    pub(crate) outs: Outs,
     pub(crate) bases: Bases,
     /// Byte tables for [`LinearLayout::apply`], built on its first call.
     pub(crate) eval: EvalCache,
@@ -67,7 +74,7 @@ impl Default for LinearLayout {
 }
 
 fn check_unique(which: &'static str, names: impl Iterator<Item = DimName>) -> Result<()> {
-    let mut seen: SmallVec<[DimName; 8]> = SmallVec::new();
+    let mut seen: SmallVec<[DimName; 16]> = SmallVec::new();
     for n in names {
         if seen.contains(&n) {
             return Err(LayoutError::DuplicateDim { which, name: n });
@@ -125,7 +132,7 @@ impl LinearLayout {
             });
         }
         let mut shift = 0;
-        let outs: SmallVec<[OutDim; 4]> = outs
+        let outs: Outs = outs
             .into_iter()
             .map(|(name, log2)| {
                 let o = OutDim { name, log2, shift };

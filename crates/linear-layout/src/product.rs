@@ -1,7 +1,7 @@
 //! The product of layouts (Triton's `operator*`) and `supremum`.
 
 use crate::error::{LayoutError, Result};
-use crate::layout::{low_mask, Bases, EvalCache, InDim, OutDim};
+use crate::layout::{low_mask, Bases, EvalCache, InDim, OutDim, Outs};
 use crate::{DimName, LinearLayout};
 use smallvec::SmallVec;
 use std::ops::{Mul, MulAssign};
@@ -140,7 +140,7 @@ impl LinearLayout {
         let b_out: Names = outer.out_dim_names().collect();
         let in_order = product_order(&a_in, &b_in);
         let out_order = product_order(&a_out, &b_out);
-        let mut outs: SmallVec<[OutDim; 4]> = SmallVec::with_capacity(out_order.len());
+        let mut outs: Outs = SmallVec::with_capacity(out_order.len());
         let mut shift = 0u32;
         for &o in &out_order {
             let log2 = self.out_dim_size_log2(o) + outer.out_dim_size_log2(o);
@@ -356,11 +356,7 @@ impl MulAssign<&LinearLayout> for LinearLayout {
 
 /// The layout the fast products built, or `None` (the checked path then
 /// answers) when its input bits exceed the 64 a flat input index holds.
-fn fast_product_parts(
-    ins: SmallVec<[InDim; 4]>,
-    outs: SmallVec<[OutDim; 4]>,
-    bases: Bases,
-) -> Option<LinearLayout> {
+fn fast_product_parts(ins: SmallVec<[InDim; 4]>, outs: Outs, bases: Bases) -> Option<LinearLayout> {
     if bases.len() > 64 {
         return None;
     }

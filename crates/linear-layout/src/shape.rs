@@ -3,7 +3,7 @@
 //! they re-index inputs or outputs.
 
 use crate::error::{check_pow2_with, LayoutError, Result};
-use crate::layout::{low_mask, EvalCache, OutDim};
+use crate::layout::{low_mask, EvalCache, OutDim, Outs};
 use crate::{DimName, LinearLayout};
 use smallvec::SmallVec;
 
@@ -80,7 +80,7 @@ impl LinearLayout {
         // The same out dims in the new order, packed from bit 0 up; every
         // column keeps its components (a permutation of valid out dims
         // stays valid, so the result is built without re-validation).
-        let mut outs: SmallVec<[OutDim; 4]> = SmallVec::with_capacity(idx.len());
+        let mut outs: Outs = SmallVec::with_capacity(idx.len());
         let mut shift = 0;
         for &i in &idx {
             outs.push(OutDim {

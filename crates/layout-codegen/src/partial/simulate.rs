@@ -68,11 +68,13 @@ pub fn simulate_partial(
                 for (j, &r) in a.registers.iter().enumerate() {
                     check_register("store", r, plan.src_registers)?;
                     let o = base + j as u64;
-                    let slot = smem.get_mut(o as usize).ok_or(CodegenError::OutOfBounds {
-                        what: "store".into(),
-                        offset: o,
-                        size: plan.scratch_elems,
-                    })?;
+                    let slot =
+                        smem.get_mut(o as usize)
+                            .ok_or_else(|| CodegenError::OutOfBounds {
+                                what: "store".into(),
+                                offset: o,
+                                size: plan.scratch_elems,
+                            })?;
                     let v = tag(r, l, w);
                     match *slot {
                         Some(prev) if prev != v => {
@@ -121,7 +123,7 @@ pub fn simulate_partial(
                     let o = base + j as u64;
                     let v = smem
                         .get(o as usize)
-                        .ok_or(CodegenError::OutOfBounds {
+                        .ok_or_else(|| CodegenError::OutOfBounds {
                             what: "load".into(),
                             offset: o,
                             size: plan.scratch_elems,

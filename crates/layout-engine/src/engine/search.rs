@@ -374,6 +374,17 @@ fn settle_ties(
         })
         .collect();
     for (o, d) in tied {
+        // The conflict as the current choice sees it: an earlier settled
+        // conflict may have made the operands agree (nothing to settle) or
+        // changed the candidates.
+        let Some(d) = best
+            .decisions
+            .iter()
+            .find(|x| x.line == d.line && x.op == d.op && x.candidates.len() > 1)
+            .cloned()
+        else {
+            continue;
+        };
         let others: Vec<usize> = (0..d.candidates.len()).filter(|&k| k != d.chosen).collect();
         if others.is_empty() {
             continue;
