@@ -11,13 +11,17 @@ use crate::ir::{OpId, OpKind, Program, Type, ValueId};
 use hw_layouts::{Encoding, Space};
 use linear_layout::LinearLayout;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// A layout of one value: its Triton attribute and its linear layout for
 /// the value's shape (`register, lane, warp, block → dim0, dim1, …`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
-    /// The attribute (`#ttg.blocked<..>`, `#ttg.linear<..>`, ...).
-    pub encoding: Encoding,
+    /// The attribute (`#ttg.blocked<..>`, `#ttg.linear<..>`, ...), shared:
+    /// a layout is cloned wherever a value or use takes it, and a deep
+    /// copy of a rank-11 `#ttg.linear` (its bases) was a twentieth of the
+    /// engine's time on the sample's sort kernel.
+    pub encoding: Arc<Encoding>,
     /// Its linear layout for the value's shape.
     pub ll: LinearLayout,
 }
@@ -28,13 +32,18 @@ impl Layout {
         let ll = encoding.to_linear_layout(shape).map_err(|e| {
             EngineError::Unsupported(format!("layout {} for {shape:?}: {e}", encoding.to_mlir()))
         })?;
-        Ok(Layout { encoding, ll })
+        Ok(Layout {
+            encoding: Arc::new(encoding),
+            ll,
+        })
     }
 
     /// A layout given only as a linear map (printed as `#ttg.linear`).
     pub fn from_ll(ll: LinearLayout) -> Layout {
         Layout {
-            encoding: Encoding::Linear(hw_layouts::linear::Linear::from_layout(ll.clone())),
+            encoding: Arc::new(Encoding::Linear(hw_layouts::linear::Linear::from_layout(
+                ll.clone(),
+            ))),
             ll,
         }
     }
@@ -172,7 +181,7 @@ pub const HOIST_REGISTERS: u64 = 32;
 /// (`bench/engine-gpu/README.md`, known limits). Triton converts at the
 /// use, inside the loop.
 pub fn converts_at_use(p: &Program, o: OpId, v: ValueId, seen: &Layout) -> bool {
-    let Encoding::DotOperand(d) = &seen.encoding else {
+    let Encoding::DotOperand(d) = &*seen.encoding else {
         return false;
     };
     let in_registers = match d.parent.as_ref() {

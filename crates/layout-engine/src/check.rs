@@ -215,7 +215,7 @@ impl<'a> Ctx<'a> {
     fn dot_operand(&mut self, o: OpId, i: usize, op_idx: u32, result: &Layout, shape: &[u64]) {
         if self.a.shared_operands.contains(&(o, i)) {
             // Read from shared memory: only wgmma (mma v3) does that.
-            let wgmma = matches!(&result.encoding, Encoding::NvidiaMma(m) if m.version_major == 3);
+            let wgmma = matches!(&*result.encoding, Encoding::NvidiaMma(m) if m.version_major == 3);
             if !wgmma {
                 let n = self.name(self.p.ops[o].operands[i]);
                 self.fail(
@@ -227,7 +227,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         let Some(l) = self.seen(o, i) else { return };
-        let ok = match &l.encoding {
+        let ok = match &*l.encoding {
             Encoding::DotOperand(d) => {
                 d.op_idx == op_idx
                     && d.parent
@@ -244,7 +244,7 @@ impl<'a> Ctx<'a> {
                 [1u32, 2, 4, 8, 16, 32].iter().any(|&k| {
                     let d = Encoding::DotOperand(hw_layouts::dot_operand::DotOperand {
                         op_idx,
-                        parent: Box::new(result.encoding.clone()),
+                        parent: Box::new((*result.encoding).clone()),
                         k_width: k,
                     });
                     d.to_linear_layout(oshape).is_ok_and(|dl| dl == l.ll)

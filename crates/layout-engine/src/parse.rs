@@ -13,7 +13,6 @@
 use crate::error::{EngineError, Result};
 use crate::ir::{Def, Op, OpKind, Program, Region, Type, Value, ValueId};
 use crate::text::{array_attr, find_top, int_attr, rfind_top, split_top, value_refs};
-use std::collections::HashMap;
 
 /// Deepest region nesting accepted (function, loops, ifs, combine regions).
 pub const MAX_DEPTH: usize = 64;
@@ -143,7 +142,7 @@ enum Frame {
 #[derive(Default)]
 struct Reader {
     p: Program,
-    names: HashMap<String, ValueId>,
+    names: foldhash::HashMap<String, ValueId>,
     aliases: Vec<(String, String)>,
     stack: Vec<Frame>,
     seen_func: bool,

@@ -49,7 +49,7 @@ fn dot_operands_take_tritons_k_width() {
             .expect("a dot in the TTGIR");
         for i in 0..2 {
             let l = ga.layout(gp.ops[gdot].operands[i]).expect("operand layout");
-            match &l.encoding {
+            match &*l.encoding {
                 Encoding::DotOperand(d) => assert_eq!(d.k_width, want, "{name}: operand {i}"),
                 e => panic!("{name}: operand {i} is {e:?}"),
             }

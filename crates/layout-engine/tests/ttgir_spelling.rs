@@ -66,7 +66,7 @@ fn check_all(rule: impl Fn(&Program, &Assignment, &mut Vec<String>)) {
 
 /// The attribute of value `v` as printed (aliases resolved).
 fn enc(a: &Assignment, v: usize) -> Option<&Encoding> {
-    a.layout(v).map(|l| &l.encoding)
+    a.layout(v).map(|l| &*l.encoding)
 }
 
 fn slice(dim: usize, parent: &Encoding) -> Encoding {
@@ -204,7 +204,7 @@ fn elementwise_broadcast_and_memory_ops_have_one_attribute() {
                 }
                 let shape = p.values[v].ty.tensor_shape().unwrap_or(&[]).to_vec();
                 let denotes =
-                    Layout::new(first.encoding.clone(), &shape).is_ok_and(|x| x.ll == l.ll);
+                    Layout::new((*first.encoding).clone(), &shape).is_ok_and(|x| x.ll == l.ll);
                 if denotes {
                     bad.push(format!(
                         "line {}: {} has {} where {} denotes the same map",

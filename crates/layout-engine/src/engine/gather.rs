@@ -152,7 +152,7 @@ pub fn lane_encoding(
 /// The thread order Triton's rule reads off a source layout: a blocked
 /// layout's `order`, else row-major.
 pub fn thread_order(l: &Layout, rank: usize) -> Vec<usize> {
-    match &l.encoding {
+    match &*l.encoding {
         Encoding::Blocked(b) if b.order.len() == rank => b.order.clone(),
         _ => row_major(rank),
     }

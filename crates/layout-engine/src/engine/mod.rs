@@ -458,7 +458,7 @@ impl Pass<'_> {
                     None => {
                         let from_mma = self
                             .known_ref(a)
-                            .is_some_and(|l| matches!(l.encoding, Encoding::NvidiaMma(_)));
+                            .is_some_and(|l| matches!(*l.encoding, Encoding::NvidiaMma(_)));
                         match (&choice.a_in_registers, from_mma) {
                             (Some(enc), true) => {
                                 let l = Layout::new(enc.clone(), &ashape)?;
@@ -511,11 +511,11 @@ impl Pass<'_> {
                     let rs = shape(p, r);
                     let slice = Encoding::Slice(Slice {
                         dim: *axis,
-                        parent: Box::new(src.encoding.clone()),
+                        parent: Box::new((*src.encoding).clone()),
                     });
                     let want = drop_dim_canon(&src.ll, *axis)?;
                     // A slice of a `#ttg.linear` parent is no simpler than the map.
-                    let linear = matches!(src.encoding, Encoding::Linear(_));
+                    let linear = matches!(*src.encoding, Encoding::Linear(_));
                     let l = match (!linear).then(|| Layout::new(slice, &rs)) {
                         Some(Ok(l)) if l.ll == want => l,
                         _ => Layout::from_ll(want),
@@ -531,7 +531,7 @@ impl Pass<'_> {
                 };
                 self.want(o, 0, &src);
                 let rs = shape(p, r);
-                let via_parent = match &src.encoding {
+                let via_parent = match &*src.encoding {
                     Encoding::Slice(s)
                         if s.dim == *axis && !matches!(*s.parent, Encoding::Linear(_)) =>
                     {
@@ -590,8 +590,8 @@ impl Pass<'_> {
                 let l = match found {
                     Some(l) => l,
                     // A `#ttg.linear` operand: lift its map directly.
-                    None => match (!matches!(src.encoding, Encoding::Linear(_)))
-                        .then(|| Layout::new(src.encoding.clone(), &rs).ok())
+                    None => match (!matches!(*src.encoding, Encoding::Linear(_)))
+                        .then(|| Layout::new((*src.encoding).clone(), &rs).ok())
                         .flatten()
                         .filter(|l| fits(&l.ll))
                     {

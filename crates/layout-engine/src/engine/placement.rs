@@ -344,7 +344,7 @@ impl Pass<'_> {
                 let want = drop_dim_canon(&target.ll, *axis)?;
                 let slice = Encoding::Slice(Slice {
                     dim: *axis,
-                    parent: Box::new(target.encoding.clone()),
+                    parent: Box::new((*target.encoding).clone()),
                 });
                 one(match Layout::new(slice, &shape(p, src)) {
                     Ok(x) if x.ll == want => x,

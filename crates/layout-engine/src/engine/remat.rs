@@ -57,11 +57,11 @@ impl Pass<'_> {
                 OpKind::ExpandDims { axis } => {
                     let slice = Encoding::Slice(Slice {
                         dim: *axis,
-                        parent: Box::new(l.encoding.clone()),
+                        parent: Box::new((*l.encoding).clone()),
                     });
                     let want = drop_dim_canon(&l.ll, *axis)?;
                     Some(Cow::Owned(
-                        match (&l.encoding, Layout::new(slice, &shape(p, op.operands[0]))) {
+                        match (&*l.encoding, Layout::new(slice, &shape(p, op.operands[0]))) {
                             (Encoding::Linear(_), _) => Layout::from_ll(want),
                             (_, Ok(x)) if x.ll == want => x,
                             _ => Layout::from_ll(want),

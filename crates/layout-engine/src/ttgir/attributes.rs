@@ -41,7 +41,7 @@ impl Printer<'_> {
             }
             if let Some(l) = op.results.first().and_then(|&r| self.a.layout(r)) {
                 if family_rank(&l.encoding) == 0 && !self.canon.contains_key(&l.ll) {
-                    self.canon.insert(l.ll.clone(), l.encoding.clone());
+                    self.canon.insert(l.ll.clone(), (*l.encoding).clone());
                     self.pinned.insert(l.ll.clone());
                 }
             }
@@ -50,7 +50,7 @@ impl Printer<'_> {
             match self.canon.get(&l.ll) {
                 Some(e) if family_rank(e) <= family_rank(&l.encoding) => {}
                 _ => {
-                    self.canon.insert(l.ll.clone(), l.encoding.clone());
+                    self.canon.insert(l.ll.clone(), (*l.encoding).clone());
                 }
             }
         }
@@ -60,7 +60,7 @@ impl Printer<'_> {
         self.canon
             .get(&l.ll)
             .cloned()
-            .unwrap_or_else(|| l.encoding.clone())
+            .unwrap_or_else(|| (*l.encoding).clone())
     }
 
     /// Prints `l`'s map as `e` when `e` denotes exactly that map (a dot
@@ -182,6 +182,16 @@ impl Printer<'_> {
     /// An encoding as Triton prints it in a type: families by alias,
     /// slices and dot operands inline around their parent's alias.
     pub(super) fn enc_text(&mut self, e: &Encoding) -> String {
+        // Memoised: the alias a text takes is fixed at its first use.
+        if let Some((_, t)) = self.enc_texts.iter().find(|(x, _)| x == e) {
+            return t.clone();
+        }
+        let t = self.enc_text_uncached(e);
+        self.enc_texts.push((e.clone(), t.clone()));
+        t
+    }
+
+    fn enc_text_uncached(&mut self, e: &Encoding) -> String {
         match e {
             Encoding::Slice(s) => {
                 let inner = self.enc_text(&s.parent);

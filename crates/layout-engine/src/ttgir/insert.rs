@@ -211,11 +211,11 @@ impl Printer<'_> {
         let op = &p.ops[o];
         let w = op.operands[j];
         let ws: Vec<u64> = p.values[w].ty.tensor_shape().unwrap_or(&[]).to_vec();
-        let linear = matches!(l.encoding, Encoding::Linear(_));
+        let linear = matches!(*l.encoding, Encoding::Linear(_));
         Ok(match &op.kind {
             OpKind::Broadcast => {
                 let want = collapse_dims(&l.ll, &ws)?;
-                match (!linear).then(|| Layout::new(l.encoding.clone(), &ws)) {
+                match (!linear).then(|| Layout::new((*l.encoding).clone(), &ws)) {
                     Some(Ok(x)) if canon(&x.ll) == canon(&want) => x,
                     _ => Layout::from_ll(want),
                 }
@@ -224,7 +224,7 @@ impl Printer<'_> {
                 let want = drop_dim(&l.ll, *axis)?;
                 let slice = Encoding::Slice(Slice {
                     dim: *axis,
-                    parent: Box::new(l.encoding.clone()),
+                    parent: Box::new((*l.encoding).clone()),
                 });
                 match (!linear).then(|| Layout::new(slice, &ws)) {
                     Some(Ok(x)) if canon(&x.ll) == canon(&want) => x,

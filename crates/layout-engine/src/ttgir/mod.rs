@@ -147,6 +147,10 @@ struct Printer<'a> {
     /// Maps whose encoding stays a dot's own (its instruction shape).
     pinned: HashSet<LinearLayout>,
     aliases: Vec<(String, String)>,
+    /// Encoding → its text in a type ([`Printer::enc_text`]), memoised:
+    /// printing a rank-11 `#ttg.linear` at every use was two thirds of
+    /// printing the sample's sort kernel.
+    enc_texts: Vec<(Encoding, String)>,
     counter: usize,
     /// Conversions, recomputed ops, shared allocations, attribute-only
     /// conversions.
@@ -214,6 +218,7 @@ pub fn print_ttgir(
         seen: Vec::new(),
         canon: HashMap::new(),
         aliases: Vec::new(),
+        enc_texts: Vec::new(),
         counter: 0,
         counts: (0, 0, 0, 0),
         // Source locations go (their `#loc` definitions are dropped with
@@ -350,7 +355,7 @@ impl Printer<'_> {
                         let n = &self.p.values[*value].name;
                         let src = self.spelled_as(n, src);
                         let dst = Layout {
-                            encoding: self.canonical(dst),
+                            encoding: std::sync::Arc::new(self.canonical(dst)),
                             ll: dst.ll.clone(),
                         };
                         self.define(name, &dst);
@@ -548,7 +553,7 @@ impl Printer<'_> {
                     .first()
                     .and_then(|&r| self.layout(r))
                     .is_some_and(
-                        |l| matches!(&l.encoding, Encoding::NvidiaMma(m) if m.version_major == 3),
+                        |l| matches!(&*l.encoding, Encoding::NvidiaMma(m) if m.version_major == 3),
                     )
             {
                 self.warp_group_dot(o, indent, &mut out)?;

@@ -58,7 +58,7 @@ fn denotes(e: &Encoding, l: &Layout, up_to_duplicates: bool) -> Option<Layout> {
 /// kWidth Triton gives mma operands of `bits`-bit elements), else the
 /// first of 1, 2, 4, 8, 16 whose map is `l`'s.
 fn dot_operand_of(d: &Encoding, op_idx: u32, l: &Layout, bits: u32) -> Option<Encoding> {
-    let own = match &l.encoding {
+    let own = match &*l.encoding {
         Encoding::DotOperand(x) => Some(x.k_width),
         _ => None,
     };
@@ -98,7 +98,7 @@ fn expand_dims(
     let (Some(Some(u)), Some(r)) = (own.first(), results.first()) else {
         return;
     };
-    if let Encoding::Slice(s) = &u.encoding {
+    if let Encoding::Slice(s) = &*u.encoding {
         if s.dim == axis {
             if let Some(x) = infer(&s.parent, &r.1) {
                 res[0] = Some(x);
@@ -106,7 +106,7 @@ fn expand_dims(
         }
     }
     if let Some(Some(r)) = res.first() {
-        let parent = Box::new(r.encoding.clone());
+        let parent = Box::new((*r.encoding).clone());
         want.push((0, Encoding::Slice(Slice { dim: axis, parent }), true));
     }
 }
@@ -120,7 +120,7 @@ fn reduce(
     want: &mut Want,
 ) {
     let Some(Some(u)) = own.first() else { return };
-    let base = u.encoding.clone();
+    let base = (*u.encoding).clone();
     for i in 1..own.len() {
         want.push((i, base.clone(), false));
     }
@@ -151,7 +151,7 @@ fn dot(
         }
     }
     if operands.len() > 2 {
-        want.push((2, d.encoding.clone(), false));
+        want.push((2, (*d.encoding).clone(), false));
     }
 }
 
@@ -171,7 +171,7 @@ fn for_loop(
             }
         }
         if let Some(Some(x)) = res.get(k) {
-            want.push((3 + k, x.encoding.clone(), false));
+            want.push((3 + k, (*x.encoding).clone(), false));
         }
     }
 }
@@ -188,9 +188,16 @@ fn same_attribute(
     want: &mut Want,
     first: usize,
 ) {
-    let mut cands: Vec<Encoding> = res.iter().flatten().map(|r| r.encoding.clone()).collect();
-    cands.extend(own.iter().flatten().map(|u| u.encoding.clone()));
-    let agree = |e: &Encoding| own.iter().flatten().filter(|u| u.encoding == *e).count();
+    // Each attribute once, in order of first appearance (the first of the
+    // most agreeing wins below, so repeats decide nothing and each costs an
+    // inference).
+    let mut cands: Vec<Encoding> = Vec::new();
+    for e in res.iter().flatten().chain(own.iter().flatten()) {
+        if !cands.contains(&e.encoding) {
+            cands.push((*e.encoding).clone());
+        }
+    }
+    let agree = |e: &Encoding| own.iter().flatten().filter(|u| *u.encoding == *e).count();
     let fits = |e: &Encoding| {
         results
             .iter()
@@ -216,7 +223,7 @@ fn same_attribute(
 
 fn spelled(e: &Encoding, l: &Layout) -> Layout {
     Layout {
-        encoding: e.clone(),
+        encoding: std::sync::Arc::new(e.clone()),
         ll: l.ll.clone(),
     }
 }
@@ -243,7 +250,7 @@ impl Printer<'_> {
 
     /// Records the spelling of a defined value.
     pub(super) fn define(&mut self, name: &str, l: &Layout) {
-        self.spell.insert(name.to_string(), l.encoding.clone());
+        self.spell.insert(name.to_string(), (*l.encoding).clone());
     }
 
     /// The spellings of op `o`'s operands (`operands`: the references and
@@ -347,7 +354,7 @@ impl Printer<'_> {
             let Some((n, Some(u))) = ops.get(i).cloned() else {
                 continue;
             };
-            if u.encoding == e {
+            if *u.encoding == e {
                 continue;
             }
             let Some(x) = denotes(&e, &u, dup) else {

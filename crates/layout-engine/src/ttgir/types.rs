@@ -323,7 +323,7 @@ impl Printer<'_> {
 /// dim by one, the first lane basis does.
 fn column_contiguous(l: &crate::assignment::Layout) -> bool {
     use linear_layout::DimName;
-    if let hw_layouts::Encoding::Blocked(b) = &l.encoding {
+    if let hw_layouts::Encoding::Blocked(b) = &*l.encoding {
         return b.order.first() == Some(&0);
     }
     for d in [DimName::REGISTER, DimName::LANE] {
