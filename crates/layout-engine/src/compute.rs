@@ -194,7 +194,7 @@ pub fn register_run(l: &LinearLayout) -> (u64, Option<usize>) {
     };
     // Register basis `k` is `2^k` along `dim` (inside its size) and zero
     // elsewhere.
-    let size = l.out_dims().get(dim).map_or(0, |&(_, n)| n);
+    let size = l.out_dim_names().nth(dim).map_or(0, |d| l.out_dim_size(d));
     let unit = |k: usize| {
         let mut v = smallvec::SmallVec::<[u64; 4]>::from_elem(0, l.num_out_dims());
         v[dim] = 1u64 << k;
@@ -411,13 +411,9 @@ fn cse_duplicates(p: &Program, a: &Assignment) -> HashSet<OpId> {
         }
         let mut h = state.build_hasher();
         (op.parent, op.name.as_str()).hash(&mut h);
-        let mut last = 0;
-        for ((s, e), &v) in crate::text::value_ref_span_iter(&op.text).zip(&op.operands) {
-            op.text[last..s].hash(&mut h);
-            rep[v].hash(&mut h);
-            last = e;
+        for piece in pieces(op, &rep) {
+            piece.hash(&mut h);
         }
-        op.text[last..].hash(&mut h);
         let same = seen.entry(h.finish()).or_default();
         let first = if same.is_empty() {
             None
@@ -450,20 +446,31 @@ fn same_text(p: &Program, rep: &[ValueId], x: OpId, y: OpId) -> bool {
     if a.parent != b.parent || a.name != b.name {
         return false;
     }
-    pieces(a, rep) == pieces(b, rep)
+    pieces(a, rep).eq(pieces(b, rep))
 }
 
 /// The text pieces of `op` between its operand references, each with the
 /// representative of the operand after it (`None` after the last).
-fn pieces<'p>(op: &'p crate::ir::Op, rep: &[ValueId]) -> Vec<(&'p str, Option<ValueId>)> {
-    let mut out = Vec::new();
-    let mut last = 0;
-    for ((s, e), &v) in crate::text::value_ref_span_iter(&op.text).zip(&op.operands) {
-        out.push((&op.text[last..s], Some(rep[v])));
-        last = e;
-    }
-    out.push((&op.text[last..], None));
-    out
+fn pieces<'p>(
+    op: &'p crate::ir::Op,
+    rep: &'p [ValueId],
+) -> impl Iterator<Item = (&'p str, Option<ValueId>)> + 'p {
+    let text = op.text.as_str();
+    let mut spans = crate::text::value_ref_span_iter(text).zip(&op.operands);
+    let mut last = Some(0);
+    std::iter::from_fn(move || {
+        let from = last?;
+        match spans.next() {
+            Some(((s, e), &v)) => {
+                last = Some(e);
+                Some((&text[from..s], Some(rep[v])))
+            }
+            None => {
+                last = None;
+                Some((&text[from..], None))
+            }
+        }
+    })
 }
 
 /// The terms of recomputing `v` and its producers in `l` (canonical),

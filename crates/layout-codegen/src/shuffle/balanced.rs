@@ -126,44 +126,21 @@ struct Step {
 
 impl Step {
     fn plan(src: &LinearLayout, dst: &LinearLayout) -> Result<Step, ShuffleError> {
-        let c = warp_local_conversion(src, dst)?;
-        let lanes = src.in_dim_size(DimName::LANE) as u32;
-        let n_lane_bits = src.in_dim_size_log2(DimName::LANE);
-        let ev = |r: u64, l: u64| -> Result<(u64, u32), ShuffleError> {
-            let (reg, lane) = register_lane_image(&c, r, l)?;
-            Ok((reg, lane as u32))
-        };
-        let lane_cols: Vec<(u64, u32)> = (0..n_lane_bits)
-            .map(|k| ev(0, 1 << k))
-            .collect::<Result<_, _>>()?;
-        let m_bases: Vec<u64> = lane_cols.iter().map(|c| c.0).collect();
-        let lambda: Vec<u32> = lane_cols.iter().map(|c| c.1).collect();
-        let m_of = |l: u32| gf2::xor_columns(&m_bases, l.into());
-        let mut image: Vec<u64> = (0..lanes).map(m_of).collect();
-        image.sort_unstable();
-        image.dedup();
-        let zero_mask: u64 = dst
-            .packed_bases(DimName::REGISTER)
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b == 0)
-            .fold(0, |a, (k, _)| a | 1 << k);
+        let dec = super::general::LaneDecomposition::new(src, dst)?;
+        let (lanes, zero_mask) = (dec.lanes, dec.zero_mask);
         let mut regs = Vec::new();
         for d in 0..dst.in_dim_size(DimName::REGISTER) {
             if d & zero_mask != 0 {
                 regs.push(Reg::Replica((d & !zero_mask) as usize));
                 continue;
             }
-            let (base_reg, base_lane) = ev(d, 0)?;
-            let src_lane = LaneMap {
-                bases: lambda.clone(),
-                constant: base_lane,
-            };
-            let terms = image
+            let (base_reg, src_lane) = dec.base(d)?;
+            let terms = dec
+                .image
                 .iter()
                 .map(|&s| {
                     let mut offsets = (0..lanes)
-                        .filter(|&l| m_of(l) == s)
+                        .filter(|&l| dec.m(l) == s)
                         .map(|l| src_lane.apply(l) ^ l);
                     let first = offsets.next().expect("s is in the image of M");
                     let route = match (first, offsets.all(|o| o == first)) {
@@ -180,7 +157,10 @@ impl Step {
                 .collect();
             regs.push(Reg::Terms(terms));
         }
-        Ok(Step { m_bases, regs })
+        Ok(Step {
+            m_bases: dec.m_bases,
+            regs,
+        })
     }
 
     /// The step's terms (replicas have none).

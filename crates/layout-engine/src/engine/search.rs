@@ -361,7 +361,7 @@ fn settle_ties(
     decisions: &mut Vec<Decision>,
 ) -> Result<Current> {
     let (mut choices, mut best, mut best_cost) = current;
-    let tied: Vec<(OpId, Decision)> = best
+    let tied: Vec<OpId> = best
         .decisions
         .iter()
         .filter(|d| d.candidates.len() > 1)
@@ -370,17 +370,18 @@ fn settle_ties(
                 .ops
                 .iter()
                 .position(|op| op.line == d.line && op.name == d.op)?;
-            matches!(p.ops[o].kind, OpKind::Elementwise).then(|| (o, d.clone()))
+            matches!(p.ops[o].kind, OpKind::Elementwise).then_some(o)
         })
         .collect();
-    for (o, d) in tied {
+    for o in tied {
         // The conflict as the current choice sees it: an earlier settled
         // conflict may have made the operands agree (nothing to settle) or
         // changed the candidates.
+        let op = &p.ops[o];
         let Some(d) = best
             .decisions
             .iter()
-            .find(|x| x.line == d.line && x.op == d.op && x.candidates.len() > 1)
+            .find(|x| x.line == op.line && x.op == op.name && x.candidates.len() > 1)
             .cloned()
         else {
             continue;
