@@ -15,6 +15,7 @@
 //! | `broadcast` | operand = result with broadcast dims collapsed |
 //! | `trans`, `reshape`, `join`, `split` | result = the [`crate::shape_ops`] map of the operand |
 //! | `dot` / `warp_group_dot` | accumulator = result; register operands are `dot_op(opIdx, parent)` with parent = result |
+//! | `dot_scaled` | accumulator = result (its operands' layouts are those of Triton's decomposition, [`crate::scaled_dot`], which needs the target: the engine wants them, `tests/anchors_corpus.rs` compares them with Triton's) |
 //! | `gather` | indices = result |
 //! | `scf.for` / `while` / `if` | init = region argument = yielded value = result |
 //!

@@ -32,10 +32,11 @@
 //! | [`assignment`] | `error`, `ir` |
 //! | [`axis`] | `ir`, `text` |
 //! | [`anchors`] | `axis`, `ir` |
+//! | [`scaled_dot`] | `anchors`, `ir`, `shape_ops`, `text` |
 //! | [`check`] | `assignment`, `ir`, `shape_ops` |
 //! | [`cost`] | `assignment`, `error`, `ir`, `shape_ops` |
 //! | [`compute`] | `assignment`, `axis`, `cost`, `error`, `ir`, `shape_ops` |
-//! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `compute`, `cost`, `error`, `ir`, `shape_ops` |
+//! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `compute`, `cost`, `error`, `ir`, `scaled_dot`, `shape_ops` |
 //! | [`ttgir`] | `anchors`, `assignment`, `error`, `ir`, `shape_ops`, `text` |
 //! | [`report`] | `anchors`, `assignment`, `check`, `compute`, `cost`, `engine`, `error`, `ir`, `parse`, `ttgir` |
 //!
@@ -84,6 +85,7 @@ pub mod error;
 pub mod ir;
 pub mod parse;
 pub mod report;
+pub mod scaled_dot;
 pub mod shape_ops;
 pub mod text;
 pub mod ttgir;

@@ -85,10 +85,6 @@ fn coalesced_widths_match_coalesce_decisions() {
     assert!(same * 100 >= total * 99, "{same}/{total}");
 }
 
-fn id_has(r: &serde_json::Value, s: &str) -> bool {
-    common::id(r).contains(s)
-}
-
 /// Our dot layouts equal Triton's pre-pipeline dots as linear maps: the
 /// anchors' rule (`assign_fixed`; `assign` may then give a chain of dots
 /// other warps by cost, see `tests/chain.rs`).
@@ -171,11 +167,18 @@ fn dot_layouts_equal_tritons() {
         for (a, b) in ours.iter().zip(&theirs) {
             n += 1;
             let (la, lb) = (out.assignment.layout(*a).unwrap(), ta.layout(*b).unwrap());
-            // Known gap: dot_scaled's warps. FMA (fp32 IEEE) dots are
-            // compared: their blocked accumulator is
-            // `anchors::fma_accumulator`.
-            let known = id_has(&r, "dot_scaled");
-            if la.ll != lb.ll && !known {
+            // FMA (fp32 IEEE) dots are compared: their blocked accumulator
+            // is `anchors::fma_accumulator`. A `dot_scaled` Triton
+            // decomposed into a transposed dot is compared through the
+            // transpose (Triton's `tt.trans` of the dot's result).
+            let their_shape = tp.values[*b].ty.tensor_shape().unwrap();
+            let our_shape = p.values[*a].ty.tensor_shape().unwrap();
+            let lb_ll = if their_shape != our_shape && their_shape.len() == 2 {
+                layout_engine::shape_ops::transpose(&lb.ll, &[1, 0]).unwrap()
+            } else {
+                lb.ll.clone()
+            };
+            if la.ll != lb_ll {
                 diffs.push(format!(
                     "{}: ours {} triton {}",
                     common::id(&r),
@@ -249,4 +252,127 @@ fn descriptor_loads_equal_tritons() {
         }
     }
     assert_eq!(n, 6, "descriptor loads compared");
+}
+
+/// The operands of every `tt.dot_scaled` (the unscaled operand, the scaled
+/// one and its scale) take the layouts Triton 3.9's decomposition converts
+/// them into: in Triton's pre-pipeline TTGIR, each dot operand is traced
+/// back through the decomposition (`tt.trans`, `ttg.fp4_to_fp`, `arith.mulf`'s
+/// value and scale, the scale's reshape/broadcast and elementwise widening)
+/// to the value a `ttg.convert_layout` or a load produced; that value's
+/// layout must equal the layout our assignment gives the operand.
+#[test]
+fn scaled_dot_operands_equal_tritons() {
+    use layout_engine::cost::Pricer;
+    use layout_engine::engine::assign_fixed as assign;
+    use layout_engine::ir::{OpKind, Program};
+    use layout_engine::scaled_dot::{scaled_dot_layout, scaled_dot_operands};
+    use layout_engine::shape_ops::canon;
+    use layout_engine::Assignment;
+    // Follows the first tensor operand back through the decomposition's ops.
+    fn origin(p: &Program, mut v: usize) -> usize {
+        let through = [
+            "tt.trans",
+            "ttg.fp4_to_fp",
+            "tt.fp_to_fp",
+            "tt.reshape",
+            "tt.broadcast",
+            "tt.bitcast",
+            "arith.extui",
+            "arith.shli",
+            "arith.maxui",
+            "arith.truncf",
+            "math.fma",
+        ];
+        while let Some(o) = p.def_op(v) {
+            let op = &p.ops[o];
+            if !through.contains(&op.name.as_str()) {
+                break;
+            }
+            v = op.operands[0];
+        }
+        v
+    }
+    let mut pricer = Pricer::new();
+    let (mut compared, mut dots) = (0, 0);
+    let mut diffs = Vec::new();
+    for r in common::records() {
+        let ttir = r["ttir"].as_str().unwrap();
+        if !ttir.contains("tt.dot_scaled") {
+            continue;
+        }
+        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
+        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let p = parse_program(ttir).unwrap();
+        let out = assign(
+            &p,
+            Options {
+                target,
+                num_warps: nw,
+            },
+            &mut pricer,
+        )
+        .unwrap();
+        let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
+        let ta = Assignment::from_types(&tp).unwrap();
+        let ours: Vec<usize> = p
+            .walk()
+            .into_iter()
+            .filter(|&o| p.ops[o].kind == OpKind::DotScaled)
+            .collect();
+        let theirs: Vec<usize> = tp
+            .walk()
+            .into_iter()
+            .filter(|&o| matches!(tp.ops[o].kind, OpKind::Dot | OpKind::WarpGroupDot))
+            .collect();
+        assert_eq!(ours.len(), theirs.len(), "{}", common::id(&r));
+        for (&o, &t) in ours.iter().zip(&theirs) {
+            dots += 1;
+            let op = &p.ops[o];
+            let f = scaled_dot_operands(op).unwrap();
+            let c = scaled_dot_layout(&p, op, target, nw).unwrap();
+            // Triton's dot operands in its frame: opIdx 0 is the scaled B
+            // when the product is transposed.
+            let top = &tp.ops[t];
+            let (d_a, d_b) = if c.transposed {
+                (top.operands[1], top.operands[0])
+            } else {
+                (top.operands[0], top.operands[1])
+            };
+            let mut expect: Vec<(usize, usize)> = Vec::new();
+            for (ours_idx, scale, d) in [(f.a, f.a_scale, d_a), (f.b, f.b_scale, d_b)] {
+                if !tp.is_tensor(d) {
+                    continue; // wgmma's shared-memory operand
+                }
+                match (scale, tp.def_op(d).map(|x| &tp.ops[x])) {
+                    (Some(s), Some(m)) if m.name == "arith.mulf" => {
+                        expect.push((ours_idx, origin(&tp, m.operands[0])));
+                        expect.push((s, origin(&tp, m.operands[1])));
+                    }
+                    (Some(_), _) => diffs.push(format!(
+                        "{}: scaled operand {ours_idx} not produced by arith.mulf",
+                        common::id(&r)
+                    )),
+                    (None, _) => expect.push((ours_idx, origin(&tp, d))),
+                }
+            }
+            for (i, tv) in expect {
+                let ours_l = out.assignment.seen(&p, o, i);
+                let theirs_l = ta.layout(tv).unwrap();
+                compared += 1;
+                match ours_l {
+                    Some(l) if canon(&l.ll) == canon(&theirs_l.ll) => {}
+                    other => diffs.push(format!(
+                        "{}: operand {i}: ours {:?} triton {}",
+                        common::id(&r),
+                        other.map(|l| l.mlir()),
+                        theirs_l.mlir()
+                    )),
+                }
+            }
+        }
+    }
+    assert!(dots >= 4, "{dots} scaled dots");
+    assert!(compared >= 10, "{compared} operands compared");
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

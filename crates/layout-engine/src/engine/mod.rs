@@ -59,6 +59,7 @@ use crate::axis::AxisInfo;
 use crate::cost::{weighted, Pricer};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
+use crate::scaled_dot::{scaled_dot_layout, scaled_dot_operands};
 use crate::shape_ops::{
     canon, collapse_dims_canon, drop_dim, drop_dim_canon, insert_dim, join, lift, reshape, split,
     transpose,
@@ -414,6 +415,19 @@ impl Pass<'_> {
                 let Some(&r) = op.results.first() else {
                     return Ok(());
                 };
+                if op.kind == OpKind::DotScaled {
+                    if let Some(c) = scaled_dot_layout(p, op, self.opts.target, nw) {
+                        let res = Layout::from_ll(c.result);
+                        self.lay[r] = Some(res.clone());
+                        if let Some(f) = scaled_dot_operands(op) {
+                            self.want(o, f.c, &res);
+                        }
+                        for (i, l) in c.wants {
+                            self.want_data(o, i, &Layout::from_ll(l))?;
+                        }
+                        return Ok(());
+                    }
+                }
                 let rs = shape(p, r);
                 if rs.len() < 2 {
                     return Err(EngineError::Unsupported(format!(
