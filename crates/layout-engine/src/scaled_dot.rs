@@ -111,12 +111,33 @@ pub fn scaled_dot_operands(op: &Op) -> Option<ScaledDotOperands> {
     })
 }
 
+/// One operand of the decomposed dot, in the dot's frame (opIdx 0: `[P,
+/// K]`, opIdx 1: `[K, Q]`).
+#[derive(Clone, Debug)]
+pub struct FrameOperand {
+    /// The `tt.dot_scaled` operand index of the value.
+    pub operand: usize,
+    /// The operand index of its scale, if any.
+    pub scale: Option<usize>,
+    /// Its element kind (`bf16`, `fp16`, `e2m1`, `e4m3`, `e5m2`).
+    pub ty: String,
+    /// Its 16-bit `#ttg.dot_op` encoding when read from registers (`None`:
+    /// wgmma's shared-memory operand).
+    pub enc: Option<Encoding>,
+    /// For `e2m1`: the encoding of the packed bytes before `fp4_to_fp`.
+    pub packed: Option<Encoding>,
+    /// Its 16-bit shape in the dot's frame.
+    pub shape: [u64; 2],
+}
+
 /// The layouts Triton's decomposition of a `tt.dot_scaled` gives its result
 /// and wants of its operands (module doc).
 #[derive(Clone, Debug)]
 pub struct ScaledDotChoice {
     /// Whether Triton computes the transposed product `Bᵀ · Aᵀ`.
     pub transposed: bool,
+    /// The decomposed dot's operands, opIdx 0 then 1.
+    pub frame: [FrameOperand; 2],
     /// The decomposed dot's accumulator encoding (shape `[N, M]` when
     /// transposed).
     pub mma: Encoding,
@@ -194,10 +215,22 @@ pub fn scaled_dot_layout(
         ]
     };
     let mut wants = Vec::new();
+    let mut operands = Vec::new();
     for (idx, (v, scale, ty, enc)) in frame.into_iter().enumerate() {
-        let Some(enc) = enc else { continue };
         let x = dshape[idx];
         let full = if idx == 0 { [x, k] } else { [k, x] };
+        let mut fo = FrameOperand {
+            operand: v,
+            scale,
+            ty: ty.clone(),
+            enc: enc.clone(),
+            packed: None,
+            shape: full,
+        };
+        let Some(enc) = enc else {
+            operands.push(fo);
+            continue;
+        };
         let u = enc.to_linear_layout(&full).ok()?;
         let value = if is_fp4(ty) {
             let Encoding::DotOperand(mut d) = enc.clone() else {
@@ -208,7 +241,10 @@ pub fn scaled_dot_layout(
             }
             d.k_width /= 2;
             let packed = if idx == 0 { [x, k / 2] } else { [k / 2, x] };
-            Encoding::DotOperand(d).to_linear_layout(&packed).ok()?
+            let e = Encoding::DotOperand(d);
+            let l = e.to_linear_layout(&packed).ok()?;
+            fo.packed = Some(e);
+            l
         } else {
             u.clone()
         };
@@ -237,9 +273,12 @@ pub fn scaled_dot_layout(
             };
             wants.push((s, shape_ops::canon(&l)));
         }
+        operands.push(fo);
     }
+    let frame: [FrameOperand; 2] = operands.try_into().ok()?;
     Some(ScaledDotChoice {
         transposed,
+        frame,
         mma: choice.result,
         result,
         wants,

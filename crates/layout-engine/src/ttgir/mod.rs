@@ -33,6 +33,9 @@
 //!   `ttng.warp_group_dot`; an operand the engine reads from shared memory
 //!   goes through `ttg.local_alloc` into a `!ttg.memdesc` of an
 //!   `#ttg.nvmma_shared` layout.
+//! - A `tt.dot_scaled` prints as the ops Triton 3.9's decomposition makes
+//!   of it on sm80 and sm90 (`scaled_dot`; its values are `%dsN`), so
+//!   that the program compiles without a scaled MMA.
 //!
 //! The crate's own reader ([`crate::parse_program`]) reads the text back;
 //! `tests/ttgir_roundtrip.rs` checks, on every record of the corpora, that
@@ -45,6 +48,7 @@
 //! Submodules: `insert` (the conversions and recomputed copies to print),
 //! `attributes` (the canonical attribute of each map, and the aliases),
 //! `spelling` (the attribute each value and use carries, op by op),
+//! `scaled_dot` (the decomposition of `tt.dot_scaled`),
 //! `types` (one op's text with its operands and types rewritten); this file
 //! walks the program's lines.
 
@@ -58,6 +62,7 @@ use std::collections::{HashMap, HashSet};
 
 mod attributes;
 mod insert;
+mod scaled_dot;
 mod spelling;
 mod types;
 
@@ -65,6 +70,10 @@ pub use spelling::ATTRIBUTE_CONVERT_PREFIX;
 
 /// Name prefix of a value recomputed in another layout (`%rm0`, ...).
 pub const RECOMPUTED_PREFIX: &str = "%rm";
+
+/// Name prefix of a value of a `tt.dot_scaled`'s printed decomposition
+/// (`%ds0`, ...; the last op defines the `tt.dot_scaled`'s own result).
+pub const DECOMPOSED_PREFIX: &str = "%ds";
 
 /// The printed program and what was inserted into it.
 #[derive(Clone, Debug)]
@@ -544,9 +553,16 @@ impl Printer<'_> {
             if !p.in_combine_region(o) {
                 self.emit_before(o, indent, &mut out);
             }
+            let decomposed = if op.kind == OpKind::DotScaled {
+                self.decomposition(o, target, num_warps)
+            } else {
+                None
+            };
             if p.in_combine_region(o) {
                 out.push_str(raw);
                 out.push('\n');
+            } else if let Some(c) = decomposed {
+                self.scaled_dot(o, &c, indent, &mut out)?;
             } else if op.kind == OpKind::Dot
                 && op
                     .results
