@@ -127,6 +127,7 @@ fn dot_layouts_equal_tritons() {
                 .collect()
         };
         let (ours, theirs) = (dots(&p), dots(&tp));
+        let tp_uses = tp.uses();
         // The operands of register dots (mma v2, mfma, FMA), read back from
         // the printed TTGIR: their kWidth is AccelerateMatmul's
         // (`anchors::orig_bit_width`).
@@ -168,13 +169,17 @@ fn dot_layouts_equal_tritons() {
             n += 1;
             let (la, lb) = (out.assignment.layout(*a).unwrap(), ta.layout(*b).unwrap());
             // FMA (fp32 IEEE) dots are compared: their blocked accumulator
-            // is `anchors::fma_accumulator`. A `dot_scaled` Triton
-            // decomposed into a transposed dot is compared through the
-            // transpose (Triton's `tt.trans` of the dot's result).
-            let their_shape = tp.values[*b].ty.tensor_shape().unwrap();
-            let our_shape = p.values[*a].ty.tensor_shape().unwrap();
-            let lb_ll = if their_shape != our_shape && their_shape.len() == 2 {
-                layout_engine::shape_ops::transpose(&lb.ll, &[1, 0]).unwrap()
+            // is `anchors::fma_accumulator`. A `dot_scaled` that Triton
+            // decomposed into a transposed dot is compared with the value
+            // that replaces its result: Triton's `tt.trans` of the dot.
+            let transposed_back = p
+                .def_op(*a)
+                .is_some_and(|o| p.ops[o].kind == OpKind::DotScaled)
+                && tp_uses[*b].len() == 1
+                && tp.ops[tp_uses[*b][0].0].name == "tt.trans";
+            let lb_ll = if transposed_back {
+                let t = tp.ops[tp_uses[*b][0].0].results[0];
+                ta.layout(t).unwrap().ll.clone()
             } else {
                 lb.ll.clone()
             };
