@@ -2,9 +2,9 @@
 //! printed TTGIR compiles on targets without a scaled MMA (sm80, sm90),
 //! with the layouts of [`crate::scaled_dot`].
 //!
-//! The ops are those Triton 3.9's pre-pipeline TTGIR holds for a `bf16 ×
-//! e2m1` dot scaled on one side (the seed corpora's `dot_scaled` records),
-//! in its order: the operands (and the accumulator) transposed when the
+//! The ops are those Triton 3.9's pre-pipeline TTGIR holds for a bf16 dot
+//! with a scaled fp4 operand (the corpora's `dot_scaled` records), in its
+//! order: the operands (and the accumulator) transposed when the
 //! product is, `ttg.fp4_to_fp` of the packed operand, the scale widened to
 //! bf16 (`arith.extui` to i16, `arith.shli` by 7 into the exponent,
 //! `arith.maxui` with 64, the smallest scale's bf16 bits, `tt.bitcast`;
@@ -13,9 +13,11 @@
 //! `[X, K/f, f]`, reshaped to `[X, K]` and multiplied in; then `tt.dot`
 //! (mma v2) or `ttng.warp_group_dot` (wgmma, the other operand through
 //! `ttg.local_alloc`, transposed by `ttg.memdesc_trans`), and the result
-//! transposed back. Other element kinds (fp16 compute, fp8, an fp4 or
-//! scaled operand 1 of the decomposed dot) print the `tt.dot_scaled` op
-//! itself ([`Printer::decomposition`] answers `None`).
+//! transposed back. An fp8 operand (`e4m3`, `e5m2`) is reinterpreted
+//! (`tt.bitcast` of its bytes) and widened by `tt.fp_to_fp` instead of
+//! `fp4_to_fp`. Other kinds (fp16 compute, an fp4, fp8 or scaled operand 1
+//! of the decomposed dot) print the `tt.dot_scaled` op itself
+//! ([`Printer::decomposition`] answers `None`).
 
 use super::{unsupported, Printer, DECOMPOSED_PREFIX};
 use crate::anchors::Target;
@@ -25,6 +27,15 @@ use crate::ir::OpId;
 use crate::scaled_dot::{scaled_dot_layout, scaled_dot_operands, ScaledDotChoice};
 use crate::shape_ops;
 use hw_layouts::Encoding;
+
+/// The MLIR type of an fp8 element kind.
+fn fp8_type(ty: &str) -> Option<&'static str> {
+    match ty {
+        "e4m3" => Some("f8E4M3FN"),
+        "e5m2" => Some("f8E5M2"),
+        _ => None,
+    }
+}
 
 /// `transpose` order text of a rank-2 `tt.trans`.
 const ORDER: &str = "{order = array<i32: 1, 0>}";
@@ -42,7 +53,7 @@ impl Printer<'_> {
         let op = &p.ops[o];
         let c = scaled_dot_layout(p, op, target, num_warps)?;
         let [f0, f1] = &c.frame;
-        let printable = matches!(f0.ty.as_str(), "bf16" | "e2m1")
+        let printable = matches!(f0.ty.as_str(), "bf16" | "e2m1" | "e4m3" | "e5m2")
             && f1.ty == "bf16"
             && f1.scale.is_none()
             && (f0.ty == "e2m1") == f0.packed.is_some()
@@ -129,6 +140,24 @@ impl Printer<'_> {
             }
             let enc_l = Layout::new(enc.clone(), &fo.shape)?;
             let op_ty = self.ty(&fo.shape, "bf16", &enc_l);
+            if let Some(f8) = fp8_type(&fo.ty) {
+                // `tt.fp_to_fp` reads the fp8 type: the loaded bytes are
+                // reinterpreted first.
+                if velem != f8 {
+                    let b = self.fresh(DECOMPOSED_PREFIX);
+                    let bty = self.ty(&in_shape, f8, &in_l);
+                    out.push_str(&format!(
+                        "{indent}{b} = tt.bitcast {cur} : {in_ty} -> {bty}\n"
+                    ));
+                    cur = b;
+                }
+                let bty = self.ty(&in_shape, f8, &in_l);
+                let u = self.fresh(DECOMPOSED_PREFIX);
+                out.push_str(&format!(
+                    "{indent}{u} = tt.fp_to_fp {cur} : {bty} -> {op_ty}\n"
+                ));
+                cur = u;
+            }
             if fo.packed.is_some() {
                 let u = self.fresh(DECOMPOSED_PREFIX);
                 let axis = if idx == 0 { 1 } else { 0 };
