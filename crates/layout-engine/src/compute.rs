@@ -68,6 +68,10 @@
 //!   stepping 1, 2, 4, … along one dim `k`, capped by 128 bits and by the
 //!   pointer's contiguity and alignment along `k` ([`crate::axis`]).
 //!
+//! A `tt.dot_scaled` counts the elementwise ops of the decomposition Triton
+//! lowers it to ([`crate::scaled_dot::decomposition_ops`]: the upcast, the
+//! scale's widening and the multiply), each in the layout its operand is
+//! read in, as they would count in Triton's TTGIR, which holds them.
 //! Dots, reductions, scans, gathers, atomics and conversions are priced
 //! elsewhere (or not at all) and get no compute term.
 
@@ -268,6 +272,20 @@ pub fn op_cycles(p: &Program, o: OpId, l: &LinearLayout, info: &[AxisInfo]) -> f
     )
 }
 
+/// The weighted cycles of the elementwise ops of Triton's decomposition of
+/// `tt.dot_scaled` op `o` ([`crate::scaled_dot::decomposition_ops`]), each
+/// in the layout its operand is read in under `a`.
+fn scaled_dot_cycles(p: &Program, a: &Assignment, o: OpId) -> f64 {
+    let instructions: f64 = crate::scaled_dot::decomposition_ops(&p.ops[o])
+        .into_iter()
+        .filter_map(|(i, name, per)| {
+            let l = a.seen(p, o, i)?;
+            Some(elementwise_weight(name, false) * (registers(&l.ll) * per) as f64)
+        })
+        .sum();
+    weighted(instructions / ALU_PER_CYCLE, p.ops[o].loop_depth)
+}
+
 /// The layout op `o`'s work is done in under `a`: its first tensor
 /// result's, for a store its pointer as seen.
 fn work_layout<'a>(p: &Program, a: &'a Assignment, o: OpId) -> Option<&'a LinearLayout> {
@@ -331,6 +349,19 @@ pub fn compute_terms_with(p: &Program, a: &Assignment, info: &[AxisInfo]) -> Res
     let mut out = Vec::new();
     for o in p.walk() {
         if p.in_combine_region(o) || merged.contains(&o) {
+            continue;
+        }
+        if p.ops[o].kind == OpKind::DotScaled {
+            let cycles = scaled_dot_cycles(p, a, o);
+            if cycles != 0.0 {
+                let registers = work_layout(p, a, o).map_or(0, registers);
+                out.push(Term {
+                    op: o,
+                    registers,
+                    cycles,
+                    recomputed: false,
+                });
+            }
             continue;
         }
         if let Some(l) = work_layout(p, a, o) {

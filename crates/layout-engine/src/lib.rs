@@ -35,7 +35,7 @@
 //! | [`scaled_dot`] | `anchors`, `ir`, `shape_ops`, `text` |
 //! | [`check`] | `assignment`, `ir`, `shape_ops` |
 //! | [`cost`] | `assignment`, `error`, `ir`, `shape_ops` |
-//! | [`compute`] | `assignment`, `axis`, `cost`, `error`, `ir`, `shape_ops` |
+//! | [`compute`] | `assignment`, `axis`, `cost`, `error`, `ir`, `scaled_dot`, `shape_ops` |
 //! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `compute`, `cost`, `error`, `ir`, `scaled_dot`, `shape_ops` |
 //! | [`ttgir`] | `anchors`, `assignment`, `error`, `ir`, `shape_ops`, `text` |
 //! | [`report`] | `anchors`, `assignment`, `check`, `compute`, `cost`, `engine`, `error`, `ir`, `parse`, `ttgir` |

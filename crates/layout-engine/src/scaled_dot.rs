@@ -130,6 +130,38 @@ pub struct FrameOperand {
     pub shape: [u64; 2],
 }
 
+/// The elementwise ops of Triton's decomposition of `tt.dot_scaled` op `op`
+/// (module doc) that cost instructions: `(operand index, op name, registers
+/// per register of that operand as the dot reads it)`, 16-bit results all.
+/// A scaled operand is multiplied by its broadcast scale (`arith.mulf`;
+/// an fp4 operand has two 16-bit values per byte read), an fp8 one first
+/// widened (`tt.fp_to_fp`); each scale is widened by `arith.extui`,
+/// `arith.shli` and `arith.maxui`, and, unless `fastMath`, `math.fma`.
+/// Bitcasts, reshapes, broadcasts, transposes and `ttg.fp4_to_fp` are not
+/// listed (`layout_engine::compute` counts them as renamings or not at
+/// all, in Triton's TTGIR alike). Empty when the op's form is not read.
+pub fn decomposition_ops(op: &Op) -> Vec<(usize, &'static str, u64)> {
+    let Some(f) = scaled_dot_operands(op) else {
+        return Vec::new();
+    };
+    let fast_math = op.text.contains("fastMath = true");
+    let mut ops = Vec::new();
+    for (v, scale, ty) in [(f.a, f.a_scale, &f.lhs), (f.b, f.b_scale, &f.rhs)] {
+        let per = if is_fp4(ty) { 2 } else { 1 };
+        if matches!(ty.as_str(), "e4m3" | "e5m2") {
+            ops.push((v, "tt.fp_to_fp", per));
+        }
+        if let Some(s) = scale {
+            ops.push((v, "arith.mulf", per));
+            ops.extend(["arith.extui", "arith.shli", "arith.maxui"].map(|n| (s, n, 1)));
+            if !fast_math {
+                ops.push((s, "math.fma", 1));
+            }
+        }
+    }
+    ops
+}
+
 /// The layouts Triton's decomposition of a `tt.dot_scaled` gives its result
 /// and wants of its operands (module doc).
 #[derive(Clone, Debug)]

@@ -381,3 +381,51 @@ fn scaled_dot_operands_equal_tritons() {
     assert!(compared >= 10, "{compared} operands compared");
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// The compute term of a `tt.dot_scaled` (`scaled_dot::decomposition_ops`,
+/// priced in its operands' layouts) equals that of the decomposition
+/// Triton's pre-pipeline TTGIR holds: on every `dot_scaled` record whose
+/// conversions cost the same on both sides (the same assignment), the two
+/// compute terms agree within half a cycle (what is left is Triton's
+/// integer index arithmetic around the loop bounds).
+#[test]
+fn scaled_dot_compute_equals_tritons_decomposition() {
+    use layout_engine::compute::compute_cost;
+    use layout_engine::cost::{total_cost, Pricer};
+    use layout_engine::engine::assign;
+    use layout_engine::Assignment;
+    let mut pricer = Pricer::new();
+    let (mut same, mut diffs) = (0, Vec::new());
+    for r in common::records() {
+        let ttir = r["ttir"].as_str().unwrap();
+        if !ttir.contains("tt.dot_scaled") {
+            continue;
+        }
+        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
+        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let p = parse_program(ttir).unwrap();
+        let opts = Options {
+            target,
+            num_warps: nw,
+        };
+        let out = assign(&p, opts, &mut pricer).unwrap();
+        let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
+        let ta = Assignment::from_types(&tp).unwrap();
+        let conv = |p: &layout_engine::Program, a: &Assignment, pr: &mut Pricer| {
+            total_cost(&pr.price_all(p, a).unwrap())
+        };
+        if conv(&p, &out.assignment, &mut pricer) != conv(&tp, &ta, &mut pricer) {
+            continue;
+        }
+        same += 1;
+        let (ours, theirs) = (
+            compute_cost(&p, &out.assignment).unwrap(),
+            compute_cost(&tp, &ta).unwrap(),
+        );
+        if (ours - theirs).abs() > 0.5 {
+            diffs.push(format!("{}: ours {ours} triton {theirs}", common::id(&r)));
+        }
+    }
+    assert!(same >= 10, "{same} records with Triton's assignment");
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

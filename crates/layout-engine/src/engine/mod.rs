@@ -387,7 +387,10 @@ impl Pass<'_> {
                 // A load of fewer elements than threads is no anchor (Triton's
                 // `isExpensiveLoadOrStore`): it is issued in the layout its
                 // uses want, like index arithmetic.
-                if op.kind == OpKind::Load && s.iter().product::<u64>() < nw * self.lanes {
+                if op.kind == OpKind::Load
+                    && s.iter().product::<u64>() < nw * self.lanes
+                    && !self.choices.anchored_loads.contains(&o)
+                {
                     for &r in &op.results {
                         self.free[r] = true;
                     }

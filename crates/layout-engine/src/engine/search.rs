@@ -41,6 +41,18 @@
 //!    holds, else shared memory); the cheaper total wins, ties to the
 //!    index's layout. `--explain` names the path and its counts.
 //!
+//! 5. **Scales of `tt.dot_scaled` loaded whole** (fewer elements than
+//!    threads, Triton's `isExpensiveLoadOrStore` false): the one-pass
+//!    engine issues such a load in the layout its use wants, as index
+//!    arithmetic, here the scale's layout seen from the dot operand,
+//!    which replicates it over several registers (one byte load each); the
+//!    candidate issues it coalesced and converts it; the cheaper total
+//!    wins, ties to the wanted layout. Only for scales: tried for every
+//!    small load, the candidate changed 21 of the GPU cases (2026-11-25,
+//!    H200, `bench/engine-gpu/results/2026-11-25-h200/small_loads/`) with
+//!    gains up to 1.20x and losses up to 0.94x (a `qk_norm`, attention
+//!    backward), the model ranking them no better than chance.
+//!
 //! Every settled choice is a [`Decision`] (for `--explain`), its
 //! candidates' total costs beside them.
 
@@ -72,6 +84,10 @@ pub struct Choices {
     /// Elementwise ops whose operands meet in different layouts: the index
     /// of the candidate taken instead of the one of least converted cost.
     pub tied_pick: HashMap<OpId, usize>,
+    /// Loads of fewer elements than threads issued in their coalesced
+    /// layout (and converted where used) instead of in the layout their
+    /// uses want.
+    pub anchored_loads: HashSet<OpId>,
 }
 
 /// The total cost of an assignment (see the module doc).
@@ -333,6 +349,53 @@ pub(super) fn search(
             best_cost = cost;
         }
     }
+    let lanes = opts.target.threads_per_warp();
+    for o in p.walk() {
+        let op = &p.ops[o];
+        let small = op.kind == OpKind::Load
+            && op
+                .operands
+                .first()
+                .and_then(|&ptr| p.values[ptr].ty.tensor_shape())
+                .is_some_and(|s| s.iter().product::<u64>() < opts.num_warps * lanes);
+        let Some(&r) = op.results.first().filter(|_| small) else {
+            continue;
+        };
+        if !uses[r].iter().any(|&(u, i)| is_scale_operand(p, u, i)) {
+            continue;
+        }
+        let mut c = choices.clone();
+        c.anchored_loads.insert(o);
+        let out = assign_prepared(p, &info, opts, pricer, &c)?;
+        let cost = total_cost_with(p, &out, pricer, &info)?;
+        let chosen = usize::from(cost < best_cost);
+        let layout = |e: &EngineOutput| {
+            e.assignment
+                .layout(r)
+                .map_or_else(|| "?".to_string(), |l| l.mlir())
+        };
+        decisions.push(Decision {
+            line: op.line,
+            op: "small tt.load layout".into(),
+            value: p.values[r].name.clone(),
+            candidates: vec![
+                (
+                    format!("{} (the layout its uses want)", layout(&best)),
+                    best_cost,
+                ),
+                (
+                    format!("{} (coalesced, converted where used)", layout(&out)),
+                    cost,
+                ),
+            ],
+            chosen,
+        });
+        if chosen == 1 {
+            choices = c;
+            best = out;
+            best_cost = cost;
+        }
+    }
     let settled = settle_ties(
         p,
         &info,
@@ -344,6 +407,12 @@ pub(super) fn search(
     let (_, mut best, _) = settled;
     best.decisions.extend(decisions);
     Ok(best)
+}
+
+/// Whether operand `i` of op `u` is a scale of a `tt.dot_scaled`.
+fn is_scale_operand(p: &Program, u: OpId, i: usize) -> bool {
+    crate::scaled_dot::scaled_dot_operands(&p.ops[u])
+        .is_some_and(|f| f.a_scale == Some(i) || f.b_scale == Some(i))
 }
 
 /// The engine's current choice: its choices, output and total cost.
