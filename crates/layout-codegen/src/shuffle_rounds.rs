@@ -3,7 +3,7 @@
 //! lanes of a warp only).
 //!
 //! ## One planning path, two output forms
-//! [`plan_shuffle`] asks both shuffle planners and keeps the cheaper plan
+//! `plan_shuffle` asks both shuffle planners and keeps the cheaper plan
 //! under the cost model of [`crate::choice::plan_cost`] (`max(shuffles,
 //! (selects + prmt) / 2)` per thread; a shuffle from one's own lane is a
 //! free register move):
@@ -12,7 +12,7 @@
 //!   Triton's `P_mixed ∘ P_lane ∘ P_reg` decomposition with *Ship* / *Swap*
 //!   and packing of sub-32-bit elements (`prmt`), else the paper's coset
 //!   rounds with explicit `selp`, else the general `shfl.idx` rounds;
-//! * [`rounds_plan`] here → `ConversionPlan::WarpShuffle`
+//! * `rounds_plan` here → `ConversionPlan::WarpShuffle`
 //!   ([`crate::plan::Shuffle`]: one step from a source register to a
 //!   destination register): the paper's coset rounds (§5.4) without
 //!   broadcast, else one `shfl.idx` per destination register and value of

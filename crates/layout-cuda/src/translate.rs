@@ -15,16 +15,16 @@
 //! * `SharedMemory`: per round (a barrier between rounds), every store, one
 //!   barrier, every load, then the broadcast copies. The lane/warp part of
 //!   each [`Address`] is computed once per thread per distinct part
-//!   ([`crate::access::emit_opaque_thread_offset`]) and the constant added
+//!   (`access::emit_opaque_thread_offset`) and the constant added
 //!   as an immediate where its bits are disjoint from the thread part's
-//!   ([`crate::access::xor_as_add`]). A vector access moves
+//!   (`access::xor_as_add`). A vector access moves
 //!   `registers.len()` elements at once (`st.shared.v*`); a matrix access is
 //!   `stmatrix`/`ldmatrix` ([`crate::matrix_ops::wrappers`]). Replicas of a
 //!   broadcast source skip their stores by the plan's
 //!   [`StorePredicate`], the rule the planner's store wavefronts count.
 //!
 //! No barrier ends the body: before the scratch is written again the caller
-//! places one (see [`crate::scratch`]).
+//! places one (the calling convention of [`crate::device_fn`]).
 
 use crate::access::{emit_opaque_thread_offset, load_stmts, store_expr, xor_as_add};
 use crate::{ctype, emit_warp_program, gather, EmitError, Path};

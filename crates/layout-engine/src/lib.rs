@@ -15,7 +15,7 @@
 //!   times 10 per enclosing loop; [`compute`]: the elementwise work and
 //!   memory instructions a layout's registers per thread multiply);
 //! - [`assignment`] holds an assignment (or reads Triton's from TTGIR) and
-//!   [`check`] verifies any assignment against every op's layout rule;
+//!   [`check`](mod@check) verifies any assignment against every op's layout rule;
 //! - [`ttgir`] prints an assignment as Triton's TTGIR (a layout on every
 //!   tensor type, a `ttg.convert_layout` per conversion);
 //! - [`report`] is what the CLI and Python print.
@@ -33,7 +33,7 @@
 //! | [`axis`] | `ir`, `text` |
 //! | [`anchors`] | `axis`, `ir` |
 //! | [`scaled_dot`] | `anchors`, `ir`, `shape_ops`, `text` |
-//! | [`check`] | `assignment`, `ir`, `shape_ops` |
+//! | [`check`](mod@check) | `assignment`, `ir`, `shape_ops` |
 //! | [`cost`] | `assignment`, `error`, `ir`, `shape_ops` |
 //! | [`compute`] | `assignment`, `axis`, `cost`, `error`, `ir`, `scaled_dot`, `shape_ops` |
 //! | [`engine`] | `anchors`, `assignment`, `axis`, `check`, `compute`, `cost`, `error`, `ir`, `scaled_dot`, `shape_ops` |

@@ -5,7 +5,6 @@
 mod common;
 
 use layout_engine::anchors::memory_anchors;
-use layout_engine::anchors::Target;
 use layout_engine::engine::Options;
 use layout_engine::parse_program;
 
@@ -14,8 +13,7 @@ fn coalesced_widths_match_coalesce_decisions() {
     let (mut same, mut total) = (0, 0);
     let mut diffs = Vec::new();
     for r in common::records() {
-        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
         let ours = memory_anchors(&p, target, nw);
         let decisions: Vec<&serde_json::Value> = r["pass_trace"]
@@ -100,8 +98,7 @@ fn dot_layouts_equal_tritons() {
     let mut operands = 0;
     let mut diffs = Vec::new();
     for r in common::records() {
-        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
         let out = assign(
             &p,
@@ -222,8 +219,7 @@ fn descriptor_loads_equal_tritons() {
         if theirs.is_empty() {
             continue;
         }
-        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let (target, nw) = common::target_and_warps(&r);
         let ttir = r["ttir"].as_str().unwrap();
         let p = parse_program(ttir).unwrap();
         let out = assign(
@@ -306,8 +302,7 @@ fn scaled_dot_operands_equal_tritons() {
         if !ttir.contains("tt.dot_scaled") {
             continue;
         }
-        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(ttir).unwrap();
         let out = assign(
             &p,
@@ -401,8 +396,7 @@ fn scaled_dot_compute_equals_tritons_decomposition() {
         if !ttir.contains("tt.dot_scaled") {
             continue;
         }
-        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(ttir).unwrap();
         let opts = Options {
             target,

@@ -87,18 +87,14 @@ fn wider_elements_cost_no_less() {
 /// conversion of the corpora, Triton's and ours.
 #[test]
 fn trivial_conversions_skip_the_planner_as_it_would_decide() {
-    use layout_engine::anchors::Target;
-    use layout_engine::engine::{assign, Options};
+    use layout_engine::engine::assign;
     let mut pricer = Pricer::new();
     let mut n = 0;
     for r in common::records() {
         let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
         let ta = Assignment::from_types(&tp).unwrap();
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-        let opts = Options {
-            target: Target::parse(r["target"].as_str().unwrap()).unwrap(),
-            num_warps: r["options"]["num_warps"].as_u64().unwrap(),
-        };
+        let opts = common::options(&r);
         let ours = assign(&p, opts, &mut pricer).unwrap().assignment;
         let mut all = layout_engine::assignment::conversions(&tp, &ta).unwrap();
         all.extend(layout_engine::assignment::conversions(&p, &ours).unwrap());

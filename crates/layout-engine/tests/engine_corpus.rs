@@ -4,7 +4,6 @@
 
 mod common;
 
-use layout_engine::anchors::Target;
 use layout_engine::compute::compute_cost;
 use layout_engine::cost::{total_cost, Pricer};
 use layout_engine::engine::gather::gathers_cost;
@@ -91,8 +90,7 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
     assert_eq!(records.len(), before.len());
     for (r, (before_id, before_conv, before_red)) in records.into_iter().zip(before) {
         let id = common::id(&r).to_string();
-        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
         let opts = Options {
             target,
@@ -234,8 +232,7 @@ fn remat_of_a_data_value_is_rejected() {
     let mut pricer = Pricer::new();
     let mut tried = 0;
     for r in common::records() {
-        let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-        let nw = r["options"]["num_warps"].as_u64().unwrap();
+        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
         let out = assign(
             &p,
@@ -295,8 +292,7 @@ fn write_engine_costs_before_search() {
     let mut out = String::from("# file\tid\tconversions\treductions_gathers_compute\n");
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
-            let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-            let nw = r["options"]["num_warps"].as_u64().unwrap();
+            let (target, nw) = common::target_and_warps(&r);
             let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
             let opts = Options {
                 target,

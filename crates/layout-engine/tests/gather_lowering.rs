@@ -14,10 +14,10 @@
 mod common;
 
 use hw_layouts::Encoding;
+use layout_engine::engine::assign;
 use layout_engine::engine::gather::{gather_cycles, lane_encoding};
 use layout_engine::engine::gather_lowering::{triton_gather, GatherPath};
-use layout_engine::engine::{assign, Options};
-use layout_engine::{anchors::Target, cost::Pricer, parse_program, Layout};
+use layout_engine::{cost::Pricer, parse_program, Layout};
 use linear_layout::DimName;
 
 fn layout(text: &str, shape: &[u64]) -> Layout {
@@ -282,10 +282,7 @@ fn gather_records_choose_the_faster_layout() {
     for r in common::records() {
         let id = common::id(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-        let opts = Options {
-            target: Target::parse(r["target"].as_str().unwrap()).unwrap(),
-            num_warps: r["options"]["num_warps"].as_u64().unwrap(),
-        };
+        let opts = common::options(&r);
         let want = measured.iter().find(|(m, _)| *m == id).map(|m| m.1);
         if want.is_none() && id != close {
             continue;

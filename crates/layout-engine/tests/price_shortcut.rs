@@ -43,8 +43,7 @@ fn corpus_pairs() -> (Pricer, HashMap<(LinearLayout, LinearLayout, u32), Target>
     let mut target_of = HashMap::new();
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
-            let target = anchors::Target::parse(r["target"].as_str().unwrap()).unwrap();
-            let nw = r["options"]["num_warps"].as_u64().unwrap();
+            let (target, nw) = common::target_and_warps(&r);
             let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
             let opts = Options {
                 target,

@@ -13,7 +13,6 @@ use layout_codegen::plan::SharedMemoryPlan;
 use layout_codegen::shared_conversion::cta_local;
 use layout_codegen::swizzle::paper_swizzle_candidates;
 use layout_codegen::wavefront::access_wavefronts;
-use layout_engine::anchors::Target;
 use layout_engine::assignment::conversions;
 use layout_engine::cost::Pricer;
 use layout_engine::engine::{assign, Options};
@@ -65,8 +64,7 @@ fn paper_swizzle_plans_equal_the_definitions_on_every_corpus_pair() {
     let mut pricer = Pricer::new();
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
-            let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-            let nw = r["options"]["num_warps"].as_u64().unwrap();
+            let (target, nw) = common::target_and_warps(&r);
             let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
             let out = assign(
                 &p,

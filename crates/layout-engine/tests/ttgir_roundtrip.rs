@@ -40,8 +40,7 @@ fn inserted(p: &Program, o: usize) -> bool {
 
 /// Every mismatch between the engine's answer and the printed text read back.
 fn roundtrip(r: &Value, pricer: &mut Pricer) -> Vec<String> {
-    let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-    let nw = r["options"]["num_warps"].as_u64().unwrap();
+    let (target, nw) = common::target_and_warps(r);
     let ttir = r["ttir"].as_str().unwrap();
     let p = parse_program(ttir).unwrap();
     let out = assign(

@@ -11,7 +11,6 @@
 mod common;
 
 use hw_layouts::Encoding;
-use layout_engine::anchors::Target;
 use layout_engine::cost::Pricer;
 use layout_engine::engine::{assign, Options};
 use layout_engine::ir::{OpKind, Program};
@@ -27,8 +26,7 @@ fn printed() -> &'static [(String, String)] {
         let mut out = Vec::new();
         for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
             for r in common::records_in(file) {
-                let target = Target::parse(r["target"].as_str().unwrap()).unwrap();
-                let nw = r["options"]["num_warps"].as_u64().unwrap();
+                let (target, nw) = common::target_and_warps(&r);
                 let ttir = r["ttir"].as_str().unwrap();
                 let p = parse_program(ttir).unwrap();
                 let opts = Options {

@@ -1,6 +1,6 @@
 //! The picture of a layout conversion: source tensor view, the plan's
 //! shared-memory buffer, destination tensor view, stacked top to bottom,
-//! with one element's path highlighted in all three ([`picture`]).
+//! with one element's path highlighted in all three (`picture`).
 //!
 //! The path of element `e` is read from the plan
 //! ([`layout_codegen::plan::ConversionPlan`]) and the layouts:

@@ -21,7 +21,7 @@ pub enum Op {
 
 /// Arguments of `explain`.
 ///
-/// Example: linlayout explain invert-and-compose --shape 16x16 '<source>' '<destination>'
+/// Example: `linlayout explain invert-and-compose --shape 16x16 '<source>' '<destination>'`
 ///
 /// The source comes first, as in `convert` and `swizzle`.
 #[derive(clap::Args)]

@@ -60,9 +60,9 @@ pub fn flush_stdout() -> Result<(), CliError> {
 }
 
 /// Clap's usage error as one line: its message with the listed items
-/// joined, then the usage, e.g. "the following required arguments were not
+/// joined, then the usage, e.g. `the following required arguments were not
 /// provided: <SRC> <DST> (usage: linlayout convert --shape <SHAPE> <SRC>
-/// <DST>)".
+/// <DST>)`.
 pub fn usage_error_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let mut message = Vec::new();

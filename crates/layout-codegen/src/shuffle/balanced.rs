@@ -445,7 +445,7 @@ pub struct BalancedPrograms {
 impl BalancedPrograms {
     /// The programs of `src → dst` (module doc): for the direct structure
     /// and, when it exists, the stepwise one, the merge count optimal for
-    /// the in-warp roofline and all merges, and up to [`WORD_STEP_TERMS`]
+    /// the in-warp roofline and all merges, and up to `WORD_STEP_TERMS`
     /// terms also none and, for 8/16-bit elements, up to 16 merge counts
     /// in steps of whole words; shuffles of one mode are packed `32 /
     /// bitwidth` values to a word.

@@ -7,7 +7,7 @@
 //! memory instructions of every op in its layout), each weighted by its
 //! loop depth ([`crate::cost::weighted`]).
 //!
-//! 1. **Chained dots** ([`super::chain::chains`]: attention's `Q·Kᵀ` →
+//! 1. **Chained dots** (`chain::chains`: attention's `Q·Kᵀ` →
 //!    softmax → `P·V`). AccelerateMatmul fixes each chain's warps by rule
 //!    ([`crate::anchors::dot_layout`]); here every combination of the
 //!    chain's dots' legal arrangements ([`legal_dot_warps`]) is a

@@ -38,3 +38,18 @@ pub fn records_in(file: &str) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).expect("a JSON record"))
         .collect()
 }
+
+/// The record's target and warps per CTA (`target`, `options.num_warps`).
+pub fn target_and_warps(r: &Value) -> (layout_engine::anchors::Target, u64) {
+    let target = r["target"].as_str().expect("a target");
+    (
+        layout_engine::anchors::Target::parse(target).expect("a known target"),
+        r["options"]["num_warps"].as_u64().expect("num_warps"),
+    )
+}
+
+/// The engine's options for the record.
+pub fn options(r: &Value) -> layout_engine::engine::Options {
+    let (target, num_warps) = target_and_warps(r);
+    layout_engine::engine::Options { target, num_warps }
+}
