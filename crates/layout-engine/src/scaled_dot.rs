@@ -148,7 +148,7 @@ pub fn decomposition_ops(op: &Op) -> Vec<(usize, &'static str, u64)> {
     let mut ops = Vec::new();
     for (v, scale, ty) in [(f.a, f.a_scale, &f.lhs), (f.b, f.b_scale, &f.rhs)] {
         let per = if is_fp4(ty) { 2 } else { 1 };
-        if matches!(ty.as_str(), "e4m3" | "e5m2") {
+        if fp8_type(ty).is_some() {
             ops.push((v, "tt.fp_to_fp", per));
         }
         if let Some(s) = scale {
@@ -175,6 +175,8 @@ pub struct ScaledDotChoice {
     pub mma: Encoding,
     /// The result's (and the accumulator's) layout, shape `[M, N]`.
     pub result: LinearLayout,
+    /// The accumulator's operand index.
+    pub accumulator: usize,
     /// `(operand index, layout)` for every operand read in registers, the
     /// scales included; the accumulator is not listed.
     pub wants: Vec<(usize, LinearLayout)>,
@@ -184,10 +186,20 @@ fn is_fp4(ty: &str) -> bool {
     ty == "e2m1"
 }
 
+/// The MLIR element type of an fp8 kind (`e4m3`, `e5m2`), `None` for the
+/// others.
+pub fn fp8_type(ty: &str) -> Option<&'static str> {
+    match ty {
+        "e4m3" => Some("f8E4M3FN"),
+        "e5m2" => Some("f8E5M2"),
+        _ => None,
+    }
+}
+
 fn elem_bits_of(ty: &str) -> u32 {
     match ty {
         "e2m1" => 4,
-        "e4m3" | "e5m2" => 8,
+        t if fp8_type(t).is_some() => 8,
         _ => 16,
     }
 }
@@ -313,6 +325,7 @@ pub fn scaled_dot_layout(
         frame,
         mma: choice.result,
         result,
+        accumulator: form.c,
         wants,
     })
 }
@@ -351,6 +364,30 @@ mod tests {
         .unwrap()
     }
 
+    /// `bf16 × e2m1`, B scaled (Triton transposes the product).
+    fn bf16_e2m1() -> Program {
+        kernel(
+            "tensor<128x64xbf16>",
+            "tensor<32x64xi8>",
+            false,
+            true,
+            "bf16",
+            "e2m1",
+        )
+    }
+
+    /// `e2m1 × bf16`, A scaled.
+    fn e2m1_bf16() -> Program {
+        kernel(
+            "tensor<128x32xi8>",
+            "tensor<64x64xbf16>",
+            true,
+            false,
+            "e2m1",
+            "bf16",
+        )
+    }
+
     fn dot(p: &Program) -> &Op {
         p.ops.iter().find(|o| o.kind == OpKind::DotScaled).unwrap()
     }
@@ -364,28 +401,14 @@ mod tests {
 
     #[test]
     fn reads_which_operand_is_scaled() {
-        let p = kernel(
-            "tensor<128x64xbf16>",
-            "tensor<32x64xi8>",
-            false,
-            true,
-            "bf16",
-            "e2m1",
-        );
+        let p = bf16_e2m1();
         let f = scaled_dot_operands(dot(&p)).unwrap();
         assert_eq!(
             (f.a, f.a_scale, f.b, f.b_scale, f.c),
             (0, None, 1, Some(2), 3)
         );
         assert_eq!((f.lhs.as_str(), f.rhs.as_str()), ("bf16", "e2m1"));
-        let p = kernel(
-            "tensor<128x32xi8>",
-            "tensor<64x64xbf16>",
-            true,
-            false,
-            "e2m1",
-            "bf16",
-        );
+        let p = e2m1_bf16();
         let f = scaled_dot_operands(dot(&p)).unwrap();
         assert_eq!(
             (f.a, f.a_scale, f.b, f.b_scale, f.c),
@@ -397,14 +420,7 @@ mod tests {
     /// `bf16 × e2m1` transposed to a 64x128 dot, `e2m1 × bf16` not).
     #[test]
     fn transposes_when_only_b_is_scaled() {
-        let p = kernel(
-            "tensor<128x64xbf16>",
-            "tensor<32x64xi8>",
-            false,
-            true,
-            "bf16",
-            "e2m1",
-        );
+        let p = bf16_e2m1();
         let c = scaled_dot_layout(&p, dot(&p), Target::Sm80, 4).unwrap();
         assert!(c.transposed);
         assert_eq!(warps(&c), vec![1, 4]);
@@ -412,14 +428,7 @@ mod tests {
         assert_eq!(warps(&c), vec![4, 1]);
         // A (bf16) is wgmma's shared-memory operand: only B and its scale.
         assert_eq!(c.wants.iter().map(|w| w.0).collect::<Vec<_>>(), vec![1, 2]);
-        let p = kernel(
-            "tensor<128x32xi8>",
-            "tensor<64x64xbf16>",
-            true,
-            false,
-            "e2m1",
-            "bf16",
-        );
+        let p = e2m1_bf16();
         let c = scaled_dot_layout(&p, dot(&p), Target::Sm80, 4).unwrap();
         assert!(!c.transposed);
         assert_eq!(warps(&c), vec![2, 2]);

@@ -5,7 +5,6 @@
 mod common;
 
 use layout_engine::anchors::memory_anchors;
-use layout_engine::engine::Options;
 use layout_engine::parse_program;
 
 #[test]
@@ -100,15 +99,7 @@ fn dot_layouts_equal_tritons() {
     for r in common::records() {
         let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-        let out = assign(
-            &p,
-            Options {
-                target,
-                num_warps: nw,
-            },
-            &mut pricer,
-        )
-        .unwrap();
+        let out = assign(&p, common::options(&r), &mut pricer).unwrap();
         let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
         let ta = Assignment::from_types(&tp).unwrap();
         let dots = |p: &layout_engine::Program| -> Vec<usize> {
@@ -222,15 +213,7 @@ fn descriptor_loads_equal_tritons() {
         let (target, nw) = common::target_and_warps(&r);
         let ttir = r["ttir"].as_str().unwrap();
         let p = parse_program(ttir).unwrap();
-        let out = assign(
-            &p,
-            Options {
-                target,
-                num_warps: nw,
-            },
-            &mut pricer,
-        )
-        .unwrap();
+        let out = assign(&p, common::options(&r), &mut pricer).unwrap();
         let g = print_ttgir(&p, ttir, &out.assignment, target, nw).unwrap();
         let gp = parse_program(&g.text).unwrap();
         let (ga, ta) = (
@@ -255,6 +238,42 @@ fn descriptor_loads_equal_tritons() {
     assert_eq!(n, 6, "descriptor loads compared");
 }
 
+/// A record with a `tt.dot_scaled`: the engine's program and answer, and
+/// Triton's pre-pipeline program and assignment.
+struct ScaledDotRecord {
+    r: serde_json::Value,
+    p: layout_engine::Program,
+    out: layout_engine::engine::EngineOutput,
+    tp: layout_engine::Program,
+    ta: layout_engine::Assignment,
+}
+
+/// The engine's entry points (`assign`, `assign_fixed`).
+type Assign = fn(
+    &layout_engine::Program,
+    layout_engine::engine::Options,
+    &mut layout_engine::cost::Pricer,
+) -> layout_engine::Result<layout_engine::engine::EngineOutput>;
+
+/// Every record of the corpora with a `tt.dot_scaled`, assigned by
+/// `assign`.
+fn scaled_dot_records(
+    assign: Assign,
+    pricer: &mut layout_engine::cost::Pricer,
+) -> Vec<ScaledDotRecord> {
+    common::records()
+        .into_iter()
+        .filter(|r| r["ttir"].as_str().unwrap().contains("tt.dot_scaled"))
+        .map(|r| {
+            let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
+            let out = assign(&p, common::options(&r), pricer).unwrap();
+            let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
+            let ta = layout_engine::Assignment::from_types(&tp).unwrap();
+            ScaledDotRecord { r, p, out, tp, ta }
+        })
+        .collect()
+}
+
 /// The operands of every `tt.dot_scaled` (the unscaled operand, the scaled
 /// one and its scale) take the layouts Triton 3.9's decomposition converts
 /// them into: in Triton's pre-pipeline TTGIR, each dot operand is traced
@@ -269,7 +288,7 @@ fn scaled_dot_operands_equal_tritons() {
     use layout_engine::ir::{OpKind, Program};
     use layout_engine::scaled_dot::{scaled_dot_layout, scaled_dot_operands};
     use layout_engine::shape_ops::canon;
-    use layout_engine::Assignment;
+
     // Follows the first tensor operand back through the decomposition's ops.
     fn origin(p: &Program, mut v: usize) -> usize {
         let through = [
@@ -294,27 +313,10 @@ fn scaled_dot_operands_equal_tritons() {
         }
         v
     }
-    let mut pricer = Pricer::new();
     let (mut compared, mut dots) = (0, 0);
     let mut diffs = Vec::new();
-    for r in common::records() {
-        let ttir = r["ttir"].as_str().unwrap();
-        if !ttir.contains("tt.dot_scaled") {
-            continue;
-        }
+    for ScaledDotRecord { r, p, out, tp, ta } in scaled_dot_records(assign, &mut Pricer::new()) {
         let (target, nw) = common::target_and_warps(&r);
-        let p = parse_program(ttir).unwrap();
-        let out = assign(
-            &p,
-            Options {
-                target,
-                num_warps: nw,
-            },
-            &mut pricer,
-        )
-        .unwrap();
-        let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
-        let ta = Assignment::from_types(&tp).unwrap();
         let ours: Vec<usize> = p
             .walk()
             .into_iter()
@@ -391,20 +393,7 @@ fn scaled_dot_compute_equals_tritons_decomposition() {
     use layout_engine::Assignment;
     let mut pricer = Pricer::new();
     let (mut same, mut diffs) = (0, Vec::new());
-    for r in common::records() {
-        let ttir = r["ttir"].as_str().unwrap();
-        if !ttir.contains("tt.dot_scaled") {
-            continue;
-        }
-        let (target, nw) = common::target_and_warps(&r);
-        let p = parse_program(ttir).unwrap();
-        let opts = Options {
-            target,
-            num_warps: nw,
-        };
-        let out = assign(&p, opts, &mut pricer).unwrap();
-        let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
-        let ta = Assignment::from_types(&tp).unwrap();
+    for ScaledDotRecord { r, p, out, tp, ta } in scaled_dot_records(assign, &mut pricer) {
         let conv = |p: &layout_engine::Program, a: &Assignment, pr: &mut Pricer| {
             total_cost(&pr.price_all(p, a).unwrap())
         };

@@ -6,9 +6,9 @@ mod common;
 
 use layout_engine::compute::compute_cost;
 use layout_engine::cost::{total_cost, Pricer};
+use layout_engine::engine::assign;
 use layout_engine::engine::gather::gathers_cost;
 use layout_engine::engine::reduction::reductions_cost;
-use layout_engine::engine::{assign, Options};
 use layout_engine::{check, parse_program, Assignment};
 
 /// Every record: our output passes the checker, and its predicted cost
@@ -90,12 +90,8 @@ fn engine_run(records: Vec<serde_json::Value>, before: &[(String, f64, f64)]) ->
     assert_eq!(records.len(), before.len());
     for (r, (before_id, before_conv, before_red)) in records.into_iter().zip(before) {
         let id = common::id(&r).to_string();
-        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-        let opts = Options {
-            target,
-            num_warps: nw,
-        };
+        let opts = common::options(&r);
         assert_eq!(&id, before_id);
         let out = match assign(&p, opts, &mut pricer) {
             Ok(o) => o,
@@ -232,17 +228,8 @@ fn remat_of_a_data_value_is_rejected() {
     let mut pricer = Pricer::new();
     let mut tried = 0;
     for r in common::records() {
-        let (target, nw) = common::target_and_warps(&r);
         let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-        let out = assign(
-            &p,
-            Options {
-                target,
-                num_warps: nw,
-            },
-            &mut pricer,
-        )
-        .unwrap();
+        let out = assign(&p, common::options(&r), &mut pricer).unwrap();
         // A use of a reduce result (never index arithmetic).
         for (o, op) in p.ops.iter().enumerate() {
             let Some((i, _)) = op.operands.iter().enumerate().find(|&(_, &v)| {
@@ -292,12 +279,8 @@ fn write_engine_costs_before_search() {
     let mut out = String::from("# file\tid\tconversions\treductions_gathers_compute\n");
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
-            let (target, nw) = common::target_and_warps(&r);
             let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-            let opts = Options {
-                target,
-                num_warps: nw,
-            };
+            let opts = common::options(&r);
             let fixed = assign_fixed(&p, opts, &mut pricer).unwrap();
             let conv = total_cost(&pricer.price_all(&p, &fixed.assignment).unwrap());
             let red = reductions_cost(&p, &fixed.assignment).unwrap()

@@ -21,7 +21,7 @@ use layout_codegen::planner::{plan, plan_at_floor, plan_with, shared_instruction
 use layout_codegen::swizzle_search::search_shared_layout;
 use layout_engine::anchors;
 use layout_engine::cost::Pricer;
-use layout_engine::engine::{assign, Options};
+use layout_engine::engine::assign;
 use layout_engine::{parse_program, Assignment};
 use linear_layout::LinearLayout;
 use std::collections::HashMap;
@@ -43,12 +43,9 @@ fn corpus_pairs() -> (Pricer, HashMap<(LinearLayout, LinearLayout, u32), Target>
     let mut target_of = HashMap::new();
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
-            let (target, nw) = common::target_and_warps(&r);
+            let (target, _) = common::target_and_warps(&r);
             let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-            let opts = Options {
-                target,
-                num_warps: nw,
-            };
+            let opts = common::options(&r);
             assign(&p, opts, &mut pricer).unwrap();
             let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
             let a = Assignment::from_types(&tp).unwrap();

@@ -15,7 +15,7 @@ use layout_codegen::swizzle::paper_swizzle_candidates;
 use layout_codegen::wavefront::access_wavefronts;
 use layout_engine::assignment::conversions;
 use layout_engine::cost::Pricer;
-use layout_engine::engine::{assign, Options};
+use layout_engine::engine::assign;
 use layout_engine::{parse_program, Assignment};
 use linear_layout::{DimName, LinearLayout};
 use std::collections::HashSet;
@@ -64,17 +64,8 @@ fn paper_swizzle_plans_equal_the_definitions_on_every_corpus_pair() {
     let mut pricer = Pricer::new();
     for file in ["sample.jsonl", "seed11.jsonl", "seed23.jsonl"] {
         for r in common::records_in(file) {
-            let (target, nw) = common::target_and_warps(&r);
             let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-            let out = assign(
-                &p,
-                Options {
-                    target,
-                    num_warps: nw,
-                },
-                &mut pricer,
-            )
-            .unwrap();
+            let out = assign(&p, common::options(&r), &mut pricer).unwrap();
             let tp = parse_program(r["ttgir_pre_pipeline"].as_str().unwrap()).unwrap();
             let ta = Assignment::from_types(&tp).unwrap();
             for c in conversions(&p, &out.assignment)

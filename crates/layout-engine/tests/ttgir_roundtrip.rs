@@ -43,15 +43,7 @@ fn roundtrip(r: &Value, pricer: &mut Pricer) -> Vec<String> {
     let (target, nw) = common::target_and_warps(r);
     let ttir = r["ttir"].as_str().unwrap();
     let p = parse_program(ttir).unwrap();
-    let out = assign(
-        &p,
-        Options {
-            target,
-            num_warps: nw,
-        },
-        pricer,
-    )
-    .unwrap();
+    let out = assign(&p, common::options(r), pricer).unwrap();
     let a = &out.assignment;
     let g = match print_ttgir(&p, ttir, a, target, nw) {
         Ok(g) => g,

@@ -12,7 +12,7 @@ mod common;
 
 use hw_layouts::Encoding;
 use layout_engine::cost::Pricer;
-use layout_engine::engine::{assign, Options};
+use layout_engine::engine::assign;
 use layout_engine::ir::{OpKind, Program};
 use layout_engine::ttgir::print_ttgir;
 use layout_engine::{parse_program, Assignment, Layout};
@@ -29,10 +29,7 @@ fn printed() -> &'static [(String, String)] {
                 let (target, nw) = common::target_and_warps(&r);
                 let ttir = r["ttir"].as_str().unwrap();
                 let p = parse_program(ttir).unwrap();
-                let opts = Options {
-                    target,
-                    num_warps: nw,
-                };
+                let opts = common::options(&r);
                 let a = assign(&p, opts, &mut pricer).unwrap().assignment;
                 let g = print_ttgir(&p, ttir, &a, target, nw).unwrap();
                 out.push((common::id(&r).to_string(), g.text));

@@ -59,7 +59,7 @@ use crate::axis::AxisInfo;
 use crate::cost::{weighted, Pricer};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
-use crate::scaled_dot::{scaled_dot_layout, scaled_dot_operands};
+use crate::scaled_dot::scaled_dot_layout;
 use crate::shape_ops::{
     canon, collapse_dims_canon, drop_dim, drop_dim_canon, insert_dim, join, lift, reshape, split,
     transpose,
@@ -422,9 +422,7 @@ impl Pass<'_> {
                     if let Some(c) = scaled_dot_layout(p, op, self.opts.target, nw) {
                         let res = Layout::from_ll(c.result);
                         self.lay[r] = Some(res.clone());
-                        if let Some(f) = scaled_dot_operands(op) {
-                            self.want(o, f.c, &res);
-                        }
+                        self.want(o, c.accumulator, &res);
                         for (i, l) in c.wants {
                             self.want_data(o, i, &Layout::from_ll(l))?;
                         }

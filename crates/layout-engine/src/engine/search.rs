@@ -174,6 +174,19 @@ fn combinations(
     out
 }
 
+/// One run of the engine with `choices`, and its total cost.
+fn run(
+    p: &Program,
+    info: &[crate::axis::AxisInfo],
+    opts: Options,
+    pricer: &mut crate::cost::Pricer,
+    choices: &Choices,
+) -> Result<(EngineOutput, f64)> {
+    let out = assign_prepared(p, info, opts, pricer, choices)?;
+    let cost = total_cost_with(p, &out, pricer, info)?;
+    Ok((out, cost))
+}
+
 /// The engine with the choices of the module doc made by cost.
 pub(super) fn search(
     p: &Program,
@@ -182,8 +195,7 @@ pub(super) fn search(
 ) -> Result<EngineOutput> {
     let info = prepare(p, opts)?;
     let mut choices = Choices::default();
-    let mut best = assign_prepared(p, &info, opts, pricer, &choices)?;
-    let mut best_cost = total_cost_with(p, &best, pricer, &info)?;
+    let (mut best, mut best_cost) = run(p, &info, opts, pricer, &choices)?;
     let mut decisions = Vec::new();
     let uses = p.uses();
     for chain in chains(p, &uses) {
@@ -207,8 +219,7 @@ pub(super) fn search(
             for (&d, w) in chain.iter().zip(combo) {
                 c.dot_warps.insert(d, w.clone());
             }
-            let out = assign_prepared(p, &info, opts, pricer, &c)?;
-            let cost = total_cost_with(p, &out, pricer, &info)?;
+            let (out, cost) = run(p, &info, opts, pricer, &c)?;
             costs.push(cost);
             if cost < costs[chosen] {
                 chosen = k;
@@ -274,8 +285,7 @@ pub(super) fn search(
         }
         let mut c = choices.clone();
         c.local_reduce.insert(o);
-        let out = assign_prepared(p, &info, opts, pricer, &c)?;
-        let cost = total_cost_with(p, &out, pricer, &info)?;
+        let (out, cost) = run(p, &info, opts, pricer, &c)?;
         let chosen = usize::from(cost < best_cost);
         let name = p.ops[o].results.first().map_or("?", |&r| &p.values[r].name);
         decisions.push(Decision {
@@ -313,8 +323,7 @@ pub(super) fn search(
         };
         let mut c = choices.clone();
         c.lane_gather.insert(o);
-        let out = assign_prepared(p, &info, opts, pricer, &c)?;
-        let cost = total_cost_with(p, &out, pricer, &info)?;
+        let (out, cost) = run(p, &info, opts, pricer, &c)?;
         let chosen = usize::from(cost < best_cost);
         let lane = out
             .assignment
@@ -366,8 +375,7 @@ pub(super) fn search(
         }
         let mut c = choices.clone();
         c.anchored_loads.insert(o);
-        let out = assign_prepared(p, &info, opts, pricer, &c)?;
-        let cost = total_cost_with(p, &out, pricer, &info)?;
+        let (out, cost) = run(p, &info, opts, pricer, &c)?;
         let chosen = usize::from(cost < best_cost);
         let layout = |e: &EngineOutput| {
             e.assignment
@@ -468,8 +476,7 @@ fn settle_ties(
         for k in others {
             let mut c = choices.clone();
             c.tied_pick.insert(o, k);
-            let out = assign_prepared(p, info, opts, pricer, &c)?;
-            let cost = total_cost_with(p, &out, pricer, info)?;
+            let (out, cost) = run(p, info, opts, pricer, &c)?;
             candidates.push((d.candidates[k].0.clone(), cost));
             if cost < candidates[chosen].1 {
                 chosen = candidates.len() - 1;

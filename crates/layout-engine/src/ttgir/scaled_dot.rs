@@ -24,18 +24,9 @@ use crate::anchors::Target;
 use crate::assignment::Layout;
 use crate::error::Result;
 use crate::ir::OpId;
-use crate::scaled_dot::{scaled_dot_layout, scaled_dot_operands, ScaledDotChoice};
+use crate::scaled_dot::{fp8_type, scaled_dot_layout, ScaledDotChoice};
 use crate::shape_ops;
 use hw_layouts::Encoding;
-
-/// The MLIR type of an fp8 element kind.
-fn fp8_type(ty: &str) -> Option<&'static str> {
-    match ty {
-        "e4m3" => Some("f8E4M3FN"),
-        "e5m2" => Some("f8E5M2"),
-        _ => None,
-    }
-}
 
 /// `transpose` order text of a rank-2 `tt.trans`.
 const ORDER: &str = "{order = array<i32: 1, 0>}";
@@ -53,7 +44,7 @@ impl Printer<'_> {
         let op = &p.ops[o];
         let c = scaled_dot_layout(p, op, target, num_warps)?;
         let [f0, f1] = &c.frame;
-        let printable = matches!(f0.ty.as_str(), "bf16" | "e2m1" | "e4m3" | "e5m2")
+        let printable = (matches!(f0.ty.as_str(), "bf16" | "e2m1") || fp8_type(&f0.ty).is_some())
             && f1.ty == "bf16"
             && f1.scale.is_none()
             && (f0.ty == "e2m1") == f0.packed.is_some()
@@ -79,8 +70,6 @@ impl Printer<'_> {
     ) -> Result<()> {
         let p = self.p;
         let op = &p.ops[o];
-        let form = scaled_dot_operands(op)
-            .ok_or_else(|| unsupported(format!("line {}: dot_scaled operands", op.line)))?;
         let fast_math = op.text.contains("fastMath = true");
         let mut refs = Vec::new();
         let mut tys = Vec::new();
@@ -175,10 +164,10 @@ impl Printer<'_> {
         // The accumulator, in the dot's frame.
         let dshape = [c.frame[0].shape[0], c.frame[1].shape[1]];
         let mma = Layout::new(c.mma.clone(), &dshape)?;
-        let cv = op.operands[form.c];
+        let cv = op.operands[c.accumulator];
         let celem = p.values[cv].ty.elem().to_string();
         let acc_ty = self.ty(&dshape, &celem, &mma);
-        let (cn, cl) = self.operand(o, form.c);
+        let (cn, cl) = self.operand(o, c.accumulator);
         let cl = cl.ok_or_else(|| unsupported(format!("{cn} has no layout")))?;
         let cl = self.spelled_as(&cn, &cl);
         let cshape = p.values[cv].ty.tensor_shape().unwrap_or(&[]).to_vec();
