@@ -7,6 +7,7 @@ Usage (from the repo root, after `cargo build --release -p linlayout`):
     python3 bench/engine-gpu/export.py crates/layout-engine/tests/data/{sample,seed11,seed23}.jsonl
     python3 bench/engine-gpu/export.py --same-as OLD_cases.json crates/...   # the same records again
     python3 bench/engine-gpu/export.py --all --cases-dir heldout my_corpus.jsonl   # every record of another corpus
+    python3 bench/engine-gpu/export.py --objective conversions --same-as OLD_cases.json --cases-dir DIR crates/...   # ours minimising the conversions' cost
 
 Writes `bench/engine-gpu/cases/NNN/{ours,triton}.ttgir` (and the TTIR, `kernel.ttir`) and
 `bench/engine-gpu/cases/cases.json` (id, family, params, runtime arguments
@@ -43,6 +44,8 @@ from specs import SPECS  # noqa: E402
 
 # `--all`: every NVIDIA record with a launch spec (a held-out corpus).
 TAKE_ALL = False
+# `--objective`: what our engine minimises (`linlayout engine --objective`).
+OBJECTIVE = "total"
 
 # Families whose kernels Triton 3.6 cannot take from TTGIR alone, or that
 # need host setup a generic launcher does not do.
@@ -75,7 +78,8 @@ def ttir_arg_types(ttir):
 
 def engine(ttir, target, warps):
     r = subprocess.run(
-        [LINLAYOUT, "engine", "-", "--target", target, "--num-warps", str(warps)],
+        [LINLAYOUT, "engine", "-", "--target", target, "--num-warps", str(warps),
+         "--objective", OBJECTIVE],
         input=ttir, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip())
@@ -83,7 +87,8 @@ def engine(ttir, target, warps):
 
 
 def compare(path):
-    r = subprocess.run([LINLAYOUT, "engine", "--compare", path, "--json"],
+    r = subprocess.run([LINLAYOUT, "engine", "--compare", path, "--json",
+                        "--objective", OBJECTIVE],
                        capture_output=True, text=True, check=True)
     return {j["id"]: j for j in map(json.loads, r.stdout.splitlines())}
 
@@ -157,9 +162,11 @@ if __name__ == "__main__":
     if "--all" in args:
         TAKE_ALL = True
         args.remove("--all")
-    while args[:1] in (["--same-as"], ["--cases-dir"]):
+    while args[:1] in (["--same-as"], ["--cases-dir"], ["--objective"]):
         if args[0] == "--same-as":
             same = args[1]
+        elif args[0] == "--objective":
+            OBJECTIVE = args[1]
         else:
             cases_dir = args[1]
         args = args[2:]

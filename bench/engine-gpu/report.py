@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Tables from `run.py`'s results: `python3 bench/engine-gpu/report.py RESULTS.jsonl`.
 
+`report.py --versus A.jsonl B.jsonl`: two runs of our engine (e.g. two
+objectives, `export.py --objective`) on the same cases, each against
+Triton's kernel timed in its own run: per case Triton / ours in A and in
+B, and A's speed over B's (Triton / ours in A divided by that in B, so
+that the drift between the runs cancels).
+
 Per case: the model's totals (conversions + reductions, loop-weighted) of
 Triton's assignment and ours, the measured µs per launch of both (and of
 Triton's whole pipeline), Triton / ours, and the output checks. Summary:
@@ -58,5 +64,31 @@ def main(path):
             print(f"  - {d} `{i}`: {why}")
 
 
+def versus(path_a, path_b):
+    load = lambda p: {r["dir"]: r for r in map(json.loads, open(p)) if "us" in r}
+    a, b = load(path_a), load(path_b)
+    print(f"| case | record | model A: conv / total | model B: conv / total | Triton / A"
+          f" | Triton / B | A over B | A, B agree with Triton |")
+    print("|---|---|---|---|---|---|---|---|")
+    ra, rb, rab = [], [], []
+    for d in sorted(set(a) & set(b)):
+        x, y = a[d], b[d]
+        ta = x["us"]["triton_pre"] / x["us"]["ours"]
+        tb = y["us"]["triton_pre"] / y["us"]["ours"]
+        ok = all(r["check"].get("ours~triton_pre", {}).get("ok") for r in (x, y))
+        ma, mb = x["model"]["ours"], y["model"]["ours"]
+        print(f"| {d} | `{x['id']}` | {ma['cost']:.0f} / {ma['total']:.0f} | {mb['cost']:.0f} / "
+              f"{mb['total']:.0f} | {ta:.3f} | {tb:.3f} | {ta / tb:.3f} | {'yes' if ok else 'NO'} |")
+        if ok:
+            ra.append(ta), rb.append(tb), rab.append(ta / tb)
+    print()
+    print(f"- {len(rab)} cases whose outputs agree: Triton / A geomean {gmean(ra):.3f} (min "
+          f"{min(ra):.3f}), Triton / B geomean {gmean(rb):.3f} (min {min(rb):.3f}); A over B "
+          f"geomean {gmean(rab):.3f}, min {min(rab):.3f}, max {max(rab):.3f}")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1:2] == ["--versus"]:
+        versus(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1])

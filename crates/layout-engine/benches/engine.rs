@@ -26,7 +26,7 @@ fn records() -> Vec<serde_json::Value> {
 fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool, print: bool) -> f64 {
     let p = parse_program(ttir).expect("reads");
     let mut pricer = Pricer::new();
-    let out = assign(&p, Options { target, num_warps }, &mut pricer).expect("assigns");
+    let out = assign(&p, Options::new(target, num_warps), &mut pricer).expect("assigns");
     assert!(check(&p, &out.assignment).is_empty());
     if !price {
         return out.assignment.uses.len() as f64;

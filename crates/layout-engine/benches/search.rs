@@ -35,10 +35,10 @@ fn bench(c: &mut Criterion) {
     ] {
         let r = record(file, prefix);
         let p = parse_program(r["ttir"].as_str().expect("ttir")).expect("reads");
-        let opts = Options {
-            target: Target::parse(r["target"].as_str().expect("target")).expect("target"),
-            num_warps: r["options"]["num_warps"].as_u64().expect("num_warps"),
-        };
+        let opts = Options::new(
+            Target::parse(r["target"].as_str().expect("target")).expect("target"),
+            r["options"]["num_warps"].as_u64().expect("num_warps"),
+        );
         println!("{name}: {}", r["id"].as_str().unwrap_or("?"));
         c.bench_function(&format!("fixed/{name}"), |b| {
             b.iter(|| assign_fixed(&p, opts, &mut Pricer::new()).expect("assigns"))

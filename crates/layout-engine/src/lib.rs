@@ -60,7 +60,7 @@
 //!   }
 //! }";
 //! let p = layout_engine::parse_program(ttir).unwrap();
-//! let out = assign(&p, Options { target: Target::Sm90, num_warps: 4 }, &mut Pricer::new()).unwrap();
+//! let out = assign(&p, Options::new(Target::Sm90, 4), &mut Pricer::new()).unwrap();
 //! assert!(layout_engine::check(&p, &out.assignment).is_empty());
 //! // 16-byte aligned f16 pointers, 1024 elements on 128 threads: 8 per thread.
 //! let load = p.ops.iter().find(|o| o.name == "tt.load").unwrap();

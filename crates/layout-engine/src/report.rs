@@ -7,7 +7,7 @@ use crate::anchors::Target;
 use crate::assignment::Assignment;
 use crate::check::check;
 use crate::cost::{total_cost, weighted, Pricer, LOOP_WEIGHT};
-use crate::engine::{assign, Decision, Options};
+use crate::engine::{assign, Decision, Objective, Options};
 use crate::error::{EngineError, Result};
 use crate::ir::Program;
 use crate::parse::parse_program;
@@ -107,9 +107,14 @@ pub fn run_engine(
     num_warps: u64,
     pricer: &mut Pricer,
 ) -> Result<EngineReport> {
+    run_engine_with(ttir, Options::new(target, num_warps), pricer)
+}
+
+/// [`run_engine`] with every option (e.g. another [`crate::engine::Objective`]).
+pub fn run_engine_with(ttir: &str, opts: Options, pricer: &mut Pricer) -> Result<EngineReport> {
     let p = parse_program(ttir)?;
-    let out = assign(&p, Options { target, num_warps }, pricer)?;
-    let g = crate::ttgir::print_ttgir(&p, ttir, &out.assignment, target, num_warps)?;
+    let out = assign(&p, opts, pricer)?;
+    let g = crate::ttgir::print_ttgir(&p, ttir, &out.assignment, opts.target, opts.num_warps)?;
     report(&p, ttir, &out.assignment, out.decisions, pricer, g)
 }
 
@@ -302,14 +307,19 @@ impl EngineReport {
 /// `{"id", "ours": {conversions, cost, checked}, "triton": {...}}`, or
 /// `{"id", "error"}`.
 pub fn compare_record(record: &Value, pricer: &mut Pricer) -> Value {
+    compare_record_with(record, Objective::Total, pricer)
+}
+
+/// [`compare_record`] with our assignment minimising `objective`.
+pub fn compare_record_with(record: &Value, objective: Objective, pricer: &mut Pricer) -> Value {
     let id = record["id"].as_str().unwrap_or("?").to_string();
-    match compare_inner(record, pricer) {
+    match compare_inner(record, objective, pricer) {
         Ok(v) => v,
         Err(e) => json!({"id": id, "error": e.to_string()}),
     }
 }
 
-fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
+fn compare_inner(r: &Value, objective: Objective, pricer: &mut Pricer) -> Result<Value> {
     let field = |k: &str| -> Result<&str> {
         r[k].as_str()
             .ok_or_else(|| EngineError::Unsupported(format!("record has no string field '{k}'")))
@@ -328,10 +338,7 @@ fn compare_inner(r: &Value, pricer: &mut Pricer) -> Result<Value> {
     let p = parse_program(field("ttir")?)?;
     let out = assign(
         &p,
-        Options {
-            target,
-            num_warps: nw,
-        },
+        Options::new(target, nw).with_objective(objective),
         pricer,
     )?;
     let ours = pricer.price_all(&p, &out.assignment)?;

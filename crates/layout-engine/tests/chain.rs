@@ -23,10 +23,7 @@ fn data(name: &str) -> Program {
     parse_program(&text).unwrap()
 }
 
-const SM80_W4: Options = Options {
-    target: Target::Sm80,
-    num_warps: 4,
-};
+const SM80_W4: Options = Options::new(Target::Sm80, 4);
 
 /// The warps of the value named `name`'s layout (an mma accumulator).
 fn warps(p: &Program, out: &EngineOutput, name: &str) -> String {

@@ -139,10 +139,7 @@ fn int4_gemm_dequantises_once() {
         .find(|r| common::id(r).starts_with("int4_gemm.sm80.w8.s3.BK=64,BM=64,BN=128,DT=fp16"))
         .unwrap();
     let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
-    let opts = Options {
-        target: Target::Sm80,
-        num_warps: 8,
-    };
+    let opts = Options::new(Target::Sm80, 8);
     let mut pricer = Pricer::new();
     let out = assign(&p, opts, &mut pricer).unwrap();
     let convert = p.ops.iter().position(|o| o.name == "arith.sitofp").unwrap();

@@ -55,10 +55,7 @@ fn register_dot_operands_convert_in_the_dots_loop() {
         let id = common::id(&r);
         let p = parse_program(ttir).unwrap();
         let nw = r["options"]["num_warps"].as_u64().unwrap();
-        let opts = Options {
-            target: Target::Sm80,
-            num_warps: nw,
-        };
+        let opts = Options::new(Target::Sm80, nw);
         let out = assign(&p, opts, &mut pricer).unwrap();
         let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm80, nw).unwrap();
         let q = parse_program(&g.text).unwrap();

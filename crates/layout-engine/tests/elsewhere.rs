@@ -53,10 +53,7 @@ fn kernels_from_elsewhere_are_assigned_as_triton_anchors_them() {
             Target::Sm90
         };
         let p = parse_program(&ttir).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let opts = Options {
-            target,
-            num_warps: 4,
-        };
+        let opts = Options::new(target, 4);
         let out = assign(&p, opts, &mut pricer).unwrap_or_else(|e| panic!("{name}: {e}"));
         let v = check(&p, &out.assignment);
         assert!(v.is_empty(), "{name}: {}", v[0]);

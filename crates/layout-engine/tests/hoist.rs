@@ -57,15 +57,7 @@ struct Assigned {
 fn assigned(num_warps: u64) -> Assigned {
     let p = parse_program(NIBBLES).unwrap();
     let mut pricer = Pricer::new();
-    let out = assign(
-        &p,
-        Options {
-            target: Target::Sm80,
-            num_warps,
-        },
-        &mut pricer,
-    )
-    .unwrap();
+    let out = assign(&p, Options::new(Target::Sm80, num_warps), &mut pricer).unwrap();
     assert!(check(&p, &out.assignment).is_empty());
     let priced = pricer.price_all(&p, &out.assignment).unwrap();
     let moved = priced

@@ -34,10 +34,7 @@ fn dot_operands_take_tritons_k_width() {
         let bits = orig_bit_width(&p, a).min(orig_bit_width(&p, b));
         assert_eq!(32 / bits, want, "{name}: orig bits {bits}");
         // The engine's printed TTGIR, read back: both operands of the dot.
-        let opts = Options {
-            target: Target::Sm80,
-            num_warps: 4,
-        };
+        let opts = Options::new(Target::Sm80, 4);
         let out = assign(&p, opts, &mut pricer).unwrap();
         let g = print_ttgir(&p, ttir, &out.assignment, Target::Sm80, 4).unwrap();
         let gp = parse_program(&g.text).unwrap();

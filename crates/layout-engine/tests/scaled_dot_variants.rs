@@ -62,10 +62,7 @@ fn scaled_dots_decompose_into_tritons_dot() {
         let nw = r["num_warps"].as_u64().unwrap();
         let ttir = r["ttir"].as_str().unwrap();
         let p = parse_program(ttir).unwrap();
-        let opts = Options {
-            target,
-            num_warps: nw,
-        };
+        let opts = Options::new(target, nw);
         let out = assign(&p, opts, &mut pricer).unwrap();
         let g = print_ttgir(&p, ttir, &out.assignment, target, nw).unwrap();
         let theirs = r["dot_types"].as_str().unwrap();

@@ -244,10 +244,7 @@ fn printed_sm90(r: &Value) -> layout_engine::ttgir::Ttgir {
     let ttir = r["ttir"].as_str().unwrap();
     let nw = r["options"]["num_warps"].as_u64().unwrap();
     let p = parse_program(ttir).unwrap();
-    let opts = Options {
-        target: Target::Sm90,
-        num_warps: nw,
-    };
+    let opts = Options::new(Target::Sm90, nw);
     let out = assign(&p, opts, &mut Pricer::new()).unwrap();
     print_ttgir(&p, ttir, &out.assignment, Target::Sm90, nw).unwrap()
 }

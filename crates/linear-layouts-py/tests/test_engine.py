@@ -62,6 +62,21 @@ def test_cost_no_higher_than_tritons_conversions_on_flash_attention():
     assert len(out["conversions"]) <= rec["facts_pre_pipeline"]["n_convert_layout"] - 1
 
 
+def test_objective_conversions_trades_the_total_for_fewer_conversion_cycles():
+    # The online softmax keeps its reduced axis inside a warp under the
+    # total objective (a conversion in, no shared-memory round) and not
+    # when only conversions count; Triton keeps none here.
+    rec = by_family("softmax_online")
+    total = run(rec)
+    conv = ll.assign_layouts(rec["ttir"], target=rec["target"], num_warps=rec["options"]["num_warps"],
+                             objective="conversions")
+    assert conv["violations"] == [] and total["violations"] == []
+    assert conv["cost"] < total["cost"]
+    assert conv["cost"] == 0
+    with pytest.raises(ll.LayoutError, match="cheapest"):
+        ll.assign_layouts(rec["ttir"], target="sm90", num_warps=4, objective="cheapest")
+
+
 def test_errors_name_the_problem():
     rec = by_family("vector_add")
     with pytest.raises(ll.LayoutError, match="tt.frobnicate"):

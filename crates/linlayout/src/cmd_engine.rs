@@ -9,11 +9,15 @@
 //!   `--json` has the same, the TTGIR text under `ttgir`.
 //! - `linlayout engine --compare RECORDS.jsonl --json`: one JSON line per
 //!   oracle record, ours against Triton's pre-pipeline assignment.
+//! - `--objective conversions` (either form): the engine ranks its
+//!   candidates by the conversions' cost, the other terms breaking ties
+//!   (`layout_engine::engine::Objective`); `total` is the default.
 
 use crate::error::CliError;
 use layout_engine::anchors::Target;
 use layout_engine::cost::Pricer;
-use layout_engine::report::{compare_record, run_engine};
+use layout_engine::engine::{Objective, Options};
+use layout_engine::report::{compare_record_with, run_engine_with};
 use std::io::{BufRead, Write};
 
 /// Arguments of `engine`.
@@ -37,6 +41,11 @@ pub struct Args {
     /// Compare with Triton on oracle records (JSON lines, schema engine-oracle/1).
     #[arg(long, value_name = "RECORDS.jsonl")]
     pub compare: Option<String>,
+    /// What the engine minimises: `total` (conversions, reductions,
+    /// gathers and compute alike) or `conversions` (the conversions' cost
+    /// first, the rest breaking ties).
+    #[arg(long, default_value = "total", value_name = "total|conversions")]
+    pub objective: String,
 }
 
 fn read_input(path: &str) -> Result<String, CliError> {
@@ -53,6 +62,12 @@ fn read_input(path: &str) -> Result<String, CliError> {
 /// Runs the command.
 pub fn run(a: Args) -> Result<(), CliError> {
     let mut pricer = Pricer::new();
+    let objective = Objective::parse(&a.objective).ok_or_else(|| {
+        format!(
+            "--objective must be total or conversions, got '{}'",
+            a.objective
+        )
+    })?;
     if let Some(path) = &a.compare {
         let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
         let out = std::io::stdout();
@@ -63,7 +78,7 @@ pub fn run(a: Args) -> Result<(), CliError> {
                 continue;
             }
             let v = match serde_json::from_str::<serde_json::Value>(&line) {
-                Ok(r) => compare_record(&r, &mut pricer),
+                Ok(r) => compare_record_with(&r, objective, &mut pricer),
                 Err(e) => {
                     serde_json::json!({"id": format!("line {}", k + 1), "error": format!("not JSON: {e}")})
                 }
@@ -75,7 +90,8 @@ pub fn run(a: Args) -> Result<(), CliError> {
     let target = Target::parse(&a.target)
         .ok_or_else(|| format!("--target must be sm80, sm90 or gfx942, got '{}'", a.target))?;
     let text = read_input(a.kernel.as_deref().unwrap_or("-"))?;
-    let rep = run_engine(&text, target, a.num_warps, &mut pricer)?;
+    let opts = Options::new(target, a.num_warps).with_objective(objective);
+    let rep = run_engine_with(&text, opts, &mut pricer)?;
     if a.json {
         let mut v = serde_json::to_value(&rep).map_err(|e| e.to_string())?;
         if !a.explain {
@@ -102,6 +118,7 @@ mod tests {
             json: false,
             explain: false,
             compare: compare.map(str::to_string),
+            objective: "total".into(),
         }
     }
 
@@ -113,5 +130,9 @@ mod tests {
         assert!(e.to_string().contains("sm70"), "{e}");
         let e = run(args(None, "sm90", Some("/nonexistent.jsonl"))).unwrap_err();
         assert!(e.to_string().contains("/nonexistent.jsonl"), "{e}");
+        let mut a = args(None, "sm90", Some("/nonexistent.jsonl"));
+        a.objective = "cheapest".into();
+        let e = run(a).unwrap_err();
+        assert!(e.to_string().contains("cheapest"), "{e}");
     }
 }

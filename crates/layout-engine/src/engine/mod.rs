@@ -43,6 +43,9 @@
 //!    warp ([`reduction`]); the engine runs once per candidate and the
 //!    least total cost (conversions plus reductions, loop-weighted) wins,
 //!    ties to Triton's rule.
+//! 7. **Objective** ([`objective`]): every comparison above ranks by the
+//!    total cost by default; [`Objective::Conversions`] ranks by the
+//!    conversions' cost, the other terms only breaking ties.
 //!
 //! This file is one pass over the program in op order: `Pass`'s match on
 //! the op kind holds the propagation rule of every op (about 550 lines), so
@@ -75,12 +78,14 @@ mod chain;
 pub mod gather;
 pub mod gather_lowering;
 mod mincut;
+pub mod objective;
 mod placement;
 pub mod reduction;
 mod remat;
 pub mod search;
 mod sweeps;
 
+pub use objective::Objective;
 pub use search::Choices;
 use sweeps::assign_with;
 
@@ -91,6 +96,24 @@ pub struct Options {
     pub target: Target,
     /// Warps per CTA.
     pub num_warps: u64,
+    /// What the engine minimises ([`Objective::Total`] by default).
+    pub objective: Objective,
+}
+
+impl Options {
+    /// `target` and `num_warps`, minimising the total cost.
+    pub const fn new(target: Target, num_warps: u64) -> Options {
+        Options {
+            target,
+            num_warps,
+            objective: Objective::Total,
+        }
+    }
+
+    /// These options minimising `objective` instead.
+    pub const fn with_objective(self, objective: Objective) -> Options {
+        Options { objective, ..self }
+    }
 }
 
 /// One conflict and how it was settled.
@@ -339,7 +362,8 @@ impl Pass<'_> {
                     for c in &cands {
                         // The op's own work in `c` ([`crate::compute`]):
                         // a replicated candidate repeats it.
-                        let mut total: f64 = crate::compute::op_cycles(p, o, &c.ll, self.info);
+                        let work = crate::compute::op_cycles(p, o, &c.ll, self.info);
+                        let mut total = self.opts.objective.score(0.0, work);
                         for &v in &nonfree {
                             total += self.bring(v, c)?.0;
                         }

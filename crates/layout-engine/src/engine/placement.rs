@@ -67,7 +67,8 @@ pub(super) struct Hoist {
     pub convert: Vec<(ValueId, Layout, f64)>,
     /// The change of the compute term ([`crate::compute`]) by recomputing
     /// `rewrite` in its new layouts (negative when they hold fewer
-    /// registers per thread).
+    /// registers per thread), weighted as the objective weighs it
+    /// ([`super::Objective::score`]).
     pub compute: f64,
 }
 
@@ -182,8 +183,9 @@ impl Pass<'_> {
                 }
             }
             let (p, info) = (self.p, self.info);
-            nodes[n].delta = crate::compute::op_cycles(p, o, &nodes[n].target.ll, info)
+            let change = crate::compute::op_cycles(p, o, &nodes[n].target.ll, info)
                 - crate::compute::op_cycles(p, o, &nodes[n].src, info);
+            nodes[n].delta = self.opts.objective.score(0.0, change);
             nodes[n].wanted = Some(wanted);
         }
         // Values that keep their layout: wanted in two layouts, or used

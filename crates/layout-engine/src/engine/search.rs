@@ -1,5 +1,7 @@
 //! Choices the one-pass engine cannot make locally, made by running it
-//! once per candidate and keeping the assignment of least total cost.
+//! once per candidate and keeping the assignment of least total cost
+//! (of least score under another [`Objective`]: `--objective
+//! conversions` ranks by the conversions' cost, the rest breaking ties).
 //!
 //! **Total cost** ([`total_cost`]): every conversion's plan cost plus every
 //! reduction's ([`super::reduction`]), every gather's ([`super::gather`])
@@ -60,7 +62,7 @@ use super::chain::{chains, dot_params};
 use super::gather::{describe, gathers_cost};
 use super::reduction::{broadcast_back, crosses_warps, reductions_cost, warp_local};
 use super::sweeps::{assign_prepared, prepare};
-use super::{Decision, EngineOutput, Options};
+use super::{Decision, EngineOutput, Objective, Options};
 use crate::anchors::legal_dot_warps;
 use crate::error::Result;
 use crate::ir::{OpId, OpKind, Program};
@@ -106,11 +108,24 @@ pub fn total_cost_with(
     pricer: &mut crate::cost::Pricer,
     info: &[crate::axis::AxisInfo],
 ) -> Result<f64> {
+    score_with(p, out, pricer, info, Objective::Total)
+}
+
+/// The score of an assignment under `objective`
+/// ([`super::Objective::score`]): its conversions' cost plus the other
+/// terms of the total, weighted as `objective` weighs them.
+pub fn score_with(
+    p: &Program,
+    out: &EngineOutput,
+    pricer: &mut crate::cost::Pricer,
+    info: &[crate::axis::AxisInfo],
+    objective: Objective,
+) -> Result<f64> {
     let priced = pricer.price_all(p, &out.assignment)?;
-    Ok(crate::cost::total_cost(&priced)
-        + reductions_cost(p, &out.assignment)?
+    let others = reductions_cost(p, &out.assignment)?
         + gathers_cost(p, &out.assignment)?
-        + crate::compute::compute_cost_with(p, &out.assignment, info)?)
+        + crate::compute::compute_cost_with(p, &out.assignment, info)?;
+    Ok(objective.score(crate::cost::total_cost(&priced), others))
 }
 
 /// The warps of a dot accumulator (`None` for FMA's blocked one).
@@ -174,7 +189,8 @@ fn combinations(
     out
 }
 
-/// One run of the engine with `choices`, and its total cost.
+/// One run of the engine with `choices`, and its score under
+/// `opts.objective` (the total cost by default).
 fn run(
     p: &Program,
     info: &[crate::axis::AxisInfo],
@@ -183,7 +199,7 @@ fn run(
     choices: &Choices,
 ) -> Result<(EngineOutput, f64)> {
     let out = assign_prepared(p, info, opts, pricer, choices)?;
-    let cost = total_cost_with(p, &out, pricer, info)?;
+    let cost = score_with(p, &out, pricer, info, opts.objective)?;
     Ok((out, cost))
 }
 

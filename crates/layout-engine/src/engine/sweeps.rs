@@ -97,9 +97,10 @@ pub(super) fn assign_prepared(
     let mut best = finish(p, out)?;
     if by_yield != fixed {
         let other = finish(p, run_pass(p, info, opts, pricer, &by_yield, choices)?)?;
-        // The engine's total (conversions, reductions, gathers, compute).
+        // The engine's total (conversions, reductions, gathers, compute),
+        // or its score under another objective.
         let cost = |pricer: &mut Pricer, o: &EngineOutput| {
-            super::search::total_cost_with(p, o, pricer, info)
+            super::search::score_with(p, o, pricer, info, opts.objective)
         };
         if cost(pricer, &other)? < cost(pricer, &best)? {
             best = other;

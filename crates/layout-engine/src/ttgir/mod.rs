@@ -199,7 +199,7 @@ struct Printer<'a> {
 ///   }
 /// }";
 /// let p = layout_engine::parse_program(ttir).unwrap();
-/// let out = assign(&p, Options { target: Target::Sm80, num_warps: 4 }, &mut Pricer::new()).unwrap();
+/// let out = assign(&p, Options::new(Target::Sm80, 4), &mut Pricer::new()).unwrap();
 /// let g = layout_engine::ttgir::print_ttgir(&p, ttir, &out.assignment, Target::Sm80, 4).unwrap();
 /// assert!(g.text.starts_with("#blocked = #ttg.blocked<"));
 /// assert!(g.text.contains("\"ttg.num-warps\" = 4 : i32"));

@@ -51,5 +51,5 @@ pub fn target_and_warps(r: &Value) -> (layout_engine::anchors::Target, u64) {
 /// The engine's options for the record.
 pub fn options(r: &Value) -> layout_engine::engine::Options {
     let (target, num_warps) = target_and_warps(r);
-    layout_engine::engine::Options { target, num_warps }
+    layout_engine::engine::Options::new(target, num_warps)
 }
