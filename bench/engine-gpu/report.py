@@ -43,7 +43,8 @@ def main(path):
             ratios[r["differs"]].append(ratio)
         rows.append((r["dir"], r["id"], m["triton"]["total"], m["ours"]["total"],
                      us["triton_pre"], us["ours"], ratio, us.get("triton_full"),
-                     "yes" if ok else "NO", "yes" if harness else "no"))
+                     "yes" if ok else "NO",
+                     "n/a" if harness is None else "yes" if harness else "no"))
     print("| case | record | model: Triton | model: ours | Triton µs | ours µs | Triton / ours"
           " | Triton whole pipeline µs | ours agrees | Triton's two agree |")
     print("|---|---|---|---|---|---|---|---|---|---|")

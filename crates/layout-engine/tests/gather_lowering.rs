@@ -258,7 +258,8 @@ fn lane_encoding_is_tritons_efficient_layout() {
         assert_eq!(ours.to_mlir(), e.text, "{}", common::id(&r));
         n += 1;
     }
-    assert_eq!(n, 5);
+    // Five in sample, seed 11 and seed 23 together, two in seed 59.
+    assert_eq!(n, 7);
 }
 
 /// The gather records choose the layout the H200 measured faster
