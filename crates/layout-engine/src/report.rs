@@ -66,6 +66,9 @@ pub struct EngineReport {
     pub loop_weight: f64,
     /// Checker violations (always empty for the engine's output).
     pub violations: Vec<String>,
+    /// What the engine minimised ([`Objective`]); the decisions' costs
+    /// are its scores.
+    pub objective: Objective,
     /// Conflicts settled by cost (for `--explain`).
     pub decisions: Vec<Decision>,
     /// The TTIR text with a `// value: #alias` comment on every line
@@ -115,7 +118,9 @@ pub fn run_engine_with(ttir: &str, opts: Options, pricer: &mut Pricer) -> Result
     let p = parse_program(ttir)?;
     let out = assign(&p, opts, pricer)?;
     let g = crate::ttgir::print_ttgir(&p, ttir, &out.assignment, opts.target, opts.num_warps)?;
-    report(&p, ttir, &out.assignment, out.decisions, pricer, g)
+    let mut rep = report(&p, ttir, &out.assignment, out.decisions, pricer, g)?;
+    rep.objective = opts.objective;
+    Ok(rep)
 }
 
 fn report(
@@ -228,6 +233,7 @@ fn report(
         compute_cost: crate::compute::compute_cost(p, a)?,
         loop_weight: LOOP_WEIGHT,
         violations,
+        objective: Objective::Total,
         decisions,
         program,
         ttgir: g.text,
@@ -281,8 +287,14 @@ impl EngineReport {
             ));
         }
         if explain {
+            let by = match self.objective {
+                Objective::Total => "cost",
+                Objective::Conversions => {
+                    "the conversions' cost (--objective conversions; the other terms break ties)"
+                }
+            };
             s.push_str(&format!(
-                "// conflicts settled by cost: {}\n",
+                "// conflicts settled by {by}: {}\n",
                 self.decisions.len()
             ));
             for d in &self.decisions {
@@ -375,7 +387,7 @@ fn compare_inner(r: &Value, objective: Objective, pricer: &mut Pricer) -> Result
         |p: &crate::ir::Program, a: &Assignment| crate::compute::compute_cost(p, a).map(round1);
     let (our_c, their_c) = (compute(&p, &out.assignment)?, compute(&tp, &ta)?);
     let (our_cost, their_cost) = (round1(total_cost(&ours)), round1(total_cost(&theirs)));
-    Ok(json!({
+    let mut line = json!({
         "id": id,
         "ours": {
             "conversions": nontrivial(&ours),
@@ -396,7 +408,13 @@ fn compare_inner(r: &Value, objective: Objective, pricer: &mut Pricer) -> Result
             "total": round1(their_cost + their_red + their_g + their_c),
             "checked": t_checked,
         },
-    }))
+    });
+    // Named only when not the default, so that default lines keep the
+    // issue's schema.
+    if objective != Objective::Total {
+        line["objective"] = json!(objective);
+    }
+    Ok(line)
 }
 
 fn round1(x: f64) -> f64 {

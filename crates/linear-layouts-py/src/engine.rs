@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 /// (`[alias, attribute]` pairs), `values` (`[value, alias]` pairs),
 /// `conversions` (value, line, depth, class, plan, candidate, cycles, weighted, src,
 /// dst), `trivial_dropped`, `cost`, `loop_weight`, `violations` (empty),
-/// `decisions` (conflicts with their candidates and costs), `ttgir` (the
+/// `objective`, `decisions` (conflicts with their candidates and costs), `ttgir` (the
 /// program as Triton's TTGIR: a layout on every tensor type, a
 /// `ttg.convert_layout` per conversion) and `program` (the TTIR annotated
 /// with `// value: #alias` comments). `objective` is what the engine

@@ -73,6 +73,7 @@ def test_objective_conversions_trades_the_total_for_fewer_conversion_cycles():
     assert conv["violations"] == [] and total["violations"] == []
     assert conv["cost"] < total["cost"]
     assert conv["cost"] == 0
+    assert (conv["objective"], total["objective"]) == ("conversions", "total")
     with pytest.raises(ll.LayoutError, match="cheapest"):
         ll.assign_layouts(rec["ttir"], target="sm90", num_warps=4, objective="cheapest")
 
