@@ -97,6 +97,10 @@ fn the_objectives_differ_where_the_total_trades_conversions() {
     let mut pricer = Pricer::new();
     let c = compare_record_with(&r, Objective::Conversions, &mut pricer);
     let t = compare_record_with(&r, Objective::Total, &mut pricer);
+    // The line names a non-default objective; the default's keeps the
+    // issue's schema.
+    assert_eq!(c["objective"], "conversions");
+    assert!(t.get("objective").is_none(), "{t}");
     assert!(
         num(&t, "ours", "cost") > num(&c, "ours", "cost"),
         "{t} / {c}"
