@@ -255,13 +255,27 @@ pub fn best_shared_layout(
     bits: u32,
     banks: u64,
 ) -> Option<(LinearLayout, SharedCost)> {
+    check_bitwidth(bits).ok()?;
     let mut best: Option<(LinearLayout, SharedCost)> = None;
     for l in candidates {
         if !l.is_invertible() || l.out_dims() != src.out_dims() {
             continue;
         }
-        let Ok(c) = shared_cost(src, dst, &l, bits, banks) else {
+        // The store side alone above the best's wavefronts cannot win
+        // (loads add to it): its load side is not counted.
+        let Ok((sw, si)) = side_cost(src, &l, bits, banks, true) else {
             continue;
+        };
+        if best.as_ref().is_some_and(|b| sw > b.1.wavefronts()) {
+            continue;
+        }
+        let Ok((lw, li)) = side_cost(dst, &l, bits, banks, false) else {
+            continue;
+        };
+        let c = SharedCost {
+            store_wavefronts: sw,
+            load_wavefronts: lw,
+            instructions: si + li,
         };
         let key = |c: &SharedCost| (c.wavefronts(), c.instructions);
         if best.as_ref().is_none_or(|b| key(&c) < key(&b.1)) {
