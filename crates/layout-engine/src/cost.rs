@@ -44,7 +44,6 @@ use layout_codegen::conversion::classify;
 use layout_codegen::planner::{plan, plan_at_floor, Target};
 use linear_layout::LinearLayout;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// Weight of one level of loop nesting (see the module doc).
@@ -86,7 +85,7 @@ impl Price {
 /// lookup clones no layout.
 #[derive(Default)]
 pub struct Pricer {
-    cache: HashMap<(u64, u32), Vec<Entry>>,
+    cache: foldhash::HashMap<(u64, u32), Vec<Entry>>,
 }
 
 /// A priced pair of [`Pricer`]'s cache.
@@ -103,7 +102,8 @@ fn width_class(bits: u32) -> u32 {
 }
 
 fn fingerprint(src: &LinearLayout, dst: &LinearLayout) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    use std::hash::BuildHasher;
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
     src.hash(&mut h);
     dst.hash(&mut h);
     h.finish()

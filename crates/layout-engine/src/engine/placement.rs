@@ -44,7 +44,6 @@ use crate::shape_ops::{canon, collapse_dims_canon, drop_dim_canon, reshape, spli
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
-use std::collections::HashMap;
 
 /// Nodes of the backward slice one [`Pass::bring`] explores (bounds the
 /// search on long dequant chains; the corpus's largest slice, the sm80
@@ -149,7 +148,8 @@ impl Pass<'_> {
     #[allow(clippy::mutable_key_type)]
     pub(super) fn bring(&mut self, v: ValueId, c: &Layout) -> Result<(f64, Hoist)> {
         let mut nodes: Vec<Node> = Vec::new();
-        let mut index: HashMap<(ValueId, LinearLayout), usize> = HashMap::new();
+        let mut index: foldhash::HashMap<(ValueId, LinearLayout), usize> =
+            foldhash::HashMap::default();
         if self.slice_node(v, c, &mut nodes, &mut index)?.is_none() {
             return Ok((0.0, Hoist::default()));
         }
@@ -190,7 +190,7 @@ impl Pass<'_> {
         }
         // Values that keep their layout: wanted in two layouts, or used
         // outside the slice.
-        let mut per_value: HashMap<ValueId, usize> = HashMap::new();
+        let mut per_value: foldhash::HashMap<ValueId, usize> = foldhash::HashMap::default();
         for n in &nodes {
             *per_value.entry(n.v).or_default() += 1;
         }
@@ -264,7 +264,7 @@ impl Pass<'_> {
         v: ValueId,
         target: &Layout,
         nodes: &mut Vec<Node>,
-        index: &mut HashMap<(ValueId, LinearLayout), usize>,
+        index: &mut foldhash::HashMap<(ValueId, LinearLayout), usize>,
     ) -> Result<Option<usize>> {
         if self.free[v] {
             return Ok(None);
