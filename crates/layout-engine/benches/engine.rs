@@ -7,6 +7,9 @@
 //! `engine+price+ttgir/…`: the same plus printing the program as TTGIR
 //! (what `linlayout engine` prints).
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use layout_engine::anchors::Target;
 use layout_engine::cost::Pricer;

@@ -14,6 +14,9 @@
 //! Without an id prefix it takes the record of the longest TTIR (the
 //! benchmark's `largest`).
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use layout_engine::anchors::Target;
 use layout_engine::cost::Pricer;
 use layout_engine::engine::{assign, Options};

@@ -4,6 +4,11 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// mimalloc: the engine allocates many small layouts (the workspace's
+/// `Cargo.toml` has the measurement).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cmd_codegen;
 mod cmd_cuda;
 mod cmd_cute;
