@@ -8,9 +8,9 @@
 
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, Type, ValueId};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use hw_layouts::{Encoding, Space};
 use linear_layout::LinearLayout;
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// A layout of one value: its Triton attribute and its linear layout for

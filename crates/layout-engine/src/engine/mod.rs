@@ -67,11 +67,11 @@ use crate::shape_ops::{
     canon, collapse_dims_canon, drop_dim, drop_dim_canon, insert_dim, join, lift, reshape, split,
     transpose,
 };
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 mod chain;

@@ -8,7 +8,7 @@ use crate::axis::{analyse, AxisInfo};
 use crate::cost::Pricer;
 use crate::error::{EngineError, Result};
 use crate::ir::{OpKind, Program};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
 
 /// The engine with `choices` fixed (see the module doc).
