@@ -56,9 +56,9 @@ use crate::anchors::Target;
 use crate::assignment::{Assignment, Layout};
 use crate::error::{EngineError, Result};
 use crate::ir::{OpId, OpKind, Program, ValueId};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
-use std::collections::{HashMap, HashSet};
 
 mod attributes;
 mod insert;
