@@ -149,17 +149,18 @@ fn free_mask(l: &LinearLayout, d: DimName) -> u64 {
 }
 
 /// Wavefronts of one side: `side` (`register, lane, warp[, block] → tensor`,
-/// one CTA) accessing `shared` (`offset → tensor`, a bijection) with the
+/// one CTA) accessing the shared layout whose inverse is `shared_inv`
+/// (`tensor → offset`) with the
 /// widest vectors of [`vector_groups`]; with `one_replica`, registers,
 /// lanes and warps with a free (broadcast) bit set do not access.
 fn side_cost(
     side: &LinearLayout,
-    shared: &LinearLayout,
+    shared_inv: &LinearLayout,
     bits: u32,
     banks: u64,
     one_replica: bool,
 ) -> Result<(u64, u64)> {
-    let m = side.compose(&shared.invert()?)?;
+    let m = side.compose(shared_inv)?;
     let get = |d: DimName| m.packed_bases(d).to_vec();
     let (reg, lane, warp) = (
         get(DimName::REGISTER),
@@ -209,13 +210,31 @@ pub fn shared_cost(
     banks: u64,
 ) -> Result<SharedCost> {
     check_bitwidth(bits)?;
-    let (sw, si) = side_cost(src, shared, bits, banks, true)?;
-    let (lw, li) = side_cost(dst, shared, bits, banks, false)?;
-    Ok(SharedCost {
+    let cost = cost_unless_stores_above(src, dst, shared, bits, banks, u64::MAX)?;
+    Ok(cost.expect("no store count exceeds u64::MAX"))
+}
+
+/// [`shared_cost`], or `None` without counting the loads when the store
+/// wavefronts alone exceed `bound` (the search's prune: loads only add).
+fn cost_unless_stores_above(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    shared: &LinearLayout,
+    bits: u32,
+    banks: u64,
+    bound: u64,
+) -> Result<Option<SharedCost>> {
+    let inv = shared.invert()?;
+    let (sw, si) = side_cost(src, &inv, bits, banks, true)?;
+    if sw > bound {
+        return Ok(None);
+    }
+    let (lw, li) = side_cost(dst, &inv, bits, banks, false)?;
+    Ok(Some(SharedCost {
         store_wavefronts: sw,
         load_wavefronts: lw,
         instructions: si + li,
-    })
+    }))
 }
 
 /// The best shared layout for `src → dst` among the candidates of the
@@ -261,21 +280,11 @@ pub fn best_shared_layout(
         if !l.is_invertible() || l.out_dims() != src.out_dims() {
             continue;
         }
-        // The store side alone above the best's wavefronts cannot win
-        // (loads add to it): its load side is not counted.
-        let Ok((sw, si)) = side_cost(src, &l, bits, banks, true) else {
+        // A candidate whose stores alone exceed the best's wavefronts
+        // cannot win: its loads are not counted.
+        let bound = best.as_ref().map_or(u64::MAX, |b| b.1.wavefronts());
+        let Ok(Some(c)) = cost_unless_stores_above(src, dst, &l, bits, banks, bound) else {
             continue;
-        };
-        if best.as_ref().is_some_and(|b| sw > b.1.wavefronts()) {
-            continue;
-        }
-        let Ok((lw, li)) = side_cost(dst, &l, bits, banks, false) else {
-            continue;
-        };
-        let c = SharedCost {
-            store_wavefronts: sw,
-            load_wavefronts: lw,
-            instructions: si + li,
         };
         let key = |c: &SharedCost| (c.wavefronts(), c.instructions);
         if best.as_ref().is_none_or(|b| key(&c) < key(&b.1)) {

@@ -12,25 +12,14 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use layout_engine::anchors::Target;
-use layout_engine::cost::Pricer;
-use layout_engine::engine::{assign, Options};
-use layout_engine::{check, parse_program};
+use layout_engine::parse_program;
 
-fn records() -> Vec<serde_json::Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl");
-    std::fs::read_to_string(path)
-        .expect("sample records")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect()
-}
+mod common;
 
 fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool, print: bool) -> f64 {
-    let p = parse_program(ttir).expect("reads");
-    let mut pricer = Pricer::new();
-    let out = assign(&p, Options::new(target, num_warps), &mut pricer).expect("assigns");
-    assert!(check(&p, &out.assignment).is_empty());
+    let (p, out, mut pricer, violations) =
+        common::engine_work(ttir, target, num_warps).expect("assigns");
+    assert_eq!(violations, 0);
     if !price {
         return out.assignment.uses.len() as f64;
     }
@@ -44,11 +33,9 @@ fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool, print: 
 }
 
 fn bench(c: &mut Criterion) {
-    let recs = records();
-    let largest = recs
-        .iter()
-        .max_by_key(|r| r["ttir"].as_str().map(str::len).unwrap_or(0))
-        .expect("records");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl");
+    let recs = common::read_records(path).expect("sample records");
+    let largest = common::largest(&recs).expect("records");
     let flash = recs
         .iter()
         .find(|r| {
@@ -59,8 +46,7 @@ fn bench(c: &mut Criterion) {
         .expect("flash attention");
     for (name, r) in [("largest", largest), ("flash_attn_fwd", flash)] {
         let ttir = r["ttir"].as_str().expect("ttir").to_string();
-        let target = Target::parse(r["target"].as_str().expect("target")).expect("known target");
-        let nw = r["options"]["num_warps"].as_u64().expect("num_warps");
+        let (target, nw) = common::target_and_warps(r).expect("target and warps");
         println!(
             "{name}: {} ({} bytes of TTIR, {} ops)",
             r["id"].as_str().unwrap_or("?"),

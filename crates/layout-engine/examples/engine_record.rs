@@ -18,37 +18,24 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use layout_engine::anchors::Target;
-use layout_engine::cost::Pricer;
-use layout_engine::engine::{assign, Options};
-use layout_engine::{check, parse_program};
+
+#[path = "../benches/common/mod.rs"]
+mod common;
 
 fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
         .ok_or("usage: engine_record RECORDS.jsonl [ID-PREFIX]")?;
-    let prefix = args.next();
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    let records: Vec<serde_json::Value> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).map_err(|e| format!("{path}: {e}")))
-        .collect::<Result<_, _>>()?;
-    let ttir = |r: &serde_json::Value| r["ttir"].as_str().map_or(0, str::len);
-    let record = match &prefix {
+    let records = common::read_records(&path)?;
+    let record = match args.next() {
         Some(p) => records
             .iter()
             .find(|r| r["id"].as_str().is_some_and(|i| i.starts_with(p.as_str()))),
-        None => records.iter().max_by_key(|r| ttir(r)),
+        None => common::largest(&records),
     }
     .ok_or("no such record")?;
-    let target = record["target"]
-        .as_str()
-        .and_then(Target::parse)
-        .ok_or("the record's target")?;
-    let warps = record["options"]["num_warps"]
-        .as_u64()
-        .ok_or("the record's num_warps")?;
+    let (target, warps) = common::target_and_warps(record)?;
     let (ops, wanted, violations) =
         whole_record(record["ttir"].as_str().unwrap_or(""), target, warps)?;
     println!(
@@ -62,9 +49,6 @@ fn main() -> Result<(), String> {
 /// Not inlined, so that `--toggle-collect='*whole_record*'` counts it alone.
 #[inline(never)]
 fn whole_record(ttir: &str, target: Target, warps: u64) -> Result<(usize, usize, usize), String> {
-    let p = parse_program(ttir).map_err(|e| e.to_string())?;
-    let mut pricer = Pricer::new();
-    let out = assign(&p, Options::new(target, warps), &mut pricer).map_err(|e| e.to_string())?;
-    let violations = check(&p, &out.assignment).len();
+    let (p, out, _, violations) = common::engine_work(ttir, target, warps)?;
     Ok((p.ops.len(), out.assignment.uses.len(), violations))
 }

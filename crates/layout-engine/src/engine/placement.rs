@@ -41,6 +41,7 @@ use crate::cost::weighted;
 use crate::error::Result;
 use crate::ir::{OpId, OpKind, ValueId};
 use crate::shape_ops::{canon, collapse_dims_canon, drop_dim_canon, reshape, split, transpose};
+use foldhash::{HashMap, HashMapExt};
 use hw_layouts::slice::Slice;
 use hw_layouts::Encoding;
 use linear_layout::LinearLayout;
@@ -148,8 +149,7 @@ impl Pass<'_> {
     #[allow(clippy::mutable_key_type)]
     pub(super) fn bring(&mut self, v: ValueId, c: &Layout) -> Result<(f64, Hoist)> {
         let mut nodes: Vec<Node> = Vec::new();
-        let mut index: foldhash::HashMap<(ValueId, LinearLayout), usize> =
-            foldhash::HashMap::default();
+        let mut index: HashMap<(ValueId, LinearLayout), usize> = HashMap::new();
         if self.slice_node(v, c, &mut nodes, &mut index)?.is_none() {
             return Ok((0.0, Hoist::default()));
         }
@@ -190,7 +190,7 @@ impl Pass<'_> {
         }
         // Values that keep their layout: wanted in two layouts, or used
         // outside the slice.
-        let mut per_value: foldhash::HashMap<ValueId, usize> = foldhash::HashMap::default();
+        let mut per_value: HashMap<ValueId, usize> = HashMap::new();
         for n in &nodes {
             *per_value.entry(n.v).or_default() += 1;
         }
@@ -264,7 +264,7 @@ impl Pass<'_> {
         v: ValueId,
         target: &Layout,
         nodes: &mut Vec<Node>,
-        index: &mut foldhash::HashMap<(ValueId, LinearLayout), usize>,
+        index: &mut HashMap<(ValueId, LinearLayout), usize>,
     ) -> Result<Option<usize>> {
         if self.free[v] {
             return Ok(None);
