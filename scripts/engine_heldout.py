@@ -13,6 +13,7 @@ assignment (ours or Triton's) the checker refused, a Triton conversion count oth
 record's `facts_pre_pipeline.n_convert_layout`, a total above Triton's under the total
 objective, or a conversion cost above Triton's under the conversions objective.
 """
+import gzip
 import json
 import sys
 
@@ -20,7 +21,9 @@ EPS = 1e-6
 
 
 def load(path):
-    return [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 def tally(rows, key):

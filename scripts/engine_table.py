@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The per-record table of BENCHMARKS.md's engine section, from the engine's own output.
 
-    linlayout engine --compare crates/layout-engine/tests/data/sample.jsonl --json > cmp.jsonl
-    linlayout engine --compare crates/layout-engine/tests/data/sample.jsonl --json --objective conversions > conv.jsonl
+    linlayout engine --compare crates/layout-engine/tests/data/sample.jsonl.gz --json > cmp.jsonl
+    linlayout engine --compare crates/layout-engine/tests/data/sample.jsonl.gz --json --objective conversions > conv.jsonl
     python3 scripts/engine_table.py cmp.jsonl [scripts/engine_reasons.tsv] [--conversions conv.jsonl]
 
 Prints one markdown row per record: Triton's conversions (moving ones in brackets), their cost,

@@ -4,7 +4,7 @@ Triton 3.9's `ttgir_pre_pipeline` for the same TTIR.
 
 Usage (from the repo root, after `cargo build --release -p linlayout`):
 
-    python3 bench/engine-gpu/export.py crates/layout-engine/tests/data/{sample,seed11,seed23}.jsonl
+    python3 bench/engine-gpu/export.py crates/layout-engine/tests/data/{sample,seed11,seed23}.jsonl.gz
     python3 bench/engine-gpu/export.py --same-as OLD_cases.json crates/...   # the same records again
     python3 bench/engine-gpu/export.py --all --cases-dir heldout my_corpus.jsonl   # every record of another corpus
     python3 bench/engine-gpu/export.py --objective conversions --same-as OLD_cases.json --cases-dir DIR crates/...   # ours minimising the conversions' cost
@@ -23,6 +23,7 @@ Runtime argument names come from the generator's kernel definitions
 generator made a unit stride a constexpr) is skipped with a message.
 """
 import ast
+import gzip
 import json
 import os
 import re
@@ -106,7 +107,7 @@ def main(paths, same_as=None, cases_dir="cases"):
     os.makedirs(out_dir, exist_ok=True)
     for path in paths:
         costs = compare(path)
-        for line in open(path):
+        for line in (gzip.open if path.endswith(".gz") else open)(path, "rt"):
             r = json.loads(line)
             fam = r["family"]
             if r["gpu_target"][0] != "cuda" or fam not in SPECS or fam in SKIP:

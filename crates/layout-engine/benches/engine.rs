@@ -33,7 +33,7 @@ fn whole_record(ttir: &str, target: Target, num_warps: u64, price: bool, print: 
 }
 
 fn bench(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl.gz");
     let recs = common::read_records(path).expect("sample records");
     let largest = common::largest(&recs).expect("records");
     let flash = recs

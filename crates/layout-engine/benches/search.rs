@@ -7,38 +7,37 @@
 //! the `engine` bench does.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use layout_engine::anchors::Target;
 use layout_engine::cost::Pricer;
 use layout_engine::engine::{assign, assign_fixed, Options};
 use layout_engine::parse_program;
 
+#[path = "common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
 fn record(file: &str, prefix: &str) -> serde_json::Value {
     let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(path)
+    common::read_records(&path)
         .expect("records")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .into_iter()
         .find(|r| r["id"].as_str().is_some_and(|i| i.starts_with(prefix)))
         .expect("the record")
 }
 
 fn bench(c: &mut Criterion) {
     for (name, file, prefix) in [
-        ("sort", "sample.jsonl", "sort.sm90"),
-        ("softmax_online", "sample.jsonl", "softmax_online.sm80"),
+        ("sort", "sample.jsonl.gz", "sort.sm90"),
+        ("softmax_online", "sample.jsonl.gz", "softmax_online.sm80"),
         (
             "flash_attn_fwd_sm80",
-            "seed11.jsonl",
+            "seed11.jsonl.gz",
             "flash_attn_fwd.sm80.w8",
         ),
     ] {
         let r = record(file, prefix);
         let p = parse_program(r["ttir"].as_str().expect("ttir")).expect("reads");
-        let opts = Options::new(
-            Target::parse(r["target"].as_str().expect("target")).expect("target"),
-            r["options"]["num_warps"].as_u64().expect("num_warps"),
-        );
+        let (target, warps) = common::target_and_warps(&r).expect("target and warps");
+        let opts = Options::new(target, warps);
         println!("{name}: {}", r["id"].as_str().unwrap_or("?"));
         c.bench_function(&format!("fixed/{name}"), |b| {
             b.iter(|| assign_fixed(&p, opts, &mut Pricer::new()).expect("assigns"))

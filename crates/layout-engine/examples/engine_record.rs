@@ -8,7 +8,7 @@
 //! cargo build --release -p layout-engine --example engine_record
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     --toggle-collect='*whole_record*' \
-//!     target/release/examples/engine_record crates/layout-engine/tests/data/sample.jsonl [ID-PREFIX]
+//!     target/release/examples/engine_record crates/layout-engine/tests/data/sample.jsonl.gz [ID-PREFIX]
 //! ```
 //!
 //! Without an id prefix it takes the record of the longest TTIR (the
@@ -26,7 +26,7 @@ fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .ok_or("usage: engine_record RECORDS.jsonl [ID-PREFIX]")?;
+        .ok_or("usage: engine_record RECORDS.jsonl[.gz] [ID-PREFIX]")?;
     let records = common::read_records(&path)?;
     let record = match args.next() {
         Some(p) => records

@@ -236,8 +236,8 @@ fn descriptor_loads_equal_tritons() {
         }
     }
     // Two per sm90 `matmul_tma` record: three in sample, seed 11 and
-    // seed 23 together, one in seed 59.
-    assert_eq!(n, 8, "descriptor loads compared");
+    // seed 23 together, one in seed 59, one in seed 97.
+    assert_eq!(n, 10, "descriptor loads compared");
 }
 
 /// A record with a `tt.dot_scaled`: the engine's program and answer, and

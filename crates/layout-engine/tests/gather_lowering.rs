@@ -258,8 +258,9 @@ fn lane_encoding_is_tritons_efficient_layout() {
         assert_eq!(ours.to_mlir(), e.text, "{}", common::id(&r));
         n += 1;
     }
-    // Five in sample, seed 11 and seed 23 together, two in seed 59.
-    assert_eq!(n, 7);
+    // Five in sample, seed 11 and seed 23 together, two in seed 59, two in
+    // seed 97.
+    assert_eq!(n, 9);
 }
 
 /// The gather records choose the layout the H200 measured faster

@@ -13,12 +13,13 @@ Not part of CI (it needs `pip install triton==3.9.0`):
     /tmp/venv-triton/bin/pip install triton==3.9.0
     cargo build -p linlayout
     /tmp/venv-triton/bin/python crates/layout-engine/tools/triton_parse.py \
-        crates/layout-engine/tests/data/*.jsonl
+        crates/layout-engine/tests/data/*.jsonl.gz
 
 The parser writes its diagnostics to the process's stderr (file
 descriptor 2, not the Python exception): they are caught in a file and the
 first `error:` line is the reason reported.
 """
+import gzip
 import json
 import os
 import subprocess
@@ -60,7 +61,7 @@ def main(paths):
     reasons = {}
     with tempfile.TemporaryDirectory() as tmp:
         for path in paths:
-            for line in open(path):
+            for line in (gzip.open if path.endswith(".gz") else open)(path, "rt"):
                 if not line.strip():
                     continue
                 r = json.loads(line)

@@ -2,6 +2,7 @@
 sample, committed under crates/layout-engine/tests/data), checked against
 Triton's own pre-pipeline TTGIR of the same records."""
 
+import gzip
 import json
 import pathlib
 import re
@@ -13,7 +14,9 @@ import linear_layouts as ll
 REPO = pathlib.Path(__file__).resolve().parents[3]
 RECORDS = [
     json.loads(line)
-    for line in open(REPO / "crates" / "layout-engine" / "tests" / "data" / "sample.jsonl")
+    for line in gzip.open(
+        REPO / "crates" / "layout-engine" / "tests" / "data" / "sample.jsonl.gz", "rt", encoding="utf-8"
+    )
     if line.strip()
 ]
 

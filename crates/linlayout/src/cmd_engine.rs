@@ -8,7 +8,8 @@
 //!   `--explain` adds every conflict with its candidates and their costs;
 //!   `--json` has the same, the TTGIR text under `ttgir`.
 //! - `linlayout engine --compare RECORDS.jsonl --json`: one JSON line per
-//!   oracle record, ours against Triton's pre-pipeline assignment.
+//!   oracle record, ours against Triton's pre-pipeline assignment (the
+//!   file plain or gzip-compressed, as the committed corpora are).
 //! - `--objective conversions` (either form): the engine ranks its
 //!   candidates by the conversions' cost, the other terms breaking ties
 //!   (`layout_engine::engine::Objective`); `total` is the default.
@@ -38,7 +39,8 @@ pub struct Args {
     /// List every conflict with the candidates considered and their costs.
     #[arg(long)]
     pub explain: bool,
-    /// Compare with Triton on oracle records (JSON lines, schema engine-oracle/1).
+    /// Compare with Triton on oracle records (JSON lines, schema
+    /// engine-oracle/1; plain or gzip-compressed).
     #[arg(long, value_name = "RECORDS.jsonl")]
     pub compare: Option<String>,
     /// What the engine minimises: `total` (conversions, reductions,
@@ -59,6 +61,49 @@ fn read_input(path: &str) -> Result<String, CliError> {
     }
 }
 
+/// The lines of a records file: gzip-compressed (recognised by its first
+/// two bytes, `1f 8b`, whatever its name) or plain text.
+fn record_lines(path: &str) -> Result<Box<dyn BufRead>, CliError> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut f = std::io::BufReader::new(f);
+    let gzip = f
+        .fill_buf()
+        .map_err(|e| format!("{path}: {e}"))?
+        .starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(std::io::BufReader::new(
+            flate2::bufread::MultiGzDecoder::new(f),
+        ))
+    } else {
+        Box::new(f)
+    })
+}
+
+/// `--compare`: one JSON line per record of `path` on `out`; a line that
+/// is not JSON gives an error line naming it, an unreadable file (or a
+/// corrupt gzip stream) a one-line error.
+fn compare(
+    path: &str,
+    objective: Objective,
+    pricer: &mut Pricer,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    for (k, line) in record_lines(path)?.lines().enumerate() {
+        let line = line.map_err(|e| format!("{path}: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v = match serde_json::from_str::<serde_json::Value>(&line) {
+            Ok(r) => compare_record_with(&r, objective, pricer),
+            Err(e) => {
+                serde_json::json!({"id": format!("line {}", k + 1), "error": format!("not JSON: {e}")})
+            }
+        };
+        let _ = writeln!(out, "{v}");
+    }
+    Ok(())
+}
+
 /// Runs the command.
 pub fn run(a: Args) -> Result<(), CliError> {
     let mut pricer = Pricer::new();
@@ -69,23 +114,8 @@ pub fn run(a: Args) -> Result<(), CliError> {
         )
     })?;
     if let Some(path) = &a.compare {
-        let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
         let out = std::io::stdout();
-        let mut out = out.lock();
-        for (k, line) in std::io::BufReader::new(f).lines().enumerate() {
-            let line = line.map_err(|e| format!("{path}: {e}"))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v = match serde_json::from_str::<serde_json::Value>(&line) {
-                Ok(r) => compare_record_with(&r, objective, &mut pricer),
-                Err(e) => {
-                    serde_json::json!({"id": format!("line {}", k + 1), "error": format!("not JSON: {e}")})
-                }
-            };
-            let _ = writeln!(out, "{v}");
-        }
-        return Ok(());
+        return compare(path, objective, &mut pricer, &mut out.lock());
     }
     let target = Target::parse(&a.target)
         .ok_or_else(|| format!("--target must be sm80, sm90 or gfx942, got '{}'", a.target))?;
@@ -134,5 +164,52 @@ mod tests {
         a.objective = "cheapest".into();
         let e = run(a).unwrap_err();
         assert!(e.to_string().contains("cheapest"), "{e}");
+    }
+
+    /// `--compare` reads a gzip-compressed corpus as its plain text: the
+    /// same lines for the first three records of the sample, given plain
+    /// and compressed; a corrupt stream is a one-line error naming the
+    /// file.
+    #[test]
+    fn compare_reads_gzip_and_plain_alike() {
+        use std::io::Read;
+        let sample = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../layout-engine/tests/data/sample.jsonl.gz"
+        );
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(sample).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        let head: String = text.lines().take(3).map(|l| format!("{l}\n")).collect();
+        let dir = std::env::temp_dir().join(format!("linlayout-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (plain, gz, bad) = (
+            dir.join("r.jsonl"),
+            dir.join("r.jsonl.gz"),
+            dir.join("bad.gz"),
+        );
+        std::fs::write(&plain, &head).unwrap();
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(head.as_bytes()).unwrap();
+        let zipped = enc.finish().unwrap();
+        std::fs::write(&gz, &zipped).unwrap();
+        std::fs::write(&bad, &zipped[..zipped.len() / 2]).unwrap();
+        let out = |p: &std::path::Path| {
+            let mut v = Vec::new();
+            compare(
+                p.to_str().unwrap(),
+                Objective::Total,
+                &mut Pricer::new(),
+                &mut v,
+            )
+            .map(|_| v)
+        };
+        let (a, b) = (out(&plain).unwrap(), out(&gz).unwrap());
+        assert_eq!(String::from_utf8(a.clone()).unwrap().lines().count(), 3);
+        assert_eq!(a, b);
+        let e = out(&bad).unwrap_err().to_string();
+        assert!(e.contains("bad.gz") && !e.contains('\n'), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -8,10 +8,23 @@ use layout_engine::engine::{assign, EngineOutput, Options};
 use layout_engine::ir::Program;
 use layout_engine::{check, parse_program};
 
-/// The records of a JSON-lines corpus.
+/// A text file, gzip-compressed (by its first two bytes, `1f 8b`) or plain.
+pub fn read_text(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return String::from_utf8(bytes).map_err(|e| format!("{path}: {e}"));
+    }
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(&bytes[..])
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{path}: {e}"))?;
+    Ok(text)
+}
+
+/// The records of a JSON-lines corpus (plain or gzip-compressed).
 pub fn read_records(path: &str) -> Result<Vec<serde_json::Value>, String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| format!("{path}: {e}"))?
+    read_text(path)?
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).map_err(|e| format!("{path}: {e}")))

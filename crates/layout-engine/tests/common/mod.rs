@@ -3,19 +3,34 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
+use std::io::Read;
 
-/// Every `*.jsonl` record under `tests/data/`.
+/// A record file's text: gzip-compressed (by its first two bytes, `1f
+/// 8b`: the corpora) or plain.
+fn read_text(path: &std::path::Path) -> String {
+    let bytes = std::fs::read(path).expect("readable record file");
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return String::from_utf8(bytes).expect("a UTF-8 record file");
+    }
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&bytes[..])
+        .read_to_string(&mut text)
+        .expect("a gzip-compressed record file");
+    text
+}
+
+/// Every record of the `*.jsonl.gz` corpora under `tests/data/`.
 pub fn records() -> Vec<Value> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .expect("tests/data exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".jsonl.gz")))
         .collect();
     files.sort();
     let mut out = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(&f).expect("readable record file");
+        let text = read_text(&f);
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             out.push(serde_json::from_str(line).expect("a JSON record"));
         }
@@ -29,10 +44,18 @@ pub fn id(r: &Value) -> &str {
     r["id"].as_str().unwrap_or("?")
 }
 
-/// The records of one file under `tests/data/`.
+/// The records of one file under `tests/data/`: `file` as named, or, when
+/// there is none, `file` with `.gz` (a corpus: `sample.jsonl` reads
+/// `sample.jsonl.gz`).
 pub fn records_in(file: &str) -> Vec<Value> {
     let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("readable record file");
+    let path = std::path::PathBuf::from(&path);
+    let path = if path.exists() {
+        path
+    } else {
+        std::path::PathBuf::from(format!("{}.gz", path.display()))
+    };
+    let text = read_text(&path);
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("a JSON record"))
