@@ -79,21 +79,51 @@ fn record_lines(path: &str) -> Result<Box<dyn BufRead>, CliError> {
     })
 }
 
+/// The longest record line `--compare` reads: 64 MiB (the oracle's
+/// records are at most 1.2 MB; a longer line is an error naming it, so
+/// that memory stays bounded whatever the input).
+const MAX_RECORD_LINE: u64 = 64 << 20;
+
 /// `--compare`: one JSON line per record of `path` on `out`; a line that
-/// is not JSON gives an error line naming it, an unreadable file (or a
-/// corrupt gzip stream) a one-line error.
+/// is not JSON gives an error line naming it; an unreadable file, a
+/// corrupt gzip stream, a line that is not UTF-8 or longer than
+/// [`MAX_RECORD_LINE`] a one-line error.
 fn compare(
     path: &str,
     objective: Objective,
     pricer: &mut Pricer,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    for (k, line) in record_lines(path)?.lines().enumerate() {
-        let line = line.map_err(|e| format!("{path}: {e}"))?;
+    compare_lines(path, MAX_RECORD_LINE, objective, pricer, out)
+}
+
+/// [`compare`] with lines of at most `max_line` bytes.
+fn compare_lines(
+    path: &str,
+    max_line: u64,
+    objective: Objective,
+    pricer: &mut Pricer,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let mut reader = record_lines(path)?;
+    let mut bytes = Vec::new();
+    for k in 0.. {
+        bytes.clear();
+        let n = std::io::Read::take(&mut reader, max_line + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| format!("{path}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() as u64 > max_line {
+            return Err(format!("{path}: line {} is longer than {max_line} bytes", k + 1).into());
+        }
+        let line =
+            std::str::from_utf8(&bytes).map_err(|e| format!("{path}: line {}: {e}", k + 1))?;
         if line.trim().is_empty() {
             continue;
         }
-        let v = match serde_json::from_str::<serde_json::Value>(&line) {
+        let v = match serde_json::from_str::<serde_json::Value>(line) {
             Ok(r) => compare_record_with(&r, objective, pricer),
             Err(e) => {
                 serde_json::json!({"id": format!("line {}", k + 1), "error": format!("not JSON: {e}")})
@@ -210,6 +240,27 @@ mod tests {
         assert_eq!(a, b);
         let e = out(&bad).unwrap_err().to_string();
         assert!(e.contains("bad.gz") && !e.contains('\n'), "{e}");
+        // Lines longer than the bound, or not UTF-8: one-line errors naming
+        // the line.
+        let longest = head.lines().map(str::len).max().unwrap() as u64;
+        let limited = |p: &std::path::Path, max: u64| {
+            let mut v = Vec::new();
+            compare_lines(
+                p.to_str().unwrap(),
+                max,
+                Objective::Total,
+                &mut Pricer::new(),
+                &mut v,
+            )
+            .map(|_| v)
+        };
+        assert_eq!(limited(&gz, longest + 1).unwrap(), b);
+        let e = limited(&gz, longest - 1).unwrap_err().to_string();
+        assert!(e.contains("longer than") && e.contains("line "), "{e}");
+        let latin = dir.join("latin1.jsonl");
+        std::fs::write(&latin, b"{\"id\": \"\xe9\"}\n").unwrap();
+        let e = out(&latin).unwrap_err().to_string();
+        assert!(e.contains("line 1") && !e.contains('\n'), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
