@@ -42,6 +42,29 @@
 //!
 //! Not modelled, so not floors of: `movmatrix` (a 16-bit 8 × 8 transpose
 //! inside a warp), which no plan of this crate emits.
+//!
+//! ## What the floor does not count (so plans can sit above it)
+//! The floor is a sum of byte and shuffle capacities; three costs that every
+//! known plan of some conversions pays are not in it, for want of a proof
+//! that every plan pays them:
+//! * **Lane-dependent register choice.** A `shfl.sync` reads one register
+//!   name in every lane and writes one; where the element a lane sends or
+//!   keeps sits in a register that depends on the lane (a register ↔ lane
+//!   exchange), some plan step must select per lane (`selp`/`prmt` on the
+//!   ALU pipe) or shuffle twice. The balanced programs
+//!   (the planner's `balanced_program` candidate) trade the two at about `4/3` shuffles
+//!   per exchanged register pair of 32-bit data; the floor counts `1`.
+//! * **Sub-word data.** 8- and 16-bit elements move through shared memory
+//!   at the floor's 128 bytes per wavefront only in whole 4-byte words per
+//!   lane; where a thread's bytes do not form words on one side, a plan
+//!   regroups them first (staged plans, [`crate::regroup`]) or stores them
+//!   narrower.
+//! * **Phases of guarded accesses.** A store in which only some lanes of a
+//!   phase take part costs the phase's wavefronts (measured with ncu on an
+//!   H200, 2026-11-29, `tests/predicated_wavefronts_ncu.rs`), so elements a
+//!   thread already holds at lane-dependent registers save nothing on the
+//!   store side of a shared-memory plan unless the stored registers are
+//!   chosen per lane (selects again).
 
 use crate::cost::{LowerBound, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
