@@ -47,7 +47,10 @@ impl Printer<'_> {
                 self.before.entry(c.op).or_default().push(item);
             } else {
                 self.renamed.insert((c.value, c.dst.ll.clone()), name);
-                self.after.entry(c.value).or_default().push(item);
+                match self.first_reader(c.value, &c.dst.ll) {
+                    Some(o) => self.before.entry(o).or_default().push(item),
+                    None => self.after.entry(c.value).or_default().push(item),
+                }
             }
             self.counts.0 += 1;
         }
@@ -62,6 +65,35 @@ impl Printer<'_> {
         }
         self.plan_shared_operands();
         Ok(())
+    }
+
+    /// The op before which a conversion of `v` into `dst` is printed: the
+    /// op of `v`'s block that is or holds the first use (in program order)
+    /// seeing `dst`, so that the conversion runs as late as its readers
+    /// allow (as Triton's passes place it: loads of one loop iteration are
+    /// all issued before the conversions of their values, and the
+    /// conversions of a dot's operands sit right before the dot); `None`
+    /// when no use sees `dst` (the conversion is then printed right after
+    /// `v`'s definition).
+    fn first_reader(&self, v: ValueId, dst: &linear_layout::LinearLayout) -> Option<OpId> {
+        let p = self.p;
+        let block = match p.values[v].def {
+            crate::ir::Def::Result { op, .. } => p.ops[op].parent,
+            crate::ir::Def::RegionArg { op, .. } => Some(op),
+            crate::ir::Def::FuncArg(_) => None,
+        };
+        let first = p.walk().into_iter().find(|&o| {
+            p.ops[o].operands.iter().enumerate().any(|(i, &u)| {
+                u == v
+                    && self.a.uses.get(&(o, i)).is_some_and(|l| &l.ll == dst)
+                    && !self.renamed_use.contains_key(&(o, i))
+            })
+        })?;
+        let mut o = first;
+        while p.ops[o].parent != block {
+            o = p.ops[o].parent?;
+        }
+        Some(o)
     }
 
     /// Where each wgmma operand read from shared memory is allocated
