@@ -134,10 +134,10 @@ module attributes {{\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 32 :
 /// converts the `f16` result into the dot operand, as Triton does.
 #[test]
 fn int4_gemm_dequantises_once() {
-    let r = common::records_in("seed11.jsonl")
-        .into_iter()
-        .find(|r| common::id(r).starts_with("int4_gemm.sm80.w8.s3.BK=64,BM=64,BN=128,DT=fp16"))
-        .unwrap();
+    let r = common::record(
+        "seed11.jsonl",
+        "int4_gemm.sm80.w8.s3.BK=64,BM=64,BN=128,DT=fp16",
+    );
     let p = parse_program(r["ttir"].as_str().unwrap()).unwrap();
     let opts = Options::new(Target::Sm80, 8);
     let mut pricer = Pricer::new();

@@ -103,10 +103,7 @@ fn neither_objective_costs_more_than_triton_on_its_own_term() {
 /// round) and not under `Conversions`.
 #[test]
 fn the_objectives_differ_where_the_total_trades_conversions() {
-    let r = common::records_in("sample.jsonl")
-        .into_iter()
-        .find(|r| common::id(r).starts_with("softmax_online.sm80.w4.BM=8,BN=256"))
-        .expect("the sample's online softmax");
+    let r = common::record("sample.jsonl", "softmax_online.sm80.w4.BM=8,BN=256");
     let mut pricer = Pricer::new();
     let c = compare_record_with(&r, Objective::Conversions, &mut pricer);
     let t = compare_record_with(&r, Objective::Total, &mut pricer);

@@ -97,13 +97,10 @@ fn each_conversion_sits_right_before_its_first_reader() {
 
 #[test]
 fn dot_operands_are_loaded_before_they_are_converted() {
-    let r = common::records_in("seed97.jsonl")
-        .into_iter()
-        .find(|r| {
-            common::id(r)
-                == "matmul_bias_act.sm80.w4.s3.ACT=silu,BK=64,BM=128,BN=64,DT=fp16,aligned=1"
-        })
-        .expect("the record");
+    let r = common::record(
+        "seed97.jsonl",
+        "matmul_bias_act.sm80.w4.s3.ACT=silu,BK=64,BM=128,BN=64,DT=fp16,aligned=1",
+    );
     let text = printed(&r, &mut Pricer::new());
     let body: Vec<&str> = text
         .lines()

@@ -268,10 +268,7 @@ fn alias_of(g: &layout_engine::ttgir::Ttgir, name: &str) -> String {
 /// allocated at the dot, our kernel took 56 µs against Triton's 29 µs.
 #[test]
 fn wgmma_shared_operands_are_allocated_at_their_definition() {
-    let r = common::records_in("sample.jsonl")
-        .into_iter()
-        .find(|r| common::id(r).starts_with("flash_attn_fwd.sm90.w4.s4.BM=64,BN=64"))
-        .unwrap();
+    let r = common::record("sample.jsonl", "flash_attn_fwd.sm90.w4.s4.BM=64,BN=64");
     let g = printed_sm90(&r);
     let text = &g.text;
     let lp = text.find("scf.for").unwrap();
@@ -361,13 +358,10 @@ fn each_value_is_allocated_in_shared_memory_once() {
 /// result attribute has the instruction N of its own tile.
 #[test]
 fn each_wgmma_prints_with_its_own_instruction_shape() {
-    let r = common::records_in("seed11.jsonl")
-        .into_iter()
-        .find(|r| {
-            common::id(r)
-                .starts_with("flash_attn_fwd.sm90.w4.s4.BM=128,BN=64,CAUSAL=1,DT=fp16,HEAD_DIM=128")
-        })
-        .unwrap();
+    let r = common::record(
+        "seed11.jsonl",
+        "flash_attn_fwd.sm90.w4.s4.BM=128,BN=64,CAUSAL=1,DT=fp16,HEAD_DIM=128",
+    );
     let g = printed_sm90(&r);
     let alias = |name: &str| alias_of(&g, name);
     let mut dots = 0;

@@ -21,6 +21,7 @@ impl Printer<'_> {
         for l in self.a.layouts.iter().flatten() {
             self.seen.push(l.clone());
         }
+        let order = p.walk();
         for c in conversions(p, self.a)? {
             let name = self.fresh("%cvt");
             self.convert_names.push(name.clone());
@@ -47,7 +48,7 @@ impl Printer<'_> {
                 self.before.entry(c.op).or_default().push(item);
             } else {
                 self.renamed.insert((c.value, c.dst.ll.clone()), name);
-                match self.first_reader(c.value, &c.dst.ll) {
+                match self.first_reader(&order, c.value, &c.dst.ll) {
                     Some(o) => self.before.entry(o).or_default().push(item),
                     None => self.after.entry(c.value).or_default().push(item),
                 }
@@ -74,15 +75,21 @@ impl Printer<'_> {
     /// all issued before the conversions of their values, and the
     /// conversions of a dot's operands sit right before the dot); `None`
     /// when no use sees `dst` (the conversion is then printed right after
-    /// `v`'s definition).
-    fn first_reader(&self, v: ValueId, dst: &linear_layout::LinearLayout) -> Option<OpId> {
+    /// `v`'s definition). `order` is the program's ops in program order
+    /// ([`crate::ir::Program::walk`]).
+    fn first_reader(
+        &self,
+        order: &[OpId],
+        v: ValueId,
+        dst: &linear_layout::LinearLayout,
+    ) -> Option<OpId> {
         let p = self.p;
         let block = match p.values[v].def {
             crate::ir::Def::Result { op, .. } => p.ops[op].parent,
             crate::ir::Def::RegionArg { op, .. } => Some(op),
             crate::ir::Def::FuncArg(_) => None,
         };
-        let first = p.walk().into_iter().find(|&o| {
+        let first = order.iter().copied().find(|&o| {
             p.ops[o].operands.iter().enumerate().any(|(i, &u)| {
                 u == v
                     && self.a.uses.get(&(o, i)).is_some_and(|l| &l.ll == dst)

@@ -3,20 +3,15 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::io::Read;
 
-/// A record file's text: gzip-compressed (by its first two bytes, `1f
-/// 8b`: the corpora) or plain.
+/// The benchmarks' helpers, for their record reader (one reader of
+/// gzip-compressed or plain corpora).
+#[path = "../../benches/common/mod.rs"]
+mod bench;
+
+/// A record file's text: gzip-compressed (the corpora) or plain.
 fn read_text(path: &std::path::Path) -> String {
-    let bytes = std::fs::read(path).expect("readable record file");
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return String::from_utf8(bytes).expect("a UTF-8 record file");
-    }
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&bytes[..])
-        .read_to_string(&mut text)
-        .expect("a gzip-compressed record file");
-    text
+    bench::read_text(&path.to_string_lossy()).expect("readable record file")
 }
 
 /// Every record of the `*.jsonl.gz` corpora under `tests/data/`.
@@ -60,6 +55,15 @@ pub fn records_in(file: &str) -> Vec<Value> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("a JSON record"))
         .collect()
+}
+
+/// The first record of corpus `file` (as [`records_in`] names it) whose id
+/// starts with `prefix`.
+pub fn record(file: &str, prefix: &str) -> Value {
+    records_in(file)
+        .into_iter()
+        .find(|r| id(r).starts_with(prefix))
+        .unwrap_or_else(|| panic!("no record {prefix}… in {file}"))
 }
 
 /// The record's target and warps per CTA (`target`, `options.num_warps`).
