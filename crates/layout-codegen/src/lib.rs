@@ -117,7 +117,6 @@ pub mod target;
 pub mod tiling;
 pub mod vectorize;
 pub mod wavefront;
-pub mod word_quotient;
 
 pub use error::{CodegenError, Result};
 

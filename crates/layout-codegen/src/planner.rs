@@ -95,7 +95,6 @@ use crate::swizzle_search::search_shared_layout;
 use crate::swizzle_search::xor_swizzle_family;
 pub use crate::target::Target;
 use crate::wavefront::phases_of;
-use crate::word_quotient::{lift_program, unlift, word_program, word_quotient};
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
 
@@ -703,47 +702,6 @@ fn plan_stages(
             &mut candidates,
             &mut best,
         );
-        // 8/16-bit elements whose register words are the same words on
-        // both sides: the warp programs of the words, after every element
-        // program (taken only where strictly cheaper).
-        if matches!(elem_bits, 8 | 16) {
-            let quotient = word_quotient(src, dst, elem_bits).ok_or_else(|| {
-                CodegenError::Unsupported(
-                    "the source's and the destination's register words differ".into(),
-                )
-            });
-            let lifted = |words: Result<WarpProgram>| {
-                words
-                    .and_then(|w| lift_program(&w, elem_bits))
-                    .map(|p| Lowering::Whole {
-                        plan: ConversionPlan::WarpProgram(Box::new(p)),
-                    })
-            };
-            let unsupported =
-                |e: crate::shuffle::ShuffleError| CodegenError::Unsupported(e.to_string());
-            let program = quotient
-                .as_ref()
-                .map_err(|e| CodegenError::Unsupported(e.to_string()))
-                .and_then(|(a, b)| {
-                    shuffle_plan(a, b, 32)
-                        .map(|p| p.program)
-                        .map_err(unsupported)
-                });
-            consider("word_program", lifted(program), &mut candidates, &mut best);
-            let balanced = quotient.and_then(|(a, b)| {
-                BalancedPrograms::new(&a, &b, 32)
-                    .map_err(unsupported)?
-                    .program(0)
-                    .map(|p| p.program)
-                    .ok_or_else(|| CodegenError::Unsupported("no balanced program".into()))
-            });
-            consider(
-                "word_balanced_program",
-                lifted(balanced),
-                &mut candidates,
-                &mut best,
-            );
-        }
     }
     let Some((index, lowering, cost, words)) = best else {
         // Candidates the request excluded are not reasons.
@@ -1051,18 +1009,8 @@ pub fn whole_cost(
     let ConversionPlan::WarpProgram(p) = plan else {
         return Ok((c, None));
     };
-    // The word forms: the element program's, and where the program acts on
-    // whole words (a lifted 32-bit program, [`crate::word_quotient`]) that
-    // program itself; the cheaper that passes the check.
-    let direct = unlift(p).and_then(|w| word_program(&w, p.bitwidth).ok());
     let words = WordProgram::from_program(p)
-        .into_iter()
-        .chain(direct)
         .filter(|w| check_word_program(w, src, dst).is_ok())
-        .min_by_key(|w| {
-            let n = w.cost();
-            n.shuffles.max(n.permutes.div_ceil(2))
-        })
         .map(|w| {
             let n = w.cost();
             let wc = PredictedCost {

@@ -221,20 +221,7 @@ fn from_table(t: &HashMap<String, (f64, f64)>) -> impl Fn(&Value, &str) -> f64 +
 /// that run cannot confirm: `(name, why)`. Each must disagree with the
 /// recorded run (so an entry cannot outlive the next run); remove it when
 /// the program is profiled again.
-const AWAITING_NCU: &[(&str, &str)] = &[
-    (
-        "fresh3_blk_to_dotA_k4_w41_64x64_f8",
-        "now a word program (no shared memory) where the recorded run profiled the shared-memory plan",
-    ),
-    ("fresh4_blk_to_dotB_k4_w14_64x64_f8", "a fresh pair of 2026-11-29, not yet profiled"),
-    ("fresh4_blk_to_dotA_k2_w41_64x64_bf16", "a fresh pair of 2026-11-29, not yet profiled"),
-    ("fresh4_blk8_to_dotA_k4_w41_128x64_i8", "a fresh pair of 2026-11-29, not yet profiled"),
-    ("fresh4_blk16_T_128x128_f8", "a fresh pair of 2026-11-29, not yet profiled"),
-    ("fresh4_blk12_to_mma2w41_64x32_f16", "a fresh pair of 2026-11-29, not yet profiled"),
-    ("fresh4_mma2w22_to_blk_row4_64x128_f32", "a fresh pair of 2026-11-29, not yet profiled"),
-    ("fresh4_blk_w8_to_mma2w42_128x128_bf16", "a fresh pair of 2026-11-29, not yet profiled"),
-    ("fresh4_blk42_to_dotB_k2_w22_64x128_f16", "a fresh pair of 2026-11-29, not yet profiled"),
-];
+const AWAITING_NCU: &[(&str, &str)] = &[];
 
 #[test]
 fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
