@@ -2,7 +2,7 @@
 //! (`chosen` in `bench/gpu/generated/cases.json`: vector path or
 //! stmatrix/ldmatrix `_mx`, partial plan or its `_full` twin, transposed
 //! staying moves `_transposed`) against the H200 timings committed in
-//! `bench/gpu/results/2026-11-25-h200/ours.jsonl` (the latest run) and
+//! `bench/gpu/results/2026-11-29-h200/ours.jsonl` (the latest run) and
 //! `transposed/ours.jsonl` (the trial of the transposed programs): on every case with variants, the chosen one must be the fastest
 //! measured or within the 3% noise band of it. The grouping is report.py's.
 
@@ -26,7 +26,7 @@ fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
         })
         .collect();
     // The suite's run, and the trial of the transposed programs.
-    let timings: HashMap<String, f64> = (read("bench/gpu/results/2026-11-25-h200/ours.jsonl")
+    let timings: HashMap<String, f64> = (read("bench/gpu/results/2026-11-29-h200/ours.jsonl")
         + &read("bench/gpu/results/2026-11-25-h200/transposed/ours.jsonl"))
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())

@@ -1,6 +1,6 @@
 //! The gather lowering predicted cheaper (`layout_codegen::gather_cost`)
 //! against the H200 timings of both lowerings committed in
-//! `bench/gpu/results/2026-11-25-h200/ours.jsonl` (the latest committed run): on every gather case
+//! `bench/gpu/results/2026-11-29-h200/ours.jsonl` (the latest committed run): on every gather case
 //! of the suite the predicted choice must be the variant that ran faster.
 
 use layout_codegen::gather_cost::plan_gather;
@@ -16,7 +16,7 @@ fn read(rel: &str) -> String {
 #[test]
 fn predicted_gather_lowering_is_the_one_measured_faster() {
     let cases: Vec<Value> = serde_json::from_str(&read("bench/gpu/generated/cases.json")).unwrap();
-    let timings: HashMap<String, f64> = read("bench/gpu/results/2026-11-25-h200/ours.jsonl")
+    let timings: HashMap<String, f64> = read("bench/gpu/results/2026-11-29-h200/ours.jsonl")
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|r| {

@@ -1,7 +1,7 @@
 //! The committed GPU run against the plans: for every conversion program
 //! of `bench/gpu/generated/cases.json`, the shared-memory store and load
 //! wavefronts `ncu` counted for one iteration of the loop (one tile, R = 2
-//! minus R = 1, `bench/gpu/results/2026-11-25-h200/ncu.txt`; runs before
+//! minus R = 1, `bench/gpu/results/2026-11-29-h200/ncu.txt`; runs before
 //! commit `39caa58` profiled R = 1 only, and then that kernel counts) equal
 //! the prediction *recomputed here* from the plans the program is emitted
 //! from: the planner ([`layout_codegen::planner::plan_with`] with the
@@ -229,7 +229,7 @@ fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
     let table = recomputed_all(&cases);
     let (bad, agreed) = disagreements(
         &cases,
-        &read("bench/gpu/results/2026-11-25-h200/ncu.txt"),
+        &read("bench/gpu/results/2026-11-29-h200/ncu.txt"),
         from_table(&table),
     );
     for (name, why) in AWAITING_NCU {
