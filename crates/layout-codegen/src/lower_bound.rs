@@ -17,15 +17,22 @@
 //! (distinct elements), and, when the source layout is injective (every
 //! element has one holder), `sent(l)` the bytes of distinct elements lane
 //! `l` holds that another lane of the warp needs and that no other warp
-//! needs (a broadcast source may serve an element from several lanes, so
-//! there `sent` is not constrained; an element another warp needs is stored
-//! for it anyway, and a reader of this warp may load it without a further
-//! store).
+//! needs (an element another warp needs is stored for it anyway, and a
+//! reader of this warp may load it without a further store).
 //! With `t` shuffles (a fraction: a floor) at most `4t` of each lane's
 //! `sent` and `recv` bytes move by shuffle; the rest goes through shared
 //! memory: `S(t) = Σ_l (sent(l) − 4t)⁺` bytes stored and at least
 //! `max(R(t), S(t))` loaded, `R(t) = Σ_l (recv(l) − 4t)⁺` (every stored byte
-//! is loaded at least once). The warp's in-warp cost is
+//! is loaded at least once).
+//! A broadcast source may send an element from any of its holders, so
+//! there no lane's sending is bounded; but an element no other warp needs
+//! that a reader loads was still stored, once for all of its `N_e` readers
+//! (the threads, of any warp, that take it from another lane of their own
+//! warp). Lane `l` loads at least `(only(l) − 4t)⁺` bytes of such elements
+//! (`only(l)` of them it needs), each with a share `≥ 1 / max N_e` of a
+//! store, so there `S(t) = Σ_l (only(l) − 4t)⁺ / max_{e of l} N_e`: summed
+//! over the CTA, no more than the distinct bytes stored.
+//! The warp's in-warp cost is
 //!
 //! ```text
 //! min over t ≥ 0 of  t + (S(t) + max(R(t), S(t))) / (4 · banks)
@@ -197,9 +204,9 @@ pub fn lower_bound(
                     if let Some(c) = in_warp.solve(x) {
                         bound.in_warp_bytes += bytes;
                         recv[l] += bytes;
-                        if let Some(nreg) = holder {
-                            held.push((c >> nreg, e));
-                        }
+                        // The holder lane (injective source), else the
+                        // reader lane.
+                        held.push((holder.map_or(l as u64, |nreg| c >> nreg), e));
                     } else {
                         bound.cross_warp_bytes += bytes;
                         crossing.insert(e);
@@ -211,17 +218,51 @@ pub fn lower_bound(
     }
     // An element some other warp needs is stored anyway: an in-warp reader
     // may load it without a further store, so it does not load its holder's
-    // sending capacity.
-    let mut in_warp_wavefronts = 0.0;
-    for (recv, held) in warps_in {
-        let mut sent_elems: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
-        for (lane, e) in held {
-            if !crossing.contains(e) {
-                sent_elems[lane as usize].insert(e);
+    // sending capacity. With a broadcast source, every in-warp element no
+    // other warp needs that a reader loads was stored by some holder: once
+    // for all its readers `N_e` (threads of any warp that take it from
+    // another lane of their own warp), so a reader's share is `1 / N_e`.
+    let readers: Option<std::collections::HashMap<u64, u64>> = holder.is_none().then(|| {
+        let mut n = std::collections::HashMap::new();
+        for (_, held) in &warps_in {
+            for &(_, e) in held {
+                if !crossing.contains(e) {
+                    *n.entry(e).or_insert(0) += 1;
+                }
             }
         }
-        let sent: Vec<u64> = sent_elems.iter().map(|s| s.len() as u64 * bytes).collect();
-        let (t, wf) = in_warp_floor(&sent, &recv, wavefront_bytes);
+        n
+    });
+    let mut in_warp_wavefronts = 0.0;
+    for (recv, held) in warps_in {
+        let stored: Vec<(u64, f64)> = match &readers {
+            None => {
+                let mut sent_elems: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
+                for (lane, e) in held {
+                    if !crossing.contains(e) {
+                        sent_elems[lane as usize].insert(e);
+                    }
+                }
+                sent_elems
+                    .iter()
+                    .map(|s| (s.len() as u64 * bytes, 1.0))
+                    .collect()
+            }
+            Some(n) => {
+                // Per reader lane: its bytes of such elements, and the
+                // least share among them.
+                let mut only = vec![(0u64, 1.0f64); nl as usize];
+                for (lane, e) in held {
+                    if let Some(&k) = n.get(&e) {
+                        let o = &mut only[lane as usize];
+                        o.0 += bytes;
+                        o.1 = o.1.min(1.0 / k as f64);
+                    }
+                }
+                only
+            }
+        };
+        let (t, wf) = in_warp_floor(&stored, &recv, wavefront_bytes);
         bound.shuffles += t;
         in_warp_wavefronts += wf;
     }
@@ -339,30 +380,46 @@ impl ElementSet {
 }
 
 /// One warp's in-warp traffic: the bytes each lane receives from other
-/// lanes, and the (holder lane, element) pairs of those elements (injective
-/// source only).
+/// lanes, and per such element the pair (holder lane, element) for an
+/// injective source, (reader lane, element) for a broadcast one.
 type InWarp = (Vec<u64>, Vec<(u64, u64)>);
 
 /// One warp's in-warp floor (module doc): `(t, wavefronts)` at the `t`
 /// minimising `f(t) = t + (S(t) + max(R(t), S(t))) / wavefront_bytes`,
-/// given each lane's `sent` bytes (all 0 when unconstrained) and `recv`
-/// bytes. `S` and `R` are piecewise linear with kinks at the breakpoints
-/// `x / 4`, so `f` is linear between the breakpoints except where `R − S`
-/// changes sign: the minimum is at `t = 0`, a breakpoint or such a
-/// crossing, and each is evaluated. Ties go to the smaller `t`.
-fn in_warp_floor(sent: &[u64], recv: &[u64], wavefront_bytes: u64) -> (f64, f64) {
+/// given per lane `stored = (x, w)`: bytes `x` of which all but the `4t` a
+/// lane moves by shuffles are stored, each byte counting `w` (the
+/// injective source's `sent` bytes at `w = 1`; a broadcast source's
+/// loaded bytes at their least reader share), so `S(t) = Σ w · (x − 4t)⁺`;
+/// and each lane's `recv` bytes, `R(t) = Σ (recv − 4t)⁺`. `S` and `R` are
+/// piecewise linear with kinks at the breakpoints `x / 4`, so `f` is linear
+/// between the breakpoints except where `R − S` changes sign: the minimum
+/// is at `t = 0`, a breakpoint or such a crossing, and each is evaluated.
+/// Ties go to the smaller `t`.
+fn in_warp_floor(stored: &[(u64, f64)], recv: &[u64], wavefront_bytes: u64) -> (f64, f64) {
     let over = |v: &[u64], t: f64| {
         v.iter()
             .map(|&x| (x as f64 - 4.0 * t).max(0.0))
             .sum::<f64>()
     };
-    let gap = |t: f64| over(recv, t) - over(sent, t);
+    let store = |t: f64| {
+        stored
+            .iter()
+            .map(|&(x, w)| w * (x as f64 - 4.0 * t).max(0.0))
+            .sum::<f64>()
+    };
+    let gap = |t: f64| over(recv, t) - store(t);
     let smem = |t: f64| {
-        let (s, r) = (over(sent, t), over(recv, t));
+        let (s, r) = (store(t), over(recv, t));
         (s + r.max(s)) / wavefront_bytes as f64
     };
     let mut ts: Vec<f64> = std::iter::once(0.0)
-        .chain(sent.iter().chain(recv).map(|&x| x as f64 / 4.0))
+        .chain(
+            stored
+                .iter()
+                .map(|&(x, _)| x)
+                .chain(recv.iter().copied())
+                .map(|x| x as f64 / 4.0),
+        )
         .collect();
     ts.sort_by(f64::total_cmp);
     ts.dedup();
@@ -389,20 +446,25 @@ fn in_warp_floor(sent: &[u64], recv: &[u64], wavefront_bytes: u64) -> (f64, f64)
 mod tests {
     use super::in_warp_floor;
 
+    /// Bytes counted once each.
+    fn unit(x: &[u64]) -> Vec<(u64, f64)> {
+        x.iter().map(|&b| (b, 1.0)).collect()
+    }
+
     /// 16 of 32 lanes each send 64 bytes, every lane receives 32: shuffles
     /// alone need 16 (the senders' capacity), shared memory alone 2048 / 128
     /// = 16 wavefronts; every mixture costs 16 too, and ties keep `t = 0`.
     #[test]
     fn half_the_lanes_send() {
         let sent: Vec<u64> = (0..32).map(|l| if l < 16 { 64 } else { 0 }).collect();
-        assert_eq!(in_warp_floor(&sent, &[32; 32], 128), (0.0, 16.0));
+        assert_eq!(in_warp_floor(&unit(&sent), &[32; 32], 128), (0.0, 16.0));
     }
 
     /// Every lane sends and receives 32 bytes: 8 shuffles beat 8 + 8
     /// wavefronts.
     #[test]
     fn every_lane_sends() {
-        assert_eq!(in_warp_floor(&[32; 32], &[32; 32], 128), (8.0, 0.0));
+        assert_eq!(in_warp_floor(&unit(&[32; 32]), &[32; 32], 128), (8.0, 0.0));
     }
 
     /// 8 lanes send 64 bytes each (`S(t) = 512 − 32t`), 32 lanes receive
@@ -413,7 +475,7 @@ mod tests {
     #[test]
     fn minimum_where_loads_meet_stores() {
         let sent: Vec<u64> = (0..32).map(|l| if l < 8 { 64 } else { 0 }).collect();
-        let (t, wf) = in_warp_floor(&sent, &[32; 32], 128);
+        let (t, wf) = in_warp_floor(&unit(&sent), &[32; 32], 128);
         assert!((t - 16.0 / 3.0).abs() < 1e-9 && (wf - 16.0 / 3.0).abs() < 1e-9);
     }
 
@@ -422,6 +484,6 @@ mod tests {
     /// not constrained): `f` is flat at 8 and the tie keeps `t = 0`.
     #[test]
     fn unconstrained_senders() {
-        assert_eq!(in_warp_floor(&[0; 32], &[32; 32], 128), (0.0, 8.0));
+        assert_eq!(in_warp_floor(&unit(&[0; 32]), &[32; 32], 128), (0.0, 8.0));
     }
 }

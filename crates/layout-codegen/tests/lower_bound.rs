@@ -1,5 +1,5 @@
 //! The conversion's floor (`layout_codegen::planner::lower_bound`): derived
-//! by hand for a few pairs, checked against a brute-force enumeration (a
+//! by hand for a few pairs (a broadcast source among them), checked against a brute-force enumeration (a
 //! map from every element to every source thread holding it, independent of
 //! the planner's span tests, and a ternary search of the in-warp minimum) on
 //! random layouts with broadcasts, and never above the plan the planner
@@ -129,7 +129,7 @@ fn brute_force(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> (f64, f64, 
                 if h.contains(&(w, t)) {
                 } else if let Some(&(_, t2)) = h.iter().find(|&&(w2, _)| w2 == w) {
                     recv[t as usize] += bytes;
-                    held.push((t2, e));
+                    held.push((t2, t, e));
                 } else {
                     loaded += bytes;
                     crossing.insert(e);
@@ -138,27 +138,59 @@ fn brute_force(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> (f64, f64, 
         }
         per_warp.push((recv, held));
     }
-    let (mut shuffles, mut in_warp_wf) = (0.0, 0.0);
-    for (recv, held) in per_warp {
-        // Only what no other warp needs loads the sender (it is stored
-        // anyway otherwise).
-        let mut sent: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
-        for (t2, e) in held {
-            if one_holder && !crossing.contains(&e) {
-                sent[t2 as usize].insert(e);
+    // Readers per element no other warp needs (broadcast sources: each is
+    // stored once for all of them).
+    let mut readers: HashMap<u64, u64> = HashMap::new();
+    for (_, held) in &per_warp {
+        for &(_, _, e) in held {
+            if !crossing.contains(&e) {
+                *readers.entry(e).or_default() += 1;
             }
         }
-        let sent: Vec<u64> = sent.iter().map(|s| s.len() as u64 * bytes).collect();
+    }
+    let (mut shuffles, mut in_warp_wf) = (0.0, 0.0);
+    for (recv, held) in per_warp {
+        // Injective: only what no other warp needs loads the sender (it is
+        // stored anyway otherwise), each byte stored once. Broadcast: the
+        // reader's bytes of such elements, at its least share of a store.
+        let sent: Vec<(u64, f64)> = if one_holder {
+            let mut sent: Vec<HashSet<u64>> = vec![HashSet::new(); nl as usize];
+            for (t2, _, e) in held {
+                if !crossing.contains(&e) {
+                    sent[t2 as usize].insert(e);
+                }
+            }
+            sent.iter().map(|s| (s.len() as u64 * bytes, 1.0)).collect()
+        } else {
+            let mut only = vec![(0u64, 1.0f64); nl as usize];
+            for (_, t, e) in held {
+                if let Some(&k) = readers.get(&e) {
+                    only[t as usize].0 += bytes;
+                    only[t as usize].1 = only[t as usize].1.min(1.0 / k as f64);
+                }
+            }
+            only
+        };
         // f is convex (module doc): ternary search on [0, max / 4].
         let over =
             |v: &[u64], t: f64| -> f64 { v.iter().map(|&x| (x as f64 - 4.0 * t).max(0.0)).sum() };
+        let stored = |t: f64| -> f64 {
+            sent.iter()
+                .map(|&(x, w)| w * (x as f64 - 4.0 * t).max(0.0))
+                .sum()
+        };
         let wf = |t: f64| {
-            let (so, ro) = (over(&sent, t), over(&recv, t));
+            let (so, ro) = (stored(t), over(&recv, t));
             (so + ro.max(so)) / 128.0
         };
         let (mut lo, mut hi) = (
             0.0f64,
-            sent.iter().chain(&recv).copied().max().unwrap_or(0) as f64 / 4.0,
+            sent.iter()
+                .map(|s| s.0)
+                .chain(recv.iter().copied())
+                .max()
+                .unwrap_or(0) as f64
+                / 4.0,
         );
         for _ in 0..200 {
             let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
@@ -207,6 +239,40 @@ fn half_the_lanes_exchange_by_hand() {
         .unwrap()
     };
     let (src, dst) = (mk(16), mk(17));
+    let b = lower_bound(&src, &dst, 32, &Target::SM90).unwrap();
+    assert_eq!(b.in_warp_bytes, 128);
+    assert_eq!(b.wavefronts + b.shuffles, 2.0);
+    assert_eq!(b.cycles, 2.0);
+    let p = plan(&src, &dst, 32, &Target::SM90).unwrap();
+    assert!(p.cycles >= b.cycles, "{} below the bound", p.cycles);
+}
+
+/// The same exchange from a broadcast source (a zero register basis: every
+/// element twice in its thread). Lanes 16–31 each need 8 bytes held by
+/// lane `l ⊕ 1`. Any lane holding an element may send it, but an element
+/// a reader loads must have been stored: 128 bytes stored and 128 loaded
+/// (2 wavefronts), or 2 shuffles, or any mixture, 2 cycles. Counting the
+/// loads alone (no store for a broadcast source) said 1.
+#[test]
+fn broadcast_source_loads_were_stored_by_hand() {
+    let mk = |regs: Vec<Vec<u64>>, lane4: u64| {
+        LinearLayout::new(
+            vec![
+                (DimName::REGISTER, regs),
+                (
+                    DimName::LANE,
+                    vec![vec![1], vec![2], vec![4], vec![8], vec![lane4]],
+                ),
+                (DimName::WARP, vec![]),
+                (DimName::BLOCK, vec![]),
+            ],
+            vec![(DimName::dim(0), 64)],
+            true,
+        )
+        .unwrap()
+    };
+    let src = mk(vec![vec![32], vec![0]], 16);
+    let dst = mk(vec![vec![32]], 17);
     let b = lower_bound(&src, &dst, 32, &Target::SM90).unwrap();
     assert_eq!(b.in_warp_bytes, 128);
     assert_eq!(b.wavefronts + b.shuffles, 2.0);
