@@ -33,6 +33,15 @@ pub enum HwError {
         /// The nesting limit.
         limit: usize,
     },
+    /// More than [`crate::syntax::MAX_KEYS`] keys in one attribute or dict
+    /// (`pos`: where the key past the limit starts).
+    #[error("parse error at byte {pos}: more than {limit} keys in one attribute or dict")]
+    TooManyKeys {
+        /// Byte offset of the key past the limit.
+        pos: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A key given twice in one attribute or dict (MLIR refuses it).
     #[error("parse error at byte {pos}: duplicate key '{key}' (each key may appear once)")]
     DuplicateKey {

@@ -44,6 +44,14 @@ use std::fmt;
 /// far below even a 2 MB spawned-thread stack.
 pub const MAX_DEPTH: usize = 64;
 
+/// The most keys of one attribute or dict the parser accepts.
+///
+/// Triton's attributes have at most about a dozen (`amd_mfma`); each new
+/// key is compared with the ones before it (duplicates are refused), so
+/// the bound keeps that linear in the text: 500 000 keys (5.5 MB) took
+/// more than 10 s.
+pub const MAX_KEYS: usize = 64;
+
 /// A parsed attribute `#dialect.name<...>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attribute {
@@ -301,8 +309,15 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `key` must not be among `fields` yet (MLIR refuses duplicate keys).
+    /// `key` must not be among `fields` yet (MLIR refuses duplicate keys),
+    /// and `fields` must have room for it ([`MAX_KEYS`]).
     fn fresh_key(&self, fields: &[(String, Value)], key: &str, pos: usize) -> Result<()> {
+        if fields.len() >= MAX_KEYS {
+            return Err(HwError::TooManyKeys {
+                pos,
+                limit: MAX_KEYS,
+            });
+        }
         if fields.iter().any(|(k, _)| k == key) {
             return Err(HwError::DuplicateKey {
                 pos,
@@ -644,5 +659,38 @@ mod tests {
         let e =
             Attribute::parse("#ttg.amd_wmma<{ctaLayout = {warp = [], warp = []}}>").unwrap_err();
         assert!(e.to_string().contains("duplicate key 'warp'"), "{e}");
+    }
+
+    /// `#ttg.blocked<{k0 = 1, ...}>` with `n` keys, in the attribute's dict
+    /// or in a dict value.
+    fn keys(n: usize, nested: bool) -> String {
+        let ks: Vec<String> = (0..n).map(|i| format!("k{i} = 1")).collect();
+        if nested {
+            format!("#ttg.amd_wmma<{{ctaLayout = {{{}}}}}>", ks.join(", "))
+        } else {
+            format!("#ttg.blocked<{{{}}}>", ks.join(", "))
+        }
+    }
+
+    #[test]
+    fn keys_beyond_the_limit_are_refused() {
+        for nested in [false, true] {
+            assert!(Attribute::parse(&keys(MAX_KEYS, nested)).is_ok());
+            let e = Attribute::parse(&keys(MAX_KEYS + 1, nested)).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    HwError::TooManyKeys {
+                        limit: MAX_KEYS,
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            assert!(e.to_string().contains("more than 64 keys"), "{e}");
+            // 500 000 keys (5.5 MB), each compared with every key before
+            // it, took more than 10 s: refused at the 65th.
+            assert!(Attribute::parse(&keys(500_000, nested)).is_err());
+        }
     }
 }

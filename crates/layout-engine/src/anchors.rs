@@ -640,10 +640,14 @@ pub(crate) fn memory_anchors_with(
     // (2026-11-25, `bench/engine-gpu`, case 059: `rmsnorm_fwd` with an
     // unaligned row, 16384 f16): storing 8 elements per thread where the
     // pointer allows 1 took 50.0 µs, Triton's 1-wide store 16.5 µs.
-    let widths: Vec<(Vec<u64>, Vec<usize>, u64)> = out
-        .iter()
-        .map(|(_, s, c)| (s.clone(), c.order.clone(), c.per_thread))
-        .collect();
+    // The widest width of each shape and order (comparing every op with
+    // every other took time quadratic in the number of memory ops).
+    let mut widths: std::collections::HashMap<(Vec<u64>, Vec<usize>), u64> =
+        std::collections::HashMap::new();
+    for (_, s, c) in &out {
+        let w = widths.entry((s.clone(), c.order.clone())).or_insert(0);
+        *w = (*w).max(c.per_thread);
+    }
     for (o, s, c) in &mut out {
         let own = c.per_thread;
         // Atomics: one element per thread, except a floating-point add on
@@ -661,10 +665,8 @@ pub(crate) fn memory_anchors_with(
             }
         }
         if matches!(p.ops[*o].kind, OpKind::Load | OpKind::Store) {
-            for (s2, order2, w) in &widths {
-                if s2 == s && *order2 == c.order {
-                    c.per_thread = c.per_thread.max(*w);
-                }
+            if let Some(&w) = widths.get(&(s.clone(), c.order.clone())) {
+                c.per_thread = c.per_thread.max(w);
             }
         }
         if p.ops[*o].kind == OpKind::Store {

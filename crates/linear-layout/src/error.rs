@@ -41,6 +41,13 @@ pub enum LayoutError {
     /// More bits than fit in one machine word.
     #[error("too many {which} bits: {bits} > 64")]
     TooManyBits { which: &'static str, bits: u32 },
+    /// More input or output dims than [`crate::layout::MAX_DIMS`].
+    #[error("too many {which} dims: {dims} (at most {limit})")]
+    TooManyDims {
+        which: &'static str,
+        dims: usize,
+        limit: usize,
+    },
     /// A dim name appears twice.
     #[error("duplicate {which} dim '{name}'")]
     DuplicateDim { which: &'static str, name: DimName },

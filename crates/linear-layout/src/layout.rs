@@ -90,6 +90,13 @@ impl Default for LinearLayout {
     }
 }
 
+/// The most input dims, and the most output dims, of a layout: 64, as many
+/// as it has bits at most, so that only dims of size 1 could pass it. A
+/// tensor of rank 20 000 (a JSON object of bases of 20 000 components, or
+/// `--shape 1x1x...x32`) took seconds in the per-dim work, quadratic in
+/// the rank.
+pub const MAX_DIMS: usize = 64;
+
 fn check_unique(which: &'static str, names: impl Iterator<Item = DimName>) -> Result<()> {
     let mut seen: SmallVec<[DimName; 16]> = SmallVec::new();
     for n in names {
@@ -123,6 +130,15 @@ impl LinearLayout {
         outs: Vec<(DimName, u32)>,
         require_surjective: bool,
     ) -> Result<Self> {
+        for (which, dims) in [("input", ins.len()), ("output", outs.len())] {
+            if dims > MAX_DIMS {
+                return Err(LayoutError::TooManyDims {
+                    which,
+                    dims,
+                    limit: MAX_DIMS,
+                });
+            }
+        }
         check_unique("input", ins.iter().map(|(n, _)| *n))?;
         check_unique("output", outs.iter().map(|(n, _)| *n))?;
         // One dim's size must fit a u64 (at most 2^63).

@@ -114,6 +114,6 @@ pub use dim::DimName;
 pub use divide::{divide_left, divide_right};
 pub use error::{LayoutError, Result};
 pub use eval::Evaluator;
-pub use layout::LinearLayout;
+pub use layout::{LinearLayout, MAX_DIMS};
 pub use product::{product_dim_order, supremum};
 pub use solve::factor_through;

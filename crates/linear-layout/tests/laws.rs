@@ -795,6 +795,34 @@ fn bad_input_is_an_error_not_a_panic() {
         Err(LayoutError::TooManyBits { .. })
     ));
     assert!(LinearLayout::new(vec![], vec![(d("a"), 1 << 40), (d("b"), 1 << 40)], false).is_err());
+    // More than MAX_DIMS dims (of size 1: no bits): a JSON object of bases
+    // of 100 000 components, quadratic in the dims, took 3 s.
+    let outs: Vec<(DimName, u64)> = (0..=linear_layout::MAX_DIMS)
+        .map(|i| (DimName::dim(i), 1))
+        .collect();
+    assert!(LinearLayout::new(vec![], outs[..linear_layout::MAX_DIMS].to_vec(), false).is_ok());
+    let e = LinearLayout::new(vec![], outs, false).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            LayoutError::TooManyDims {
+                dims: 65,
+                limit: 64,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let wide = serde_json::json!({ "register": [vec![0; 100_000]] });
+    let e = LinearLayout::from_json(&wide, None).unwrap_err();
+    assert_eq!(e.to_string(), "too many output dims: 100000 (at most 64)");
+    let ins: Vec<(DimName, Vec<Vec<u64>>)> = (0..=linear_layout::MAX_DIMS)
+        .map(|i| (d(&format!("in{i}")), vec![]))
+        .collect();
+    assert!(matches!(
+        LinearLayout::new(ins, vec![], false),
+        Err(LayoutError::TooManyDims { which: "input", .. })
+    ));
     // Duplicate dims.
     assert!(matches!(
         LinearLayout::new(

@@ -166,6 +166,21 @@ pub fn run_bank_conflicts(a: BankConflictsArgs) -> Result<(), CliError> {
     a.hardware.validate()?;
     let reg = read_plan_layout(&a.distributed, &shape, "distributed", &a.hardware)?;
     let smem = read_plan_layout(&a.shared, &shape, "shared", &a.hardware)?;
+    // The library's refusal named neither layout ("layout is missing in
+    // dim 'offset'" for two distributed layouts).
+    for (l, what, dim) in [
+        (&reg, "distributed", DimName::REGISTER),
+        (&smem, "shared", DimName::OFFSET),
+    ] {
+        if !l.has_in_dim(dim) {
+            let dims: Vec<String> = l.in_dim_names().map(|d| d.to_string()).collect();
+            return Err(format!(
+                "the {what} layout has no '{dim}' input dim (its input dims: {}): bank-conflicts takes the distributed layout that stores, then the shared layout",
+                dims.join(", ")
+            )
+            .into());
+        }
+    }
     let n = bank_conflicts(&reg, &smem, bw)?;
     if a.json {
         let exact = exact_bank_conflicts(&reg, &smem, bw)?;

@@ -84,6 +84,11 @@ pub fn run(a: Args) -> Result<(), CliError> {
             )
             .into());
         }
+        // Else the emitter's composition failed naming neither layout
+        // ("outer layout does not cover this layout's image").
+        if !l.is_surjective() {
+            return Err(format!("{what} layout does not cover the whole {} tile", a.shape).into());
+        }
         if l.in_dim_size(DimName::LANE) != 32 {
             return Err(format!(
                 "{what} layout has {} lanes; NVIDIA warps have 32",

@@ -15,6 +15,7 @@
 //!   (`layout_engine::engine::Objective`); `total` is the default.
 
 use crate::error::CliError;
+use crate::input::{read_bounded, ReadError, MAX_KERNEL_BYTES};
 use layout_engine::anchors::Target;
 use layout_engine::cost::Pricer;
 use layout_engine::engine::{Objective, Options};
@@ -50,15 +51,18 @@ pub struct Args {
     pub objective: String,
 }
 
+/// The kernel's text, at most [`MAX_KERNEL_BYTES`].
 fn read_input(path: &str) -> Result<String, CliError> {
-    if path == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| format!("stdin: {e}"))?;
-        Ok(s)
+    let (r, what): (Box<dyn std::io::Read>, String) = if path == "-" {
+        (Box::new(std::io::stdin().lock()), "stdin".into())
     } else {
-        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}").into())
-    }
+        let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        (Box::new(f), path.to_string())
+    };
+    read_bounded(r, &what, MAX_KERNEL_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => format!("{what}: {e}").into(),
+        ReadError::TooLong(m) => CliError::Input(m),
+    })
 }
 
 /// The lines of a records file: gzip-compressed (recognised by its first
@@ -79,10 +83,12 @@ fn record_lines(path: &str) -> Result<Box<dyn BufRead>, CliError> {
     })
 }
 
-/// The longest record line `--compare` reads: 64 MiB (the oracle's
+/// The longest record line `--compare` reads: 16 MiB (the oracle's
 /// records are at most 1.2 MB; a longer line is an error naming it, so
-/// that memory stays bounded whatever the input).
-const MAX_RECORD_LINE: u64 = 64 << 20;
+/// that memory stays bounded whatever the input). A record carries two
+/// kernels the engine reads (its TTIR and Triton's TTGIR), so twice
+/// [`MAX_KERNEL_BYTES`]: at 64 MiB one record could take about 4 GB.
+const MAX_RECORD_LINE: u64 = 16 << 20;
 
 /// `--compare`: one JSON line per record of `path` on `out`; a line that
 /// is not JSON gives an error line naming it; an unreadable file, a

@@ -83,7 +83,9 @@ pub fn run(a: Args) -> Result<(), CliError> {
         Op::InvertAndCompose => {
             let dst = second()?;
             let src = first;
-            let c = dst.invert_and_compose(&src)?;
+            let c = dst.invert_and_compose(&src).map_err(|e| {
+                format!("the source layout does not hold every element the destination holds: {e}")
+            })?;
             println!("C = dst.invert_and_compose(src): src(C(x)) = dst(x) for every hardware index x of dst.");
             println!("Each column of C says where one input bit of dst finds its data in src.\n");
             let piv = gf2::pivot_columns(src.columns());

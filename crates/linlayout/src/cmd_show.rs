@@ -80,10 +80,7 @@ fn load(src: &LayoutSource) -> Result<(LinearLayout, Vec<u64>), CliError> {
             return Err("give either --json-layout FILE or a layout argument, not both".into())
         }
         (Some(path), None) => (
-            std::fs::read_to_string(path).map_err(|source| CliError::Read {
-                path: path.to_string(),
-                source,
-            })?,
+            crate::input::read_file_bounded(path, crate::input::MAX_LAYOUT_BYTES)?,
             true,
         ),
         (None, Some(arg)) => (read_layout_text(arg)?, false),

@@ -485,6 +485,196 @@ fn each_subcommand_at_its_largest_shape_is_bounded_and_above_it_refused_at_once(
     }
 }
 
+// ----- 12. the adversarial campaign of 2026-11-29 ----------------------------------
+
+/// `bounded` with `input` on stdin.
+fn bounded_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let quoted: Vec<String> = args
+        .iter()
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect();
+    let script = format!(
+        "ulimit -v 1048576; exec '{}' {}",
+        env!("CARGO_BIN_EXE_linlayout"),
+        quoted.join(" ")
+    );
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh");
+    // The command may stop reading at its bound: a broken pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().expect("wait")
+}
+
+/// The one stderr line of a bounded run that failed with exit 2.
+fn refused(o: &Output, args: &[&str], needles: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {err:?} should contain {n:?}");
+    }
+}
+
+#[test]
+fn input_files_and_stdin_are_read_to_a_bound() {
+    // `@/dev/zero` (and an endless stdin) read until the memory ran out:
+    // 3.6 GB in 9 s under a 6 GB limit, every byte of a machine without.
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let layout = "longer than 4194304 bytes (4 MiB)";
+    for args in [
+        vec!["to-linear", "--shape", "16x16", "@/dev/zero"],
+        vec!["show", "--json-layout", "/dev/zero"],
+        vec!["matrix", "@/dev/zero"],
+        vec!["convert", "--shape", "16x16", BLOCKED, "@/dev/zero"],
+        vec!["from-cute", "@/dev/zero"],
+    ] {
+        let (o, t) = bounded(&args);
+        refused(&o, &args, &["'/dev/zero'", layout]);
+        assert!(t.as_secs_f64() < 10.0, "{args:?} took {t:?}");
+    }
+    let (o, _) = bounded(&["engine", "/dev/zero"]);
+    refused(
+        &o,
+        &["engine"],
+        &["/dev/zero is longer than 8388608 bytes (8 MiB)"],
+    );
+    let big = vec![b' '; 5 << 20];
+    let args = ["to-linear", "--shape", "16x16", "-"];
+    refused(
+        &bounded_stdin(&args, &big),
+        &args,
+        &["stdin is longer than 4194304 bytes"],
+    );
+    // Text that is not UTF-8 keeps its message.
+    let args = ["show", "-"];
+    refused(
+        &bounded_stdin(&args, b"\xff\xfe"),
+        &args,
+        &["cannot read stdin: stream did not contain valid UTF-8"],
+    );
+}
+
+#[test]
+fn a_long_chain_of_dots_is_planned_in_bounded_time() {
+    // 64 chained dots on 2 warps: 2^64 combinations of warp arrangements,
+    // whose count wrapped to 0 in release (under the limit: the engine
+    // enumerated them, 7 GB in 10 s) and panicked in a debug build.
+    let mut k = String::from(
+        "module {
+  tt.func public @k(%arg0: !tt.ptr<f16>) {
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %e = tt.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+    %f = tt.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+    %g = tt.broadcast %e : tensor<64x1xi32> -> tensor<64x64xi32>
+    %h = tt.broadcast %f : tensor<1x64xi32> -> tensor<64x64xi32>
+    %o = arith.addi %g, %h : tensor<64x64xi32>
+    %p = tt.splat %arg0 : !tt.ptr<f16> -> tensor<64x64x!tt.ptr<f16>>
+    %q = tt.addptr %p, %o : tensor<64x64x!tt.ptr<f16>>, tensor<64x64xi32>
+    %a0 = tt.load %q : tensor<64x64x!tt.ptr<f16>>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+",
+    );
+    for i in 0..64 {
+        k.push_str(&format!(
+            "    %d{i} = tt.dot %a{i}, %a0, %z, inputPrecision = tf32 : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %a{} = arith.truncf %d{i} : tensor<64x64xf32> to tensor<64x64xf16>
+",
+            i + 1
+        ));
+    }
+    k.push_str("    tt.store %q, %a64 : tensor<64x64x!tt.ptr<f16>>\n    tt.return\n  }\n}\n");
+    let file = std::env::temp_dir().join(format!("linlayout-chain-{}.ttir", std::process::id()));
+    std::fs::write(&file, k).unwrap();
+    let path = file.to_str().unwrap();
+    let bound = if cfg!(debug_assertions) { 60.0 } else { 5.0 };
+    for nw in ["2", "8"] {
+        let args = ["engine", "--num-warps", nw, path];
+        let (o, t) = bounded(&args);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(t.as_secs_f64() < bound, "{args:?} took {t:?}");
+    }
+    std::fs::remove_file(&file).ok();
+}
+
+#[test]
+fn wide_inputs_are_refused_at_their_bound() {
+    // 65 keys in one attribute (each compared with those before it: 500 000
+    // took more than 10 s), 65 dims (the per-dim work is quadratic in
+    // the rank: a JSON object of bases of 100 000 components took 3 s).
+    let keys: Vec<String> = (0..65).map(|i| format!("k{i} = 1")).collect();
+    let attr = format!("#ttg.blocked<{{{}}}>", keys.join(", "));
+    fails(
+        &["to-linear", "--shape", "16", &attr],
+        2,
+        &["more than 64 keys in one attribute or dict"],
+    );
+    let wide = format!("{{\"register\": [[{}]]}}", vec!["0"; 100].join(", "));
+    fails(
+        &["matrix", &wide],
+        2,
+        &["too many output dims: 100 (at most 64)"],
+    );
+    let rank65 = vec!["1"; 65].join("x");
+    fails(
+        &["to-linear", "--shape", &rank65, BLOCKED],
+        2,
+        &["rank 65 is more than 64"],
+    );
+}
+
+#[test]
+fn refusals_name_the_layout_at_fault() {
+    // Two distributed layouts: "layout is missing in dim 'offset'".
+    fails(
+        &["bank-conflicts", "--shape", "64x64", BLOCKED, BLOCKED_T],
+        2,
+        &["the shared layout has no 'offset' input dim (its input dims: register, lane, warp, block)"],
+    );
+    fails(
+        &["bank-conflicts", "--shape", "64x64", SHARED, SHARED],
+        2,
+        &["the distributed layout has no 'register' input dim (its input dims: offset, block)"],
+    );
+    // A layout that does not cover the tile: "layout algebra: outer layout
+    // does not cover this layout's image".
+    let half = r#"{"register": [[0, 1], [0, 2]], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], "warp": [[8, 0], [16, 0]], "block": []}"#;
+    let mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+    fails(
+        &["cuda", "--shape", "32x32", half, mma],
+        2,
+        &["source layout does not cover the whole 32x32 tile"],
+    );
+    fails(
+        &["cuda", "--shape", "32x32", mma, half],
+        2,
+        &["destination layout does not cover the whole 32x32 tile"],
+    );
+    fails(
+        &[
+            "explain",
+            "invert-and-compose",
+            "--shape",
+            "32x32",
+            half,
+            mma,
+        ],
+        2,
+        &["the source layout does not hold every element the destination holds"],
+    );
+}
+
 // ----- fuzz through the binary ---------------------------------------------------
 
 mod fuzz {

@@ -74,6 +74,37 @@ use std::collections::{HashMap, HashSet};
 /// whole run of the engine (`benches/search.rs` measures the price).
 pub const MAX_COMBINATIONS: usize = 16;
 
+/// The most work the search's candidate runs may take for one program, in
+/// op visits (runs × the program's ops). Each candidate is a whole run of
+/// the engine, so a kernel of many choices (1 280 independent chains of
+/// two dots, 8 warps: 19 200 runs of 6 400 ops) took time quadratic in its
+/// size, 72 s for 550 KB of TTIR. The oracle corpora's kernels take at
+/// most 17 runs and 2 000 op visits (2026-11-29); past the budget the
+/// remaining choices keep the one-pass engine's (no decision is listed for
+/// them). 2^17 op visits of dots and conversions take about 1 s in
+/// release.
+pub const MAX_SEARCH_WORK: usize = 1 << 17;
+
+/// What is left of [`MAX_SEARCH_WORK`] for one program, in runs.
+struct Budget {
+    runs_left: usize,
+}
+
+impl Budget {
+    fn new(p: &Program) -> Self {
+        Budget {
+            runs_left: MAX_SEARCH_WORK / p.ops.len().max(1),
+        }
+    }
+
+    /// Takes one run of the engine, or says that none is left.
+    fn take(&mut self) -> bool {
+        let ok = self.runs_left > 0;
+        self.runs_left = self.runs_left.saturating_sub(1);
+        ok
+    }
+}
+
 /// Choices fixed for one run of the engine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Choices {
@@ -159,11 +190,25 @@ fn combinations(
             ws
         })
         .collect();
-    let count = per_dot.iter().map(Vec::len).product::<usize>();
+    // The product overflows for a long chain (2^64 for 64 dots of two
+    // arrangements each, which wrapped to 0 and enumerated them all): an
+    // overflow is more than the limit.
+    let count = per_dot
+        .iter()
+        .try_fold(1usize, |n, ws| n.checked_mul(ws.len()));
     let mut out = vec![rule.to_vec()];
-    if count <= MAX_COMBINATIONS {
+    if count.is_some_and(|n| n <= MAX_COMBINATIONS) {
         let mut all: Vec<Vec<Vec<u64>>> = vec![Vec::new()];
         for ws in &per_dot {
+            // A dot of one arrangement extends every combination in place
+            // (cloning them all for each dot took time quadratic in the
+            // chain's length).
+            if let [w] = ws.as_slice() {
+                for c in &mut all {
+                    c.push(w.clone());
+                }
+                continue;
+            }
             all = all
                 .into_iter()
                 .flat_map(|c| {
@@ -210,6 +255,7 @@ pub(super) fn search(
     pricer: &mut crate::cost::Pricer,
 ) -> Result<EngineOutput> {
     let info = prepare(p, opts)?;
+    let mut budget = Budget::new(p);
     let mut choices = Choices::default();
     let (mut best, mut best_cost) = run(p, &info, opts, pricer, &choices)?;
     let mut decisions = Vec::new();
@@ -231,6 +277,9 @@ pub(super) fn search(
         let mut chosen = 0;
         let mut chosen_out = None;
         for (k, combo) in combos.iter().enumerate().skip(1) {
+            if !budget.take() {
+                break;
+            }
             let mut c = choices.clone();
             for (&d, w) in chain.iter().zip(combo) {
                 c.dot_warps.insert(d, w.clone());
@@ -241,6 +290,9 @@ pub(super) fn search(
                 chosen = k;
                 chosen_out = Some((c, out));
             }
+        }
+        if costs.len() < 2 {
+            continue;
         }
         let describe = |combo: &[Vec<u64>]| {
             chain
@@ -299,6 +351,9 @@ pub(super) fn search(
         {
             continue;
         }
+        if !budget.take() {
+            break;
+        }
         let mut c = choices.clone();
         c.local_reduce.insert(o);
         let (out, cost) = run(p, &info, opts, pricer, &c)?;
@@ -337,6 +392,9 @@ pub(super) fn search(
         let Some(seen) = best.assignment.layout(r).cloned() else {
             continue;
         };
+        if !budget.take() {
+            break;
+        }
         let mut c = choices.clone();
         c.lane_gather.insert(o);
         let (out, cost) = run(p, &info, opts, pricer, &c)?;
@@ -389,6 +447,9 @@ pub(super) fn search(
         if !uses[r].iter().any(|&(u, i)| is_scale_operand(p, u, i)) {
             continue;
         }
+        if !budget.take() {
+            break;
+        }
         let mut c = choices.clone();
         c.anchored_loads.insert(o);
         let (out, cost) = run(p, &info, opts, pricer, &c)?;
@@ -427,6 +488,7 @@ pub(super) fn search(
         pricer,
         (choices, best, best_cost),
         &mut decisions,
+        &mut budget,
     )?;
     let (_, mut best, _) = settled;
     best.decisions.extend(decisions);
@@ -452,6 +514,7 @@ fn settle_ties(
     pricer: &mut crate::cost::Pricer,
     current: Current,
     decisions: &mut Vec<Decision>,
+    budget: &mut Budget,
 ) -> Result<Current> {
     let (mut choices, mut best, mut best_cost) = current;
     let tied: Vec<OpId> = best
@@ -490,6 +553,9 @@ fn settle_ties(
         let mut chosen = 0;
         let mut chosen_out = None;
         for k in others {
+            if !budget.take() {
+                break;
+            }
             let mut c = choices.clone();
             c.tied_pick.insert(o, k);
             let (out, cost) = run(p, info, opts, pricer, &c)?;
@@ -498,6 +564,9 @@ fn settle_ties(
                 chosen = candidates.len() - 1;
                 chosen_out = Some((c, out));
             }
+        }
+        if candidates.len() < 2 {
+            break;
         }
         decisions.push(Decision {
             line: d.line,

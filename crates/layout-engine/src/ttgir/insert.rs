@@ -21,7 +21,15 @@ impl Printer<'_> {
         for l in self.a.layouts.iter().flatten() {
             self.seen.push(l.clone());
         }
-        let order = p.walk();
+        // Each op's place in program order and each value's uses: a
+        // conversion's first reader is found among its value's uses
+        // (scanning the whole program for each conversion took time
+        // quadratic in the program's size).
+        let mut place = vec![usize::MAX; p.ops.len()];
+        for (k, o) in p.walk().into_iter().enumerate() {
+            place[o] = k;
+        }
+        let uses = p.uses();
         for c in conversions(p, self.a)? {
             let name = self.fresh("%cvt");
             self.convert_names.push(name.clone());
@@ -48,7 +56,7 @@ impl Printer<'_> {
                 self.before.entry(c.op).or_default().push(item);
             } else {
                 self.renamed.insert((c.value, c.dst.ll.clone()), name);
-                match self.first_reader(&order, c.value, &c.dst.ll) {
+                match self.first_reader(&place, &uses, c.value, &c.dst.ll) {
                     Some(o) => self.before.entry(o).or_default().push(item),
                     None => self.after.entry(c.value).or_default().push(item),
                 }
@@ -75,11 +83,13 @@ impl Printer<'_> {
     /// all issued before the conversions of their values, and the
     /// conversions of a dot's operands sit right before the dot); `None`
     /// when no use sees `dst` (the conversion is then printed right after
-    /// `v`'s definition). `order` is the program's ops in program order
-    /// ([`crate::ir::Program::walk`]).
+    /// `v`'s definition). `place` is each op's index in program order
+    /// ([`crate::ir::Program::walk`]; `usize::MAX` for an op outside it),
+    /// `uses` every value's uses ([`crate::ir::Program::uses`]).
     fn first_reader(
         &self,
-        order: &[OpId],
+        place: &[usize],
+        uses: &[Vec<(OpId, usize)>],
         v: ValueId,
         dst: &linear_layout::LinearLayout,
     ) -> Option<OpId> {
@@ -89,13 +99,15 @@ impl Printer<'_> {
             crate::ir::Def::RegionArg { op, .. } => Some(op),
             crate::ir::Def::FuncArg(_) => None,
         };
-        let first = order.iter().copied().find(|&o| {
-            p.ops[o].operands.iter().enumerate().any(|(i, &u)| {
-                u == v
+        let (first, _) = uses[v]
+            .iter()
+            .copied()
+            .filter(|&(o, i)| {
+                place[o] != usize::MAX
                     && self.a.uses.get(&(o, i)).is_some_and(|l| &l.ll == dst)
                     && !self.renamed_use.contains_key(&(o, i))
             })
-        })?;
+            .min_by_key(|&(o, _)| place[o])?;
         let mut o = first;
         while p.ops[o].parent != block {
             o = p.ops[o].parent?;
