@@ -78,7 +78,7 @@ use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::target::Target;
 use linear_layout::gf2::{self, EchelonBasis};
 use linear_layout::{DimName, LinearLayout};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 fn size(l: &LinearLayout, d: DimName) -> u64 {
     if l.has_in_dim(d) {
@@ -222,8 +222,8 @@ pub fn lower_bound(
     // other warp needs that a reader loads was stored by some holder: once
     // for all its readers `N_e` (threads of any warp that take it from
     // another lane of their own warp), so a reader's share is `1 / N_e`.
-    let readers: Option<std::collections::HashMap<u64, u64>> = holder.is_none().then(|| {
-        let mut n = std::collections::HashMap::new();
+    let readers: Option<HashMap<u64, u64>> = holder.is_none().then(|| {
+        let mut n = HashMap::new();
         for (_, held) in &warps_in {
             for &(_, e) in held {
                 if !crossing.contains(e) {
