@@ -72,6 +72,53 @@
 //!   thread already holds at lane-dependent registers save nothing on the
 //!   store side of a shared-memory plan unless the stored registers are
 //!   chosen per lane (selects again).
+//!
+//! ## How far above the floor every plan may be: the one-bit swap
+//! The distance is not always the planner's to close. Take 32-bit
+//! elements whose conversion exchanges register bit 0 with a lane bit `j <
+//! 3` and moves nothing else (`swap1_64x64_f32` of the GPU suite: `n = 32`
+//! registers per thread, `j = 0`). In every warp, destination register `d`
+//! keeps its element in 16 lanes `K_d` (source register `d`, same lane)
+//! and needs in the other 16 lanes `M_d` the element of source register
+//! `d ⊕ 1` of lane `l ⊕ 2^j`; the two sets differ in lane bit `j`, so both
+//! meet every aligned group of 8 lanes (every phase of every access). The
+//! floor is `n / 2` (each lane receives `n / 2` words). Every plan whose
+//! instructions move whole words (shuffles, `selp`, shared-memory accesses,
+//! some of them predicated, register moves: every plan of this crate for
+//! 32-bit data) costs at least `2n / 3` cycles per warp:
+//!
+//! Count *slots*, one lane of one instruction: a shuffle or a select has
+//! 32, a wavefront moves 32 words; each slot holds one element, needed in
+//! one place (the destination is injective). A chain of shuffles and moves
+//! copies one register name in all lanes, so a register reached from
+//! source register `R` by such a chain holds copies of `R`'s elements,
+//! which only 16 lanes need (those of `M_{R ⊕ 1}`) and only 16 lanes hold
+//! for another lane (their `M`-partners'), both meeting every phase.
+//! * Moving a word to a lane that needs it costs 2 slots: a shuffle from
+//!   such a chain (16 of its 32 slots useful), or a shuffle and the select
+//!   that made its source, or a store (from such a chain, whose phases all
+//!   run for 16 useful lanes: 2 slots; else 1 slot and a select) and a load
+//!   (1 slot into a register of other uses, and then a select into `d`, or
+//!   2 slots into `d` itself, predicated on `M_d`, all phases running).
+//! * Let `F_d` be the last instruction writing `d` in every lane (none if
+//!   `d` is source register `d` renamed); predicated loads may overwrite
+//!   lanes after it. A select `F_d` costs one slot per lane it leaves to
+//!   `d`; a shuffle `F_d` one slot per lane, and as `K_d` and `M_d` need
+//!   copies of different source registers, its source is no such chain
+//!   (a select or a load: one more slot per lane) unless loads overwrite
+//!   all of `K_d` or all of `M_d`; with no `F_d`, every lane of `M_d` is
+//!   loaded.
+//!
+//! Going through the cases, each destination register costs at least 64
+//! slots (e.g. a select `F_d`: 16 slots in `K_d`, `16 · (1 + 2)` in `M_d`),
+//! so a warp issues at least `MIO + ALU ≥ 2n` instructions, and cycles ≥
+//! `max(MIO, ALU / 2) ≥ (MIO + ALU) / 3 ≥ 2n / 3`: 21.33 for `n = 32`,
+//! against the floor's 16. The planner's balanced program costs 21.5
+//! (`tests/lower_bound.rs` checks these premises on the suite's pair and
+//! that no plan of the planner costs less). So no plan is within 10% of
+//! the floor here; a floor that priced selects would have to make this
+//! argument for every conversion, with shared memory, sub-word elements
+//! and partial exchanges mixed in, which is not done.
 
 use crate::cost::{LowerBound, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
