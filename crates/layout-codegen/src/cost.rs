@@ -137,6 +137,12 @@ pub struct LowerBound {
     /// Shuffles (warp instructions, summed over warps) of the cheapest
     /// mixture for the in-warp bytes ([`crate::lower_bound`]; a fraction).
     pub shuffles: f64,
-    /// The model's cycles of the bound (no selects, no barrier).
+    /// The floor of a one-bit register ↔ lane exchange
+    /// ([`crate::lower_bound::exchange_floor`]), cycles per warp; 0 for
+    /// other conversions.
+    pub exchange_cycles: f64,
+    /// The model's cycles of the bound: the byte and shuffle floor
+    /// (`(wavefronts + shuffles) / warps`, plus a barrier when bytes cross
+    /// warps), or `exchange_cycles` where that is larger.
     pub cycles: f64,
 }

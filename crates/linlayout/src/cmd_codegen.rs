@@ -506,6 +506,12 @@ fn print_best(b: &PlannedConversion, triton_cost: f64) {
         "lower bound: {:.2} cycles per warp ({:.1} wavefronts, {:.1} shuffles over the CTA); the plan is {:.2}x the bound",
         lb.cycles, lb.wavefronts, lb.shuffles, b.above_bound
     );
+    if lb.exchange_cycles > 0.0 {
+        println!(
+            "  a one-bit register<->lane exchange: every plan pays at least {:.2} cycles per warp (shuffles and selects; layout_codegen::lower_bound)",
+            lb.exchange_cycles
+        );
+    }
     for c in &b.candidates {
         match (c.cycles, &c.refused) {
             (Some(cy), _) => println!(
