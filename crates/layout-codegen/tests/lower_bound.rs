@@ -391,6 +391,55 @@ fn one_bit_swap_premises(src: &LinearLayout, dst: &LinearLayout) -> Option<u64> 
     Some(nr)
 }
 
+/// The premises of the module doc's inside-word case, by enumeration: with
+/// `k = 32 / bits` elements per word, every destination word of every
+/// thread holds `k / 2` elements of its own lane's word of the same index
+/// and `k / 2` of one other lane's word of the same index, and no word is
+/// whole in either lane.
+fn inside_word_premises(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> bool {
+    let k = u64::from(32 / bits);
+    let n = |l: &LinearLayout, d| l.in_dim_size(d);
+    let (nr, nl, nw) = (
+        n(dst, DimName::REGISTER),
+        n(dst, DimName::LANE),
+        n(dst, DimName::WARP),
+    );
+    if k < 2 || nr < k || n(src, DimName::REGISTER) != nr {
+        return false;
+    }
+    let at = |l: &LinearLayout, r: u64, t: u64, w: u64| l.apply_values(&[r, t, w, 0]);
+    for w in 0..nw {
+        let mut holder = HashMap::new();
+        for t in 0..nl {
+            for r in 0..nr {
+                holder.insert(at(src, r, t, w), (r / k, t));
+            }
+        }
+        for l in 0..nl {
+            for word in 0..nr / k {
+                let (mut own, mut other) = (0, HashSet::new());
+                for r in word * k..word * k + k {
+                    let Some(&(sw, t)) = holder.get(&at(dst, r, l, w)) else {
+                        return false;
+                    };
+                    if sw != word {
+                        return false;
+                    }
+                    if t == l {
+                        own += 1;
+                    } else {
+                        other.insert(t);
+                    }
+                }
+                if own != k / 2 || other.len() != 1 {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
 /// The suite's `swap1_64x64_f32` (register bit 0 ↔ lane bit 0): the
 /// premises of the module doc's argument hold, so every plan costs at
 /// least `2n / 3` against the floor's `n / 2`; the planner's plan is not
@@ -460,12 +509,17 @@ fn no_plan_beats_the_exchange_floor_on_random_exchanges() {
             one_bit_swap_premises(&src, &dst).is_some(),
             "case {case}: register basis {i}, lane basis {j}"
         );
-        for elem in [8, 16, 32] {
+        for elem in [8u32, 16, 32] {
+            let log_k = (32 / elem).trailing_zeros() as usize;
+            assert_eq!(
+                i < log_k,
+                inside_word_premises(&src, &dst, elem),
+                "case {case}, {elem} bits: register basis {i}, lane basis {j}"
+            );
             for (a, b) in [(&src, &dst), (&dst, &src)] {
                 let Some(f) = exchange_floor(a, b, elem, &Target::SM90) else {
                     continue;
                 };
-                let log_k = (32 / elem).trailing_zeros() as usize;
                 if i < log_k {
                     inside += 1;
                 } else {
@@ -486,6 +540,13 @@ fn no_plan_beats_the_exchange_floor_on_random_exchanges() {
             let twice = exchanged(&dst, (i + 1) % regs as usize, (j + 1) % 5);
             assert_eq!(exchange_floor(&src, &twice, 32, &Target::SM90), None);
         }
+        // 64-bit elements and 64-bank targets are not covered.
+        assert_eq!(exchange_floor(&src, &dst, 64, &Target::SM90), None);
+        let cdna = Target {
+            banks: 64,
+            ..Target::SM90
+        };
+        assert_eq!(exchange_floor(&src, &dst, 32, &cdna), None);
     }
     assert!(
         whole >= 40 && inside >= 10,
