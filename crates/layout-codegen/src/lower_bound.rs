@@ -78,8 +78,10 @@
 //! ## The one-bit register ↔ lane exchange ([`exchange_floor`])
 //! Selects are counted for one family, where the argument below proves
 //! what they cost: `dst` is `src` with register basis `i` and lane basis
-//! `j` exchanged, everything else equal (`swap1_*` and `ho_swap_r1l2_*` of
-//! the GPU suite). With `W` 32-bit words per thread the floor is `2W / 3`
+//! `j` exchanged, everything else equal up to a renaming of registers that
+//! keeps the elements of each word together (`swap1_*` and
+//! `ho_swap_r1l2_*` of the GPU suite; a renaming costs nothing and changes
+//! nothing below). With `W` 32-bit words per thread the floor is `2W / 3`
 //! cycles per warp instead of the bytes' `W / 2` (each lane receives half
 //! its words); the planner's balanced programs cost 21.5 for `W = 32` and
 //! 11 for `W = 16` (against 21.33 and 10.67). The argument covers every
@@ -358,9 +360,10 @@ pub fn lower_bound(
 /// The floor of a one-bit register ↔ lane exchange (the module doc's
 /// argument), in cycles per warp: `2W / 3` for `W` 32-bit words per
 /// thread, when `dst` is `src` with register basis `i` and lane basis `j`
-/// exchanged and every other basis equal (both injective, the same warps
-/// and blocks), on 32 lanes and 32 banks, for 8-, 16- and 32-bit elements;
-/// `None` otherwise. With `k = 32 / elem_bits` elements per word, register
+/// exchanged and every other basis equal, up to a renaming of the word
+/// registers (the register bases above the `log2 k` bits inside a word in
+/// any order; both injective, the same warps and blocks), on 32 lanes and
+/// 32 banks, for 8-, 16- and 32-bit elements; `None` otherwise. With `k = 32 / elem_bits` elements per word, register
 /// bit `i < log2 k` exchanges elements inside words (every destination
 /// word is assembled from two lanes' words); `i ≥ log2 k` exchanges whole
 /// words and needs lane bit `j < 3`, so that the lanes keeping and the
@@ -411,15 +414,35 @@ pub fn exchange_floor(
     if sr.len() != dr.len() || sl.len() != dl.len() || sl.len() != 5 {
         return None;
     }
-    let differ =
-        |a: &[u64], b: &[u64]| -> Vec<usize> { (0..a.len()).filter(|&x| a[x] != b[x]).collect() };
-    let (ri, lj) = (differ(&sr, &dr), differ(&sl, &dl));
-    let (i, j) = match (&ri[..], &lj[..]) {
-        (&[i], &[j]) if sr[i] == dl[j] && sl[j] == dr[i] => (i, j),
-        _ => return None,
+    // The one lane basis that differs: source lane basis `j` is a
+    // destination register basis and the other way round.
+    let lj: Vec<usize> = (0..sl.len()).filter(|&x| sl[x] != dl[x]).collect();
+    let &[j] = &lj[..] else {
+        return None;
     };
+    let (is, id) = (
+        sr.iter().position(|&b| b == dl[j])?,
+        dr.iter().position(|&b| b == sl[j])?,
+    );
+    // Registers: the bits inside a word are the same bases on both sides
+    // (the exchanged one at the same position), and the word bits the
+    // same bases in any order (a renaming of registers).
     let log_k = (32 / elem_bits).trailing_zeros() as usize;
-    if sr.len() < log_k || (i >= log_k && j >= 3) {
+    if sr.len() < log_k || (is.min(id) < log_k && is != id) {
+        return None;
+    }
+    if (0..log_k).any(|p| p != is && sr[p] != dr[p]) {
+        return None;
+    }
+    let words_of = |r: &[u64], skip: usize| -> Vec<u64> {
+        let mut v: Vec<u64> = (log_k..r.len())
+            .filter(|&p| p != skip)
+            .map(|p| r[p])
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    if words_of(&sr, is) != words_of(&dr, id) || (is >= log_k && j >= 3) {
         return None;
     }
     let words = 1u64 << (sr.len() - log_k);

@@ -328,8 +328,8 @@ fn span_tests_equal_brute_force_on_random_layouts() {
 /// The premises of the module doc's one-bit swap argument, checked by
 /// enumeration (`apply_values`, not the library's span tests): `Some(n)`
 /// (registers per thread) when, in every warp, each destination register
-/// `d` keeps source register `d` in 16 lanes and needs source register
-/// `d ⊕ 2^i` (one `i` for all) of another lane in the other 16, each set meeting every aligned
+/// keeps one source register in 16 lanes and needs one other source
+/// register of the lane `l ⊕ 2^j` (one `j` for all) in the other 16, each set meeting every aligned
 /// group of 8 lanes; and each source register's elements are needed by
 /// other lanes in 16 lanes, held for other lanes in 16, both meeting every
 /// group of 8.
@@ -350,7 +350,7 @@ fn one_bit_swap_premises(src: &LinearLayout, dst: &LinearLayout) -> Option<u64> 
             && (0..4).all(|g| (8 * g..8 * g + 8).any(|l| set.contains(&l)))
             && (0..4).all(|g| (8 * g..8 * g + 8).any(|l| !set.contains(&l)))
     };
-    // The register bit the exchange flips, the same in every warp.
+    // The lane bit the exchange flips, the same everywhere.
     let mut flip = None;
     for w in 0..nw {
         let mut holder = HashMap::new();
@@ -365,11 +365,17 @@ fn one_bit_swap_premises(src: &LinearLayout, dst: &LinearLayout) -> Option<u64> 
         let mut sending: HashMap<u64, HashSet<u64>> = HashMap::new();
         for d in 0..nr {
             let (mut keep, mut need) = (HashSet::new(), HashSet::new());
+            // One source register kept, one other received, for all lanes.
+            let (mut kept_in, mut sent_from) = (None, None);
             for l in 0..nl {
                 let &(r, t) = holder.get(&at(dst, d, l, w))?;
-                if t == l && r == d {
+                if t == l && *kept_in.get_or_insert(r) == r {
                     keep.insert(l);
-                } else if t != l && *flip.get_or_insert(r ^ d) == r ^ d && (r ^ d).is_power_of_two()
+                } else if t != l
+                    && Some(r) != kept_in
+                    && *sent_from.get_or_insert(r) == r
+                    && *flip.get_or_insert(t ^ l) == t ^ l
+                    && (t ^ l).is_power_of_two()
                 {
                     need.insert(l);
                     needing.entry(r).or_default().insert(l);
@@ -393,9 +399,8 @@ fn one_bit_swap_premises(src: &LinearLayout, dst: &LinearLayout) -> Option<u64> 
 
 /// The premises of the module doc's inside-word case, by enumeration: with
 /// `k = 32 / bits` elements per word, every destination word of every
-/// thread holds `k / 2` elements of its own lane's word of the same index
-/// and `k / 2` of one other lane's word of the same index, and no word is
-/// whole in either lane.
+/// thread holds `k / 2` elements of one word of its own lane and `k / 2`
+/// of one word of one other lane.
 fn inside_word_premises(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> bool {
     let k = u64::from(32 / bits);
     let n = |l: &LinearLayout, d| l.in_dim_size(d);
@@ -417,21 +422,18 @@ fn inside_word_premises(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> bo
         }
         for l in 0..nl {
             for word in 0..nr / k {
-                let (mut own, mut other) = (0, HashSet::new());
+                let (mut own, mut other) = (HashMap::new(), HashSet::new());
                 for r in word * k..word * k + k {
                     let Some(&(sw, t)) = holder.get(&at(dst, r, l, w)) else {
                         return false;
                     };
-                    if sw != word {
-                        return false;
-                    }
                     if t == l {
-                        own += 1;
+                        *own.entry(sw).or_insert(0) += 1;
                     } else {
-                        other.insert(t);
+                        other.insert((sw, t));
                     }
                 }
-                if own != k / 2 || other.len() != 1 {
+                if own.len() != 1 || own.values().sum::<u64>() != k / 2 || other.len() != 1 {
                     return false;
                 }
             }
@@ -473,6 +475,17 @@ fn one_bit_swap_costs_two_thirds_of_its_registers() {
     );
 }
 
+/// `layout` with its register bases from `from` on in a random order.
+fn renamed(layout: &LinearLayout, from: usize, rng: &mut common::Rng) -> LinearLayout {
+    let mut bases = layout.all_bases();
+    let reg = bases
+        .iter()
+        .position(|(d, _)| *d == DimName::REGISTER)
+        .unwrap();
+    rng.shuffle(&mut bases[reg].1[from..]);
+    LinearLayout::new(bases, layout.out_dims(), true).unwrap()
+}
+
 /// `layout` with register basis `i` and lane basis `j` exchanged.
 fn exchanged(layout: &LinearLayout, i: usize, j: usize) -> LinearLayout {
     let mut bases = layout.all_bases();
@@ -496,14 +509,20 @@ fn exchanged(layout: &LinearLayout, i: usize, j: usize) -> LinearLayout {
 #[test]
 fn no_plan_beats_the_exchange_floor_on_random_exchanges() {
     let mut rng = common::Rng(0x0e8c_4a1e);
-    let (mut whole, mut inside) = (0, 0);
+    let (mut whole, mut inside, mut renamed_floors) = (0, 0, 0);
     for case in 0..60 {
         let bits = 10 + rng.below(3) as u32;
         let shape = common::random_shape(&mut rng, bits, 2);
         let src = common::random_distributed(&mut rng, &shape, 5, 2, 0);
         let regs = src.in_dim_size_log2(DimName::REGISTER) as u64;
         let (i, j) = (rng.below(regs) as usize, rng.below(5) as usize);
-        let dst = exchanged(&src, i, j);
+        // Every other case also renames the registers above the 2 lowest
+        // (whole words at every width).
+        let dst = if case % 2 == 1 && regs >= 4 {
+            renamed(&exchanged(&src, i, j), 2, &mut rng)
+        } else {
+            exchanged(&src, i, j)
+        };
         assert_eq!(
             exchange_floor(&src, &dst, 32, &Target::SM90).is_some(),
             one_bit_swap_premises(&src, &dst).is_some(),
@@ -525,6 +544,7 @@ fn no_plan_beats_the_exchange_floor_on_random_exchanges() {
                 } else {
                     whole += 1;
                 }
+                renamed_floors += usize::from(case % 2 == 1 && regs >= 4);
                 let words = (1u64 << regs) >> log_k;
                 assert_eq!(f, 2.0 * words as f64 / 3.0);
                 let p = plan(a, b, elem, &Target::SM90).unwrap();
@@ -549,7 +569,7 @@ fn no_plan_beats_the_exchange_floor_on_random_exchanges() {
         assert_eq!(exchange_floor(&src, &dst, 32, &cdna), None);
     }
     assert!(
-        whole >= 40 && inside >= 10,
-        "{whole} whole-word and {inside} inside-word exchanges"
+        whole >= 40 && inside >= 10 && renamed_floors >= 20,
+        "{whole} whole-word and {inside} inside-word exchanges, {renamed_floors} renamed"
     );
 }
