@@ -8,7 +8,8 @@
 // ld.shared.v4, applies S = 8 * K4 lane-dependent selects per thread
 // (K4 / 4 per word; selp on the loaded words, predicates from lane bits and
 // a kernel argument so that nothing folds), and a barrier. Per warp and
-// iteration: 64 wavefronts and S selects. With 32 warps per SM the model
+// iteration: 64 wavefronts and S selects (SEL in SASS; ptxas keeps the
+// five lane-bit predicates in predicate registers). With 32 warps per SM the model
 // predicts max(64 * 32, S * 32 / ALU_PER_CYCLE) cycles per iteration per SM
 // plus barriers: flat up to S = 128 (4 selects per word).
 //
@@ -27,6 +28,9 @@ __global__ void __launch_bounds__(THREADS) headroom(uint32_t* out, int iters, ui
   __shared__ uint4 buf[W / 4][THREADS];
   const int tid = threadIdx.x, lane = tid & 31;
   uint32_t w[W];
+  bool pred[5];
+#pragma unroll
+  for (int b = 0; b < 5; ++b) pred[b] = ((lane ^ flip) >> b) & 1;
 #pragma unroll
   for (int i = 0; i < W; ++i) w[i] = tid * 131u + i * 7919u + blockIdx.x;
   for (int it = 0; it < iters; ++it) {
@@ -40,12 +44,12 @@ __global__ void __launch_bounds__(THREADS) headroom(uint32_t* out, int iters, ui
       w[4 * q] = v.x; w[4 * q + 1] = v.y; w[4 * q + 2] = v.z; w[4 * q + 3] = v.w;
     }
     // S = 8 * K4 selects: word i takes word j in the lanes whose bit
-    // (t mod 5), flipped by the argument, is set.
+    // (t mod 5), flipped by the argument, is set: five predicates, as a
+    // plan's selects test lane bits.
 #pragma unroll
     for (int t = 0; t < 8 * K4; ++t) {
       const int i = t % W, j = (t * 7 + 3) % W;
-      const bool p = ((lane >> (t % 5)) ^ (flip >> (t % 7))) & 1;
-      w[i] = p ? w[j] : w[i];
+      w[i] = pred[t % 5] ? w[j] : w[i];
     }
     __syncthreads();
   }

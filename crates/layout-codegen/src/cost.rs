@@ -46,7 +46,14 @@ use serde::Serialize;
 /// selects per warp) kept the ALU pipe 98.5% busy at 1.96 ALU instructions
 /// per SM cycle and ran exactly as fast as the shared-memory plan (trial
 /// program and ncu output committed with 67b8c82 under
-/// `bench/gpu/results/`).
+/// `bench/gpu/results/`). Confirmed 2026-11-29 on an H200 in a loop bound
+/// by the shared-memory pipe (64 wavefronts per warp and iteration, 32
+/// warps per SM): up to 4 selects per word (the point where `selects / 2`
+/// equals the wavefronts) the time rose by at most 8%, past it it followed
+/// the ALU term within 10% (`bench/gpu/tools/select_headroom.sh`, results
+/// under `bench/gpu/results/2026-11-29-h200/select_headroom/`); selects
+/// testing more distinct predicates than the 7 predicate registers hold
+/// cost about twice as much (the `many_predicates/` run there).
 pub const ALU_PER_CYCLE: f64 = 2.0;
 
 /// Cycles one barrier adds (see the module doc: a tie-breaker, not a
