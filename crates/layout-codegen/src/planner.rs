@@ -225,9 +225,11 @@ pub struct PlannedConversion {
     pub candidates: Vec<Candidate>,
 }
 
-/// The element width for which the planner considers transposed staying
-/// moves ([`crate::partial::plan_split_transposed`]). Measured 2026-11-25
-/// on an H200 (`bench/gpu/tools/time_subset.sh`, results in
+/// The element width for which the planner always considers transposed
+/// staying moves ([`crate::partial::plan_split_transposed`]); 32-bit
+/// elements are considered up to [`TRANSPOSED_32_MAX_REGISTERS`], 8-bit
+/// ones never. Measured 2026-11-25 on an H200
+/// (`bench/gpu/tools/time_subset.sh`, results in
 /// `bench/gpu/results/2026-11-25-h200/transposed/`): the four 16-bit
 /// programs (staying moves on packed words) ran 1.055–1.14× faster than
 /// their full shared-memory twins, as the model predicts; the two 32-bit
@@ -236,6 +238,37 @@ pub struct PlannedConversion {
 /// and the ALU work of the emitted select chains on unpacked elements
 /// (about 3.5 model cycles per counted select where the ALU bound).
 pub const TRANSPOSED_STAYING_BITS: u32 = 16;
+
+/// The most registers per thread (source and destination together) for
+/// which the planner considers transposed staying moves of 32-bit
+/// elements. Measured 2026-11-29 on an H200
+/// (`bench/gpu/results/2026-11-29-h200/transposed32/`):
+/// `fresh3_wgmma64w4_to_blk22_64x128_f32` (64 + 64 registers) ran its
+/// transposed program at 1.772 µs against 1.920 for the lane-predicated
+/// plan, 140 registers both; the two 32-bit programs of 128 + 128 measured
+/// 2026-11-25 used 255 registers and ran 0.83× and 0.34× their twins
+/// (`wgmma_to_blocked_128x128_f32` again 0.82× on 2026-11-29).
+pub const TRANSPOSED_32_MAX_REGISTERS: u64 = 128;
+
+/// Why the planner does not consider transposed staying moves for this
+/// conversion by its own rule ([`TRANSPOSED_STAYING_BITS`],
+/// [`TRANSPOSED_32_MAX_REGISTERS`]), or `None` where it does.
+fn transposed_refusal(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Option<String> {
+    let registers = size(src, DimName::REGISTER) + size(dst, DimName::REGISTER);
+    match elem_bits {
+        TRANSPOSED_STAYING_BITS => None,
+        32 if registers <= TRANSPOSED_32_MAX_REGISTERS => None,
+        32 => Some(format!(
+            "transposed staying moves of 32-bit elements are taken up to \
+             {TRANSPOSED_32_MAX_REGISTERS} registers per thread, not {registers} \
+             (TRANSPOSED_32_MAX_REGISTERS)"
+        )),
+        _ => Some(format!(
+            "transposed staying moves are taken for {TRANSPOSED_STAYING_BITS}-bit \
+             elements and small 32-bit tiles only, not {elem_bits}-bit (TRANSPOSED_STAYING_BITS)"
+        )),
+    }
+}
 
 /// A partial planner: `(src, dst, smem, bits) → plan`
 /// ([`plan_split`], [`plan_split_predicated`], [`plan_split_transposed`]).
@@ -670,11 +703,10 @@ fn plan_stages(
                 Some(_) => Err(CodegenError::Unsupported(
                     "transposed staying moves were not requested".into(),
                 )),
-                None if elem_bits == TRANSPOSED_STAYING_BITS => masked(plan_split_transposed),
-                None => Err(CodegenError::Unsupported(format!(
-                    "transposed staying moves are taken for {TRANSPOSED_STAYING_BITS}-bit \
-                     elements only, not {elem_bits} (TRANSPOSED_STAYING_BITS)"
-                ))),
+                None => match transposed_refusal(src, dst, elem_bits) {
+                    None => masked(plan_split_transposed),
+                    Some(why) => Err(CodegenError::Unsupported(why)),
+                },
             };
             // A request for transposed staying moves takes the predicated
             // form only where no warp admits them.
