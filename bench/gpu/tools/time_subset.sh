@@ -3,12 +3,13 @@
 # and counts one iteration's shared-memory wavefronts with ncu (R = 2 − R =
 # 1), as run.sh's build, time and ncu stages do, for a quick comparison of a
 # few programs in one device call. Usage (on the device):
-#   OUT=/tmp/res bash bench/gpu/tools/time_subset.sh NAME...
+#   OUT=/tmp/res [G=DIR] bash bench/gpu/tools/time_subset.sh NAME...
+# (G: the folder of the programs, default bench/gpu/generated)
 set -u
 OUT=${OUT:-bench/gpu/out}
 R=${R:-256}
 mkdir -p "$OUT" /tmp/b
-G=bench/gpu/generated
+G=${G:-bench/gpu/generated}
 NVCC="nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/env.txt"
 for n in "$@"; do
