@@ -362,12 +362,13 @@ pub fn lower_bound(
 /// thread, when `dst` is `src` with register basis `i` and lane basis `j`
 /// exchanged and every other basis equal, up to a renaming of the word
 /// registers (the register bases above the `log2 k` bits inside a word in
-/// any order; both injective, the same warps and blocks), on 32 lanes and
-/// 32 banks, for 8-, 16- and 32-bit elements; `None` otherwise. With `k = 32 / elem_bits` elements per word, register
-/// bit `i < log2 k` exchanges elements inside words (every destination
-/// word is assembled from two lanes' words); `i ≥ log2 k` exchanges whole
-/// words and needs lane bit `j < 3`, so that the lanes keeping and the
-/// lanes receiving a word meet every phase of every access.
+/// any order, `k = 32 / elem_bits` elements per word; both layouts
+/// injective, the same warps and blocks), on 32 lanes and 32 banks, for
+/// 8-, 16- and 32-bit elements; `None` otherwise. Register bit
+/// `i < log2 k` exchanges elements inside words (every destination word is
+/// assembled from two lanes' words); `i ≥ log2 k` exchanges whole words
+/// and needs lane bit `j < 3`, so that the lanes keeping and the lanes
+/// receiving a word meet every phase of every access.
 ///
 /// ```
 /// use layout_codegen::lower_bound::exchange_floor;
