@@ -18,7 +18,7 @@
 
 use hw_layouts::Encoding;
 use layout_codegen::plan_options::{PlanOptions, SplitForm};
-use layout_codegen::planner::Target;
+use layout_codegen::planner::{lower_bound, Target};
 use layout_codegen::round_trip::plan_partial_round_trip;
 use layout_cuda::partial::emit_partial_planned;
 use layout_cuda::{emit_benchmark_planned, ConversionCase, Path};
@@ -335,4 +335,34 @@ fn one_iteration_is_the_difference_of_two_runs() {
         committed,
     );
     assert_eq!(bad.len(), 1, "{bad:?}");
+}
+
+/// The floors `cases.json` records for each direction's planner answer
+/// equal the planner's floor of today (`lower_bound`): a change of the
+/// floor must regenerate the suite (`cargo run --release -p gpu-suite`).
+#[test]
+fn recorded_lower_bounds_are_todays_floors() {
+    let mut checked = 0;
+    for c in cases()
+        .iter()
+        .filter(|c| c.get("kind").is_none() || c["kind"] == "held_out")
+    {
+        let case = case_of(c);
+        for (key, (a, b)) in [
+            ("plan_fwd", (&case.src, &case.dst)),
+            ("plan_bwd", (&case.dst, &case.src)),
+        ] {
+            let Some(recorded) = c[key]["lower_bound_cycles"].as_f64() else {
+                continue;
+            };
+            let today = lower_bound(a, b, case.bits, &Target::SM90).unwrap().cycles;
+            assert!(
+                (recorded - today).abs() < 1e-9,
+                "{} {key}: cases.json records the floor {recorded}, the planner says {today}",
+                c["name"]
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "only {checked} floors checked");
 }
