@@ -115,16 +115,26 @@
 //! instruction: a word that picks, per lane, the word to send or store
 //! (then 1 + 1 slots per moved word), or the last instruction writing `d`
 //! in every lane (its 32 slots, beside the 2 slots each of `d`'s arriving
-//! words took). Going through the ways `d` gets its last value (no write
-//! at all, so `M_d` is loaded into `d`; an ALU instruction; a shuffle, whose
-//! source, holding both `K_d`'s and `M_d`'s words, comes from an ALU
-//! instruction or loads unless loads overwrite `K_d` or `M_d`; a load),
-//! and sharing the accesses between `d` and `e` (a store of `R_e` full is
-//! useful to `d` and to a reload of `e`'s kept words), every combination
-//! costs the pair at least 128 slots. For example, the planner's balanced
-//! programs mix two ways per pair: 2 shuffles of the source words and 2
-//! selects (`4 · 32` slots), or a select that picks the word to send, 1
-//! shuffle and 2 selects (`4 · 32` slots).
+//! words took). By the way `d` gets its last value (the same for `e`):
+//!
+//! | last write of `d` | slots for `d`'s 32 words |
+//! |---|---|
+//! | an ALU instruction | 32 for it, and 2 per word arriving in `M_d`: 64 |
+//! | a shuffle of a register holding `K_d`'s and `M_d`'s words (different source words: a select or a load made it) | 32 + 32 = 64 |
+//! | a shuffle of a copy of one source word, the other half loaded over it | 32 for the shuffle (half of it useful) and, for the 16 loaded words, a predicated load (2 each) and their stores (at least 1 each): at least 80 |
+//! | none (`d` is source word `d`): `M_d` loaded over it | predicated load 32, and the stores of the 16 words |
+//! | a load of all lanes | 32, and the stores of its 32 words |
+//!
+//! The stores of the last two rows come from a chain of `R_e` (or `R_d`),
+//! 2 slots per useful word, or from a select, 1 + 1: so 32 per 16 stored
+//! words, 64 and 96 in all; unless a store of a whole chain is useful twice,
+//! to `d` and to a reload of the other register's kept words, and the
+//! register reloading its kept words pays a load of them (at least 32)
+//! besides its own arrivals. Every combination for `d` and `e` therefore
+//! costs the pair at least 128 slots. The planner's balanced programs mix
+//! two ways per pair: 2 shuffles of the source words and 2 selects
+//! (`4 · 32` slots), or a select that picks the word to send, 1 shuffle
+//! and 2 selects (`4 · 32` slots).
 //!
 //! *Inside words* (`i < log2(32 / bits)`: 8- or 16-bit elements). Every
 //! destination word of every lane holds half its bytes from its own lane's
