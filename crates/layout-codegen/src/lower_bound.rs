@@ -400,11 +400,10 @@ pub fn exchange_floor(
     elem_bits: u32,
     target: &Target,
 ) -> Option<f64> {
+    // Cheap tests first: this runs inside every `lower_bound`.
     if (target.warp_size, target.banks) != (32, 32)
         || ![8, 16, 32].contains(&elem_bits)
         || src.out_dims() != dst.out_dims()
-        || !src.is_injective()
-        || !dst.is_injective()
     {
         return None;
     }
@@ -453,7 +452,11 @@ pub fn exchange_floor(
         v.sort_unstable();
         v
     };
-    if words_of(&sr, is) != words_of(&dr, id) || (is >= log_k && j >= 3) {
+    if words_of(&sr, is) != words_of(&dr, id)
+        || (is >= log_k && j >= 3)
+        || !src.is_injective()
+        || !dst.is_injective()
+    {
         return None;
     }
     let words = 1u64 << (sr.len() - log_k);

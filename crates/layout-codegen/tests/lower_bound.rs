@@ -109,7 +109,6 @@ fn nothing_to_move_by_hand() {
 fn brute_force(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> (f64, f64, u64) {
     let n = |l: &LinearLayout, d| l.in_dim_size(d);
     let (nl, nw) = (n(dst, DimName::LANE), n(dst, DimName::WARP));
-    let at = |l: &LinearLayout, r: u64, t: u64, w: u64| l.apply_values(&[r, t, w, 0]);
     let mut holders: HashMap<u64, HashSet<(u64, u64)>> = HashMap::new();
     for w in 0..nw {
         for t in 0..nl {
@@ -325,12 +324,29 @@ fn span_tests_equal_brute_force_on_random_layouts() {
     }
 }
 
+/// The element of hardware index `(r, t, w)` of `l` (block 0).
+fn at(l: &LinearLayout, r: u64, t: u64, w: u64) -> u64 {
+    l.apply_values(&[r, t, w, 0])
+}
+
+/// Warp `w` of an injective `src`: element → its (register, lane).
+fn warp_holders(src: &LinearLayout, w: u64) -> HashMap<u64, (u64, u64)> {
+    let (nr, nl) = (
+        src.in_dim_size(DimName::REGISTER),
+        src.in_dim_size(DimName::LANE),
+    );
+    (0..nl)
+        .flat_map(|t| (0..nr).map(move |r| (at(src, r, t, w), (r, t))))
+        .collect()
+}
+
 /// The premises of the module doc's one-bit swap argument, checked by
 /// enumeration (`apply_values`, not the library's span tests): `Some(n)`
 /// (registers per thread) when, in every warp, each destination register
 /// keeps one source register in 16 lanes and needs one other source
-/// register of the lane `l ⊕ 2^j` (one `j` for all) in the other 16, each set meeting every aligned
-/// group of 8 lanes; and each source register's elements are needed by
+/// register of the lane `l ⊕ 2^j` (one `j` for all) in the other 16, each
+/// set meeting every aligned group of 8 lanes; and each source register's
+/// elements are needed by
 /// other lanes in 16 lanes, held for other lanes in 16, both meeting every
 /// group of 8.
 fn one_bit_swap_premises(src: &LinearLayout, dst: &LinearLayout) -> Option<u64> {
@@ -343,7 +359,6 @@ fn one_bit_swap_premises(src: &LinearLayout, dst: &LinearLayout) -> Option<u64> 
     if nl != 32 || n(src, DimName::REGISTER) != nr || !src.is_injective() || !dst.is_injective() {
         return None;
     }
-    let at = |l: &LinearLayout, r: u64, t: u64, w: u64| l.apply_values(&[r, t, w, 0]);
     // Every group of 8 lanes has lanes in and out of `set`, and |set| = 16.
     let interleaved = |set: &HashSet<u64>| {
         set.len() == 16
@@ -353,12 +368,7 @@ fn one_bit_swap_premises(src: &LinearLayout, dst: &LinearLayout) -> Option<u64> 
     // The lane bit the exchange flips, the same everywhere.
     let mut flip = None;
     for w in 0..nw {
-        let mut holder = HashMap::new();
-        for t in 0..nl {
-            for r in 0..nr {
-                holder.insert(at(src, r, t, w), (r, t));
-            }
-        }
+        let holder = warp_holders(src, w);
         // Per source register: lanes needing its elements from another
         // lane, and lanes holding them for another lane.
         let mut needing: HashMap<u64, HashSet<u64>> = HashMap::new();
@@ -412,21 +422,16 @@ fn inside_word_premises(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> bo
     if k < 2 || nr < k || n(src, DimName::REGISTER) != nr {
         return false;
     }
-    let at = |l: &LinearLayout, r: u64, t: u64, w: u64| l.apply_values(&[r, t, w, 0]);
     for w in 0..nw {
-        let mut holder = HashMap::new();
-        for t in 0..nl {
-            for r in 0..nr {
-                holder.insert(at(src, r, t, w), (r / k, t));
-            }
-        }
+        let holder = warp_holders(src, w);
         for l in 0..nl {
             for word in 0..nr / k {
                 let (mut own, mut other) = (HashMap::new(), HashSet::new());
                 for r in word * k..word * k + k {
-                    let Some(&(sw, t)) = holder.get(&at(dst, r, l, w)) else {
+                    let Some(&(sr, t)) = holder.get(&at(dst, r, l, w)) else {
                         return false;
                     };
+                    let sw = sr / k;
                     if t == l {
                         *own.entry(sw).or_insert(0) += 1;
                     } else {
