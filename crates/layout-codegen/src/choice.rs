@@ -81,6 +81,7 @@ pub fn predicted_cost(report: &SimulationReport, warps: u64) -> PredictedCost {
         selects: report.selects * warps,
         prmt: report.prmt * warps,
         barriers: report.barriers,
+        warp_barriers: report.warp_barriers,
         register_moves: report.register_moves * warps,
         ..Default::default()
     }
@@ -400,6 +401,7 @@ fn plan_local(
         rounds: vec![Round { stores, loads }],
         copies,
         barriers: 1,
+        warp_private: false,
         store_conflicts: analytic_conflicts(&store_lanes, store_vec, bitwidth),
         load_conflicts: analytic_conflicts(&load_lanes, load_vec, bitwidth),
         lower_bound_log2: 0,

@@ -24,7 +24,8 @@
 //! * A barrier costs [`BARRIER_COST`] cycles: with every warp arriving
 //!   together `bar.sync` mostly adds latency that other warps' work hides;
 //!   a few cycles make the plan without a barrier win a tie in data
-//!   movement.
+//!   movement. A warp barrier (`bar.warp.sync`, the only barrier of a
+//!   warp-private plan: [`crate::warp_private`]) costs nothing.
 //!
 //! The model is a ranking, not a timing: it ignores latency, occupancy and
 //! the instructions around the conversion. The gather lowerings
@@ -82,6 +83,9 @@ pub struct PredictedCost {
     pub prmt: u64,
     /// Barriers per conversion (every warp takes part).
     pub barriers: u64,
+    /// Warp barriers per conversion (`bar.warp.sync` of a warp-private
+    /// plan, [`crate::warp_private`]): free in the model.
+    pub warp_barriers: u64,
     /// Register moves (free in the model; reported).
     pub register_moves: u64,
     /// Source registers per thread.

@@ -88,6 +88,21 @@ pub enum CodegenError {
         /// Element offset.
         offset: u64,
     },
+    /// A warp-private plan ([`crate::warp_private`]) touches a scratch
+    /// element that another warp of its CTA wrote in the same round.
+    #[error(
+        "not warp-private: round {round}, warp {warp} touches offset {offset}, which warp {writer} wrote"
+    )]
+    SharedAcrossWarps {
+        /// Round.
+        round: usize,
+        /// Element offset.
+        offset: u64,
+        /// The warp that wrote it.
+        writer: u64,
+        /// The warp touching it.
+        warp: u64,
+    },
     /// Layout dims missing or wrong.
     #[error("layout is missing in dim '{0}'")]
     MissingDim(DimName),

@@ -116,6 +116,7 @@ pub mod swizzle_search;
 pub mod target;
 pub mod tiling;
 pub mod vectorize;
+pub mod warp_private;
 pub mod wavefront;
 
 pub use error::{CodegenError, Result};

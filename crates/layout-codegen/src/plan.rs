@@ -138,6 +138,13 @@ pub struct SharedMemoryPlan {
     pub copies: Vec<(u64, u64)>,
     /// Barriers executed (2 per round, the first round's leading one aside).
     pub barriers: u64,
+    /// Whether every scratch element is written and read by one warp only,
+    /// in every round (no element crosses warps through the buffer): then
+    /// the barriers are warp barriers (`bar.warp.sync`, CUDA's
+    /// `__syncwarp()`), which the cost model counts free, instead of CTA
+    /// barriers. Set by the planner where [`crate::warp_private`] proves
+    /// it; Triton's own plan keeps its CTA barriers.
+    pub warp_private: bool,
     /// Analytic store conflicts (extra wavefronts per phase).
     pub store_conflicts: u64,
     /// Analytic load conflicts.

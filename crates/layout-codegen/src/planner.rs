@@ -94,6 +94,7 @@ use crate::store_replicas::plan_store_wavefronts;
 use crate::swizzle_search::search_shared_layout;
 use crate::swizzle_search::xor_swizzle_family;
 pub use crate::target::Target;
+use crate::warp_private::is_warp_private;
 use crate::wavefront::phases_of;
 use linear_layout::{DimName, LinearLayout};
 use serde::Serialize;
@@ -381,6 +382,22 @@ fn partial_names(shared: &str) -> [&'static str; 3] {
     }
 }
 
+/// Marks the shared-memory plan of `lowering` (whole, or a staged plan's
+/// word stage) warp-private where [`is_warp_private`] proves its buffer is
+/// (`lanes` lanes, `warps` warps per CTA).
+fn mark_warp_private(lowering: &mut Lowering, lanes: u64, warps: u64) {
+    if let Lowering::Whole {
+        plan: ConversionPlan::SharedMemory(p),
+    }
+    | Lowering::Staged {
+        then: ConversionPlan::SharedMemory(p),
+        ..
+    } = lowering
+    {
+        p.warp_private = is_warp_private(p, lanes, warps);
+    }
+}
+
 pub(crate) fn size(l: &LinearLayout, d: DimName) -> u64 {
     if l.has_in_dim(d) {
         l.in_dim_size(d)
@@ -489,6 +506,14 @@ fn plan_stages(
                     planned: Result<Lowering>,
                     candidates: &mut Vec<Candidate>,
                     best: &mut Best| {
+        // Our shared-memory plans synchronise each warp alone where the
+        // buffer is warp-private (Triton's keeps its CTA barriers).
+        let planned = planned.map(|mut lowering| {
+            if name != "triton" {
+                mark_warp_private(&mut lowering, target.warp_size, size(dst, DimName::WARP));
+            }
+            lowering
+        });
         let costed = planned.and_then(|lowering| {
             let given = name.starts_with("given_layout");
             if options.through.is_some() != given

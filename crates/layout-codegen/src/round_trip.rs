@@ -119,14 +119,17 @@ pub fn plan_round_trip_words(
             Some(ConversionPlan::SharedMemory(m))
                 if m.rounds.len() == 1 && m.scratch_elems == tile && !uses_matrix(&p.lowering) =>
             {
-                Some(m.shared_layout.clone())
+                Some((m.shared_layout.clone(), m.warp_private))
             }
             _ => None,
         };
         match (one_round(&fwd), one_round(&bwd)) {
-            (Some(f), Some(b)) if f == b => plan_shared_words(src, dst, &f, elem_bits)?
+            (Some((f, fp)), Some((b, bp))) if f == b => plan_shared_words(src, dst, &f, elem_bits)?
                 .map_or(RoundTripWords::Elements, |p| {
-                    RoundTripWords::SharedWords(Box::new(p))
+                    RoundTripWords::SharedWords(Box::new(SharedWordPlan {
+                        warp_private: fp && bp,
+                        ..p
+                    }))
                 }),
             _ => RoundTripWords::Elements,
         }

@@ -535,6 +535,7 @@ fn build_plan(
         scratch_elems: 1u64 << off_bits,
         scratch_bytes: (1u64 << off_bits) * bytes,
         barriers: 2 * rounds.len() as u64 - 1,
+        warp_private: false,
         rounds,
         copies,
         store_conflicts,

@@ -252,6 +252,10 @@ pub struct SharedWordPlan {
     pub src_free: (u64, u64, u64),
     /// The same for storing from the destination (the backward direction).
     pub dst_free: (u64, u64, u64),
+    /// Whether the plans it serves synchronise each warp alone (the
+    /// planner's [`crate::plan::SharedMemoryPlan::warp_private`], both
+    /// directions; false where [`plan_shared_words`] made it).
+    pub warp_private: bool,
 }
 
 /// (register, lane, warp) free-variable masks of `l`: the bits whose flip
@@ -291,6 +295,7 @@ pub fn plan_shared_words(
         dst_free: free(dst, &pd),
         src: ps,
         dst: pd,
+        warp_private: false,
     }))
 }
 

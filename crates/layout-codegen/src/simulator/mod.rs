@@ -117,8 +117,11 @@ pub struct SimulationReport {
     pub matrix_load_instructions: u64,
     /// Register moves per thread (permutation and broadcast copies).
     pub register_moves: u64,
-    /// Barriers.
+    /// CTA barriers (`bar.sync`).
     pub barriers: u64,
+    /// Warp barriers (`bar.warp.sync`) of a warp-private plan
+    /// ([`crate::warp_private`]), in place of its CTA barriers.
+    pub warp_barriers: u64,
     /// Warp shuffles per thread.
     pub shuffles: u64,
     /// Selects per thread (keeping a shuffled value or not).
@@ -355,8 +358,23 @@ pub fn simulate_with(
             }
         }
         ConversionPlan::SharedMemory(p) => {
-            // One scratch buffer per CTA.
-            let mut mems: Vec<Vec<Option<(u64, usize)>>> =
+            // One scratch buffer per CTA; each slot remembers the element,
+            // the round and the warp (of its CTA) that wrote it. A
+            // warp-private plan synchronises each warp alone
+            // ([`crate::warp_private`]): no warp may touch what another
+            // wrote, in any round.
+            let private = |round: usize, offset: u64, writer: u64, warp: u64| {
+                if p.warp_private && writer != warp {
+                    return Err(CodegenError::SharedAcrossWarps {
+                        round,
+                        offset,
+                        writer,
+                        warp,
+                    });
+                }
+                Ok(())
+            };
+            let mut mems: Vec<Vec<Option<(u64, usize, u64)>>> =
                 vec![vec![None; p.scratch_elems as usize]; nblock as usize];
             let mut store_min = u64::MAX;
             let mut load_min = u64::MAX;
@@ -374,8 +392,14 @@ pub fn simulate_with(
                         for (l, j, off) in moves {
                             let val = src_regs[tid(w, l)][a.registers[j] as usize];
                             let slot = &mut mem[off as usize];
+                            // Rounds reuse the buffer behind warp barriers
+                            // too: a slot another warp wrote in any round
+                            // may still be read by it.
+                            if let Some((_, _, writer)) = *slot {
+                                private(ri, off, writer, wl)?;
+                            }
                             match slot {
-                                Some((old, rr)) if *rr == ri && *old != val => {
+                                Some((old, rr, _)) if *rr == ri && *old != val => {
                                     return Err(CodegenError::Race {
                                         offset: off,
                                         first: src.unpack(*old).to_vec(),
@@ -383,7 +407,7 @@ pub fn simulate_with(
                                         round: ri,
                                     })
                                 }
-                                _ => *slot = Some((val, ri)),
+                                _ => *slot = Some((val, ri, wl)),
                             }
                         }
                         for wf in wfs {
@@ -406,7 +430,8 @@ pub fn simulate_with(
                             transfers(config, &what, a, nlane, wl, p.bitwidth, p.scratch_elems)?;
                         for (l, j, off) in moves {
                             match mem[off as usize] {
-                                Some((val, rr)) if rr == ri => {
+                                Some((val, rr, writer)) if rr == ri => {
+                                    private(ri, off, writer, wl)?;
                                     dst_regs[tid(w, l)][a.registers[j] as usize] = Some(val)
                                 }
                                 _ => {
@@ -440,7 +465,11 @@ pub fn simulate_with(
                 }
             }
             rep.register_moves = p.copies.len() as u64;
-            rep.barriers = p.barriers;
+            if p.warp_private {
+                rep.warp_barriers = p.barriers;
+            } else {
+                rep.barriers = p.barriers;
+            }
             rep.min_store_conflicts = if store_min == u64::MAX { 0 } else { store_min };
             rep.min_load_conflicts = if load_min == u64::MAX { 0 } else { load_min };
         }
