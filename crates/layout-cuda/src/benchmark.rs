@@ -7,12 +7,14 @@
 use crate::bench_loop::{emit_bench_loop, Held, Packings, Scratch, Sink};
 use crate::kernel::{host_main, kernel_head, KernelSides, FILE_HEADER};
 use crate::pack::{held_form, packed_add};
+use crate::translate::barrier_stmt;
 use crate::{
     ctype, emit_planned, matrix_ops, shared_words, uses_matrix, word_shuffle, ConversionCase,
     EmitError, Path,
 };
 use layout_codegen::loop_plan::plan_loop;
-use layout_codegen::planner::{PlannedConversion, Target};
+use layout_codegen::plan::ConversionPlan;
+use layout_codegen::planner::{Lowering, PlannedConversion, Target};
 use layout_codegen::round_trip::{plan_round_trip_words, RoundTripWords};
 use layout_codegen::target::SmLimits;
 use linear_layout::DimName;
@@ -125,8 +127,9 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
         }
         (None, Some(p)) => {
             let (src, dst) = ((&p.src_map, p.src_free), (&p.dst_map, p.dst_free));
-            shared_words::emit_convert(&mut s, "cvt_fwd", t, src, dst.0)?;
-            shared_words::emit_convert(&mut s, "cvt_bwd", t, dst, src.0)?;
+            let sync = barrier_stmt(p.warp_private);
+            shared_words::emit_convert(&mut s, "cvt_fwd", t, src, dst.0, sync)?;
+            shared_words::emit_convert(&mut s, "cvt_bwd", t, dst, src.0, sync)?;
             (Path::SharedMemory, Path::SharedMemory)
         }
         (None, None) => (
@@ -142,7 +145,24 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
             lp.schedule.uses_scratch()
         )));
     }
-    let scratch = Scratch::new(&lp, case.bits, "__syncthreads()");
+    // The loop's barriers between conversions: a warp's own where every
+    // conversion that uses the scratch keeps it warp-private.
+    let private = |p: &PlannedConversion| match &p.lowering {
+        Lowering::Whole {
+            plan: ConversionPlan::SharedMemory(m),
+        }
+        | Lowering::Staged {
+            then: ConversionPlan::SharedMemory(m),
+            ..
+        } => m.warp_private,
+        Lowering::Partial { .. } => false,
+        _ => true,
+    };
+    let all_private = match &shared {
+        Some(p) => p.warp_private,
+        None => private(&plans.0) && private(&plans.1),
+    };
+    let scratch = Scratch::new(&lp, case.bits, barrier_stmt(all_private));
     let (threads, bytes, min_blocks, packed) =
         (lp.threads, lp.scratch_bytes, lp.min_blocks, lp.packed);
     s.push('\n');

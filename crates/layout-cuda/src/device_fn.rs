@@ -60,7 +60,16 @@
 //!   `PARTIAL_SYNC()`, which is `__syncthreads()` unless the including file
 //!   defines it (e.g. as the non-aligned `barrier.sync 0` when each warp
 //!   runs its own copy of the calling code); the same rules apply.
+//! * Warp-private scratch: where no element crosses warps through the
+//!   buffer (each warp stores and loads only a part of it no other warp
+//!   touches, [`layout_codegen::warp_private`]), the barriers are
+//!   `__syncwarp()` instead, and the header comment says "warp-private".
+//!   Then the 32 lanes of one warp may call the function alone (the other
+//!   warps need not call it, e.g. in warp-specialised code), and before
+//!   the scratch is written again a `__syncwarp()` suffices where only the
+//!   same warp reuses its part; any other reuse needs `__syncthreads()`.
 
+use crate::translate::barrier_stmt;
 use crate::{emit_benchmark, emit_convert, ConversionCase, EmitError, Path};
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::plan_options::PlanOptions;
@@ -218,21 +227,23 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
     let (path, planned) = emit_convert(&mut body, name, case, &case.src, &case.dst)?;
     // The plan's scratch and barriers (one per round's stores-to-loads
     // step, one between rounds).
-    let (scratch_bytes, barriers) = match &planned.lowering {
+    let (scratch_bytes, barriers, sync) = match &planned.lowering {
         Lowering::Whole {
             plan: ConversionPlan::SharedMemory(m),
         }
         | Lowering::Staged {
             then: ConversionPlan::SharedMemory(m),
             ..
-        } => (m.scratch_bytes, m.barriers),
-        Lowering::Whole { .. } | Lowering::Staged { .. } => (0, 0),
+        } => (m.scratch_bytes, m.barriers, barrier_stmt(m.warp_private)),
+        Lowering::Whole { .. } | Lowering::Staged { .. } => (0, 0, ""),
         // A partial plan: one barrier when any warp loads.
         Lowering::Partial { plan, .. } => (
             plan.scratch_elems * u64::from(plan.bitwidth) / 8,
             u64::from(plan.classes.iter().any(|k| !k.loads.is_empty())),
+            "PARTIAL_SYNC()",
         ),
     };
+    let private = sync == barrier_stmt(true);
     let tile: u64 = case.shape.iter().product();
     let threads = 32 * case.num_warps;
     let mut s = String::new();
@@ -247,21 +258,29 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
                 "partial cross-warp: only elements that leave their warp go through shared memory, {barriers} barrier(s)"
             ),
             _ if planned.lowering.staged().is_some() => format!(
-                "staged: an in-warp regroup of {}-bit elements (shfl.sync.bfly, __byte_perm) and a plan of words, {barriers} __syncthreads()",
+                "staged: an in-warp regroup of {}-bit elements (shfl.sync.bfly, __byte_perm) and a plan of words, {barriers} {sync}",
                 case.bits
             ),
             (Path::Registers, _) => "register moves".to_string(),
             (Path::WarpShuffle, _) => "warp shuffles".to_string(),
-            (Path::SharedMemory, 1) => "through shared memory, one __syncthreads()".to_string(),
-            (Path::SharedMemory, n) => format!("through shared memory, {n} __syncthreads()"),
+            (Path::SharedMemory, 1) => format!("through shared memory, one {sync}"),
+            (Path::SharedMemory, n) => format!("through shared memory, {n} {sync}"),
         }
     )
     .unwrap();
-    writeln!(
-        s,
-        "// Call {name}(src, dst, scratch, lane, warp) from all {threads} threads of the CTA; see\n// layout_cuda::device_fn for the calling convention (register order, scratch, barriers)."
-    )
-    .unwrap();
+    if private {
+        writeln!(
+            s,
+            "// Warp-private scratch: each warp stores and loads only its own part of it, so a warp\n// may call {name} alone (all 32 lanes); see layout_cuda::device_fn for the calling\n// convention (register order, scratch, barriers)."
+        )
+        .unwrap();
+    } else {
+        writeln!(
+            s,
+            "// Call {name}(src, dst, scratch, lane, warp) from all {threads} threads of the CTA; see\n// layout_cuda::device_fn for the calling convention (register order, scratch, barriers)."
+        )
+        .unwrap();
+    }
     writeln!(
         s,
         "#pragma once\n#if !defined(__CUDACC_RTC__)\n#include <cstdint>\n#endif"

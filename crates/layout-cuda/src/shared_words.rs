@@ -13,14 +13,15 @@ use std::fmt::Write;
 
 /// Emits `fname(a, b, smem, lane, warp)` converting words `a` (packed as
 /// `from`'s side) to words `b`: vectorised 32-bit stores by `from_map`
-/// (skipping the duplicates `from_free`), a barrier, loads by `to_map`, a
-/// barrier.
+/// (skipping the duplicates `from_free`), the barrier statement `sync`,
+/// loads by `to_map`.
 pub fn emit_convert(
     out: &mut String,
     fname: &str,
     t: &str,
     (from_map, from_free): (&OffsetMap, (u64, u64, u64)),
     to_map: &OffsetMap,
+    sync: &str,
 ) -> Result<(), EmitError> {
     let (from_map, to_map) = (AccessMap::from(from_map), AccessMap::from(to_map));
     let nf = 1u64 << from_map.reg.len();
@@ -36,7 +37,7 @@ pub fn emit_convert(
     )
     .unwrap();
     from_map.emit_store(out, "smem_w", "a", 32, from_free)?;
-    writeln!(out, "  __syncthreads();").unwrap();
+    writeln!(out, "  {sync};").unwrap();
     to_map.emit_load(out, "smem_w", "b", 32)?;
     // The barrier before the next store into this buffer is the loop's
     // (see `crate::scratch`).

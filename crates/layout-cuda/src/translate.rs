@@ -161,6 +161,17 @@ impl ThreadParts {
     }
 }
 
+/// The barrier a shared-memory plan's stores, loads and rounds are
+/// ordered by: `__syncwarp()` where the planner made the buffer
+/// warp-private ([`layout_codegen::warp_private`]), else `__syncthreads()`.
+pub(crate) fn barrier_stmt(warp_private: bool) -> &'static str {
+    if warp_private {
+        "__syncwarp()"
+    } else {
+        "__syncthreads()"
+    }
+}
+
 fn emit_shared(out: &mut String, p: &SharedMemoryPlan, bits: u32) -> Result<(), EmitError> {
     let mut parts = ThreadParts { parts: Vec::new() };
     for a in p
@@ -180,9 +191,10 @@ fn emit_shared(out: &mut String, p: &SharedMemoryPlan, bits: u32) -> Result<(), 
                 .push((a.address.lane.clone(), a.address.warp.clone(), mask));
         }
     }
+    let sync = barrier_stmt(p.warp_private);
     for (ri, round) in p.rounds.iter().enumerate() {
         if ri > 0 {
-            writeln!(out, "  __syncthreads();").unwrap();
+            writeln!(out, "  {sync};").unwrap();
         }
         // Stores under one predicate share one `if` block (the form of the
         // earlier emitters, whose counts ncu matched; on the H200,
@@ -209,7 +221,7 @@ fn emit_shared(out: &mut String, p: &SharedMemoryPlan, bits: u32) -> Result<(), 
         if open.is_some() {
             writeln!(out, "  }}").unwrap();
         }
-        writeln!(out, "  __syncthreads();").unwrap();
+        writeln!(out, "  {sync};").unwrap();
         for a in &round.loads {
             out.push_str(&access_stmt(a, &parts, bits, false)?);
         }

@@ -248,3 +248,93 @@ fn bad_requests_are_errors_naming_the_value() {
     assert!(k.contains("bench(") && !k.contains("int main("));
     assert!(emit(&case, Output::Bench).unwrap().contains("int main("));
 }
+
+/// A kernel in which only warp `only` converts its part of one tile (the
+/// other warps return at once) and a host check of that part; a watchdog
+/// fails the program when a barrier waits for the absent warps.
+fn one_warp_program(header: &str, warps: u64) -> String {
+    format!(
+        r#"#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <chrono>
+#include <vector>
+#include <cuda_runtime.h>
+{header}
+extern "C" __global__ void bench(const CVT_T* in, CVT_T* out, unsigned only) {{
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  if (warp != only) return;
+  CVT_T src[CVT_SRC_REGS], dst[CVT_DST_REGS];
+  for (unsigned r = 0; r < CVT_SRC_REGS; ++r) src[r] = in[cvt_src_offset(r, lane, warp)];
+  cvt(src, dst, reinterpret_cast<CVT_T*>(smem_raw), lane, warp);
+  for (unsigned r = 0; r < CVT_DST_REGS; ++r) out[cvt_dst_offset(r, lane, warp)] = dst[r];
+}}
+int main() {{
+  std::thread([] {{
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    printf("{{\"case\": \"one_warp\", \"ok\": false, \"error\": \"a barrier waited for the other warps\"}}\n");
+    fflush(stdout);
+    std::_Exit(4);
+  }}).detach();
+  std::vector<CVT_T> h(CVT_TILE), o(CVT_TILE);
+  for (size_t i = 0; i < h.size(); ++i) h[i] = (CVT_T)(i * 2654435761u + 1u);
+  size_t bad = 0;
+  for (unsigned only = 0; only < {warps}u; ++only) {{
+    for (auto& x : o) x = 0;
+    bench<<<1, CVT_THREADS, CVT_SCRATCH_BYTES>>>(h.data(), o.data(), only);
+    // Exactly warp `only`'s destination elements arrive, each right.
+    std::vector<char> mine(CVT_TILE, 0);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < CVT_DST_REGS; ++r) mine[cvt_dst_offset(r, lane, only)] = 1;
+    for (size_t i = 0; i < o.size(); ++i) bad += mine[i] ? o[i] != h[i] : o[i] != 0;
+  }}
+  printf("{{\"case\": \"one_warp\", \"ok\": %s, \"wrong\": %zu}}\n", bad == 0 ? "true" : "false", bad);
+  return bad == 0 ? 0 : 3;
+}}
+"#,
+        header = header.replace("#pragma once\n", "")
+    )
+}
+
+/// A warp-private conversion (no element leaves its warp, so its scratch
+/// is warp-private: `layout_codegen::warp_private`) synchronises with
+/// `__syncwarp()` only, so one warp may run it while the others do not:
+/// each warp alone converts its part right. Planted: the same function
+/// with `__syncthreads()` waits for the absent warps (the watchdog fails
+/// it).
+#[test]
+fn a_warp_private_device_function_runs_in_one_warp_alone() {
+    let shape = [64, 64];
+    let src = layout("#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>", shape);
+    let dst = layout("#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>, kWidth = 4}>", shape);
+    let case = case_for_pair("cvt", &src, &dst, &shape, 8).unwrap();
+    let f = device_function(&case).unwrap();
+    assert_eq!(f.path, Path::SharedMemory);
+    assert!(f.code.contains("__syncwarp();") && !f.code.contains("__syncthreads()"));
+    assert!(f.code.contains("Warp-private scratch"));
+    // A conversion that moves elements between warps keeps its CTA barrier.
+    let cross = case_for_pair(
+        "cvt",
+        &layout(BLK_ROW, shape),
+        &layout(MMA2, shape),
+        &shape,
+        16,
+    )
+    .unwrap();
+    let g = device_function(&cross).unwrap();
+    assert!(g.code.contains("__syncthreads();") && !g.code.contains("__syncwarp()"));
+    if !have_gxx() {
+        eprintln!("g++ not found: skipping the emulated run");
+        return;
+    }
+    let (ok, out) = run_case("one_warp", &one_warp_program(&f.code, 4));
+    assert!(ok && out.contains("\"ok\": true"), "{out}");
+    let planted = f.code.replace("__syncwarp();", "__syncthreads();");
+    let (ok, out) = run_case("one_warp_planted", &one_warp_program(&planted, 4));
+    assert!(
+        !ok && out.contains("\"ok\": false"),
+        "planted passed: {out}"
+    );
+}

@@ -14,9 +14,14 @@ fn generated_dir() -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/gpu/generated").to_string()
 }
 
+/// A barrier line: `__syncwarp()` orders the warp-private conversions
+/// (each warp touches only its own part of the buffer, which the planner
+/// proves and the simulator checks: `layout-codegen`'s
+/// `tests/warp_private.rs`), `__syncthreads()` and `PARTIAL_SYNC()` the
+/// others.
 fn is_barrier(line: &str) -> bool {
     let l = line.trim();
-    l == "__syncthreads();" || l == "PARTIAL_SYNC();"
+    l == "__syncthreads();" || l == "PARTIAL_SYNC();" || l == "__syncwarp();"
 }
 
 /// A store or load of the scratch buffer on this line, if any.

@@ -336,9 +336,14 @@ pub fn plan_text(plan: &ConversionPlan) -> String {
                 line(format!("note: {n}"));
             }
             line(format!(
-                "plan: through shared memory, {} round(s), scratch {} bytes",
+                "plan: through shared memory, {} round(s), scratch {} bytes{}",
                 p.rounds.len(),
-                p.scratch_bytes
+                p.scratch_bytes,
+                if p.warp_private {
+                    ", warp-private (each warp touches only its own part)"
+                } else {
+                    ""
+                }
             ));
             line(format!(
                 "  shared layout: {}",
@@ -349,7 +354,11 @@ pub fn plan_text(plan: &ConversionPlan) -> String {
                 for s in &r.stores {
                     line(format!("    st.shared {}", access_text(s)));
                 }
-                line("    barrier".into());
+                line(if p.warp_private {
+                    "    warp barrier".into()
+                } else {
+                    "    barrier".into()
+                });
                 for l in &r.loads {
                     line(format!("    ld.shared {}", access_text(l)));
                 }

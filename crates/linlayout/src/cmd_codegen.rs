@@ -532,15 +532,23 @@ fn print_report(report: &SimulationReport) {
         "simulated: {} threads, {} destination registers checked",
         report.threads, report.registers_checked
     );
+    // A warp-private plan's barriers join one warp each (`__syncwarp()`).
+    let barriers = if report.warp_barriers > 0 {
+        format!(
+            "{} warp barriers (warp-private scratch)",
+            report.warp_barriers
+        )
+    } else {
+        format!("{} barriers", report.barriers)
+    };
     println!(
-        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} prmt, {} register moves; {} barriers",
+        "cost per thread: {} stores, {} loads, {} shuffles, {} selects, {} prmt, {} register moves; {barriers}",
         report.store_instructions,
         report.load_instructions,
         report.shuffles,
         report.selects,
         report.prmt,
         report.register_moves,
-        report.barriers
     );
     println!(
         "wavefronts: stores {} (conflicts {} per phase), loads {} (conflicts {} per phase)",

@@ -1,6 +1,6 @@
 //! The CPU harness shared by the emulated tests: a stand-in `cuda_runtime.h`
-//! (one `std::thread` per CUDA thread, `std::barrier` for `__syncthreads`
-//! and around every warp-collective operation: shuffles and the
+//! (one `std::thread` per CUDA thread, `std::barrier` for `__syncthreads`,
+//! one per warp for `__syncwarp` and around every warp-collective operation: shuffles and the
 //! stmatrix/ldmatrix wrappers, whose PTX fragment rule it implements
 //! independently of the planner), and `g++` to build and run a generated
 //! program, whose own host code checks every element.
@@ -42,6 +42,8 @@ struct BlockCtx {
 };
 inline BlockCtx* g_ctx;
 inline void __syncthreads() { g_ctx->block->arrive_and_wait(); }
+// __syncwarp joins the 32 lanes of the caller's warp only.
+inline void __syncwarp(unsigned = 0xffffffffu) { g_ctx->warp[threadIdx.x / 32]->arrive_and_wait(); }
 // A device trap: the program's JSON line says it failed, and the process exits.
 inline void __trap() { printf("{\"case\": \"emulated\", \"ok\": false, \"error\": \"__trap\"}\n"); fflush(stdout); std::_Exit(3); }
 inline uint32_t __shfl_sync(unsigned, uint32_t v, unsigned src) {
