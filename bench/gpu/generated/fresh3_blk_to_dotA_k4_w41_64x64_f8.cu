@@ -33,7 +33,7 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[8], uint32_t (&b)[8]
   *reinterpret_cast<uint2*>(&smem_w[(o_smem_w_st ^ 8u) + 32u]) = make_uint2((uint32_t)a[1], (uint32_t)a[5]);
   *reinterpret_cast<uint2*>(&smem_w[(o_smem_w_st ^ 16u) + 64u]) = make_uint2((uint32_t)a[2], (uint32_t)a[6]);
   *reinterpret_cast<uint2*>(&smem_w[(o_smem_w_st ^ 24u) + 96u]) = make_uint2((uint32_t)a[3], (uint32_t)a[7]);
-  __syncthreads();
+  __syncwarp();
   unsigned o_smem_w_ld = 0u;
   o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 40u;
   o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 80u;
@@ -75,7 +75,7 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[8], uint32_t (&b)[8]
   *reinterpret_cast<uint2*>(&smem_w[o_smem_w_st + 128u]) = make_uint2((uint32_t)a[1], (uint32_t)a[5]);
   *reinterpret_cast<uint2*>(&smem_w[(o_smem_w_st ^ 8u)]) = make_uint2((uint32_t)a[2], (uint32_t)a[6]);
   *reinterpret_cast<uint2*>(&smem_w[(o_smem_w_st ^ 8u) + 128u]) = make_uint2((uint32_t)a[3], (uint32_t)a[7]);
-  __syncthreads();
+  __syncwarp();
   unsigned o_smem_w_ld = 0u;
   o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 2u;

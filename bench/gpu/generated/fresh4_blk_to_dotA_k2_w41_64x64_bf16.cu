@@ -39,7 +39,7 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[1
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 8u) + 32u]) = make_uint4((uint32_t)a[1], (uint32_t)a[5], (uint32_t)a[9], (uint32_t)a[13]);
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 16u) + 64u]) = make_uint4((uint32_t)a[2], (uint32_t)a[6], (uint32_t)a[10], (uint32_t)a[14]);
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 24u) + 96u]) = make_uint4((uint32_t)a[3], (uint32_t)a[7], (uint32_t)a[11], (uint32_t)a[15]);
-  __syncthreads();
+  __syncwarp();
   unsigned o_smem_w_ld = 0u;
   o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 40u;
   o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 80u;
@@ -89,7 +89,7 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
   *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 256u]) = make_uint4((uint32_t)a[1], (uint32_t)a[5], (uint32_t)a[9], (uint32_t)a[13]);
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 8u)]) = make_uint4((uint32_t)a[2], (uint32_t)a[6], (uint32_t)a[10], (uint32_t)a[14]);
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 8u) + 256u]) = make_uint4((uint32_t)a[3], (uint32_t)a[7], (uint32_t)a[11], (uint32_t)a[15]);
-  __syncthreads();
+  __syncwarp();
   unsigned o_smem_w_ld = 0u;
   o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 8u;
   o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 4u;

@@ -37,7 +37,7 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 16u) + 160u]) = make_uint4((uint32_t)a[17], (uint32_t)a[19], (uint32_t)a[21], (uint32_t)a[23]);
   *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[26], (uint32_t)a[28], (uint32_t)a[30]);
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 16u) + 224u]) = make_uint4((uint32_t)a[25], (uint32_t)a[27], (uint32_t)a[29], (uint32_t)a[31]);
-  __syncthreads();
+  __syncwarp();
   unsigned o_smem_w_ld = 0u;
   o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 48u;
   o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;
@@ -115,7 +115,7 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 16u) + 128u]) = make_uint4((uint32_t)a[17], (uint32_t)a[19], (uint32_t)a[21], (uint32_t)a[23]);
   *reinterpret_cast<uint4*>(&smem_w[o_smem_w_st + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[26], (uint32_t)a[28], (uint32_t)a[30]);
   *reinterpret_cast<uint4*>(&smem_w[(o_smem_w_st ^ 16u) + 192u]) = make_uint4((uint32_t)a[25], (uint32_t)a[27], (uint32_t)a[29], (uint32_t)a[31]);
-  __syncthreads();
+  __syncwarp();
   unsigned o_smem_w_ld = 0u;
   o_smem_w_ld ^= (0u - ((lane >> 0) & 1u)) & 16u;
   o_smem_w_ld ^= (0u - ((lane >> 1) & 1u)) & 8u;

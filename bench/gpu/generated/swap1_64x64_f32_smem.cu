@@ -42,7 +42,7 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[32], uint32_t (&b)[3
   *reinterpret_cast<uint4*>(&smem[(o0_ ^ 16u) + 160u]) = make_uint4((uint32_t)a[17], (uint32_t)a[19], (uint32_t)a[21], (uint32_t)a[23]);
   *reinterpret_cast<uint4*>(&smem[o0_ + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[26], (uint32_t)a[28], (uint32_t)a[30]);
   *reinterpret_cast<uint4*>(&smem[(o0_ ^ 16u) + 224u]) = make_uint4((uint32_t)a[25], (uint32_t)a[27], (uint32_t)a[29], (uint32_t)a[31]);
-  __syncthreads();
+  __syncwarp();
   { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o1_ + 0u]);
     b[0] = (t_.x >> 0) & 4294967295u;
     b[2] = (t_.y >> 0) & 4294967295u;
@@ -120,7 +120,7 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[32], uint32_t (&b)[3
   *reinterpret_cast<uint4*>(&smem[(o0_ ^ 16u) + 128u]) = make_uint4((uint32_t)a[17], (uint32_t)a[19], (uint32_t)a[21], (uint32_t)a[23]);
   *reinterpret_cast<uint4*>(&smem[o0_ + 192u]) = make_uint4((uint32_t)a[24], (uint32_t)a[26], (uint32_t)a[28], (uint32_t)a[30]);
   *reinterpret_cast<uint4*>(&smem[(o0_ ^ 16u) + 192u]) = make_uint4((uint32_t)a[25], (uint32_t)a[27], (uint32_t)a[29], (uint32_t)a[31]);
-  __syncthreads();
+  __syncwarp();
   { uint4 t_ = *reinterpret_cast<const uint4*>(&smem[o1_ + 0u]);
     b[0] = (t_.x >> 0) & 4294967295u;
     b[2] = (t_.y >> 0) & 4294967295u;
