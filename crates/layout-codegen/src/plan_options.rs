@@ -75,8 +75,8 @@ pub struct PlanOptions {
     /// The partial form planned where the plain partial class refuses
     /// (staying, or its source register, depends on the lane): `None` is
     /// the planner's own rule (the lane-predicated form, and for
-    /// [`crate::planner::TRANSPOSED_STAYING_BITS`]-bit elements and 32-bit
-    /// ones up to [`crate::planner::TRANSPOSED_32_MAX_REGISTERS`] registers
+    /// [`crate::planner::TRANSPOSED_STAYING_BITS`]-bit elements and 8- and
+    /// 32-bit ones up to [`crate::planner::TRANSPOSED_MAX_REGISTERS`] registers
     /// also transposed staying moves, the cheaper chosen); `Some` asks for one
     /// form at any element width ([`SplitForm`]).
     pub split_form: Option<SplitForm>,

@@ -227,9 +227,9 @@ pub struct PlannedConversion {
 }
 
 /// The element width for which the planner always considers transposed
-/// staying moves ([`crate::partial::plan_split_transposed`]); 32-bit
-/// elements are considered up to [`TRANSPOSED_32_MAX_REGISTERS`], 8-bit
-/// ones never. Measured 2026-11-25 on an H200
+/// staying moves ([`crate::partial::plan_split_transposed`]); 8- and 32-bit
+/// elements are considered up to [`TRANSPOSED_MAX_REGISTERS`], 64-bit ones
+/// never. Measured 2026-11-25 on an H200
 /// (`bench/gpu/tools/time_subset.sh`, results in
 /// `bench/gpu/results/2026-11-25-h200/transposed/`): the four 16-bit
 /// programs (staying moves on packed words) ran 1.055–1.14× faster than
@@ -241,32 +241,39 @@ pub struct PlannedConversion {
 pub const TRANSPOSED_STAYING_BITS: u32 = 16;
 
 /// The most registers per thread (source and destination together) for
-/// which the planner considers transposed staying moves of 32-bit
-/// elements. Measured 2026-11-29 on an H200
-/// (`bench/gpu/results/2026-11-29-h200/transposed32/`):
-/// `fresh3_wgmma64w4_to_blk22_64x128_f32` (64 + 64 registers) ran its
-/// transposed program at 1.772 µs against 1.920 for the lane-predicated
-/// plan, 140 registers both; the two 32-bit programs of 128 + 128 measured
-/// 2026-11-25 used 255 registers and ran 0.83× and 0.34× their twins
-/// (`wgmma_to_blocked_128x128_f32` again 0.82× on 2026-11-29).
-pub const TRANSPOSED_32_MAX_REGISTERS: u64 = 128;
+/// which the planner considers transposed staying moves of 8- and 32-bit
+/// elements. Measured on an H200, each transposed program against the
+/// program chosen before it in one device call:
+/// * 32-bit, 2026-11-29 (`bench/gpu/results/2026-11-29-h200/transposed32/`):
+///   `fresh3_wgmma64w4_to_blk22_64x128_f32` (64 + 64 registers) 1.772 µs
+///   against 1.920 for the lane-predicated plan, 140 registers both; the
+///   two programs of 128 + 128 measured 2026-11-25 used 255 registers and
+///   ran 0.83× and 0.34× their twins (`wgmma_to_blocked_128x128_f32` again
+///   0.82× on 2026-11-29);
+/// * 8-bit, 2026-11-29 (`bench/gpu/results/2026-11-29-h200/transposed8/`,
+///   staying moves on packed words): `fresh4_blk8_to_dotA_k4_w41_128x64_i8`
+///   (64 + 64) 0.520–0.523 µs against 0.550–0.553 for the full plan (66
+///   registers against 54), `blocked_to_wgmma_128x128_f8` (128 + 128)
+///   1.427–1.430 against 1.231–1.232 (again 0.87×, as on 2026-11-25).
+pub const TRANSPOSED_MAX_REGISTERS: u64 = 128;
 
 /// Why the planner does not consider transposed staying moves for this
 /// conversion by its own rule ([`TRANSPOSED_STAYING_BITS`],
-/// [`TRANSPOSED_32_MAX_REGISTERS`]), or `None` where it does.
+/// [`TRANSPOSED_MAX_REGISTERS`]), or `None` where it does.
 fn transposed_refusal(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Option<String> {
     let registers = size(src, DimName::REGISTER) + size(dst, DimName::REGISTER);
     match elem_bits {
         TRANSPOSED_STAYING_BITS => None,
-        32 if registers <= TRANSPOSED_32_MAX_REGISTERS => None,
-        32 => Some(format!(
-            "transposed staying moves of 32-bit elements are taken up to \
-             {TRANSPOSED_32_MAX_REGISTERS} registers per thread, not {registers} \
-             (TRANSPOSED_32_MAX_REGISTERS)"
+        8 | 32 if registers <= TRANSPOSED_MAX_REGISTERS => None,
+        8 | 32 => Some(format!(
+            "transposed staying moves of {elem_bits}-bit elements are taken up to \
+             {TRANSPOSED_MAX_REGISTERS} registers per thread, not {registers} \
+             (TRANSPOSED_MAX_REGISTERS)"
         )),
         _ => Some(format!(
             "transposed staying moves are taken for {TRANSPOSED_STAYING_BITS}-bit \
-             elements and small 32-bit tiles only, not {elem_bits}-bit (TRANSPOSED_STAYING_BITS)"
+             elements and small 8- and 32-bit tiles only, not {elem_bits}-bit \
+             (TRANSPOSED_STAYING_BITS)"
         )),
     }
 }

@@ -4,8 +4,9 @@
 //! staying moves `_transposed`) against the H200 timings committed in
 //! `bench/gpu/results/2026-11-29-h200/ours.jsonl` (the latest run),
 //! `2026-11-25-h200/transposed/ours.jsonl` (the trial of the transposed
-//! programs) and `2026-11-29-h200/transposed32/ours.jsonl` (32-bit ones,
-//! after the suite's run; later files win for a program timed twice): on every case with variants, the chosen one must be the fastest
+//! programs), `2026-11-29-h200/transposed32/ours.jsonl` and
+//! `2026-11-29-h200/transposed8/ours.jsonl` (32- and 8-bit ones, after the
+//! suite's run; later files and lines win for a program timed twice): on every case with variants, the chosen one must be the fastest
 //! measured or within the 3% noise band of it. The grouping is report.py's.
 
 use serde_json::Value;
@@ -31,7 +32,8 @@ fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
     let timings: HashMap<String, f64> =
         (read("bench/gpu/results/2026-11-25-h200/transposed/ours.jsonl")
             + &read("bench/gpu/results/2026-11-29-h200/ours.jsonl")
-            + &read("bench/gpu/results/2026-11-29-h200/transposed32/ours.jsonl"))
+            + &read("bench/gpu/results/2026-11-29-h200/transposed32/ours.jsonl")
+            + &read("bench/gpu/results/2026-11-29-h200/transposed8/ours.jsonl"))
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter_map(|r| Some((r["case"].as_str()?.to_string(), r["per_cvt_us"].as_f64()?)))

@@ -230,7 +230,8 @@ fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
     let (bad, agreed) = disagreements(
         &cases,
         &(read("bench/gpu/results/2026-11-29-h200/ncu.txt")
-            + &read("bench/gpu/results/2026-11-29-h200/transposed32/ncu.txt")),
+            + &read("bench/gpu/results/2026-11-29-h200/transposed32/ncu.txt")
+            + &read("bench/gpu/results/2026-11-29-h200/transposed8/ncu.txt")),
         from_table(&table),
     );
     for (name, why) in AWAITING_NCU {
