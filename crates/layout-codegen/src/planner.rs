@@ -77,7 +77,7 @@ use crate::partial::{
     plan_split, plan_split_predicated, plan_split_transposed, simulate_partial,
     PartialCrossWarpPlan,
 };
-use crate::plan::{Access, ConversionPlan};
+use crate::plan::{Access, ConversionPlan, SharedMemoryPlan};
 use crate::shared_words::{plan_shared_words, word_layouts, SharedWordPlan};
 
 use crate::cost::shuffle_cycles;
@@ -175,6 +175,21 @@ impl Lowering {
         match self {
             Lowering::Staged { regroup, then } => Some((regroup, then)),
             Lowering::Whole { .. } | Lowering::Partial { .. } => None,
+        }
+    }
+
+    /// The whole-tile shared-memory plan: of a whole lowering, or a staged
+    /// lowering's word stage.
+    pub fn shared(&self) -> Option<&SharedMemoryPlan> {
+        match self {
+            Lowering::Whole {
+                plan: ConversionPlan::SharedMemory(p),
+            }
+            | Lowering::Staged {
+                then: ConversionPlan::SharedMemory(p),
+                ..
+            } => Some(p),
+            _ => None,
         }
     }
 }

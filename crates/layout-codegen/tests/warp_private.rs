@@ -11,7 +11,7 @@ use hw_layouts::Encoding;
 use layout_codegen::cost::BARRIER_COST;
 use layout_codegen::plan::ConversionPlan;
 use layout_codegen::plan_options::PlanOptions;
-use layout_codegen::planner::{plan_with, Lowering, Target};
+use layout_codegen::planner::{plan_with, Target};
 use layout_codegen::simulator::simulate;
 use layout_codegen::warp_private::is_warp_private;
 use layout_codegen::CodegenError;
@@ -74,21 +74,6 @@ fn shuffled(rng: &mut common::Rng, layout: &LinearLayout, cross: bool) -> Linear
     .unwrap()
 }
 
-/// The whole-tile shared-memory plan of a lowering (also a staged plan's
-/// word stage).
-fn shared(lowering: &Lowering) -> Option<&layout_codegen::plan::SharedMemoryPlan> {
-    match lowering {
-        Lowering::Whole {
-            plan: ConversionPlan::SharedMemory(p),
-        }
-        | Lowering::Staged {
-            then: ConversionPlan::SharedMemory(p),
-            ..
-        } => Some(p),
-        _ => None,
-    }
-}
-
 #[test]
 fn the_planner_marks_exactly_the_conversions_that_stay_in_their_warps() {
     let mut rng = common::Rng(0x3a7_5eed);
@@ -106,7 +91,7 @@ fn the_planner_marks_exactly_the_conversions_that_stay_in_their_warps() {
             else {
                 continue;
             };
-            let Some(s) = shared(&p.lowering) else {
+            let Some(s) = p.lowering.shared() else {
                 continue;
             };
             assert_eq!(s.warp_private, stays, "case {case}, {bits} bits");
@@ -134,7 +119,7 @@ fn warp_private_plans_cost_one_barrier_less() {
     let src = ll("#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>", &shape);
     let dst = ll("#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>, kWidth = 4}>", &shape);
     let p = plan_with(&src, &dst, 8, &Target::SM90, &PlanOptions::shared_only()).unwrap();
-    let s = shared(&p.lowering).unwrap();
+    let s = p.lowering.shared().unwrap();
     assert!(s.warp_private && s.barriers == 1);
     // 1024 bytes per warp stored and loaded: 8 + 8 wavefronts, no barrier.
     assert_eq!(p.cycles, 16.0);
@@ -156,7 +141,7 @@ fn the_simulator_refuses_privacy_claimed_across_warps() {
     let dst = ll("#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>", &shape);
     for bits in [16, 32] {
         let p = plan_with(&src, &dst, bits, &Target::SM90, &PlanOptions::shared_only()).unwrap();
-        let s = shared(&p.lowering).unwrap();
+        let s = p.lowering.shared().unwrap();
         assert!(!s.warp_private && !is_warp_private(s, 32, 4));
         let mut planted = s.clone();
         planted.warp_private = true;
@@ -174,7 +159,7 @@ fn a_source_replicated_across_warps_is_not_warp_private() {
     let dst = ll("#ttg.linear<{register = [[0, 4], [0, 2], [0, 16], [0, 32], [16, 0]], lane = [[0, 1], [0, 8], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [0, 0]], block = []}>", &shape);
     assert!(!stays_in_its_warp(&src, &dst));
     let p = plan_with(&src, &dst, 32, &Target::SM90, &PlanOptions::shared_only()).unwrap();
-    let s = shared(&p.lowering).unwrap();
+    let s = p.lowering.shared().unwrap();
     assert!(!s.warp_private && p.cost.barriers > 0);
 }
 
@@ -184,7 +169,7 @@ fn a_part_of_the_buffer_that_changes_warps_between_rounds_is_not_private() {
     let src = ll("#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>", &shape);
     let dst = ll("#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>, kWidth = 4}>", &shape);
     let p = plan_with(&src, &dst, 8, &Target::SM90, &PlanOptions::shared_only()).unwrap();
-    let one = shared(&p.lowering).unwrap().clone();
+    let one = p.lowering.shared().unwrap().clone();
     assert!(one.warp_private && one.rounds.len() == 1);
     // Round 1 repeats round 0 with the two warp bits' address parts
     // exchanged: each round alone keeps every warp in one part of the

@@ -13,8 +13,7 @@ use crate::{
     EmitError, Path,
 };
 use layout_codegen::loop_plan::plan_loop;
-use layout_codegen::plan::ConversionPlan;
-use layout_codegen::planner::{Lowering, PlannedConversion, Target};
+use layout_codegen::planner::{PlannedConversion, Target};
 use layout_codegen::round_trip::{plan_round_trip_words, RoundTripWords};
 use layout_codegen::target::SmLimits;
 use linear_layout::DimName;
@@ -147,16 +146,9 @@ pub fn emit_benchmark_planned(case: &ConversionCase) -> Result<Benchmark, EmitEr
     }
     // The loop's barriers between conversions: a warp's own where every
     // conversion that uses the scratch keeps it warp-private.
-    let private = |p: &PlannedConversion| match &p.lowering {
-        Lowering::Whole {
-            plan: ConversionPlan::SharedMemory(m),
-        }
-        | Lowering::Staged {
-            then: ConversionPlan::SharedMemory(m),
-            ..
-        } => m.warp_private,
-        Lowering::Partial { .. } => false,
-        _ => true,
+    let private = |p: &PlannedConversion| match p.lowering.shared() {
+        Some(m) => m.warp_private,
+        None => p.lowering.partial().is_none(),
     };
     let all_private = match &shared {
         Some(p) => p.warp_private,

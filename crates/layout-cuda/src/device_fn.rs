@@ -71,7 +71,6 @@
 
 use crate::translate::barrier_stmt;
 use crate::{emit_benchmark, emit_convert, ConversionCase, EmitError, Path};
-use layout_codegen::plan::ConversionPlan;
 use layout_codegen::plan_options::PlanOptions;
 use layout_codegen::planner::{Lowering, Target};
 use layout_codegen::round_trip::plan_partial_round_trip;
@@ -227,21 +226,15 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
     let (path, planned) = emit_convert(&mut body, name, case, &case.src, &case.dst)?;
     // The plan's scratch and barriers (one per round's stores-to-loads
     // step, one between rounds).
-    let (scratch_bytes, barriers, sync) = match &planned.lowering {
-        Lowering::Whole {
-            plan: ConversionPlan::SharedMemory(m),
-        }
-        | Lowering::Staged {
-            then: ConversionPlan::SharedMemory(m),
-            ..
-        } => (m.scratch_bytes, m.barriers, barrier_stmt(m.warp_private)),
-        Lowering::Whole { .. } | Lowering::Staged { .. } => (0, 0, ""),
+    let (scratch_bytes, barriers, sync) = match (planned.lowering.shared(), &planned.lowering) {
+        (Some(m), _) => (m.scratch_bytes, m.barriers, barrier_stmt(m.warp_private)),
         // A partial plan: one barrier when any warp loads.
-        Lowering::Partial { plan, .. } => (
+        (None, Lowering::Partial { plan, .. }) => (
             plan.scratch_elems * u64::from(plan.bitwidth) / 8,
             u64::from(plan.classes.iter().any(|k| !k.loads.is_empty())),
             "PARTIAL_SYNC()",
         ),
+        (None, _) => (0, 0, ""),
     };
     let private = sync == barrier_stmt(true);
     let tile: u64 = case.shape.iter().product();
