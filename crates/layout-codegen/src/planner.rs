@@ -192,6 +192,20 @@ impl Lowering {
             _ => None,
         }
     }
+
+    /// [`Lowering::shared`], mutable.
+    pub fn shared_mut(&mut self) -> Option<&mut SharedMemoryPlan> {
+        match self {
+            Lowering::Whole {
+                plan: ConversionPlan::SharedMemory(p),
+            }
+            | Lowering::Staged {
+                then: ConversionPlan::SharedMemory(p),
+                ..
+            } => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// One candidate the planner considered.
@@ -408,14 +422,7 @@ fn partial_names(shared: &str) -> [&'static str; 3] {
 /// word stage) warp-private where [`is_warp_private`] proves its buffer is
 /// (`lanes` lanes, `warps` warps per CTA).
 fn mark_warp_private(lowering: &mut Lowering, lanes: u64, warps: u64) {
-    if let Lowering::Whole {
-        plan: ConversionPlan::SharedMemory(p),
-    }
-    | Lowering::Staged {
-        then: ConversionPlan::SharedMemory(p),
-        ..
-    } = lowering
-    {
+    if let Some(p) = lowering.shared_mut() {
         p.warp_private = is_warp_private(p, lanes, warps);
     }
 }

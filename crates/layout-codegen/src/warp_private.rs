@@ -59,29 +59,20 @@ pub fn is_warp_private(plan: &SharedMemoryPlan, lanes: u64, warps: u64) -> bool 
         .iter()
         .flat_map(|round| round.stores.iter().chain(&round.loads))
         .all(|a| {
-            (0..warps).all(|w| {
-                footprint(a, lanes, w, row)
-                    .into_iter()
-                    .all(|e| *owner.entry(e).or_insert(w) == w)
-            })
+            (0..warps)
+                .all(|w| footprint(a, lanes, w, row).all(|e| *owner.entry(e).or_insert(w) == w))
         })
 }
 
 /// The elements one warp's lanes touch by access `a` (`row`: elements per
 /// 16-byte matrix row).
-fn footprint(a: &Access, lanes: u64, w: u64, row: u64) -> Vec<u64> {
-    match &a.matrix {
-        Some(m) => (0..lanes.min(8 * m.count))
-            .flat_map(|l| {
-                let s = a.address.eval(l, w);
-                s..s + row
-            })
-            .collect(),
-        None => (0..lanes)
-            .flat_map(|l| {
-                let s = a.address.eval(l, w);
-                s..s + a.registers.len() as u64
-            })
-            .collect(),
-    }
+fn footprint(a: &Access, lanes: u64, w: u64, row: u64) -> impl Iterator<Item = u64> + '_ {
+    let (suppliers, len) = match &a.matrix {
+        Some(m) => (lanes.min(8 * m.count), row),
+        None => (lanes, a.registers.len() as u64),
+    };
+    (0..suppliers).flat_map(move |l| {
+        let s = a.address.eval(l, w);
+        s..s + len
+    })
 }

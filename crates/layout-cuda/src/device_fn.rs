@@ -236,7 +236,7 @@ pub fn device_function(case: &ConversionCase) -> Result<DeviceFunction, EmitErro
         ),
         (None, _) => (0, 0, ""),
     };
-    let private = sync == barrier_stmt(true);
+    let private = planned.lowering.shared().is_some_and(|m| m.warp_private);
     let tile: u64 = case.shape.iter().product();
     let threads = 32 * case.num_warps;
     let mut s = String::new();

@@ -1,7 +1,8 @@
 //! The CPU harness shared by the emulated tests: a stand-in `cuda_runtime.h`
 //! (one `std::thread` per CUDA thread, `std::barrier` for `__syncthreads`,
-//! one per warp for `__syncwarp` and around every warp-collective operation: shuffles and the
-//! stmatrix/ldmatrix wrappers, whose PTX fragment rule it implements
+//! one per warp for `__syncwarp` and around every warp-collective
+//! operation: shuffles and the stmatrix/ldmatrix wrappers, whose PTX
+//! fragment rule it implements
 //! independently of the planner), and `g++` to build and run a generated
 //! program, whose own host code checks every element.
 
