@@ -566,8 +566,8 @@ fn partial_variant(dir: &str, spec: CaseSpec, meta: &mut Vec<serde_json::Value>)
     };
     let transposed = [&rt.fwd, &rt.bwd]
         .iter()
-        .flat_map(|p| p.classes.iter().flat_map(|k| &k.staying))
-        .any(|m| !m.dst_register_by_lane.is_empty());
+        .flat_map(|p| &p.classes)
+        .any(|k| k.is_transposed());
     let suffix = if transposed {
         "_transposed"
     } else {

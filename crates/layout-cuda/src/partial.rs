@@ -49,7 +49,7 @@
 use crate::Packings;
 use crate::{ConversionCase, EmitError};
 use layout_codegen::loop_plan::plan_partial_loop;
-use layout_codegen::partial::{PartialCrossWarpPlan, StayingMove};
+use layout_codegen::partial::{LaneXor, PartialCrossWarpPlan, StayingMove};
 use layout_codegen::plan::Address;
 use layout_codegen::plan_options::{PlanOptions, SplitForm};
 use layout_codegen::planner::Target;
@@ -207,15 +207,15 @@ fn lane_guard(mask: Option<u64>) -> String {
 /// The value of the register a lane sends in move `m`, as C: `a[r]`, or a
 /// select chain over the lane id when the register depends on the sending
 /// lane (the thread evaluating it is the sender).
-fn sent_value(m: &StayingMove) -> String {
+fn sent_value(m: &StayingMove, a: &str) -> String {
     if m.src_register_by_lane.is_empty() {
-        return format!("a[{}]", m.src_register);
+        return format!("{a}[{}]", m.src_register);
     }
     let mut regs: Vec<u64> = m.src_register_by_lane.clone();
     regs.sort_unstable();
     regs.dedup();
     let (last, rest) = regs.split_last().expect("a sender table is not empty");
-    let mut e = format!("a[{last}]");
+    let mut e = format!("{a}[{last}]");
     for r in rest.iter().rev() {
         let lanes = m
             .src_register_by_lane
@@ -223,7 +223,7 @@ fn sent_value(m: &StayingMove) -> String {
             .enumerate()
             .filter(|(_, x)| *x == r)
             .fold(0u64, |acc, (l, _)| acc | 1 << l);
-        e = format!("(((0x{lanes:x}u >> lane) & 1u) ? a[{r}] : {e})");
+        e = format!("(((0x{lanes:x}u >> lane) & 1u) ? {a}[{r}] : {e})");
     }
     e
 }
@@ -248,17 +248,66 @@ fn written(m: &StayingMove) -> Vec<(u64, Option<u64>)> {
         .collect()
 }
 
+/// Conditional swaps of register pairs `{x, x ⊕ images[i]}` of `arr` over
+/// the register set `regs`, for each lane bit `i` set in `lane` (the
+/// permutation `arr'[x] = arr[x ⊕ Σ images[i]·lane_i]` of a [`LaneXor`]).
+fn emit_lane_permutation(out: &mut String, arr: &str, t: &str, regs: &[u64], images: &[u64]) {
+    for (i, &v) in images.iter().enumerate().filter(|(_, &v)| v != 0) {
+        writeln!(out, "    {{ const bool p_ = (lane >> {i}) & 1u;").unwrap();
+        for &x in regs.iter().filter(|&&x| x < x ^ v) {
+            let y = x ^ v;
+            writeln!(
+                out,
+                "      {{ const {t} u_ = {arr}[{x}]; {arr}[{x}] = p_ ? {arr}[{y}] : u_; {arr}[{y}] = p_ ? u_ : {arr}[{y}]; }}"
+            )
+            .unwrap();
+        }
+        writeln!(out, "    }}").unwrap();
+    }
+}
+
 /// Emits the staying moves of one class; returns the `shfl.sync` count.
 /// A move keeps the received value only in its keeping lanes and may send
-/// a register chosen by the sending lane ([`StayingMove`]).
-fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u32) -> u64 {
+/// a register chosen by the sending lane ([`StayingMove`]). With the
+/// class's [`LaneXor`], the moves read a permuted copy `ap_` of the source
+/// registers and the staying destination registers are permuted after
+/// them.
+fn emit_staying(
+    out: &mut String,
+    moves: &[StayingMove],
+    lane_xor: Option<&LaneXor>,
+    warps: &[u64],
+    bits: u32,
+) -> u64 {
+    let t = crate::ctype(bits);
+    let a = match lane_xor {
+        None => "a",
+        Some(x) => {
+            let n = x.sent.last().map_or(0, |&r| r + 1);
+            writeln!(out, "    {t} ap_[{n}];").unwrap();
+            for &r in &x.sent {
+                writeln!(out, "    ap_[{r}] = a[{r}];").unwrap();
+            }
+            emit_lane_permutation(out, "ap_", t, &x.sent, &x.sender);
+            "ap_"
+        }
+    };
+    let n = emit_moves(out, moves, a, warps, bits);
+    if let Some(x) = lane_xor {
+        emit_lane_permutation(out, "b", t, &x.received, &x.receiver);
+    }
+    n
+}
+
+/// The moves of [`emit_staying`], sending from array `a`.
+fn emit_moves(out: &mut String, moves: &[StayingMove], a: &str, warps: &[u64], bits: u32) -> u64 {
     // Register moves: the source lane is the reading lane in every warp of
     // the class.
     let is_move = |m: &StayingMove| warps.iter().all(|&w| m.is_register_move(w, 32));
     let mut shfl: Vec<&StayingMove> = Vec::new();
     for m in moves {
         if is_move(m) {
-            let v = sent_value(m);
+            let v = sent_value(m, a);
             for (d, lanes) in written(m) {
                 writeln!(out, "    {}b[{d}] = {v};", lane_guard(lanes)).unwrap();
             }
@@ -270,9 +319,9 @@ fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u3
         return 0;
     }
     // The lane/warp part of the source lane is shared by all shuffles.
-    let a = &shfl[0].src_lane;
+    let sl = &shfl[0].src_lane;
     writeln!(out, "    unsigned sl_ = 0u;").unwrap();
-    for (name, bases) in [("lane", &a.lane), ("warp", &a.warp)] {
+    for (name, bases) in [("lane", &sl.lane), ("warp", &sl.warp)] {
         for (i, &b) in bases.iter().enumerate() {
             if b != 0 {
                 writeln!(out, "    sl_ ^= (0u - (({name} >> {i}) & 1u)) & {b}u;").unwrap();
@@ -302,9 +351,9 @@ fn emit_staying(out: &mut String, moves: &[StayingMove], warps: &[u64], bits: u3
                 .enumerate()
                 .map(|(k, m)| {
                     if k == 0 {
-                        format!("(uint32_t){}", sent_value(m))
+                        format!("(uint32_t){}", sent_value(m, a))
                     } else {
-                        format!("((uint32_t){} << {})", sent_value(m), k as u32 * bits)
+                        format!("((uint32_t){} << {})", sent_value(m, a), k as u32 * bits)
                     }
                 })
                 .collect::<Vec<_>>()
@@ -417,7 +466,8 @@ fn emit_direction(
                 bits,
             )?;
         }
-        shuffles += emit_staying(out, &k.staying, &k.warps, bits) * k.warps.len() as u64;
+        shuffles += emit_staying(out, &k.staying, k.lane_xor.as_ref(), &k.warps, bits)
+            * k.warps.len() as u64;
     }
     // A direction that keeps every element in its warp touches no shared
     // memory and needs no barrier.

@@ -6,9 +6,14 @@
 //! emitted code must make that check fail. Needs `g++` with C++20.
 
 use hw_layouts::Encoding;
+use layout_codegen::partial::WarpClass;
+use layout_codegen::plan_options::{PlanOptions, SplitForm};
+use layout_codegen::planner::Target;
+use layout_codegen::round_trip::plan_partial_round_trip;
 use layout_cuda::gather::row_major_smem;
 use layout_cuda::partial::{
-    emit_partial_benchmark, emit_predicated_partial_benchmark, emit_transposed_partial_benchmark,
+    emit_partial_benchmark, emit_partial_planned, emit_predicated_partial_benchmark,
+    emit_transposed_partial_benchmark,
 };
 use layout_cuda::ConversionCase;
 use linear_layout::{DimName, LinearLayout};
@@ -467,12 +472,19 @@ fn transposed_partial_programs_run_correctly_on_the_cpu() {
         assert!(
             [&e.fwd, &e.bwd]
                 .iter()
-                .flat_map(|p| p.classes.iter().flat_map(|k| &k.staying))
-                .any(|m| !m.dst_register_by_lane.is_empty()),
+                .flat_map(|p| &p.classes)
+                .any(WarpClass::is_transposed),
             "{}: no lane-chosen destination register",
             c.name
         );
     }
+    // The planner takes the per-class lane permutations there (fewer
+    // selects than per-move chains).
+    assert!(ems
+        .iter()
+        .flat_map(|e| [&e.fwd, &e.bwd])
+        .flat_map(|p| &p.classes)
+        .any(|k| k.lane_xor.is_some()));
     if !have_gxx() {
         eprintln!("g++ not found: skipping the emulated run");
         return;
@@ -482,11 +494,36 @@ fn transposed_partial_programs_run_correctly_on_the_cpu() {
         let unspec = emit_transposed_partial_benchmark(c, false).unwrap();
         check(&c.name, &unspec.code);
     }
+    // The same moves written per move (sender chains, predicated writes).
+    let c = &cs[0];
+    let options = PlanOptions::partial_through(c.smem.clone(), SplitForm::Transposed);
+    let mut rt = plan_partial_round_trip(&c.src, &c.dst, c.bits, &Target::SM90, &options).unwrap();
+    rt.fwd = rt.fwd.with_chained_staying();
+    rt.bwd = rt.bwd.with_chained_staying();
+    let per_move = emit_partial_planned(c, &rt, true).unwrap().code;
+    check(&c.name, &per_move);
     // Mutation: one reader-side write of a received value unguarded (every
     // lane writes that register) must fail the program's own check.
-    let code = &ems[0].code;
-    let at = code.find("      if ((0x").expect("a guarded reader write");
-    let end = at + code[at..].find("1u) ").unwrap() + 4;
-    let unguarded = format!("{}      {}", &code[..at], &code[end..]);
+    let at = per_move
+        .find("      if ((0x")
+        .expect("a guarded reader write");
+    let end = at + per_move[at..].find("1u) ").unwrap() + 4;
+    let unguarded = format!("{}      {}", &per_move[..at], &per_move[end..]);
     assert!(fails("mut_reader_write", &unguarded));
+    // Mutations of the lane permutations: one conditional swap of the
+    // senders' copy dropped, and one of the received registers.
+    let code = &ems[0].code;
+    for (name, marker) in [
+        ("mut_sender_swap", "u_ = ap_["),
+        ("mut_receiver_swap", "u_ = b["),
+    ] {
+        let f = code.find("void cvt_fwd").unwrap();
+        let swap = f + code[f..]
+            .find(marker)
+            .unwrap_or_else(|| panic!("{name}: a conditional swap"));
+        let at = code[..swap].rfind('\n').unwrap() + 1;
+        let end = swap + code[swap..].find('\n').unwrap() + 1;
+        let dropped = format!("{}{}", &code[..at], &code[end..]);
+        assert!(fails(name, &dropped), "{name} passed");
+    }
 }

@@ -80,12 +80,23 @@ pub fn print_partial_plan(p: &PartialCrossWarpPlan, heading: &str, unit: &str) {
             .iter()
             .filter(|m| k.warps.iter().all(|&w| m.is_register_move(w, p.num_lanes)))
             .count();
+        let selects: u64 = k.staying.iter().map(|m| m.selects()).sum::<u64>()
+            + k.lane_xor.as_ref().map_or(0, |x| x.selects());
         println!(
-            "  warps {:?}: {} stores, {} register moves, {} shuffles, {} loads{}",
+            "  warps {:?}: {} stores, {} register moves, {} shuffles, {} selects{}, {} loads{}",
             k.warps,
             k.stores.len(),
             moves,
             k.staying.len() - moves,
+            selects,
+            match &k.lane_xor {
+                Some(x) => format!(
+                    " ({} source and {} destination registers permuted by lane)",
+                    x.sent.len(),
+                    x.received.len()
+                ),
+                None => String::new(),
+            },
             k.loads.len(),
             if k.stores.is_empty() && k.loads.is_empty() {
                 " (no shared memory, no barrier)"

@@ -62,6 +62,7 @@ pub(super) fn cost_of(
         cost.store_instructions += k.stores.len() as u64;
         cost.load_instructions += k.loads.len() as u64;
         let mut per_lane: HashMap<u64, u64> = HashMap::new();
+        cost.selects += k.lane_xor.as_ref().map_or(0, |x| x.selects());
         for m in &k.staying {
             cost.selects += m.selects();
             if m.is_register_move(w, plan.num_lanes) {

@@ -94,6 +94,7 @@ use class::{check_class, check_split, conversion_table, tables, Hw};
 use cost::cost_of;
 use linear_layout::{gf2, LinearLayout};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One in-warp move of a staying element: destination register
 /// `dst_register` of lane `l` takes source register
@@ -185,6 +186,51 @@ impl StayingMove {
     }
 }
 
+/// Lane-dependent register choices of transposed staying moves made once
+/// per class instead of once per move: before the moves, each lane `m`
+/// permutes its copy of the source registers `sent`, `a'[x] = a[x ⊕
+/// H(m)]`, so that every move sends one register name in every lane; after
+/// them, each lane `l` permutes the staying destination registers
+/// `received`, `b'[x] = b[x ⊕ F(l)]`, so that every move writes one name.
+/// `H` and `F` are linear (`sender[i]`, `receiver[i]`: the image of lane
+/// bit `i`); each permutation is a conditional swap of the register pairs
+/// `{x, x ⊕ image}` per lane bit with a non-zero image, two selects per
+/// pair: `|sent| · rank H + |received| · rank F` selects per thread,
+/// against `2^rank H − 1 + 2^rank F` per move as select chains and
+/// predicated writes ([`StayingMove::selects`]). Both register sets are
+/// closed under the XOR with their map's images.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaneXor {
+    /// `H` on lane bits (source-register offsets).
+    pub sender: Vec<u64>,
+    /// The source registers permuted, ascending.
+    pub sent: Vec<u64>,
+    /// `F` on lane bits (destination-register offsets).
+    pub receiver: Vec<u64>,
+    /// The destination registers permuted, ascending.
+    pub received: Vec<u64>,
+}
+
+impl LaneXor {
+    /// The source register lane `lane` holds in its permuted register `x`.
+    pub fn source_of(&self, x: u64, lane: u64) -> u64 {
+        x ^ gf2::xor_columns(&self.sender, lane)
+    }
+
+    /// The destination register that a value lane `lane` wrote to `x`
+    /// ends in after the permutation.
+    pub fn destination_of(&self, x: u64, lane: u64) -> u64 {
+        x ^ gf2::xor_columns(&self.receiver, lane)
+    }
+
+    /// Selects per thread: one per register of a permuted set and
+    /// non-zero lane image.
+    pub fn selects(&self) -> u64 {
+        let nz = |v: &[u64]| v.iter().filter(|&&b| b != 0).count() as u64;
+        self.sent.len() as u64 * nz(&self.sender) + self.received.len() as u64 * nz(&self.receiver)
+    }
+}
+
 /// The code run by a set of warps.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WarpClass {
@@ -196,6 +242,11 @@ pub struct WarpClass {
     pub staying: Vec<StayingMove>,
     /// `ld.shared` into destination registers (after the barrier).
     pub loads: Vec<Access>,
+    /// The staying moves' lane-dependent registers as two permutations
+    /// (after the stores: before the moves, and after them), where that
+    /// costs fewer selects; `None`: each move chooses its own registers.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lane_xor: Option<LaneXor>,
     /// The lanes (bit `l` for lane `l`) that execute each store, one mask
     /// per entry of `stores`; empty: every lane executes every store.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -206,6 +257,19 @@ pub struct WarpClass {
 }
 
 impl WarpClass {
+    /// Whether some staying move writes a destination register chosen by
+    /// the reading lane (transposed staying moves: per move, or by the
+    /// class's [`LaneXor`]).
+    pub fn is_transposed(&self) -> bool {
+        self.lane_xor
+            .as_ref()
+            .is_some_and(|x| x.receiver.iter().any(|&b| b != 0))
+            || self
+                .staying
+                .iter()
+                .any(|m| !m.dst_register_by_lane.is_empty())
+    }
+
     /// Whether lane `lane` executes store `i`.
     pub fn stores_in(&self, i: usize, lane: u64) -> bool {
         self.store_lanes.get(i).is_none_or(|m| m >> lane & 1 == 1)
@@ -306,6 +370,26 @@ impl PartialCrossWarpPlan {
     /// The class index of `warp`.
     pub fn class_of(&self, warp: u64) -> Option<usize> {
         self.classes.iter().position(|c| c.warps.contains(&warp))
+    }
+
+    /// The same data movement with every class's [`LaneXor`] written out
+    /// per move: move `m` sends `m.src_register ⊕ H(lane)` and writes
+    /// `m.dst_register ⊕ F(lane)` (select chains and predicated writes,
+    /// [`StayingMove::selects`]). `cost` is left as planned.
+    pub fn with_chained_staying(&self) -> PartialCrossWarpPlan {
+        let mut p = self.clone();
+        for k in &mut p.classes {
+            let Some(x) = k.lane_xor.take() else { continue };
+            for m in &mut k.staying {
+                m.src_register_by_lane = (0..self.num_lanes)
+                    .map(|l| x.source_of(m.src_register, l))
+                    .collect();
+                m.dst_register_by_lane = (0..self.num_lanes)
+                    .map(|l| x.destination_of(m.dst_register, l))
+                    .collect();
+            }
+        }
+        p
     }
 }
 
@@ -479,6 +563,36 @@ fn prepare_with(
 }
 
 impl Prepared {
+    /// `C` with each crossing entry (source warp ≠ reader's warp) sent to
+    /// the element's first source holder (lowest flat `(register, lane,
+    /// warp)` index, warp most significant): every reader of an element
+    /// that must cross warps loads the one copy that copy's warp stores.
+    /// [`local_conversion_layout`](crate::replica::local_conversion_layout)
+    /// picks the crossing replica linearly in the reader, so that two
+    /// readers of a broadcast destination in different warps may read (and
+    /// make two warps store) two replicas of one element; the lowest
+    /// holder is in another warp too, since `C` takes a replica in the
+    /// reader's own warp wherever there is one. Staying entries are kept.
+    fn with_canonical_crossing(&self) -> Result<Vec<u64>> {
+        let (st, dt) = (self.s.layout.table()?, self.d.layout.table()?);
+        let mut first: HashMap<u64, u64> = HashMap::with_capacity(st.len());
+        for (f, &e) in st.iter().enumerate() {
+            first.entry(e).or_insert(f as u64);
+        }
+        Ok(self
+            .c
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                if self.s.split(g).2 == self.d.split(i as u64).2 {
+                    g
+                } else {
+                    first.get(&dt[i]).copied().unwrap_or(g)
+                }
+            })
+            .collect())
+    }
+
     /// The plan of `classes` through `smem`, with its costs.
     fn finish(
         &self,
@@ -601,6 +715,7 @@ fn plan_prepared(p: Prepared, bitwidth: u32, smem: &LinearLayout) -> Result<Part
                 stores,
                 staying,
                 loads,
+                lane_xor: None,
                 store_lanes: vec![],
                 load_lanes: vec![],
             }),

@@ -39,9 +39,21 @@
 //! source lane is a bijection of the reader: every shuffle serves every
 //! lane ([`transposed_staying`]), at the price of a select chain on the
 //! sender and one predicated write per candidate register on the reader.
+//! Where the sender's register is `base_r ⊕ H(m)` with one linear `H` for
+//! all rounds (and the reader's `r ⊕ F(l)`), the class instead permutes
+//! once ([`super::LaneXor`]): each lane's copy of the sent registers by
+//! `H`, before the rounds, and its staying destination registers by `F`,
+//! after them, two selects per register pair and lane bit; taken where
+//! that is fewer selects than the chains.
+//!
+//! **Crossing reads.** An element that crosses warps is read from its
+//! first source holder (lowest warp, lane, register), whichever warp reads
+//! it: with a broadcast source each such element is stored once, by one
+//! replica, where the linear choice of `C` could make two readers read
+//! (and two warps store) two replicas.
 
 use super::class::Hw;
-use super::{prepare, PartialCrossWarpPlan, Prepared, StayingMove, WarpClass};
+use super::{prepare, LaneXor, PartialCrossWarpPlan, Prepared, StayingMove, WarpClass};
 use crate::error::{CodegenError, Result};
 use crate::plan::{Access, Address};
 use linear_layout::gf2::EchelonBasis;
@@ -113,7 +125,9 @@ pub fn plan_split_predicated(
 /// let smem = plan_paper_swizzle(&src, &dst, 16)?.shared_layout;
 /// let p = plan_split_transposed(&src, &dst, &smem, 16)?;
 /// simulate_partial(&p, &src, &dst)?;
-/// assert!(p.classes.iter().flat_map(|k| &k.staying).all(|m| !m.dst_register_by_lane.is_empty()));
+/// // Each lane writes registers chosen by its lane: here as one permutation
+/// // of the staying registers per class (cheaper than per-move writes).
+/// assert!(p.classes.iter().filter(|k| !k.staying.is_empty()).all(|k| k.lane_xor.is_some()));
 /// # Ok::<(), layout_codegen::CodegenError>(())
 /// ```
 pub fn plan_split_transposed(
@@ -151,10 +165,13 @@ fn plan_predicated(
     let (nsr, ndr) = (1u64 << s.nr, 1u64 << d.nr);
     // needed[w'][r'] = lanes of source warp w' whose register r' a load reads.
     let mut needed = vec![vec![0u64; nsr as usize]; nwarps as usize];
-    let mut per_warp: Vec<(Vec<Access>, Vec<u64>, Vec<StayingMove>)> = Vec::new();
+    type PerWarp = (Vec<Access>, Vec<u64>, Vec<StayingMove>, Option<LaneXor>);
+    let mut per_warp: Vec<PerWarp> = Vec::new();
     let mut any_transposed = false;
+    // Crossing elements read from one holder each; staying ones as `C`.
+    let holder = p.with_canonical_crossing()?;
     for w in 0..nwarps {
-        let src_of = |r: u64, l: u64| s.split(c[d.flat(r, l, w) as usize]);
+        let src_of = |r: u64, l: u64| s.split(holder[d.flat(r, l, w) as usize]);
         let mut loaded = vec![0u64; ndr as usize];
         let (mut loads, mut load_lanes) = (Vec::new(), Vec::new());
         for g in ld_groups {
@@ -180,9 +197,9 @@ fn plan_predicated(
         }
         let mut staying = Vec::new();
         if transposed {
-            if let Some(t) = transposed_staying(&p, w, &loaded, all_lanes) {
+            if let Some((t, x)) = transposed_staying(&p, w, &loaded, all_lanes) {
                 any_transposed = true;
-                per_warp.push((loads, load_lanes, t));
+                per_warp.push((loads, load_lanes, t, x));
                 continue;
             }
         }
@@ -204,7 +221,7 @@ fn plan_predicated(
                 ));
             }
         }
-        per_warp.push((loads, load_lanes, staying));
+        per_warp.push((loads, load_lanes, staying, None));
     }
     if transposed && !any_transposed {
         return Err(CodegenError::Unsupported(
@@ -212,7 +229,7 @@ fn plan_predicated(
         ));
     }
     let mut classes: Vec<WarpClass> = Vec::new();
-    for (w, (loads, load_lanes, staying)) in per_warp.into_iter().enumerate() {
+    for (w, (loads, load_lanes, staying, lane_xor)) in per_warp.into_iter().enumerate() {
         let (mut stores, mut store_lanes) = (Vec::new(), Vec::new());
         for g in st_groups {
             let lanes = g.iter().fold(0u64, |m, &r| m | needed[w][r as usize]);
@@ -238,6 +255,7 @@ fn plan_predicated(
             stores,
             staying,
             loads,
+            lane_xor,
             store_lanes: unless_full(store_lanes),
             load_lanes: unless_full(load_lanes),
         };
@@ -248,12 +266,14 @@ fn plan_predicated(
                 &k.loads,
                 &k.store_lanes,
                 &k.load_lanes,
+                &k.lane_xor,
             ) == (
                 &class.stores,
                 &class.staying,
                 &class.loads,
                 &class.store_lanes,
                 &class.load_lanes,
+                &class.lane_xor,
             )
         }) {
             Some(k) => k.warps.push(w as u64),
@@ -328,7 +348,7 @@ fn transposed_staying(
     w: u64,
     loaded: &[u64],
     all_lanes: u64,
-) -> Option<Vec<StayingMove>> {
+) -> Option<(Vec<StayingMove>, Option<LaneXor>)> {
     let (s, d, c) = (&p.s, &p.d, &p.c);
     if loaded.iter().any(|&m| m != 0 && m != all_lanes) {
         return None;
@@ -360,7 +380,7 @@ fn transposed_staying(
     let nlanes = 1u64 << d.nl;
     let f_of = |l: u64| linear_layout::gf2::xor_columns(&f, l);
     let lanes_m: Vec<u64> = (0..d.nl).map(|i| lane_of(f[i as usize], 1 << i)).collect();
-    let mut moves = Vec::new();
+    let mut moves: Vec<StayingMove> = Vec::new();
     for &r in &staying {
         let dst_regs: Vec<u64> = (0..nlanes).map(|l| r ^ f_of(l)).collect();
         let src_lane = Address {
@@ -387,5 +407,53 @@ fn transposed_staying(
             dst_register_by_lane: dst_regs,
         });
     }
-    Some(moves)
+    let xor = lane_xor(&moves, &f, &staying, d.nl);
+    let chained: u64 = moves.iter().map(StayingMove::selects).sum();
+    match xor {
+        Some(x) if x.selects() < chained => {
+            for m in &mut moves {
+                m.src_register_by_lane.clear();
+                m.dst_register_by_lane.clear();
+            }
+            Some((moves, Some(x)))
+        }
+        _ => Some((moves, None)),
+    }
+}
+
+/// The [`LaneXor`] form of transposed staying moves: `F` is the schedule's
+/// (move `r` writes `r ⊕ F(l)` in lane `l`); `H` is read off the moves,
+/// which must each send `sent_by(0) ⊕ H(m)` from lane `m` (the schedule's
+/// source register is affine in the sender, with a linear part common to
+/// all moves); `None` where they do not, or a register set is not closed.
+fn lane_xor(moves: &[StayingMove], f: &[u64], staying: &[u64], lane_bits: u32) -> Option<LaneXor> {
+    let first = moves.first()?;
+    let sender: Vec<u64> = (0..lane_bits)
+        .map(|i| first.sent_by(1 << i) ^ first.sent_by(0))
+        .collect();
+    let mut sent = Vec::new();
+    for m in moves {
+        for lane in 0..1u64 << lane_bits {
+            let x = m.sent_by(lane);
+            if x != m.sent_by(0) ^ linear_layout::gf2::xor_columns(&sender, lane) {
+                return None;
+            }
+            sent.push(x);
+        }
+    }
+    sent.sort_unstable();
+    sent.dedup();
+    let mut received = staying.to_vec();
+    received.sort_unstable();
+    let closed = |set: &[u64], images: &[u64]| {
+        images
+            .iter()
+            .all(|&v| set.iter().all(|&x| set.binary_search(&(x ^ v)).is_ok()))
+    };
+    (closed(&sent, &sender) && closed(&received, f)).then(|| LaneXor {
+        sender,
+        sent,
+        receiver: f.to_vec(),
+        received,
+    })
 }

@@ -98,11 +98,29 @@ pub fn simulate_partial(
                     )));
                 }
                 // Every lane sends (a shuffle is warp-wide); only the
-                // keeping lanes write what they receive.
-                let sent = m.sent_by(from);
+                // keeping lanes write what they receive. Under a lane
+                // permutation the sender's register `x` holds its source
+                // register `x ⊕ H(from)`, and what lane `l` writes to `y`
+                // ends in `y ⊕ F(l)`; both registers must be in the
+                // permuted sets.
+                let (sent, written) = match &k.lane_xor {
+                    None => (m.sent_by(from), m.written_by(l)),
+                    Some(x) => {
+                        let (s, y) = (m.sent_by(from), m.written_by(l));
+                        if x.sent.binary_search(&s).is_err()
+                            || x.received.binary_search(&y).is_err()
+                        {
+                            return Err(CodegenError::Invalid(format!(
+                                "staying move {s} -> {y} outside its class's lane permutation"
+                            )));
+                        }
+                        (x.source_of(s, from), x.destination_of(y, l))
+                    }
+                };
                 check_register("staying move", sent, plan.src_registers)?;
+                check_register("staying move", written, plan.dst_registers)?;
                 if m.keeps(l) {
-                    out[d.flat(m.written_by(l), l, w) as usize] = Some(tag(sent, from, w));
+                    out[d.flat(written, l, w) as usize] = Some(tag(sent, from, w));
                     report.delivered_in_warp += 1;
                 }
             }
