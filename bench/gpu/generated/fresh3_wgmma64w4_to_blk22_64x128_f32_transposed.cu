@@ -45,59 +45,80 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[58], (uint32_t)a[59]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[60], (uint32_t)a[61]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[46], (uint32_t)a[47], (uint32_t)a[62], (uint32_t)a[63]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[0] = (((0xf0f0f0fu >> lane) & 1u) ? a[0] : a[4]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[2] = (((0xf0f0f0fu >> lane) & 1u) ? a[0] : a[4]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[1] = (((0xf0f0f0fu >> lane) & 1u) ? a[1] : a[5]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[3] = (((0xf0f0f0fu >> lane) & 1u) ? a[1] : a[5]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[4] = (((0xf0f0f0fu >> lane) & 1u) ? a[16] : a[20]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[6] = (((0xf0f0f0fu >> lane) & 1u) ? a[16] : a[20]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[5] = (((0xf0f0f0fu >> lane) & 1u) ? a[17] : a[21]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[7] = (((0xf0f0f0fu >> lane) & 1u) ? a[17] : a[21]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[8] = (((0xf0f0f0fu >> lane) & 1u) ? a[32] : a[36]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[10] = (((0xf0f0f0fu >> lane) & 1u) ? a[32] : a[36]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[9] = (((0xf0f0f0fu >> lane) & 1u) ? a[33] : a[37]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[11] = (((0xf0f0f0fu >> lane) & 1u) ? a[33] : a[37]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[12] = (((0xf0f0f0fu >> lane) & 1u) ? a[48] : a[52]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[14] = (((0xf0f0f0fu >> lane) & 1u) ? a[48] : a[52]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[13] = (((0xf0f0f0fu >> lane) & 1u) ? a[49] : a[53]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[15] = (((0xf0f0f0fu >> lane) & 1u) ? a[49] : a[53]);
+    uint32_t ap_[54];
+    ap_[0] = a[0];
+    ap_[1] = a[1];
+    ap_[4] = a[4];
+    ap_[5] = a[5];
+    ap_[16] = a[16];
+    ap_[17] = a[17];
+    ap_[20] = a[20];
+    ap_[21] = a[21];
+    ap_[32] = a[32];
+    ap_[33] = a[33];
+    ap_[36] = a[36];
+    ap_[37] = a[37];
+    ap_[48] = a[48];
+    ap_[49] = a[49];
+    ap_[52] = a[52];
+    ap_[53] = a[53];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[4] : u_; ap_[4] = p_ ? u_ : ap_[4]; }
+      { const uint32_t u_ = ap_[1]; ap_[1] = p_ ? ap_[5] : u_; ap_[5] = p_ ? u_ : ap_[5]; }
+      { const uint32_t u_ = ap_[16]; ap_[16] = p_ ? ap_[20] : u_; ap_[20] = p_ ? u_ : ap_[20]; }
+      { const uint32_t u_ = ap_[17]; ap_[17] = p_ ? ap_[21] : u_; ap_[21] = p_ ? u_ : ap_[21]; }
+      { const uint32_t u_ = ap_[32]; ap_[32] = p_ ? ap_[36] : u_; ap_[36] = p_ ? u_ : ap_[36]; }
+      { const uint32_t u_ = ap_[33]; ap_[33] = p_ ? ap_[37] : u_; ap_[37] = p_ ? u_ : ap_[37]; }
+      { const uint32_t u_ = ap_[48]; ap_[48] = p_ ? ap_[52] : u_; ap_[52] = p_ ? u_ : ap_[52]; }
+      { const uint32_t u_ = ap_[49]; ap_[49] = p_ ? ap_[53] : u_; ap_[53] = p_ ? u_ : ap_[53]; }
+    }
+    b[0] = ap_[0];
+    b[1] = ap_[1];
+    b[4] = ap_[16];
+    b[5] = ap_[17];
+    b[8] = ap_[32];
+    b[9] = ap_[33];
+    b[12] = ap_[48];
+    b[13] = ap_[49];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[0] : a[4]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[0] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[2] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[4], sl_ ^ 4u);
+      b[2] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[1] : a[5]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[1] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[5], sl_ ^ 4u);
+      b[3] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[16] : a[20]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[4] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[20], sl_ ^ 4u);
+      b[6] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[17] : a[21]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[5] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[21], sl_ ^ 4u);
+      b[7] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[32] : a[36]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[8] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[10] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[36], sl_ ^ 4u);
+      b[10] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[33] : a[37]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[9] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[37], sl_ ^ 4u);
+      b[11] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[48] : a[52]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[12] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[52], sl_ ^ 4u);
+      b[14] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[49] : a[53]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[13] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[53], sl_ ^ 4u);
+      b[15] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[2] : u_; b[2] = p_ ? u_ : b[2]; }
+      { const uint32_t u_ = b[1]; b[1] = p_ ? b[3] : u_; b[3] = p_ ? u_ : b[3]; }
+      { const uint32_t u_ = b[4]; b[4] = p_ ? b[6] : u_; b[6] = p_ ? u_ : b[6]; }
+      { const uint32_t u_ = b[5]; b[5] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[10] : u_; b[10] = p_ ? u_ : b[10]; }
+      { const uint32_t u_ = b[9]; b[9] = p_ ? b[11] : u_; b[11] = p_ ? u_ : b[11]; }
+      { const uint32_t u_ = b[12]; b[12] = p_ ? b[14] : u_; b[14] = p_ ? u_ : b[14]; }
+      { const uint32_t u_ = b[13]; b[13] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
     }
   } else if (warp == 1u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[16], (uint32_t)a[17]);
@@ -112,59 +133,80 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 352u]) = make_uint4((uint32_t)a[38], (uint32_t)a[39], (uint32_t)a[54], (uint32_t)a[55]);
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[58], (uint32_t)a[59]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[46], (uint32_t)a[47], (uint32_t)a[62], (uint32_t)a[63]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[16] = (((0xf0f0f0fu >> lane) & 1u) ? a[8] : a[12]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[18] = (((0xf0f0f0fu >> lane) & 1u) ? a[8] : a[12]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[17] = (((0xf0f0f0fu >> lane) & 1u) ? a[9] : a[13]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[19] = (((0xf0f0f0fu >> lane) & 1u) ? a[9] : a[13]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[20] = (((0xf0f0f0fu >> lane) & 1u) ? a[24] : a[28]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[22] = (((0xf0f0f0fu >> lane) & 1u) ? a[24] : a[28]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[21] = (((0xf0f0f0fu >> lane) & 1u) ? a[25] : a[29]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[23] = (((0xf0f0f0fu >> lane) & 1u) ? a[25] : a[29]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[24] = (((0xf0f0f0fu >> lane) & 1u) ? a[40] : a[44]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[26] = (((0xf0f0f0fu >> lane) & 1u) ? a[40] : a[44]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[25] = (((0xf0f0f0fu >> lane) & 1u) ? a[41] : a[45]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[27] = (((0xf0f0f0fu >> lane) & 1u) ? a[41] : a[45]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[28] = (((0xf0f0f0fu >> lane) & 1u) ? a[56] : a[60]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[30] = (((0xf0f0f0fu >> lane) & 1u) ? a[56] : a[60]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[29] = (((0xf0f0f0fu >> lane) & 1u) ? a[57] : a[61]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[31] = (((0xf0f0f0fu >> lane) & 1u) ? a[57] : a[61]);
+    uint32_t ap_[62];
+    ap_[8] = a[8];
+    ap_[9] = a[9];
+    ap_[12] = a[12];
+    ap_[13] = a[13];
+    ap_[24] = a[24];
+    ap_[25] = a[25];
+    ap_[28] = a[28];
+    ap_[29] = a[29];
+    ap_[40] = a[40];
+    ap_[41] = a[41];
+    ap_[44] = a[44];
+    ap_[45] = a[45];
+    ap_[56] = a[56];
+    ap_[57] = a[57];
+    ap_[60] = a[60];
+    ap_[61] = a[61];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[12] : u_; ap_[12] = p_ ? u_ : ap_[12]; }
+      { const uint32_t u_ = ap_[9]; ap_[9] = p_ ? ap_[13] : u_; ap_[13] = p_ ? u_ : ap_[13]; }
+      { const uint32_t u_ = ap_[24]; ap_[24] = p_ ? ap_[28] : u_; ap_[28] = p_ ? u_ : ap_[28]; }
+      { const uint32_t u_ = ap_[25]; ap_[25] = p_ ? ap_[29] : u_; ap_[29] = p_ ? u_ : ap_[29]; }
+      { const uint32_t u_ = ap_[40]; ap_[40] = p_ ? ap_[44] : u_; ap_[44] = p_ ? u_ : ap_[44]; }
+      { const uint32_t u_ = ap_[41]; ap_[41] = p_ ? ap_[45] : u_; ap_[45] = p_ ? u_ : ap_[45]; }
+      { const uint32_t u_ = ap_[56]; ap_[56] = p_ ? ap_[60] : u_; ap_[60] = p_ ? u_ : ap_[60]; }
+      { const uint32_t u_ = ap_[57]; ap_[57] = p_ ? ap_[61] : u_; ap_[61] = p_ ? u_ : ap_[61]; }
+    }
+    b[16] = ap_[8];
+    b[17] = ap_[9];
+    b[20] = ap_[24];
+    b[21] = ap_[25];
+    b[24] = ap_[40];
+    b[25] = ap_[41];
+    b[28] = ap_[56];
+    b[29] = ap_[57];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[8] : a[12]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[16] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[18] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[12], sl_ ^ 4u);
+      b[18] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[9] : a[13]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[17] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[19] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[13], sl_ ^ 4u);
+      b[19] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[24] : a[28]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[20] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[22] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[28], sl_ ^ 4u);
+      b[22] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[25] : a[29]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[21] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[23] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[29], sl_ ^ 4u);
+      b[23] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[40] : a[44]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[24] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[26] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[44], sl_ ^ 4u);
+      b[26] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[41] : a[45]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[25] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[27] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[45], sl_ ^ 4u);
+      b[27] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[56] : a[60]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[28] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[30] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[60], sl_ ^ 4u);
+      b[30] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[57] : a[61]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[29] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[31] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[61], sl_ ^ 4u);
+      b[31] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[16]; b[16] = p_ ? b[18] : u_; b[18] = p_ ? u_ : b[18]; }
+      { const uint32_t u_ = b[17]; b[17] = p_ ? b[19] : u_; b[19] = p_ ? u_ : b[19]; }
+      { const uint32_t u_ = b[20]; b[20] = p_ ? b[22] : u_; b[22] = p_ ? u_ : b[22]; }
+      { const uint32_t u_ = b[21]; b[21] = p_ ? b[23] : u_; b[23] = p_ ? u_ : b[23]; }
+      { const uint32_t u_ = b[24]; b[24] = p_ ? b[26] : u_; b[26] = p_ ? u_ : b[26]; }
+      { const uint32_t u_ = b[25]; b[25] = p_ ? b[27] : u_; b[27] = p_ ? u_ : b[27]; }
+      { const uint32_t u_ = b[28]; b[28] = p_ ? b[30] : u_; b[30] = p_ ? u_ : b[30]; }
+      { const uint32_t u_ = b[29]; b[29] = p_ ? b[31] : u_; b[31] = p_ ? u_ : b[31]; }
     }
   } else if (warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[16], (uint32_t)a[17]);
@@ -179,59 +221,80 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[58], (uint32_t)a[59]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[60], (uint32_t)a[61]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[46], (uint32_t)a[47], (uint32_t)a[62], (uint32_t)a[63]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[32] = (((0xf0f0f0fu >> lane) & 1u) ? a[2] : a[6]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[34] = (((0xf0f0f0fu >> lane) & 1u) ? a[2] : a[6]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[33] = (((0xf0f0f0fu >> lane) & 1u) ? a[3] : a[7]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[35] = (((0xf0f0f0fu >> lane) & 1u) ? a[3] : a[7]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[36] = (((0xf0f0f0fu >> lane) & 1u) ? a[18] : a[22]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[38] = (((0xf0f0f0fu >> lane) & 1u) ? a[18] : a[22]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[37] = (((0xf0f0f0fu >> lane) & 1u) ? a[19] : a[23]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[39] = (((0xf0f0f0fu >> lane) & 1u) ? a[19] : a[23]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[40] = (((0xf0f0f0fu >> lane) & 1u) ? a[34] : a[38]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[42] = (((0xf0f0f0fu >> lane) & 1u) ? a[34] : a[38]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[41] = (((0xf0f0f0fu >> lane) & 1u) ? a[35] : a[39]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[43] = (((0xf0f0f0fu >> lane) & 1u) ? a[35] : a[39]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[44] = (((0xf0f0f0fu >> lane) & 1u) ? a[50] : a[54]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[46] = (((0xf0f0f0fu >> lane) & 1u) ? a[50] : a[54]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[45] = (((0xf0f0f0fu >> lane) & 1u) ? a[51] : a[55]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[47] = (((0xf0f0f0fu >> lane) & 1u) ? a[51] : a[55]);
+    uint32_t ap_[56];
+    ap_[2] = a[2];
+    ap_[3] = a[3];
+    ap_[6] = a[6];
+    ap_[7] = a[7];
+    ap_[18] = a[18];
+    ap_[19] = a[19];
+    ap_[22] = a[22];
+    ap_[23] = a[23];
+    ap_[34] = a[34];
+    ap_[35] = a[35];
+    ap_[38] = a[38];
+    ap_[39] = a[39];
+    ap_[50] = a[50];
+    ap_[51] = a[51];
+    ap_[54] = a[54];
+    ap_[55] = a[55];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[2]; ap_[2] = p_ ? ap_[6] : u_; ap_[6] = p_ ? u_ : ap_[6]; }
+      { const uint32_t u_ = ap_[3]; ap_[3] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+      { const uint32_t u_ = ap_[18]; ap_[18] = p_ ? ap_[22] : u_; ap_[22] = p_ ? u_ : ap_[22]; }
+      { const uint32_t u_ = ap_[19]; ap_[19] = p_ ? ap_[23] : u_; ap_[23] = p_ ? u_ : ap_[23]; }
+      { const uint32_t u_ = ap_[34]; ap_[34] = p_ ? ap_[38] : u_; ap_[38] = p_ ? u_ : ap_[38]; }
+      { const uint32_t u_ = ap_[35]; ap_[35] = p_ ? ap_[39] : u_; ap_[39] = p_ ? u_ : ap_[39]; }
+      { const uint32_t u_ = ap_[50]; ap_[50] = p_ ? ap_[54] : u_; ap_[54] = p_ ? u_ : ap_[54]; }
+      { const uint32_t u_ = ap_[51]; ap_[51] = p_ ? ap_[55] : u_; ap_[55] = p_ ? u_ : ap_[55]; }
+    }
+    b[32] = ap_[2];
+    b[33] = ap_[3];
+    b[36] = ap_[18];
+    b[37] = ap_[19];
+    b[40] = ap_[34];
+    b[41] = ap_[35];
+    b[44] = ap_[50];
+    b[45] = ap_[51];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[2] : a[6]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[32] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[34] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[6], sl_ ^ 4u);
+      b[34] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[3] : a[7]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[33] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[35] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[7], sl_ ^ 4u);
+      b[35] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[18] : a[22]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[36] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[38] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[22], sl_ ^ 4u);
+      b[38] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[19] : a[23]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[37] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[39] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[23], sl_ ^ 4u);
+      b[39] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[34] : a[38]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[40] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[42] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[38], sl_ ^ 4u);
+      b[42] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[35] : a[39]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[41] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[43] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[39], sl_ ^ 4u);
+      b[43] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[50] : a[54]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[44] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[46] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[54], sl_ ^ 4u);
+      b[46] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[51] : a[55]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[45] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[47] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[55], sl_ ^ 4u);
+      b[47] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[32]; b[32] = p_ ? b[34] : u_; b[34] = p_ ? u_ : b[34]; }
+      { const uint32_t u_ = b[33]; b[33] = p_ ? b[35] : u_; b[35] = p_ ? u_ : b[35]; }
+      { const uint32_t u_ = b[36]; b[36] = p_ ? b[38] : u_; b[38] = p_ ? u_ : b[38]; }
+      { const uint32_t u_ = b[37]; b[37] = p_ ? b[39] : u_; b[39] = p_ ? u_ : b[39]; }
+      { const uint32_t u_ = b[40]; b[40] = p_ ? b[42] : u_; b[42] = p_ ? u_ : b[42]; }
+      { const uint32_t u_ = b[41]; b[41] = p_ ? b[43] : u_; b[43] = p_ ? u_ : b[43]; }
+      { const uint32_t u_ = b[44]; b[44] = p_ ? b[46] : u_; b[46] = p_ ? u_ : b[46]; }
+      { const uint32_t u_ = b[45]; b[45] = p_ ? b[47] : u_; b[47] = p_ ? u_ : b[47]; }
     }
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[16], (uint32_t)a[17]);
@@ -246,59 +309,80 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 352u]) = make_uint4((uint32_t)a[38], (uint32_t)a[39], (uint32_t)a[54], (uint32_t)a[55]);
     *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[56], (uint32_t)a[57]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[44], (uint32_t)a[45], (uint32_t)a[60], (uint32_t)a[61]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[48] = (((0xf0f0f0fu >> lane) & 1u) ? a[10] : a[14]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[50] = (((0xf0f0f0fu >> lane) & 1u) ? a[10] : a[14]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[49] = (((0xf0f0f0fu >> lane) & 1u) ? a[11] : a[15]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[51] = (((0xf0f0f0fu >> lane) & 1u) ? a[11] : a[15]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[52] = (((0xf0f0f0fu >> lane) & 1u) ? a[26] : a[30]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[54] = (((0xf0f0f0fu >> lane) & 1u) ? a[26] : a[30]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[53] = (((0xf0f0f0fu >> lane) & 1u) ? a[27] : a[31]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[55] = (((0xf0f0f0fu >> lane) & 1u) ? a[27] : a[31]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[56] = (((0xf0f0f0fu >> lane) & 1u) ? a[42] : a[46]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[58] = (((0xf0f0f0fu >> lane) & 1u) ? a[42] : a[46]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[57] = (((0xf0f0f0fu >> lane) & 1u) ? a[43] : a[47]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[59] = (((0xf0f0f0fu >> lane) & 1u) ? a[43] : a[47]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[60] = (((0xf0f0f0fu >> lane) & 1u) ? a[58] : a[62]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[62] = (((0xf0f0f0fu >> lane) & 1u) ? a[58] : a[62]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[61] = (((0xf0f0f0fu >> lane) & 1u) ? a[59] : a[63]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[63] = (((0xf0f0f0fu >> lane) & 1u) ? a[59] : a[63]);
+    uint32_t ap_[64];
+    ap_[10] = a[10];
+    ap_[11] = a[11];
+    ap_[14] = a[14];
+    ap_[15] = a[15];
+    ap_[26] = a[26];
+    ap_[27] = a[27];
+    ap_[30] = a[30];
+    ap_[31] = a[31];
+    ap_[42] = a[42];
+    ap_[43] = a[43];
+    ap_[46] = a[46];
+    ap_[47] = a[47];
+    ap_[58] = a[58];
+    ap_[59] = a[59];
+    ap_[62] = a[62];
+    ap_[63] = a[63];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[10]; ap_[10] = p_ ? ap_[14] : u_; ap_[14] = p_ ? u_ : ap_[14]; }
+      { const uint32_t u_ = ap_[11]; ap_[11] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+      { const uint32_t u_ = ap_[26]; ap_[26] = p_ ? ap_[30] : u_; ap_[30] = p_ ? u_ : ap_[30]; }
+      { const uint32_t u_ = ap_[27]; ap_[27] = p_ ? ap_[31] : u_; ap_[31] = p_ ? u_ : ap_[31]; }
+      { const uint32_t u_ = ap_[42]; ap_[42] = p_ ? ap_[46] : u_; ap_[46] = p_ ? u_ : ap_[46]; }
+      { const uint32_t u_ = ap_[43]; ap_[43] = p_ ? ap_[47] : u_; ap_[47] = p_ ? u_ : ap_[47]; }
+      { const uint32_t u_ = ap_[58]; ap_[58] = p_ ? ap_[62] : u_; ap_[62] = p_ ? u_ : ap_[62]; }
+      { const uint32_t u_ = ap_[59]; ap_[59] = p_ ? ap_[63] : u_; ap_[63] = p_ ? u_ : ap_[63]; }
+    }
+    b[48] = ap_[10];
+    b[49] = ap_[11];
+    b[52] = ap_[26];
+    b[53] = ap_[27];
+    b[56] = ap_[42];
+    b[57] = ap_[43];
+    b[60] = ap_[58];
+    b[61] = ap_[59];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[10] : a[14]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[48] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[50] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[14], sl_ ^ 4u);
+      b[50] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[11] : a[15]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[49] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[51] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[15], sl_ ^ 4u);
+      b[51] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[26] : a[30]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[52] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[54] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[30], sl_ ^ 4u);
+      b[54] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[27] : a[31]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[53] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[55] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[31], sl_ ^ 4u);
+      b[55] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[42] : a[46]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[56] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[58] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[46], sl_ ^ 4u);
+      b[58] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[43] : a[47]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[57] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[59] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[47], sl_ ^ 4u);
+      b[59] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[58] : a[62]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[60] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[62] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[62], sl_ ^ 4u);
+      b[62] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[59] : a[63]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[61] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[63] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[63], sl_ ^ 4u);
+      b[63] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[48]; b[48] = p_ ? b[50] : u_; b[50] = p_ ? u_ : b[50]; }
+      { const uint32_t u_ = b[49]; b[49] = p_ ? b[51] : u_; b[51] = p_ ? u_ : b[51]; }
+      { const uint32_t u_ = b[52]; b[52] = p_ ? b[54] : u_; b[54] = p_ ? u_ : b[54]; }
+      { const uint32_t u_ = b[53]; b[53] = p_ ? b[55] : u_; b[55] = p_ ? u_ : b[55]; }
+      { const uint32_t u_ = b[56]; b[56] = p_ ? b[58] : u_; b[58] = p_ ? u_ : b[58]; }
+      { const uint32_t u_ = b[57]; b[57] = p_ ? b[59] : u_; b[59] = p_ ? u_ : b[59]; }
+      { const uint32_t u_ = b[60]; b[60] = p_ ? b[62] : u_; b[62] = p_ ? u_ : b[62]; }
+      { const uint32_t u_ = b[61]; b[61] = p_ ? b[63] : u_; b[63] = p_ ? u_ : b[63]; }
     }
   }
   PARTIAL_SYNC();
@@ -630,59 +714,80 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[0] = (((0xf0f0f0fu >> lane) & 1u) ? a[0] : a[2]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[4] = (((0xf0f0f0fu >> lane) & 1u) ? a[0] : a[2]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[1] = (((0xf0f0f0fu >> lane) & 1u) ? a[1] : a[3]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[5] = (((0xf0f0f0fu >> lane) & 1u) ? a[1] : a[3]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[16] = (((0xf0f0f0fu >> lane) & 1u) ? a[4] : a[6]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[20] = (((0xf0f0f0fu >> lane) & 1u) ? a[4] : a[6]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[17] = (((0xf0f0f0fu >> lane) & 1u) ? a[5] : a[7]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[21] = (((0xf0f0f0fu >> lane) & 1u) ? a[5] : a[7]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[32] = (((0xf0f0f0fu >> lane) & 1u) ? a[8] : a[10]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[36] = (((0xf0f0f0fu >> lane) & 1u) ? a[8] : a[10]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[33] = (((0xf0f0f0fu >> lane) & 1u) ? a[9] : a[11]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[37] = (((0xf0f0f0fu >> lane) & 1u) ? a[9] : a[11]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[48] = (((0xf0f0f0fu >> lane) & 1u) ? a[12] : a[14]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[52] = (((0xf0f0f0fu >> lane) & 1u) ? a[12] : a[14]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[49] = (((0xf0f0f0fu >> lane) & 1u) ? a[13] : a[15]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[53] = (((0xf0f0f0fu >> lane) & 1u) ? a[13] : a[15]);
+    uint32_t ap_[16];
+    ap_[0] = a[0];
+    ap_[1] = a[1];
+    ap_[2] = a[2];
+    ap_[3] = a[3];
+    ap_[4] = a[4];
+    ap_[5] = a[5];
+    ap_[6] = a[6];
+    ap_[7] = a[7];
+    ap_[8] = a[8];
+    ap_[9] = a[9];
+    ap_[10] = a[10];
+    ap_[11] = a[11];
+    ap_[12] = a[12];
+    ap_[13] = a[13];
+    ap_[14] = a[14];
+    ap_[15] = a[15];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[2] : u_; ap_[2] = p_ ? u_ : ap_[2]; }
+      { const uint32_t u_ = ap_[1]; ap_[1] = p_ ? ap_[3] : u_; ap_[3] = p_ ? u_ : ap_[3]; }
+      { const uint32_t u_ = ap_[4]; ap_[4] = p_ ? ap_[6] : u_; ap_[6] = p_ ? u_ : ap_[6]; }
+      { const uint32_t u_ = ap_[5]; ap_[5] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[10] : u_; ap_[10] = p_ ? u_ : ap_[10]; }
+      { const uint32_t u_ = ap_[9]; ap_[9] = p_ ? ap_[11] : u_; ap_[11] = p_ ? u_ : ap_[11]; }
+      { const uint32_t u_ = ap_[12]; ap_[12] = p_ ? ap_[14] : u_; ap_[14] = p_ ? u_ : ap_[14]; }
+      { const uint32_t u_ = ap_[13]; ap_[13] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+    }
+    b[0] = ap_[0];
+    b[1] = ap_[1];
+    b[16] = ap_[4];
+    b[17] = ap_[5];
+    b[32] = ap_[8];
+    b[33] = ap_[9];
+    b[48] = ap_[12];
+    b[49] = ap_[13];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[0] : a[2]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[0] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[4] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[2], sl_ ^ 4u);
+      b[4] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[1] : a[3]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[1] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[5] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[3], sl_ ^ 4u);
+      b[5] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[4] : a[6]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[16] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[20] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[6], sl_ ^ 4u);
+      b[20] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[5] : a[7]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[17] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[21] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[7], sl_ ^ 4u);
+      b[21] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[8] : a[10]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[32] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[36] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[10], sl_ ^ 4u);
+      b[36] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[9] : a[11]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[33] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[37] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[11], sl_ ^ 4u);
+      b[37] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[12] : a[14]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[48] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[52] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[14], sl_ ^ 4u);
+      b[52] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[13] : a[15]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[49] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[53] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[15], sl_ ^ 4u);
+      b[53] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[4] : u_; b[4] = p_ ? u_ : b[4]; }
+      { const uint32_t u_ = b[1]; b[1] = p_ ? b[5] : u_; b[5] = p_ ? u_ : b[5]; }
+      { const uint32_t u_ = b[16]; b[16] = p_ ? b[20] : u_; b[20] = p_ ? u_ : b[20]; }
+      { const uint32_t u_ = b[17]; b[17] = p_ ? b[21] : u_; b[21] = p_ ? u_ : b[21]; }
+      { const uint32_t u_ = b[32]; b[32] = p_ ? b[36] : u_; b[36] = p_ ? u_ : b[36]; }
+      { const uint32_t u_ = b[33]; b[33] = p_ ? b[37] : u_; b[37] = p_ ? u_ : b[37]; }
+      { const uint32_t u_ = b[48]; b[48] = p_ ? b[52] : u_; b[52] = p_ ? u_ : b[52]; }
+      { const uint32_t u_ = b[49]; b[49] = p_ ? b[53] : u_; b[53] = p_ ? u_ : b[53]; }
     }
   } else if (warp == 1u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
@@ -697,59 +802,80 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[8] = (((0xf0f0f0fu >> lane) & 1u) ? a[16] : a[18]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[12] = (((0xf0f0f0fu >> lane) & 1u) ? a[16] : a[18]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[9] = (((0xf0f0f0fu >> lane) & 1u) ? a[17] : a[19]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[13] = (((0xf0f0f0fu >> lane) & 1u) ? a[17] : a[19]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[24] = (((0xf0f0f0fu >> lane) & 1u) ? a[20] : a[22]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[28] = (((0xf0f0f0fu >> lane) & 1u) ? a[20] : a[22]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[25] = (((0xf0f0f0fu >> lane) & 1u) ? a[21] : a[23]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[29] = (((0xf0f0f0fu >> lane) & 1u) ? a[21] : a[23]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[40] = (((0xf0f0f0fu >> lane) & 1u) ? a[24] : a[26]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[44] = (((0xf0f0f0fu >> lane) & 1u) ? a[24] : a[26]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[41] = (((0xf0f0f0fu >> lane) & 1u) ? a[25] : a[27]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[45] = (((0xf0f0f0fu >> lane) & 1u) ? a[25] : a[27]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[56] = (((0xf0f0f0fu >> lane) & 1u) ? a[28] : a[30]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[60] = (((0xf0f0f0fu >> lane) & 1u) ? a[28] : a[30]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[57] = (((0xf0f0f0fu >> lane) & 1u) ? a[29] : a[31]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[61] = (((0xf0f0f0fu >> lane) & 1u) ? a[29] : a[31]);
+    uint32_t ap_[32];
+    ap_[16] = a[16];
+    ap_[17] = a[17];
+    ap_[18] = a[18];
+    ap_[19] = a[19];
+    ap_[20] = a[20];
+    ap_[21] = a[21];
+    ap_[22] = a[22];
+    ap_[23] = a[23];
+    ap_[24] = a[24];
+    ap_[25] = a[25];
+    ap_[26] = a[26];
+    ap_[27] = a[27];
+    ap_[28] = a[28];
+    ap_[29] = a[29];
+    ap_[30] = a[30];
+    ap_[31] = a[31];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[16]; ap_[16] = p_ ? ap_[18] : u_; ap_[18] = p_ ? u_ : ap_[18]; }
+      { const uint32_t u_ = ap_[17]; ap_[17] = p_ ? ap_[19] : u_; ap_[19] = p_ ? u_ : ap_[19]; }
+      { const uint32_t u_ = ap_[20]; ap_[20] = p_ ? ap_[22] : u_; ap_[22] = p_ ? u_ : ap_[22]; }
+      { const uint32_t u_ = ap_[21]; ap_[21] = p_ ? ap_[23] : u_; ap_[23] = p_ ? u_ : ap_[23]; }
+      { const uint32_t u_ = ap_[24]; ap_[24] = p_ ? ap_[26] : u_; ap_[26] = p_ ? u_ : ap_[26]; }
+      { const uint32_t u_ = ap_[25]; ap_[25] = p_ ? ap_[27] : u_; ap_[27] = p_ ? u_ : ap_[27]; }
+      { const uint32_t u_ = ap_[28]; ap_[28] = p_ ? ap_[30] : u_; ap_[30] = p_ ? u_ : ap_[30]; }
+      { const uint32_t u_ = ap_[29]; ap_[29] = p_ ? ap_[31] : u_; ap_[31] = p_ ? u_ : ap_[31]; }
+    }
+    b[8] = ap_[16];
+    b[9] = ap_[17];
+    b[24] = ap_[20];
+    b[25] = ap_[21];
+    b[40] = ap_[24];
+    b[41] = ap_[25];
+    b[56] = ap_[28];
+    b[57] = ap_[29];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[16] : a[18]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[8] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[12] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[18], sl_ ^ 4u);
+      b[12] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[17] : a[19]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[9] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[13] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[19], sl_ ^ 4u);
+      b[13] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[20] : a[22]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[24] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[28] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[22], sl_ ^ 4u);
+      b[28] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[21] : a[23]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[25] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[29] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[23], sl_ ^ 4u);
+      b[29] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[24] : a[26]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[40] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[44] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[26], sl_ ^ 4u);
+      b[44] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[25] : a[27]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[41] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[45] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[27], sl_ ^ 4u);
+      b[45] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[28] : a[30]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[56] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[60] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[30], sl_ ^ 4u);
+      b[60] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[29] : a[31]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[57] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[61] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[31], sl_ ^ 4u);
+      b[61] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[12] : u_; b[12] = p_ ? u_ : b[12]; }
+      { const uint32_t u_ = b[9]; b[9] = p_ ? b[13] : u_; b[13] = p_ ? u_ : b[13]; }
+      { const uint32_t u_ = b[24]; b[24] = p_ ? b[28] : u_; b[28] = p_ ? u_ : b[28]; }
+      { const uint32_t u_ = b[25]; b[25] = p_ ? b[29] : u_; b[29] = p_ ? u_ : b[29]; }
+      { const uint32_t u_ = b[40]; b[40] = p_ ? b[44] : u_; b[44] = p_ ? u_ : b[44]; }
+      { const uint32_t u_ = b[41]; b[41] = p_ ? b[45] : u_; b[45] = p_ ? u_ : b[45]; }
+      { const uint32_t u_ = b[56]; b[56] = p_ ? b[60] : u_; b[60] = p_ ? u_ : b[60]; }
+      { const uint32_t u_ = b[57]; b[57] = p_ ? b[61] : u_; b[61] = p_ ? u_ : b[61]; }
     }
   } else if (warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
@@ -764,59 +890,80 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[50], (uint32_t)a[51], (uint32_t)a[54], (uint32_t)a[55]);
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[57], (uint32_t)a[60], (uint32_t)a[61]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[58], (uint32_t)a[59], (uint32_t)a[62], (uint32_t)a[63]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[2] = (((0xf0f0f0fu >> lane) & 1u) ? a[32] : a[34]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[6] = (((0xf0f0f0fu >> lane) & 1u) ? a[32] : a[34]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[3] = (((0xf0f0f0fu >> lane) & 1u) ? a[33] : a[35]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[7] = (((0xf0f0f0fu >> lane) & 1u) ? a[33] : a[35]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[18] = (((0xf0f0f0fu >> lane) & 1u) ? a[36] : a[38]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[22] = (((0xf0f0f0fu >> lane) & 1u) ? a[36] : a[38]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[19] = (((0xf0f0f0fu >> lane) & 1u) ? a[37] : a[39]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[23] = (((0xf0f0f0fu >> lane) & 1u) ? a[37] : a[39]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[34] = (((0xf0f0f0fu >> lane) & 1u) ? a[40] : a[42]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[38] = (((0xf0f0f0fu >> lane) & 1u) ? a[40] : a[42]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[35] = (((0xf0f0f0fu >> lane) & 1u) ? a[41] : a[43]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[39] = (((0xf0f0f0fu >> lane) & 1u) ? a[41] : a[43]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[50] = (((0xf0f0f0fu >> lane) & 1u) ? a[44] : a[46]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[54] = (((0xf0f0f0fu >> lane) & 1u) ? a[44] : a[46]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[51] = (((0xf0f0f0fu >> lane) & 1u) ? a[45] : a[47]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[55] = (((0xf0f0f0fu >> lane) & 1u) ? a[45] : a[47]);
+    uint32_t ap_[48];
+    ap_[32] = a[32];
+    ap_[33] = a[33];
+    ap_[34] = a[34];
+    ap_[35] = a[35];
+    ap_[36] = a[36];
+    ap_[37] = a[37];
+    ap_[38] = a[38];
+    ap_[39] = a[39];
+    ap_[40] = a[40];
+    ap_[41] = a[41];
+    ap_[42] = a[42];
+    ap_[43] = a[43];
+    ap_[44] = a[44];
+    ap_[45] = a[45];
+    ap_[46] = a[46];
+    ap_[47] = a[47];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[32]; ap_[32] = p_ ? ap_[34] : u_; ap_[34] = p_ ? u_ : ap_[34]; }
+      { const uint32_t u_ = ap_[33]; ap_[33] = p_ ? ap_[35] : u_; ap_[35] = p_ ? u_ : ap_[35]; }
+      { const uint32_t u_ = ap_[36]; ap_[36] = p_ ? ap_[38] : u_; ap_[38] = p_ ? u_ : ap_[38]; }
+      { const uint32_t u_ = ap_[37]; ap_[37] = p_ ? ap_[39] : u_; ap_[39] = p_ ? u_ : ap_[39]; }
+      { const uint32_t u_ = ap_[40]; ap_[40] = p_ ? ap_[42] : u_; ap_[42] = p_ ? u_ : ap_[42]; }
+      { const uint32_t u_ = ap_[41]; ap_[41] = p_ ? ap_[43] : u_; ap_[43] = p_ ? u_ : ap_[43]; }
+      { const uint32_t u_ = ap_[44]; ap_[44] = p_ ? ap_[46] : u_; ap_[46] = p_ ? u_ : ap_[46]; }
+      { const uint32_t u_ = ap_[45]; ap_[45] = p_ ? ap_[47] : u_; ap_[47] = p_ ? u_ : ap_[47]; }
+    }
+    b[2] = ap_[32];
+    b[3] = ap_[33];
+    b[18] = ap_[36];
+    b[19] = ap_[37];
+    b[34] = ap_[40];
+    b[35] = ap_[41];
+    b[50] = ap_[44];
+    b[51] = ap_[45];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[32] : a[34]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[2] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[34], sl_ ^ 4u);
+      b[6] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[33] : a[35]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[3] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[35], sl_ ^ 4u);
+      b[7] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[36] : a[38]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[18] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[22] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[38], sl_ ^ 4u);
+      b[22] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[37] : a[39]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[19] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[23] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[39], sl_ ^ 4u);
+      b[23] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[40] : a[42]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[34] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[38] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[42], sl_ ^ 4u);
+      b[38] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[41] : a[43]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[35] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[39] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[43], sl_ ^ 4u);
+      b[39] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[44] : a[46]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[50] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[54] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[46], sl_ ^ 4u);
+      b[54] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[45] : a[47]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[51] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[55] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[47], sl_ ^ 4u);
+      b[55] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[2]; b[2] = p_ ? b[6] : u_; b[6] = p_ ? u_ : b[6]; }
+      { const uint32_t u_ = b[3]; b[3] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
+      { const uint32_t u_ = b[18]; b[18] = p_ ? b[22] : u_; b[22] = p_ ? u_ : b[22]; }
+      { const uint32_t u_ = b[19]; b[19] = p_ ? b[23] : u_; b[23] = p_ ? u_ : b[23]; }
+      { const uint32_t u_ = b[34]; b[34] = p_ ? b[38] : u_; b[38] = p_ ? u_ : b[38]; }
+      { const uint32_t u_ = b[35]; b[35] = p_ ? b[39] : u_; b[39] = p_ ? u_ : b[39]; }
+      { const uint32_t u_ = b[50]; b[50] = p_ ? b[54] : u_; b[54] = p_ ? u_ : b[54]; }
+      { const uint32_t u_ = b[51]; b[51] = p_ ? b[55] : u_; b[55] = p_ ? u_ : b[55]; }
     }
   } else {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[1], (uint32_t)a[4], (uint32_t)a[5]);
@@ -831,59 +978,80 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 288u]) = make_uint4((uint32_t)a[34], (uint32_t)a[35], (uint32_t)a[38], (uint32_t)a[39]);
     *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[41], (uint32_t)a[44], (uint32_t)a[45]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 352u]) = make_uint4((uint32_t)a[42], (uint32_t)a[43], (uint32_t)a[46], (uint32_t)a[47]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[10] = (((0xf0f0f0fu >> lane) & 1u) ? a[48] : a[50]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[14] = (((0xf0f0f0fu >> lane) & 1u) ? a[48] : a[50]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[11] = (((0xf0f0f0fu >> lane) & 1u) ? a[49] : a[51]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[15] = (((0xf0f0f0fu >> lane) & 1u) ? a[49] : a[51]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[26] = (((0xf0f0f0fu >> lane) & 1u) ? a[52] : a[54]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[30] = (((0xf0f0f0fu >> lane) & 1u) ? a[52] : a[54]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[27] = (((0xf0f0f0fu >> lane) & 1u) ? a[53] : a[55]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[31] = (((0xf0f0f0fu >> lane) & 1u) ? a[53] : a[55]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[42] = (((0xf0f0f0fu >> lane) & 1u) ? a[56] : a[58]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[46] = (((0xf0f0f0fu >> lane) & 1u) ? a[56] : a[58]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[43] = (((0xf0f0f0fu >> lane) & 1u) ? a[57] : a[59]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[47] = (((0xf0f0f0fu >> lane) & 1u) ? a[57] : a[59]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[58] = (((0xf0f0f0fu >> lane) & 1u) ? a[60] : a[62]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[62] = (((0xf0f0f0fu >> lane) & 1u) ? a[60] : a[62]);
-    if ((0xf0f0f0fu >> lane) & 1u) b[59] = (((0xf0f0f0fu >> lane) & 1u) ? a[61] : a[63]);
-    if ((0xf0f0f0f0u >> lane) & 1u) b[63] = (((0xf0f0f0fu >> lane) & 1u) ? a[61] : a[63]);
+    uint32_t ap_[64];
+    ap_[48] = a[48];
+    ap_[49] = a[49];
+    ap_[50] = a[50];
+    ap_[51] = a[51];
+    ap_[52] = a[52];
+    ap_[53] = a[53];
+    ap_[54] = a[54];
+    ap_[55] = a[55];
+    ap_[56] = a[56];
+    ap_[57] = a[57];
+    ap_[58] = a[58];
+    ap_[59] = a[59];
+    ap_[60] = a[60];
+    ap_[61] = a[61];
+    ap_[62] = a[62];
+    ap_[63] = a[63];
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[48]; ap_[48] = p_ ? ap_[50] : u_; ap_[50] = p_ ? u_ : ap_[50]; }
+      { const uint32_t u_ = ap_[49]; ap_[49] = p_ ? ap_[51] : u_; ap_[51] = p_ ? u_ : ap_[51]; }
+      { const uint32_t u_ = ap_[52]; ap_[52] = p_ ? ap_[54] : u_; ap_[54] = p_ ? u_ : ap_[54]; }
+      { const uint32_t u_ = ap_[53]; ap_[53] = p_ ? ap_[55] : u_; ap_[55] = p_ ? u_ : ap_[55]; }
+      { const uint32_t u_ = ap_[56]; ap_[56] = p_ ? ap_[58] : u_; ap_[58] = p_ ? u_ : ap_[58]; }
+      { const uint32_t u_ = ap_[57]; ap_[57] = p_ ? ap_[59] : u_; ap_[59] = p_ ? u_ : ap_[59]; }
+      { const uint32_t u_ = ap_[60]; ap_[60] = p_ ? ap_[62] : u_; ap_[62] = p_ ? u_ : ap_[62]; }
+      { const uint32_t u_ = ap_[61]; ap_[61] = p_ ? ap_[63] : u_; ap_[63] = p_ ? u_ : ap_[63]; }
+    }
+    b[10] = ap_[48];
+    b[11] = ap_[49];
+    b[26] = ap_[52];
+    b[27] = ap_[53];
+    b[42] = ap_[56];
+    b[43] = ap_[57];
+    b[58] = ap_[60];
+    b[59] = ap_[61];
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[48] : a[50]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[10] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[50], sl_ ^ 4u);
+      b[14] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[49] : a[51]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[11] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[51], sl_ ^ 4u);
+      b[15] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[52] : a[54]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[26] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[30] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[54], sl_ ^ 4u);
+      b[30] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[53] : a[55]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[27] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[31] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[55], sl_ ^ 4u);
+      b[31] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[56] : a[58]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[42] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[46] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[58], sl_ ^ 4u);
+      b[46] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[57] : a[59]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[43] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[47] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[59], sl_ ^ 4u);
+      b[47] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[60] : a[62]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[58] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[62] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[62], sl_ ^ 4u);
+      b[62] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xf0f0f0f0u >> lane) & 1u) ? a[61] : a[63]), sl_ ^ 4u);
-      if ((0xf0f0f0f0u >> lane) & 1u) b[59] = v_;
-      if ((0xf0f0f0fu >> lane) & 1u) b[63] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[63], sl_ ^ 4u);
+      b[63] = v_;
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[10]; b[10] = p_ ? b[14] : u_; b[14] = p_ ? u_ : b[14]; }
+      { const uint32_t u_ = b[11]; b[11] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
+      { const uint32_t u_ = b[26]; b[26] = p_ ? b[30] : u_; b[30] = p_ ? u_ : b[30]; }
+      { const uint32_t u_ = b[27]; b[27] = p_ ? b[31] : u_; b[31] = p_ ? u_ : b[31]; }
+      { const uint32_t u_ = b[42]; b[42] = p_ ? b[46] : u_; b[46] = p_ ? u_ : b[46]; }
+      { const uint32_t u_ = b[43]; b[43] = p_ ? b[47] : u_; b[47] = p_ ? u_ : b[47]; }
+      { const uint32_t u_ = b[58]; b[58] = p_ ? b[62] : u_; b[62] = p_ ? u_ : b[62]; }
+      { const uint32_t u_ = b[59]; b[59] = p_ ? b[63] : u_; b[63] = p_ ? u_ : b[63]; }
     }
   }
   PARTIAL_SYNC();

@@ -51,139 +51,176 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 352u]) = make_uint4((uint32_t)a[35], (uint32_t)a[39], (uint32_t)a[43], (uint32_t)a[47]);
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[49], (uint32_t)a[53], (uint32_t)a[57], (uint32_t)a[61]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[51], (uint32_t)a[55], (uint32_t)a[59], (uint32_t)a[63]);
+    uint32_t ap_[63];
+    ap_[0] = a[0];
+    ap_[2] = a[2];
+    ap_[4] = a[4];
+    ap_[6] = a[6];
+    ap_[8] = a[8];
+    ap_[10] = a[10];
+    ap_[12] = a[12];
+    ap_[14] = a[14];
+    ap_[16] = a[16];
+    ap_[18] = a[18];
+    ap_[20] = a[20];
+    ap_[22] = a[22];
+    ap_[24] = a[24];
+    ap_[26] = a[26];
+    ap_[28] = a[28];
+    ap_[30] = a[30];
+    ap_[32] = a[32];
+    ap_[34] = a[34];
+    ap_[36] = a[36];
+    ap_[38] = a[38];
+    ap_[40] = a[40];
+    ap_[42] = a[42];
+    ap_[44] = a[44];
+    ap_[46] = a[46];
+    ap_[48] = a[48];
+    ap_[50] = a[50];
+    ap_[52] = a[52];
+    ap_[54] = a[54];
+    ap_[56] = a[56];
+    ap_[58] = a[58];
+    ap_[60] = a[60];
+    ap_[62] = a[62];
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[2] : u_; ap_[2] = p_ ? u_ : ap_[2]; }
+      { const uint32_t u_ = ap_[4]; ap_[4] = p_ ? ap_[6] : u_; ap_[6] = p_ ? u_ : ap_[6]; }
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[10] : u_; ap_[10] = p_ ? u_ : ap_[10]; }
+      { const uint32_t u_ = ap_[12]; ap_[12] = p_ ? ap_[14] : u_; ap_[14] = p_ ? u_ : ap_[14]; }
+      { const uint32_t u_ = ap_[16]; ap_[16] = p_ ? ap_[18] : u_; ap_[18] = p_ ? u_ : ap_[18]; }
+      { const uint32_t u_ = ap_[20]; ap_[20] = p_ ? ap_[22] : u_; ap_[22] = p_ ? u_ : ap_[22]; }
+      { const uint32_t u_ = ap_[24]; ap_[24] = p_ ? ap_[26] : u_; ap_[26] = p_ ? u_ : ap_[26]; }
+      { const uint32_t u_ = ap_[28]; ap_[28] = p_ ? ap_[30] : u_; ap_[30] = p_ ? u_ : ap_[30]; }
+      { const uint32_t u_ = ap_[32]; ap_[32] = p_ ? ap_[34] : u_; ap_[34] = p_ ? u_ : ap_[34]; }
+      { const uint32_t u_ = ap_[36]; ap_[36] = p_ ? ap_[38] : u_; ap_[38] = p_ ? u_ : ap_[38]; }
+      { const uint32_t u_ = ap_[40]; ap_[40] = p_ ? ap_[42] : u_; ap_[42] = p_ ? u_ : ap_[42]; }
+      { const uint32_t u_ = ap_[44]; ap_[44] = p_ ? ap_[46] : u_; ap_[46] = p_ ? u_ : ap_[46]; }
+      { const uint32_t u_ = ap_[48]; ap_[48] = p_ ? ap_[50] : u_; ap_[50] = p_ ? u_ : ap_[50]; }
+      { const uint32_t u_ = ap_[52]; ap_[52] = p_ ? ap_[54] : u_; ap_[54] = p_ ? u_ : ap_[54]; }
+      { const uint32_t u_ = ap_[56]; ap_[56] = p_ ? ap_[58] : u_; ap_[58] = p_ ? u_ : ap_[58]; }
+      { const uint32_t u_ = ap_[60]; ap_[60] = p_ ? ap_[62] : u_; ap_[62] = p_ ? u_ : ap_[62]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[0] : a[2]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[0] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[1] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[0], sl_ ^ 0u);
+      b[0] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[4] : a[6]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[2] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[4], sl_ ^ 0u);
+      b[2] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[8] : a[10]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[4] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[5] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[8], sl_ ^ 0u);
+      b[4] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[12] : a[14]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[6] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[12], sl_ ^ 0u);
+      b[6] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[16] : a[18]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[8] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[9] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[16], sl_ ^ 0u);
+      b[8] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[20] : a[22]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[10] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[20], sl_ ^ 0u);
+      b[10] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[24] : a[26]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[12] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[13] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[24], sl_ ^ 0u);
+      b[12] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[28] : a[30]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[14] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[28], sl_ ^ 0u);
+      b[14] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[32] : a[34]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[32] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[33] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[32], sl_ ^ 0u);
+      b[32] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[36] : a[38]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[34] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[35] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[36], sl_ ^ 0u);
+      b[34] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[40] : a[42]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[36] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[37] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[40], sl_ ^ 0u);
+      b[36] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[44] : a[46]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[38] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[39] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[44], sl_ ^ 0u);
+      b[38] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[48] : a[50]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[40] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[41] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[48], sl_ ^ 0u);
+      b[40] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[52] : a[54]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[42] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[43] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[52], sl_ ^ 0u);
+      b[42] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[56] : a[58]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[44] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[45] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[56], sl_ ^ 0u);
+      b[44] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[60] : a[62]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[46] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[47] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[60], sl_ ^ 0u);
+      b[46] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[0] : a[2]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[0] = v_;
-      if ((0x33333333u >> lane) & 1u) b[1] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[2], sl_ ^ 1u);
+      b[1] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[4] : a[6]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[2] = v_;
-      if ((0x33333333u >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[6], sl_ ^ 1u);
+      b[3] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[8] : a[10]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[4] = v_;
-      if ((0x33333333u >> lane) & 1u) b[5] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[10], sl_ ^ 1u);
+      b[5] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[12] : a[14]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[6] = v_;
-      if ((0x33333333u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[14], sl_ ^ 1u);
+      b[7] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[16] : a[18]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[8] = v_;
-      if ((0x33333333u >> lane) & 1u) b[9] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[18], sl_ ^ 1u);
+      b[9] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[20] : a[22]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[10] = v_;
-      if ((0x33333333u >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[22], sl_ ^ 1u);
+      b[11] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[24] : a[26]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[12] = v_;
-      if ((0x33333333u >> lane) & 1u) b[13] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[26], sl_ ^ 1u);
+      b[13] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[28] : a[30]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[14] = v_;
-      if ((0x33333333u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[30], sl_ ^ 1u);
+      b[15] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[32] : a[34]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[32] = v_;
-      if ((0x33333333u >> lane) & 1u) b[33] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[34], sl_ ^ 1u);
+      b[33] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[36] : a[38]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[34] = v_;
-      if ((0x33333333u >> lane) & 1u) b[35] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[38], sl_ ^ 1u);
+      b[35] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[40] : a[42]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[36] = v_;
-      if ((0x33333333u >> lane) & 1u) b[37] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[42], sl_ ^ 1u);
+      b[37] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[44] : a[46]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[38] = v_;
-      if ((0x33333333u >> lane) & 1u) b[39] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[46], sl_ ^ 1u);
+      b[39] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[48] : a[50]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[40] = v_;
-      if ((0x33333333u >> lane) & 1u) b[41] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[50], sl_ ^ 1u);
+      b[41] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[52] : a[54]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[42] = v_;
-      if ((0x33333333u >> lane) & 1u) b[43] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[54], sl_ ^ 1u);
+      b[43] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[56] : a[58]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[44] = v_;
-      if ((0x33333333u >> lane) & 1u) b[45] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[58], sl_ ^ 1u);
+      b[45] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[60] : a[62]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[46] = v_;
-      if ((0x33333333u >> lane) & 1u) b[47] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[62], sl_ ^ 1u);
+      b[47] = v_;
+    }
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[1] : u_; b[1] = p_ ? u_ : b[1]; }
+      { const uint32_t u_ = b[2]; b[2] = p_ ? b[3] : u_; b[3] = p_ ? u_ : b[3]; }
+      { const uint32_t u_ = b[4]; b[4] = p_ ? b[5] : u_; b[5] = p_ ? u_ : b[5]; }
+      { const uint32_t u_ = b[6]; b[6] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[9] : u_; b[9] = p_ ? u_ : b[9]; }
+      { const uint32_t u_ = b[10]; b[10] = p_ ? b[11] : u_; b[11] = p_ ? u_ : b[11]; }
+      { const uint32_t u_ = b[12]; b[12] = p_ ? b[13] : u_; b[13] = p_ ? u_ : b[13]; }
+      { const uint32_t u_ = b[14]; b[14] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
+      { const uint32_t u_ = b[32]; b[32] = p_ ? b[33] : u_; b[33] = p_ ? u_ : b[33]; }
+      { const uint32_t u_ = b[34]; b[34] = p_ ? b[35] : u_; b[35] = p_ ? u_ : b[35]; }
+      { const uint32_t u_ = b[36]; b[36] = p_ ? b[37] : u_; b[37] = p_ ? u_ : b[37]; }
+      { const uint32_t u_ = b[38]; b[38] = p_ ? b[39] : u_; b[39] = p_ ? u_ : b[39]; }
+      { const uint32_t u_ = b[40]; b[40] = p_ ? b[41] : u_; b[41] = p_ ? u_ : b[41]; }
+      { const uint32_t u_ = b[42]; b[42] = p_ ? b[43] : u_; b[43] = p_ ? u_ : b[43]; }
+      { const uint32_t u_ = b[44]; b[44] = p_ ? b[45] : u_; b[45] = p_ ? u_ : b[45]; }
+      { const uint32_t u_ = b[46]; b[46] = p_ ? b[47] : u_; b[47] = p_ ? u_ : b[47]; }
     }
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[4], (uint32_t)a[8], (uint32_t)a[12]);
@@ -211,139 +248,176 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 288u]) = make_uint4((uint32_t)a[34], (uint32_t)a[38], (uint32_t)a[42], (uint32_t)a[46]);
     *reinterpret_cast<uint4*>(&smem[o_st + 384u]) = make_uint4((uint32_t)a[48], (uint32_t)a[52], (uint32_t)a[56], (uint32_t)a[60]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[50], (uint32_t)a[54], (uint32_t)a[58], (uint32_t)a[62]);
+    uint32_t ap_[64];
+    ap_[1] = a[1];
+    ap_[3] = a[3];
+    ap_[5] = a[5];
+    ap_[7] = a[7];
+    ap_[9] = a[9];
+    ap_[11] = a[11];
+    ap_[13] = a[13];
+    ap_[15] = a[15];
+    ap_[17] = a[17];
+    ap_[19] = a[19];
+    ap_[21] = a[21];
+    ap_[23] = a[23];
+    ap_[25] = a[25];
+    ap_[27] = a[27];
+    ap_[29] = a[29];
+    ap_[31] = a[31];
+    ap_[33] = a[33];
+    ap_[35] = a[35];
+    ap_[37] = a[37];
+    ap_[39] = a[39];
+    ap_[41] = a[41];
+    ap_[43] = a[43];
+    ap_[45] = a[45];
+    ap_[47] = a[47];
+    ap_[49] = a[49];
+    ap_[51] = a[51];
+    ap_[53] = a[53];
+    ap_[55] = a[55];
+    ap_[57] = a[57];
+    ap_[59] = a[59];
+    ap_[61] = a[61];
+    ap_[63] = a[63];
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = ap_[1]; ap_[1] = p_ ? ap_[3] : u_; ap_[3] = p_ ? u_ : ap_[3]; }
+      { const uint32_t u_ = ap_[5]; ap_[5] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+      { const uint32_t u_ = ap_[9]; ap_[9] = p_ ? ap_[11] : u_; ap_[11] = p_ ? u_ : ap_[11]; }
+      { const uint32_t u_ = ap_[13]; ap_[13] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+      { const uint32_t u_ = ap_[17]; ap_[17] = p_ ? ap_[19] : u_; ap_[19] = p_ ? u_ : ap_[19]; }
+      { const uint32_t u_ = ap_[21]; ap_[21] = p_ ? ap_[23] : u_; ap_[23] = p_ ? u_ : ap_[23]; }
+      { const uint32_t u_ = ap_[25]; ap_[25] = p_ ? ap_[27] : u_; ap_[27] = p_ ? u_ : ap_[27]; }
+      { const uint32_t u_ = ap_[29]; ap_[29] = p_ ? ap_[31] : u_; ap_[31] = p_ ? u_ : ap_[31]; }
+      { const uint32_t u_ = ap_[33]; ap_[33] = p_ ? ap_[35] : u_; ap_[35] = p_ ? u_ : ap_[35]; }
+      { const uint32_t u_ = ap_[37]; ap_[37] = p_ ? ap_[39] : u_; ap_[39] = p_ ? u_ : ap_[39]; }
+      { const uint32_t u_ = ap_[41]; ap_[41] = p_ ? ap_[43] : u_; ap_[43] = p_ ? u_ : ap_[43]; }
+      { const uint32_t u_ = ap_[45]; ap_[45] = p_ ? ap_[47] : u_; ap_[47] = p_ ? u_ : ap_[47]; }
+      { const uint32_t u_ = ap_[49]; ap_[49] = p_ ? ap_[51] : u_; ap_[51] = p_ ? u_ : ap_[51]; }
+      { const uint32_t u_ = ap_[53]; ap_[53] = p_ ? ap_[55] : u_; ap_[55] = p_ ? u_ : ap_[55]; }
+      { const uint32_t u_ = ap_[57]; ap_[57] = p_ ? ap_[59] : u_; ap_[59] = p_ ? u_ : ap_[59]; }
+      { const uint32_t u_ = ap_[61]; ap_[61] = p_ ? ap_[63] : u_; ap_[63] = p_ ? u_ : ap_[63]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[1] : a[3]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[16] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[17] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[1], sl_ ^ 0u);
+      b[16] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[5] : a[7]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[18] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[19] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[5], sl_ ^ 0u);
+      b[18] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[9] : a[11]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[20] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[21] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[9], sl_ ^ 0u);
+      b[20] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[13] : a[15]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[22] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[23] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[13], sl_ ^ 0u);
+      b[22] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[17] : a[19]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[24] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[25] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[17], sl_ ^ 0u);
+      b[24] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[21] : a[23]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[26] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[27] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[21], sl_ ^ 0u);
+      b[26] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[25] : a[27]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[28] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[29] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[25], sl_ ^ 0u);
+      b[28] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[29] : a[31]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[30] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[31] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[29], sl_ ^ 0u);
+      b[30] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[33] : a[35]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[48] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[49] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[33], sl_ ^ 0u);
+      b[48] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[37] : a[39]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[50] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[51] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[37], sl_ ^ 0u);
+      b[50] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[41] : a[43]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[52] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[53] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[41], sl_ ^ 0u);
+      b[52] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[45] : a[47]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[54] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[55] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[45], sl_ ^ 0u);
+      b[54] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[49] : a[51]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[56] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[57] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[49], sl_ ^ 0u);
+      b[56] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[53] : a[55]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[58] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[59] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[53], sl_ ^ 0u);
+      b[58] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[57] : a[59]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[60] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[61] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[57], sl_ ^ 0u);
+      b[60] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x55555555u >> lane) & 1u) ? a[61] : a[63]), sl_ ^ 0u);
-      if ((0x33333333u >> lane) & 1u) b[62] = v_;
-      if ((0xccccccccu >> lane) & 1u) b[63] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[61], sl_ ^ 0u);
+      b[62] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[1] : a[3]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[16] = v_;
-      if ((0x33333333u >> lane) & 1u) b[17] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[3], sl_ ^ 1u);
+      b[17] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[5] : a[7]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[18] = v_;
-      if ((0x33333333u >> lane) & 1u) b[19] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[7], sl_ ^ 1u);
+      b[19] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[9] : a[11]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[20] = v_;
-      if ((0x33333333u >> lane) & 1u) b[21] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[11], sl_ ^ 1u);
+      b[21] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[13] : a[15]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[22] = v_;
-      if ((0x33333333u >> lane) & 1u) b[23] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[15], sl_ ^ 1u);
+      b[23] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[17] : a[19]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[24] = v_;
-      if ((0x33333333u >> lane) & 1u) b[25] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[19], sl_ ^ 1u);
+      b[25] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[21] : a[23]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[26] = v_;
-      if ((0x33333333u >> lane) & 1u) b[27] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[23], sl_ ^ 1u);
+      b[27] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[25] : a[27]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[28] = v_;
-      if ((0x33333333u >> lane) & 1u) b[29] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[27], sl_ ^ 1u);
+      b[29] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[29] : a[31]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[30] = v_;
-      if ((0x33333333u >> lane) & 1u) b[31] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[31], sl_ ^ 1u);
+      b[31] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[33] : a[35]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[48] = v_;
-      if ((0x33333333u >> lane) & 1u) b[49] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[35], sl_ ^ 1u);
+      b[49] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[37] : a[39]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[50] = v_;
-      if ((0x33333333u >> lane) & 1u) b[51] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[39], sl_ ^ 1u);
+      b[51] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[41] : a[43]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[52] = v_;
-      if ((0x33333333u >> lane) & 1u) b[53] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[43], sl_ ^ 1u);
+      b[53] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[45] : a[47]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[54] = v_;
-      if ((0x33333333u >> lane) & 1u) b[55] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[47], sl_ ^ 1u);
+      b[55] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[49] : a[51]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[56] = v_;
-      if ((0x33333333u >> lane) & 1u) b[57] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[51], sl_ ^ 1u);
+      b[57] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[53] : a[55]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[58] = v_;
-      if ((0x33333333u >> lane) & 1u) b[59] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[55], sl_ ^ 1u);
+      b[59] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[57] : a[59]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[60] = v_;
-      if ((0x33333333u >> lane) & 1u) b[61] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[59], sl_ ^ 1u);
+      b[61] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xaaaaaaaau >> lane) & 1u) ? a[61] : a[63]), sl_ ^ 1u);
-      if ((0xccccccccu >> lane) & 1u) b[62] = v_;
-      if ((0x33333333u >> lane) & 1u) b[63] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[63], sl_ ^ 1u);
+      b[63] = v_;
+    }
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = b[16]; b[16] = p_ ? b[17] : u_; b[17] = p_ ? u_ : b[17]; }
+      { const uint32_t u_ = b[18]; b[18] = p_ ? b[19] : u_; b[19] = p_ ? u_ : b[19]; }
+      { const uint32_t u_ = b[20]; b[20] = p_ ? b[21] : u_; b[21] = p_ ? u_ : b[21]; }
+      { const uint32_t u_ = b[22]; b[22] = p_ ? b[23] : u_; b[23] = p_ ? u_ : b[23]; }
+      { const uint32_t u_ = b[24]; b[24] = p_ ? b[25] : u_; b[25] = p_ ? u_ : b[25]; }
+      { const uint32_t u_ = b[26]; b[26] = p_ ? b[27] : u_; b[27] = p_ ? u_ : b[27]; }
+      { const uint32_t u_ = b[28]; b[28] = p_ ? b[29] : u_; b[29] = p_ ? u_ : b[29]; }
+      { const uint32_t u_ = b[30]; b[30] = p_ ? b[31] : u_; b[31] = p_ ? u_ : b[31]; }
+      { const uint32_t u_ = b[48]; b[48] = p_ ? b[49] : u_; b[49] = p_ ? u_ : b[49]; }
+      { const uint32_t u_ = b[50]; b[50] = p_ ? b[51] : u_; b[51] = p_ ? u_ : b[51]; }
+      { const uint32_t u_ = b[52]; b[52] = p_ ? b[53] : u_; b[53] = p_ ? u_ : b[53]; }
+      { const uint32_t u_ = b[54]; b[54] = p_ ? b[55] : u_; b[55] = p_ ? u_ : b[55]; }
+      { const uint32_t u_ = b[56]; b[56] = p_ ? b[57] : u_; b[57] = p_ ? u_ : b[57]; }
+      { const uint32_t u_ = b[58]; b[58] = p_ ? b[59] : u_; b[59] = p_ ? u_ : b[59]; }
+      { const uint32_t u_ = b[60]; b[60] = p_ ? b[61] : u_; b[61] = p_ ? u_ : b[61]; }
+      { const uint32_t u_ = b[62]; b[62] = p_ ? b[63] : u_; b[63] = p_ ? u_ : b[63]; }
     }
   }
   PARTIAL_SYNC();
@@ -575,139 +649,176 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 416u]) = make_uint4((uint32_t)a[49], (uint32_t)a[51], (uint32_t)a[53], (uint32_t)a[55]);
     *reinterpret_cast<uint4*>(&smem[o_st + 448u]) = make_uint4((uint32_t)a[56], (uint32_t)a[58], (uint32_t)a[60], (uint32_t)a[62]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 480u]) = make_uint4((uint32_t)a[57], (uint32_t)a[59], (uint32_t)a[61], (uint32_t)a[63]);
+    uint32_t ap_[48];
+    ap_[0] = a[0];
+    ap_[1] = a[1];
+    ap_[2] = a[2];
+    ap_[3] = a[3];
+    ap_[4] = a[4];
+    ap_[5] = a[5];
+    ap_[6] = a[6];
+    ap_[7] = a[7];
+    ap_[8] = a[8];
+    ap_[9] = a[9];
+    ap_[10] = a[10];
+    ap_[11] = a[11];
+    ap_[12] = a[12];
+    ap_[13] = a[13];
+    ap_[14] = a[14];
+    ap_[15] = a[15];
+    ap_[32] = a[32];
+    ap_[33] = a[33];
+    ap_[34] = a[34];
+    ap_[35] = a[35];
+    ap_[36] = a[36];
+    ap_[37] = a[37];
+    ap_[38] = a[38];
+    ap_[39] = a[39];
+    ap_[40] = a[40];
+    ap_[41] = a[41];
+    ap_[42] = a[42];
+    ap_[43] = a[43];
+    ap_[44] = a[44];
+    ap_[45] = a[45];
+    ap_[46] = a[46];
+    ap_[47] = a[47];
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[1] : u_; ap_[1] = p_ ? u_ : ap_[1]; }
+      { const uint32_t u_ = ap_[2]; ap_[2] = p_ ? ap_[3] : u_; ap_[3] = p_ ? u_ : ap_[3]; }
+      { const uint32_t u_ = ap_[4]; ap_[4] = p_ ? ap_[5] : u_; ap_[5] = p_ ? u_ : ap_[5]; }
+      { const uint32_t u_ = ap_[6]; ap_[6] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[9] : u_; ap_[9] = p_ ? u_ : ap_[9]; }
+      { const uint32_t u_ = ap_[10]; ap_[10] = p_ ? ap_[11] : u_; ap_[11] = p_ ? u_ : ap_[11]; }
+      { const uint32_t u_ = ap_[12]; ap_[12] = p_ ? ap_[13] : u_; ap_[13] = p_ ? u_ : ap_[13]; }
+      { const uint32_t u_ = ap_[14]; ap_[14] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+      { const uint32_t u_ = ap_[32]; ap_[32] = p_ ? ap_[33] : u_; ap_[33] = p_ ? u_ : ap_[33]; }
+      { const uint32_t u_ = ap_[34]; ap_[34] = p_ ? ap_[35] : u_; ap_[35] = p_ ? u_ : ap_[35]; }
+      { const uint32_t u_ = ap_[36]; ap_[36] = p_ ? ap_[37] : u_; ap_[37] = p_ ? u_ : ap_[37]; }
+      { const uint32_t u_ = ap_[38]; ap_[38] = p_ ? ap_[39] : u_; ap_[39] = p_ ? u_ : ap_[39]; }
+      { const uint32_t u_ = ap_[40]; ap_[40] = p_ ? ap_[41] : u_; ap_[41] = p_ ? u_ : ap_[41]; }
+      { const uint32_t u_ = ap_[42]; ap_[42] = p_ ? ap_[43] : u_; ap_[43] = p_ ? u_ : ap_[43]; }
+      { const uint32_t u_ = ap_[44]; ap_[44] = p_ ? ap_[45] : u_; ap_[45] = p_ ? u_ : ap_[45]; }
+      { const uint32_t u_ = ap_[46]; ap_[46] = p_ ? ap_[47] : u_; ap_[47] = p_ ? u_ : ap_[47]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[0] : a[1]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[0] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[2] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[0], sl_ ^ 0u);
+      b[0] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[2] : a[3]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[4] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[2], sl_ ^ 0u);
+      b[4] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[4] : a[5]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[8] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[10] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[4], sl_ ^ 0u);
+      b[8] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[6] : a[7]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[12] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[6], sl_ ^ 0u);
+      b[12] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[8] : a[9]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[16] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[18] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[8], sl_ ^ 0u);
+      b[16] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[10] : a[11]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[20] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[22] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[10], sl_ ^ 0u);
+      b[20] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[12] : a[13]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[24] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[26] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[12], sl_ ^ 0u);
+      b[24] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[14] : a[15]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[28] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[30] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[14], sl_ ^ 0u);
+      b[28] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[32] : a[33]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[32] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[34] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[32], sl_ ^ 0u);
+      b[32] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[34] : a[35]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[36] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[38] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[34], sl_ ^ 0u);
+      b[36] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[36] : a[37]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[40] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[42] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[36], sl_ ^ 0u);
+      b[40] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[38] : a[39]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[44] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[46] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[38], sl_ ^ 0u);
+      b[44] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[40] : a[41]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[48] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[50] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[40], sl_ ^ 0u);
+      b[48] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[42] : a[43]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[52] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[54] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[42], sl_ ^ 0u);
+      b[52] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[44] : a[45]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[56] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[58] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[44], sl_ ^ 0u);
+      b[56] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[46] : a[47]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[60] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[62] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[46], sl_ ^ 0u);
+      b[60] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[0] : a[1]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[0] = v_;
-      if ((0x55555555u >> lane) & 1u) b[2] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[1], sl_ ^ 2u);
+      b[2] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[2] : a[3]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[4] = v_;
-      if ((0x55555555u >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[3], sl_ ^ 2u);
+      b[6] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[4] : a[5]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[8] = v_;
-      if ((0x55555555u >> lane) & 1u) b[10] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[5], sl_ ^ 2u);
+      b[10] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[6] : a[7]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[12] = v_;
-      if ((0x55555555u >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[7], sl_ ^ 2u);
+      b[14] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[8] : a[9]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[16] = v_;
-      if ((0x55555555u >> lane) & 1u) b[18] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[9], sl_ ^ 2u);
+      b[18] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[10] : a[11]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[20] = v_;
-      if ((0x55555555u >> lane) & 1u) b[22] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[11], sl_ ^ 2u);
+      b[22] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[12] : a[13]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[24] = v_;
-      if ((0x55555555u >> lane) & 1u) b[26] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[13], sl_ ^ 2u);
+      b[26] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[14] : a[15]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[28] = v_;
-      if ((0x55555555u >> lane) & 1u) b[30] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[15], sl_ ^ 2u);
+      b[30] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[32] : a[33]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[32] = v_;
-      if ((0x55555555u >> lane) & 1u) b[34] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[33], sl_ ^ 2u);
+      b[34] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[34] : a[35]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[36] = v_;
-      if ((0x55555555u >> lane) & 1u) b[38] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[35], sl_ ^ 2u);
+      b[38] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[36] : a[37]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[40] = v_;
-      if ((0x55555555u >> lane) & 1u) b[42] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[37], sl_ ^ 2u);
+      b[42] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[38] : a[39]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[44] = v_;
-      if ((0x55555555u >> lane) & 1u) b[46] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[39], sl_ ^ 2u);
+      b[46] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[40] : a[41]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[48] = v_;
-      if ((0x55555555u >> lane) & 1u) b[50] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[41], sl_ ^ 2u);
+      b[50] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[42] : a[43]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[52] = v_;
-      if ((0x55555555u >> lane) & 1u) b[54] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[43], sl_ ^ 2u);
+      b[54] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[44] : a[45]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[56] = v_;
-      if ((0x55555555u >> lane) & 1u) b[58] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[45], sl_ ^ 2u);
+      b[58] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[46] : a[47]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[60] = v_;
-      if ((0x55555555u >> lane) & 1u) b[62] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[47], sl_ ^ 2u);
+      b[62] = v_;
+    }
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[2] : u_; b[2] = p_ ? u_ : b[2]; }
+      { const uint32_t u_ = b[4]; b[4] = p_ ? b[6] : u_; b[6] = p_ ? u_ : b[6]; }
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[10] : u_; b[10] = p_ ? u_ : b[10]; }
+      { const uint32_t u_ = b[12]; b[12] = p_ ? b[14] : u_; b[14] = p_ ? u_ : b[14]; }
+      { const uint32_t u_ = b[16]; b[16] = p_ ? b[18] : u_; b[18] = p_ ? u_ : b[18]; }
+      { const uint32_t u_ = b[20]; b[20] = p_ ? b[22] : u_; b[22] = p_ ? u_ : b[22]; }
+      { const uint32_t u_ = b[24]; b[24] = p_ ? b[26] : u_; b[26] = p_ ? u_ : b[26]; }
+      { const uint32_t u_ = b[28]; b[28] = p_ ? b[30] : u_; b[30] = p_ ? u_ : b[30]; }
+      { const uint32_t u_ = b[32]; b[32] = p_ ? b[34] : u_; b[34] = p_ ? u_ : b[34]; }
+      { const uint32_t u_ = b[36]; b[36] = p_ ? b[38] : u_; b[38] = p_ ? u_ : b[38]; }
+      { const uint32_t u_ = b[40]; b[40] = p_ ? b[42] : u_; b[42] = p_ ? u_ : b[42]; }
+      { const uint32_t u_ = b[44]; b[44] = p_ ? b[46] : u_; b[46] = p_ ? u_ : b[46]; }
+      { const uint32_t u_ = b[48]; b[48] = p_ ? b[50] : u_; b[50] = p_ ? u_ : b[50]; }
+      { const uint32_t u_ = b[52]; b[52] = p_ ? b[54] : u_; b[54] = p_ ? u_ : b[54]; }
+      { const uint32_t u_ = b[56]; b[56] = p_ ? b[58] : u_; b[58] = p_ ? u_ : b[58]; }
+      { const uint32_t u_ = b[60]; b[60] = p_ ? b[62] : u_; b[62] = p_ ? u_ : b[62]; }
     }
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint4*>(&smem[o_st + 0u]) = make_uint4((uint32_t)a[0], (uint32_t)a[2], (uint32_t)a[4], (uint32_t)a[6]);
@@ -735,139 +846,176 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[64], uint32_t (&b)[6
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 288u]) = make_uint4((uint32_t)a[33], (uint32_t)a[35], (uint32_t)a[37], (uint32_t)a[39]);
     *reinterpret_cast<uint4*>(&smem[o_st + 320u]) = make_uint4((uint32_t)a[40], (uint32_t)a[42], (uint32_t)a[44], (uint32_t)a[46]);
     *reinterpret_cast<uint4*>(&smem[(o_st ^ 16u) + 352u]) = make_uint4((uint32_t)a[41], (uint32_t)a[43], (uint32_t)a[45], (uint32_t)a[47]);
+    uint32_t ap_[64];
+    ap_[16] = a[16];
+    ap_[17] = a[17];
+    ap_[18] = a[18];
+    ap_[19] = a[19];
+    ap_[20] = a[20];
+    ap_[21] = a[21];
+    ap_[22] = a[22];
+    ap_[23] = a[23];
+    ap_[24] = a[24];
+    ap_[25] = a[25];
+    ap_[26] = a[26];
+    ap_[27] = a[27];
+    ap_[28] = a[28];
+    ap_[29] = a[29];
+    ap_[30] = a[30];
+    ap_[31] = a[31];
+    ap_[48] = a[48];
+    ap_[49] = a[49];
+    ap_[50] = a[50];
+    ap_[51] = a[51];
+    ap_[52] = a[52];
+    ap_[53] = a[53];
+    ap_[54] = a[54];
+    ap_[55] = a[55];
+    ap_[56] = a[56];
+    ap_[57] = a[57];
+    ap_[58] = a[58];
+    ap_[59] = a[59];
+    ap_[60] = a[60];
+    ap_[61] = a[61];
+    ap_[62] = a[62];
+    ap_[63] = a[63];
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = ap_[16]; ap_[16] = p_ ? ap_[17] : u_; ap_[17] = p_ ? u_ : ap_[17]; }
+      { const uint32_t u_ = ap_[18]; ap_[18] = p_ ? ap_[19] : u_; ap_[19] = p_ ? u_ : ap_[19]; }
+      { const uint32_t u_ = ap_[20]; ap_[20] = p_ ? ap_[21] : u_; ap_[21] = p_ ? u_ : ap_[21]; }
+      { const uint32_t u_ = ap_[22]; ap_[22] = p_ ? ap_[23] : u_; ap_[23] = p_ ? u_ : ap_[23]; }
+      { const uint32_t u_ = ap_[24]; ap_[24] = p_ ? ap_[25] : u_; ap_[25] = p_ ? u_ : ap_[25]; }
+      { const uint32_t u_ = ap_[26]; ap_[26] = p_ ? ap_[27] : u_; ap_[27] = p_ ? u_ : ap_[27]; }
+      { const uint32_t u_ = ap_[28]; ap_[28] = p_ ? ap_[29] : u_; ap_[29] = p_ ? u_ : ap_[29]; }
+      { const uint32_t u_ = ap_[30]; ap_[30] = p_ ? ap_[31] : u_; ap_[31] = p_ ? u_ : ap_[31]; }
+      { const uint32_t u_ = ap_[48]; ap_[48] = p_ ? ap_[49] : u_; ap_[49] = p_ ? u_ : ap_[49]; }
+      { const uint32_t u_ = ap_[50]; ap_[50] = p_ ? ap_[51] : u_; ap_[51] = p_ ? u_ : ap_[51]; }
+      { const uint32_t u_ = ap_[52]; ap_[52] = p_ ? ap_[53] : u_; ap_[53] = p_ ? u_ : ap_[53]; }
+      { const uint32_t u_ = ap_[54]; ap_[54] = p_ ? ap_[55] : u_; ap_[55] = p_ ? u_ : ap_[55]; }
+      { const uint32_t u_ = ap_[56]; ap_[56] = p_ ? ap_[57] : u_; ap_[57] = p_ ? u_ : ap_[57]; }
+      { const uint32_t u_ = ap_[58]; ap_[58] = p_ ? ap_[59] : u_; ap_[59] = p_ ? u_ : ap_[59]; }
+      { const uint32_t u_ = ap_[60]; ap_[60] = p_ ? ap_[61] : u_; ap_[61] = p_ ? u_ : ap_[61]; }
+      { const uint32_t u_ = ap_[62]; ap_[62] = p_ ? ap_[63] : u_; ap_[63] = p_ ? u_ : ap_[63]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[16] : a[17]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[1] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[16], sl_ ^ 0u);
+      b[1] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[18] : a[19]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[5] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[18], sl_ ^ 0u);
+      b[5] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[20] : a[21]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[9] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[20], sl_ ^ 0u);
+      b[9] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[22] : a[23]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[13] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[22], sl_ ^ 0u);
+      b[13] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[24] : a[25]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[17] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[19] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[24], sl_ ^ 0u);
+      b[17] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[26] : a[27]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[21] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[23] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[26], sl_ ^ 0u);
+      b[21] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[28] : a[29]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[25] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[27] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[28], sl_ ^ 0u);
+      b[25] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[30] : a[31]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[29] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[31] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[30], sl_ ^ 0u);
+      b[29] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[48] : a[49]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[33] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[35] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[48], sl_ ^ 0u);
+      b[33] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[50] : a[51]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[37] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[39] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[50], sl_ ^ 0u);
+      b[37] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[52] : a[53]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[41] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[43] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[52], sl_ ^ 0u);
+      b[41] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[54] : a[55]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[45] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[47] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[54], sl_ ^ 0u);
+      b[45] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[56] : a[57]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[49] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[51] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[56], sl_ ^ 0u);
+      b[49] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[58] : a[59]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[53] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[55] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[58], sl_ ^ 0u);
+      b[53] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[60] : a[61]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[57] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[59] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[60], sl_ ^ 0u);
+      b[57] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x33333333u >> lane) & 1u) ? a[62] : a[63]), sl_ ^ 0u);
-      if ((0x55555555u >> lane) & 1u) b[61] = v_;
-      if ((0xaaaaaaaau >> lane) & 1u) b[63] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[62], sl_ ^ 0u);
+      b[61] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[16] : a[17]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[1] = v_;
-      if ((0x55555555u >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[17], sl_ ^ 2u);
+      b[3] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[18] : a[19]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[5] = v_;
-      if ((0x55555555u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[19], sl_ ^ 2u);
+      b[7] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[20] : a[21]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[9] = v_;
-      if ((0x55555555u >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[21], sl_ ^ 2u);
+      b[11] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[22] : a[23]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[13] = v_;
-      if ((0x55555555u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[23], sl_ ^ 2u);
+      b[15] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[24] : a[25]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[17] = v_;
-      if ((0x55555555u >> lane) & 1u) b[19] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[25], sl_ ^ 2u);
+      b[19] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[26] : a[27]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[21] = v_;
-      if ((0x55555555u >> lane) & 1u) b[23] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[27], sl_ ^ 2u);
+      b[23] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[28] : a[29]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[25] = v_;
-      if ((0x55555555u >> lane) & 1u) b[27] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[29], sl_ ^ 2u);
+      b[27] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[30] : a[31]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[29] = v_;
-      if ((0x55555555u >> lane) & 1u) b[31] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[31], sl_ ^ 2u);
+      b[31] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[48] : a[49]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[33] = v_;
-      if ((0x55555555u >> lane) & 1u) b[35] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[49], sl_ ^ 2u);
+      b[35] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[50] : a[51]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[37] = v_;
-      if ((0x55555555u >> lane) & 1u) b[39] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[51], sl_ ^ 2u);
+      b[39] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[52] : a[53]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[41] = v_;
-      if ((0x55555555u >> lane) & 1u) b[43] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[53], sl_ ^ 2u);
+      b[43] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[54] : a[55]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[45] = v_;
-      if ((0x55555555u >> lane) & 1u) b[47] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[55], sl_ ^ 2u);
+      b[47] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[56] : a[57]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[49] = v_;
-      if ((0x55555555u >> lane) & 1u) b[51] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[57], sl_ ^ 2u);
+      b[51] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[58] : a[59]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[53] = v_;
-      if ((0x55555555u >> lane) & 1u) b[55] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[59], sl_ ^ 2u);
+      b[55] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[60] : a[61]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[57] = v_;
-      if ((0x55555555u >> lane) & 1u) b[59] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[61], sl_ ^ 2u);
+      b[59] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xccccccccu >> lane) & 1u) ? a[62] : a[63]), sl_ ^ 2u);
-      if ((0xaaaaaaaau >> lane) & 1u) b[61] = v_;
-      if ((0x55555555u >> lane) & 1u) b[63] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[63], sl_ ^ 2u);
+      b[63] = v_;
+    }
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = b[1]; b[1] = p_ ? b[3] : u_; b[3] = p_ ? u_ : b[3]; }
+      { const uint32_t u_ = b[5]; b[5] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
+      { const uint32_t u_ = b[9]; b[9] = p_ ? b[11] : u_; b[11] = p_ ? u_ : b[11]; }
+      { const uint32_t u_ = b[13]; b[13] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
+      { const uint32_t u_ = b[17]; b[17] = p_ ? b[19] : u_; b[19] = p_ ? u_ : b[19]; }
+      { const uint32_t u_ = b[21]; b[21] = p_ ? b[23] : u_; b[23] = p_ ? u_ : b[23]; }
+      { const uint32_t u_ = b[25]; b[25] = p_ ? b[27] : u_; b[27] = p_ ? u_ : b[27]; }
+      { const uint32_t u_ = b[29]; b[29] = p_ ? b[31] : u_; b[31] = p_ ? u_ : b[31]; }
+      { const uint32_t u_ = b[33]; b[33] = p_ ? b[35] : u_; b[35] = p_ ? u_ : b[35]; }
+      { const uint32_t u_ = b[37]; b[37] = p_ ? b[39] : u_; b[39] = p_ ? u_ : b[39]; }
+      { const uint32_t u_ = b[41]; b[41] = p_ ? b[43] : u_; b[43] = p_ ? u_ : b[43]; }
+      { const uint32_t u_ = b[45]; b[45] = p_ ? b[47] : u_; b[47] = p_ ? u_ : b[47]; }
+      { const uint32_t u_ = b[49]; b[49] = p_ ? b[51] : u_; b[51] = p_ ? u_ : b[51]; }
+      { const uint32_t u_ = b[53]; b[53] = p_ ? b[55] : u_; b[55] = p_ ? u_ : b[55]; }
+      { const uint32_t u_ = b[57]; b[57] = p_ ? b[59] : u_; b[59] = p_ ? u_ : b[59]; }
+      { const uint32_t u_ = b[61]; b[61] = p_ ? b[63] : u_; b[63] = p_ ? u_ : b[63]; }
     }
   }
   PARTIAL_SYNC();

@@ -47,59 +47,68 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[1
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 160u]) = make_uint2((uint32_t)a[3], (uint32_t)a[11]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 192u]) = make_uint2((uint32_t)a[5], (uint32_t)a[13]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 224u]) = make_uint2((uint32_t)a[7], (uint32_t)a[15]);
+    uint32_t ap_[15];
+    ap_[0] = a[0];
+    ap_[2] = a[2];
+    ap_[4] = a[4];
+    ap_[6] = a[6];
+    ap_[8] = a[8];
+    ap_[10] = a[10];
+    ap_[12] = a[12];
+    ap_[14] = a[14];
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[2] : u_; ap_[2] = p_ ? u_ : ap_[2]; }
+      { const uint32_t u_ = ap_[4]; ap_[4] = p_ ? ap_[6] : u_; ap_[6] = p_ ? u_ : ap_[6]; }
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[10] : u_; ap_[10] = p_ ? u_ : ap_[10]; }
+      { const uint32_t u_ = ap_[12]; ap_[12] = p_ ? ap_[14] : u_; ap_[14] = p_ ? u_ : ap_[14]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[4] : u_; ap_[4] = p_ ? u_ : ap_[4]; }
+      { const uint32_t u_ = ap_[2]; ap_[2] = p_ ? ap_[6] : u_; ap_[6] = p_ ? u_ : ap_[6]; }
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[12] : u_; ap_[12] = p_ ? u_ : ap_[12]; }
+      { const uint32_t u_ = ap_[10]; ap_[10] = p_ ? ap_[14] : u_; ap_[14] = p_ ? u_ : ap_[14]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x5050505u >> lane) & 1u) ? a[0] : (((0xa0a0a0au >> lane) & 1u) ? a[2] : (((0x50505050u >> lane) & 1u) ? a[4] : a[6]))), sl_ ^ 0u);
-      if ((0x3030303u >> lane) & 1u) b[0] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[1] = v_;
-      if ((0x30303030u >> lane) & 1u) b[2] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[0], sl_ ^ 0u);
+      b[0] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x5050505u >> lane) & 1u) ? a[8] : (((0xa0a0a0au >> lane) & 1u) ? a[10] : (((0x50505050u >> lane) & 1u) ? a[12] : a[14]))), sl_ ^ 0u);
-      if ((0x3030303u >> lane) & 1u) b[4] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[5] = v_;
-      if ((0x30303030u >> lane) & 1u) b[6] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[8], sl_ ^ 0u);
+      b[4] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0au >> lane) & 1u) ? a[0] : (((0x5050505u >> lane) & 1u) ? a[2] : (((0xa0a0a0a0u >> lane) & 1u) ? a[4] : a[6]))), sl_ ^ 1u);
-      if ((0xc0c0c0cu >> lane) & 1u) b[0] = v_;
-      if ((0x3030303u >> lane) & 1u) b[1] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[2] = v_;
-      if ((0x30303030u >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[2], sl_ ^ 1u);
+      b[1] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0au >> lane) & 1u) ? a[8] : (((0x5050505u >> lane) & 1u) ? a[10] : (((0xa0a0a0a0u >> lane) & 1u) ? a[12] : a[14]))), sl_ ^ 1u);
-      if ((0xc0c0c0cu >> lane) & 1u) b[4] = v_;
-      if ((0x3030303u >> lane) & 1u) b[5] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[6] = v_;
-      if ((0x30303030u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[10], sl_ ^ 1u);
+      b[5] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x50505050u >> lane) & 1u) ? a[0] : (((0xa0a0a0a0u >> lane) & 1u) ? a[2] : (((0x5050505u >> lane) & 1u) ? a[4] : a[6]))), sl_ ^ 4u);
-      if ((0x30303030u >> lane) & 1u) b[0] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[1] = v_;
-      if ((0x3030303u >> lane) & 1u) b[2] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[4], sl_ ^ 4u);
+      b[2] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x50505050u >> lane) & 1u) ? a[8] : (((0xa0a0a0a0u >> lane) & 1u) ? a[10] : (((0x5050505u >> lane) & 1u) ? a[12] : a[14]))), sl_ ^ 4u);
-      if ((0x30303030u >> lane) & 1u) b[4] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[5] = v_;
-      if ((0x3030303u >> lane) & 1u) b[6] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[12], sl_ ^ 4u);
+      b[6] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0a0u >> lane) & 1u) ? a[0] : (((0x50505050u >> lane) & 1u) ? a[2] : (((0xa0a0a0au >> lane) & 1u) ? a[4] : a[6]))), sl_ ^ 5u);
-      if ((0xc0c0c0c0u >> lane) & 1u) b[0] = v_;
-      if ((0x30303030u >> lane) & 1u) b[1] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[2] = v_;
-      if ((0x3030303u >> lane) & 1u) b[3] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[6], sl_ ^ 5u);
+      b[3] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0a0u >> lane) & 1u) ? a[8] : (((0x50505050u >> lane) & 1u) ? a[10] : (((0xa0a0a0au >> lane) & 1u) ? a[12] : a[14]))), sl_ ^ 5u);
-      if ((0xc0c0c0c0u >> lane) & 1u) b[4] = v_;
-      if ((0x30303030u >> lane) & 1u) b[5] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[6] = v_;
-      if ((0x3030303u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[14], sl_ ^ 5u);
+      b[7] = v_;
+    }
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[1] : u_; b[1] = p_ ? u_ : b[1]; }
+      { const uint32_t u_ = b[2]; b[2] = p_ ? b[3] : u_; b[3] = p_ ? u_ : b[3]; }
+      { const uint32_t u_ = b[4]; b[4] = p_ ? b[5] : u_; b[5] = p_ ? u_ : b[5]; }
+      { const uint32_t u_ = b[6]; b[6] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[2] : u_; b[2] = p_ ? u_ : b[2]; }
+      { const uint32_t u_ = b[1]; b[1] = p_ ? b[3] : u_; b[3] = p_ ? u_ : b[3]; }
+      { const uint32_t u_ = b[4]; b[4] = p_ ? b[6] : u_; b[6] = p_ ? u_ : b[6]; }
+      { const uint32_t u_ = b[5]; b[5] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
     }
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint2*>(&smem[o_st + 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[8]);
@@ -115,59 +124,68 @@ __device__ __forceinline__ void cvt_fwd(const uint32_t (&a)[16], uint32_t (&b)[1
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 32u]) = make_uint2((uint32_t)a[2], (uint32_t)a[10]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 64u]) = make_uint2((uint32_t)a[4], (uint32_t)a[12]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 96u]) = make_uint2((uint32_t)a[6], (uint32_t)a[14]);
+    uint32_t ap_[16];
+    ap_[1] = a[1];
+    ap_[3] = a[3];
+    ap_[5] = a[5];
+    ap_[7] = a[7];
+    ap_[9] = a[9];
+    ap_[11] = a[11];
+    ap_[13] = a[13];
+    ap_[15] = a[15];
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = ap_[1]; ap_[1] = p_ ? ap_[3] : u_; ap_[3] = p_ ? u_ : ap_[3]; }
+      { const uint32_t u_ = ap_[5]; ap_[5] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+      { const uint32_t u_ = ap_[9]; ap_[9] = p_ ? ap_[11] : u_; ap_[11] = p_ ? u_ : ap_[11]; }
+      { const uint32_t u_ = ap_[13]; ap_[13] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[1]; ap_[1] = p_ ? ap_[5] : u_; ap_[5] = p_ ? u_ : ap_[5]; }
+      { const uint32_t u_ = ap_[3]; ap_[3] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+      { const uint32_t u_ = ap_[9]; ap_[9] = p_ ? ap_[13] : u_; ap_[13] = p_ ? u_ : ap_[13]; }
+      { const uint32_t u_ = ap_[11]; ap_[11] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x5050505u >> lane) & 1u) ? a[1] : (((0xa0a0a0au >> lane) & 1u) ? a[3] : (((0x50505050u >> lane) & 1u) ? a[5] : a[7]))), sl_ ^ 0u);
-      if ((0x3030303u >> lane) & 1u) b[8] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[9] = v_;
-      if ((0x30303030u >> lane) & 1u) b[10] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[1], sl_ ^ 0u);
+      b[8] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x5050505u >> lane) & 1u) ? a[9] : (((0xa0a0a0au >> lane) & 1u) ? a[11] : (((0x50505050u >> lane) & 1u) ? a[13] : a[15]))), sl_ ^ 0u);
-      if ((0x3030303u >> lane) & 1u) b[12] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[13] = v_;
-      if ((0x30303030u >> lane) & 1u) b[14] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[9], sl_ ^ 0u);
+      b[12] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0au >> lane) & 1u) ? a[1] : (((0x5050505u >> lane) & 1u) ? a[3] : (((0xa0a0a0a0u >> lane) & 1u) ? a[5] : a[7]))), sl_ ^ 1u);
-      if ((0xc0c0c0cu >> lane) & 1u) b[8] = v_;
-      if ((0x3030303u >> lane) & 1u) b[9] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[10] = v_;
-      if ((0x30303030u >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[3], sl_ ^ 1u);
+      b[9] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0au >> lane) & 1u) ? a[9] : (((0x5050505u >> lane) & 1u) ? a[11] : (((0xa0a0a0a0u >> lane) & 1u) ? a[13] : a[15]))), sl_ ^ 1u);
-      if ((0xc0c0c0cu >> lane) & 1u) b[12] = v_;
-      if ((0x3030303u >> lane) & 1u) b[13] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[14] = v_;
-      if ((0x30303030u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[11], sl_ ^ 1u);
+      b[13] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x50505050u >> lane) & 1u) ? a[1] : (((0xa0a0a0a0u >> lane) & 1u) ? a[3] : (((0x5050505u >> lane) & 1u) ? a[5] : a[7]))), sl_ ^ 4u);
-      if ((0x30303030u >> lane) & 1u) b[8] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[9] = v_;
-      if ((0x3030303u >> lane) & 1u) b[10] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[5], sl_ ^ 4u);
+      b[10] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x50505050u >> lane) & 1u) ? a[9] : (((0xa0a0a0a0u >> lane) & 1u) ? a[11] : (((0x5050505u >> lane) & 1u) ? a[13] : a[15]))), sl_ ^ 4u);
-      if ((0x30303030u >> lane) & 1u) b[12] = v_;
-      if ((0xc0c0c0c0u >> lane) & 1u) b[13] = v_;
-      if ((0x3030303u >> lane) & 1u) b[14] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[13], sl_ ^ 4u);
+      b[14] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0a0u >> lane) & 1u) ? a[1] : (((0x50505050u >> lane) & 1u) ? a[3] : (((0xa0a0a0au >> lane) & 1u) ? a[5] : a[7]))), sl_ ^ 5u);
-      if ((0xc0c0c0c0u >> lane) & 1u) b[8] = v_;
-      if ((0x30303030u >> lane) & 1u) b[9] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[10] = v_;
-      if ((0x3030303u >> lane) & 1u) b[11] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[7], sl_ ^ 5u);
+      b[11] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xa0a0a0a0u >> lane) & 1u) ? a[9] : (((0x50505050u >> lane) & 1u) ? a[11] : (((0xa0a0a0au >> lane) & 1u) ? a[13] : a[15]))), sl_ ^ 5u);
-      if ((0xc0c0c0c0u >> lane) & 1u) b[12] = v_;
-      if ((0x30303030u >> lane) & 1u) b[13] = v_;
-      if ((0xc0c0c0cu >> lane) & 1u) b[14] = v_;
-      if ((0x3030303u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[15], sl_ ^ 5u);
+      b[15] = v_;
+    }
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[9] : u_; b[9] = p_ ? u_ : b[9]; }
+      { const uint32_t u_ = b[10]; b[10] = p_ ? b[11] : u_; b[11] = p_ ? u_ : b[11]; }
+      { const uint32_t u_ = b[12]; b[12] = p_ ? b[13] : u_; b[13] = p_ ? u_ : b[13]; }
+      { const uint32_t u_ = b[14]; b[14] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[10] : u_; b[10] = p_ ? u_ : b[10]; }
+      { const uint32_t u_ = b[9]; b[9] = p_ ? b[11] : u_; b[11] = p_ ? u_ : b[11]; }
+      { const uint32_t u_ = b[12]; b[12] = p_ ? b[14] : u_; b[14] = p_ ? u_ : b[14]; }
+      { const uint32_t u_ = b[13]; b[13] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
     }
   }
   PARTIAL_SYNC();
@@ -267,59 +285,68 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 160u]) = make_uint2((uint32_t)a[9], (uint32_t)a[13]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 192u]) = make_uint2((uint32_t)a[10], (uint32_t)a[14]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 224u]) = make_uint2((uint32_t)a[11], (uint32_t)a[15]);
+    uint32_t ap_[8];
+    ap_[0] = a[0];
+    ap_[1] = a[1];
+    ap_[2] = a[2];
+    ap_[3] = a[3];
+    ap_[4] = a[4];
+    ap_[5] = a[5];
+    ap_[6] = a[6];
+    ap_[7] = a[7];
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[1] : u_; ap_[1] = p_ ? u_ : ap_[1]; }
+      { const uint32_t u_ = ap_[2]; ap_[2] = p_ ? ap_[3] : u_; ap_[3] = p_ ? u_ : ap_[3]; }
+      { const uint32_t u_ = ap_[4]; ap_[4] = p_ ? ap_[5] : u_; ap_[5] = p_ ? u_ : ap_[5]; }
+      { const uint32_t u_ = ap_[6]; ap_[6] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[0]; ap_[0] = p_ ? ap_[2] : u_; ap_[2] = p_ ? u_ : ap_[2]; }
+      { const uint32_t u_ = ap_[1]; ap_[1] = p_ ? ap_[3] : u_; ap_[3] = p_ ? u_ : ap_[3]; }
+      { const uint32_t u_ = ap_[4]; ap_[4] = p_ ? ap_[6] : u_; ap_[6] = p_ ? u_ : ap_[6]; }
+      { const uint32_t u_ = ap_[5]; ap_[5] = p_ ? ap_[7] : u_; ap_[7] = p_ ? u_ : ap_[7]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x3030303u >> lane) & 1u) ? a[0] : (((0xc0c0c0cu >> lane) & 1u) ? a[1] : (((0x30303030u >> lane) & 1u) ? a[2] : a[3]))), sl_ ^ 0u);
-      if ((0x5050505u >> lane) & 1u) b[0] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[2] = v_;
-      if ((0x50505050u >> lane) & 1u) b[4] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[0], sl_ ^ 0u);
+      b[0] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x3030303u >> lane) & 1u) ? a[4] : (((0xc0c0c0cu >> lane) & 1u) ? a[5] : (((0x30303030u >> lane) & 1u) ? a[6] : a[7]))), sl_ ^ 0u);
-      if ((0x5050505u >> lane) & 1u) b[8] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[10] = v_;
-      if ((0x50505050u >> lane) & 1u) b[12] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[4], sl_ ^ 0u);
+      b[8] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0cu >> lane) & 1u) ? a[0] : (((0x3030303u >> lane) & 1u) ? a[1] : (((0xc0c0c0c0u >> lane) & 1u) ? a[2] : a[3]))), sl_ ^ 2u);
-      if ((0xa0a0a0au >> lane) & 1u) b[0] = v_;
-      if ((0x5050505u >> lane) & 1u) b[2] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[4] = v_;
-      if ((0x50505050u >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[1], sl_ ^ 2u);
+      b[2] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0cu >> lane) & 1u) ? a[4] : (((0x3030303u >> lane) & 1u) ? a[5] : (((0xc0c0c0c0u >> lane) & 1u) ? a[6] : a[7]))), sl_ ^ 2u);
-      if ((0xa0a0a0au >> lane) & 1u) b[8] = v_;
-      if ((0x5050505u >> lane) & 1u) b[10] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[12] = v_;
-      if ((0x50505050u >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[5], sl_ ^ 2u);
+      b[10] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x30303030u >> lane) & 1u) ? a[0] : (((0xc0c0c0c0u >> lane) & 1u) ? a[1] : (((0x3030303u >> lane) & 1u) ? a[2] : a[3]))), sl_ ^ 4u);
-      if ((0x50505050u >> lane) & 1u) b[0] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[2] = v_;
-      if ((0x5050505u >> lane) & 1u) b[4] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[2], sl_ ^ 4u);
+      b[4] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x30303030u >> lane) & 1u) ? a[4] : (((0xc0c0c0c0u >> lane) & 1u) ? a[5] : (((0x3030303u >> lane) & 1u) ? a[6] : a[7]))), sl_ ^ 4u);
-      if ((0x50505050u >> lane) & 1u) b[8] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[10] = v_;
-      if ((0x5050505u >> lane) & 1u) b[12] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[6], sl_ ^ 4u);
+      b[12] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0c0u >> lane) & 1u) ? a[0] : (((0x30303030u >> lane) & 1u) ? a[1] : (((0xc0c0c0cu >> lane) & 1u) ? a[2] : a[3]))), sl_ ^ 6u);
-      if ((0xa0a0a0a0u >> lane) & 1u) b[0] = v_;
-      if ((0x50505050u >> lane) & 1u) b[2] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[4] = v_;
-      if ((0x5050505u >> lane) & 1u) b[6] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[3], sl_ ^ 6u);
+      b[6] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0c0u >> lane) & 1u) ? a[4] : (((0x30303030u >> lane) & 1u) ? a[5] : (((0xc0c0c0cu >> lane) & 1u) ? a[6] : a[7]))), sl_ ^ 6u);
-      if ((0xa0a0a0a0u >> lane) & 1u) b[8] = v_;
-      if ((0x50505050u >> lane) & 1u) b[10] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[12] = v_;
-      if ((0x5050505u >> lane) & 1u) b[14] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[7], sl_ ^ 6u);
+      b[14] = v_;
+    }
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[2] : u_; b[2] = p_ ? u_ : b[2]; }
+      { const uint32_t u_ = b[4]; b[4] = p_ ? b[6] : u_; b[6] = p_ ? u_ : b[6]; }
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[10] : u_; b[10] = p_ ? u_ : b[10]; }
+      { const uint32_t u_ = b[12]; b[12] = p_ ? b[14] : u_; b[14] = p_ ? u_ : b[14]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[0]; b[0] = p_ ? b[4] : u_; b[4] = p_ ? u_ : b[4]; }
+      { const uint32_t u_ = b[2]; b[2] = p_ ? b[6] : u_; b[6] = p_ ? u_ : b[6]; }
+      { const uint32_t u_ = b[8]; b[8] = p_ ? b[12] : u_; b[12] = p_ ? u_ : b[12]; }
+      { const uint32_t u_ = b[10]; b[10] = p_ ? b[14] : u_; b[14] = p_ ? u_ : b[14]; }
     }
   } else if (warp == 1u || warp == 2u) {
     *reinterpret_cast<uint2*>(&smem[o_st + 0u]) = make_uint2((uint32_t)a[0], (uint32_t)a[4]);
@@ -335,59 +362,68 @@ __device__ __forceinline__ void cvt_bwd(const uint32_t (&a)[16], uint32_t (&b)[1
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 8u) + 32u]) = make_uint2((uint32_t)a[1], (uint32_t)a[5]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 16u) + 64u]) = make_uint2((uint32_t)a[2], (uint32_t)a[6]);
     *reinterpret_cast<uint2*>(&smem[(o_st ^ 24u) + 96u]) = make_uint2((uint32_t)a[3], (uint32_t)a[7]);
+    uint32_t ap_[16];
+    ap_[8] = a[8];
+    ap_[9] = a[9];
+    ap_[10] = a[10];
+    ap_[11] = a[11];
+    ap_[12] = a[12];
+    ap_[13] = a[13];
+    ap_[14] = a[14];
+    ap_[15] = a[15];
+    { const bool p_ = (lane >> 1) & 1u;
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[9] : u_; ap_[9] = p_ ? u_ : ap_[9]; }
+      { const uint32_t u_ = ap_[10]; ap_[10] = p_ ? ap_[11] : u_; ap_[11] = p_ ? u_ : ap_[11]; }
+      { const uint32_t u_ = ap_[12]; ap_[12] = p_ ? ap_[13] : u_; ap_[13] = p_ ? u_ : ap_[13]; }
+      { const uint32_t u_ = ap_[14]; ap_[14] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = ap_[8]; ap_[8] = p_ ? ap_[10] : u_; ap_[10] = p_ ? u_ : ap_[10]; }
+      { const uint32_t u_ = ap_[9]; ap_[9] = p_ ? ap_[11] : u_; ap_[11] = p_ ? u_ : ap_[11]; }
+      { const uint32_t u_ = ap_[12]; ap_[12] = p_ ? ap_[14] : u_; ap_[14] = p_ ? u_ : ap_[14]; }
+      { const uint32_t u_ = ap_[13]; ap_[13] = p_ ? ap_[15] : u_; ap_[15] = p_ ? u_ : ap_[15]; }
+    }
     unsigned sl_ = 0u;
     sl_ ^= (0u - ((lane >> 0) & 1u)) & 2u;
     sl_ ^= (0u - ((lane >> 1) & 1u)) & 1u;
     sl_ ^= (0u - ((lane >> 2) & 1u)) & 4u;
     sl_ ^= (0u - ((lane >> 3) & 1u)) & 8u;
     sl_ ^= (0u - ((lane >> 4) & 1u)) & 16u;
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x3030303u >> lane) & 1u) ? a[8] : (((0xc0c0c0cu >> lane) & 1u) ? a[9] : (((0x30303030u >> lane) & 1u) ? a[10] : a[11]))), sl_ ^ 0u);
-      if ((0x5050505u >> lane) & 1u) b[1] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[3] = v_;
-      if ((0x50505050u >> lane) & 1u) b[5] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[8], sl_ ^ 0u);
+      b[1] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x3030303u >> lane) & 1u) ? a[12] : (((0xc0c0c0cu >> lane) & 1u) ? a[13] : (((0x30303030u >> lane) & 1u) ? a[14] : a[15]))), sl_ ^ 0u);
-      if ((0x5050505u >> lane) & 1u) b[9] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[11] = v_;
-      if ((0x50505050u >> lane) & 1u) b[13] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[12], sl_ ^ 0u);
+      b[9] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0cu >> lane) & 1u) ? a[8] : (((0x3030303u >> lane) & 1u) ? a[9] : (((0xc0c0c0c0u >> lane) & 1u) ? a[10] : a[11]))), sl_ ^ 2u);
-      if ((0xa0a0a0au >> lane) & 1u) b[1] = v_;
-      if ((0x5050505u >> lane) & 1u) b[3] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[5] = v_;
-      if ((0x50505050u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[9], sl_ ^ 2u);
+      b[3] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0cu >> lane) & 1u) ? a[12] : (((0x3030303u >> lane) & 1u) ? a[13] : (((0xc0c0c0c0u >> lane) & 1u) ? a[14] : a[15]))), sl_ ^ 2u);
-      if ((0xa0a0a0au >> lane) & 1u) b[9] = v_;
-      if ((0x5050505u >> lane) & 1u) b[11] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[13] = v_;
-      if ((0x50505050u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[13], sl_ ^ 2u);
+      b[11] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x30303030u >> lane) & 1u) ? a[8] : (((0xc0c0c0c0u >> lane) & 1u) ? a[9] : (((0x3030303u >> lane) & 1u) ? a[10] : a[11]))), sl_ ^ 4u);
-      if ((0x50505050u >> lane) & 1u) b[1] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[3] = v_;
-      if ((0x5050505u >> lane) & 1u) b[5] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[10], sl_ ^ 4u);
+      b[5] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0x30303030u >> lane) & 1u) ? a[12] : (((0xc0c0c0c0u >> lane) & 1u) ? a[13] : (((0x3030303u >> lane) & 1u) ? a[14] : a[15]))), sl_ ^ 4u);
-      if ((0x50505050u >> lane) & 1u) b[9] = v_;
-      if ((0xa0a0a0a0u >> lane) & 1u) b[11] = v_;
-      if ((0x5050505u >> lane) & 1u) b[13] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[14], sl_ ^ 4u);
+      b[13] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0c0u >> lane) & 1u) ? a[8] : (((0x30303030u >> lane) & 1u) ? a[9] : (((0xc0c0c0cu >> lane) & 1u) ? a[10] : a[11]))), sl_ ^ 6u);
-      if ((0xa0a0a0a0u >> lane) & 1u) b[1] = v_;
-      if ((0x50505050u >> lane) & 1u) b[3] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[5] = v_;
-      if ((0x5050505u >> lane) & 1u) b[7] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[11], sl_ ^ 6u);
+      b[7] = v_;
     }
-    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)(((0xc0c0c0c0u >> lane) & 1u) ? a[12] : (((0x30303030u >> lane) & 1u) ? a[13] : (((0xc0c0c0cu >> lane) & 1u) ? a[14] : a[15]))), sl_ ^ 6u);
-      if ((0xa0a0a0a0u >> lane) & 1u) b[9] = v_;
-      if ((0x50505050u >> lane) & 1u) b[11] = v_;
-      if ((0xa0a0a0au >> lane) & 1u) b[13] = v_;
-      if ((0x5050505u >> lane) & 1u) b[15] = v_;
+    { const uint32_t v_ = __shfl_sync(0xffffffffu, (uint32_t)ap_[15], sl_ ^ 6u);
+      b[15] = v_;
+    }
+    { const bool p_ = (lane >> 0) & 1u;
+      { const uint32_t u_ = b[1]; b[1] = p_ ? b[3] : u_; b[3] = p_ ? u_ : b[3]; }
+      { const uint32_t u_ = b[5]; b[5] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
+      { const uint32_t u_ = b[9]; b[9] = p_ ? b[11] : u_; b[11] = p_ ? u_ : b[11]; }
+      { const uint32_t u_ = b[13]; b[13] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
+    }
+    { const bool p_ = (lane >> 2) & 1u;
+      { const uint32_t u_ = b[1]; b[1] = p_ ? b[5] : u_; b[5] = p_ ? u_ : b[5]; }
+      { const uint32_t u_ = b[3]; b[3] = p_ ? b[7] : u_; b[7] = p_ ? u_ : b[7]; }
+      { const uint32_t u_ = b[9]; b[9] = p_ ? b[13] : u_; b[13] = p_ ? u_ : b[13]; }
+      { const uint32_t u_ = b[11]; b[11] = p_ ? b[15] : u_; b[15] = p_ ? u_ : b[15]; }
     }
   }
   PARTIAL_SYNC();
