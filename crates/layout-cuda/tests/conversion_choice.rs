@@ -6,7 +6,9 @@
 //! `2026-11-25-h200/transposed/ours.jsonl` (the trial of the transposed
 //! programs), `2026-11-29-h200/transposed32/ours.jsonl` and
 //! `2026-11-29-h200/transposed8/ours.jsonl` (32- and 8-bit ones, after the
-//! suite's run; later files and lines win for a program timed twice): on every case with variants, the chosen one must be the fastest
+//! suite's run), `2026-11-29-h200/lane_xor/ours.jsonl` (the transposed
+//! programs with per-class lane permutations; later files and lines win
+//! for a program timed twice): on every case with variants, the chosen one must be the fastest
 //! measured or within the 3% noise band of it. The grouping is report.py's.
 
 use serde_json::Value;
@@ -33,7 +35,8 @@ fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
         (read("bench/gpu/results/2026-11-25-h200/transposed/ours.jsonl")
             + &read("bench/gpu/results/2026-11-29-h200/ours.jsonl")
             + &read("bench/gpu/results/2026-11-29-h200/transposed32/ours.jsonl")
-            + &read("bench/gpu/results/2026-11-29-h200/transposed8/ours.jsonl"))
+            + &read("bench/gpu/results/2026-11-29-h200/transposed8/ours.jsonl")
+            + &read("bench/gpu/results/2026-11-29-h200/lane_xor/ours.jsonl"))
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter_map(|r| Some((r["case"].as_str()?.to_string(), r["per_cvt_us"].as_f64()?)))
