@@ -152,8 +152,14 @@ pub struct LowerBound {
     /// ([`crate::lower_bound::exchange_floor`]), cycles per warp; 0 for
     /// other conversions.
     pub exchange_cycles: f64,
+    /// Units (wavefronts and shuffles, summed over warps) of the sub-word
+    /// floor ([`crate::lower_bound::subword_units`]: 8-bit data whose
+    /// moved bytes pair source and destination threads one to one); 0
+    /// where it does not apply.
+    pub subword_units: f64,
     /// The model's cycles of the bound: the byte and shuffle floor
     /// (`(wavefronts + shuffles) / warps`, plus a barrier when bytes cross
-    /// warps), or `exchange_cycles` where that is larger.
+    /// warps), `exchange_cycles`, or `subword_units / warps` plus the
+    /// barrier, whichever is largest.
     pub cycles: f64,
 }

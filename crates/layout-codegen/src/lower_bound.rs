@@ -67,7 +67,7 @@
 //!   at the floor's 128 bytes per wavefront only in whole 4-byte words per
 //!   lane; where a thread's bytes do not form words on one side, a plan
 //!   regroups them first (staged plans, [`crate::regroup`]) or stores them
-//!   narrower.
+//!   narrower. Counted for one family of 8-bit conversions, below.
 //! * **Phases of guarded accesses.** A store in which only some lanes of a
 //!   phase take part costs the phase's wavefronts (measured with ncu on an
 //!   H200, 2026-11-29, `tests/predicated_wavefronts_ncu.rs`), so elements a
@@ -157,6 +157,58 @@
 //! words, and exchanges mixed with shared-memory traffic are not covered:
 //! there the floor counts no selects, and plans stay above it
 //! (`swap2_64x64_f32`: 43 against 24).
+
+//! ## Bytes that pair threads one to one ([`subword_units`])
+//! Take 8-bit elements, both layouts injective, and suppose no two moved
+//! bytes (destination elements not already in their thread) share both
+//! their source thread and their destination thread (`m = 1`: a
+//! `[1, 16]` row per thread to a `[16, 1]` column per thread is one).
+//! Then every plan that moves each byte through shared memory at most
+//! once (every plan of this crate) costs at least `(5/2 · L + I) / 128`
+//! units (wavefronts and shuffles) for `L` bytes that cross warps and `I`
+//! that change lane inside one, where the byte floor counts `2L / 128`
+//! for the crossing bytes.
+//!
+//! *Pieces.* Count a shared-memory access per *piece*, one lane's one
+//! 32-bit register: the crate's wavefront counter ([`crate::wavefront`],
+//! equal to ncu's on every program of the GPU suite) serves at most 32
+//! pieces per wavefront (32 lanes of 1 to 4 bytes, 16 of 8, 8 of 16, an
+//! `ldmatrix`/`stmatrix` `.x4` in 4), so each piece costs at least 1/32
+//! unit, 4/128. A piece touches at most two aligned 2-byte *halves* of
+//! shared memory (a word; two halves of two words for a transposing
+//! matrix access; one half for a 1- or 2-byte access): charge it 2/128
+//! to each of two halves, or 4/128 to its one half. A shuffle piece
+//! carries at most 4 bytes: 1/128 unit per byte it moves.
+//!
+//! *Halves.* A half *instance* is a half between two writes. Each byte
+//! moved through shared memory is written into one instance by a store
+//! piece and read from it by a load piece; call it *direct* when the store
+//! piece is its source thread's and the load piece its destination
+//! thread's, else it changes thread elsewhere, by a shuffle (the plan
+//! crosses shared memory once): at least 1/128 more. Two direct bytes of
+//! one instance with the same store and load piece would share both
+//! threads (excluded by `m = 1`); two store pieces that both leave a byte
+//! in one instance write one byte each (a 2-byte write covers the half),
+//! so one is a 1-byte access charged 4/128 to it. With `y` moved bytes in
+//! an instance, its charges and shuffles are at least
+//!
+//! | `y` | bytes | at least | per byte |
+//! |---|---|---|---|
+//! | 2 | both direct, two load pieces | 2 + 2 + 2 | 3 / 128 |
+//! | 2 | both direct, two store pieces | 4 + 2 + 2 | 4 / 128 |
+//! | 2 | one changed thread before or after | 2 + 2 + 1 | 5/2 / 128 |
+//! | 2 | both changed thread | 2 + 2 + 2 | 3 / 128 |
+//! | 1 | | 2 + 2 | 4 / 128 |
+//!
+//! so at least 5/2 / 128 per byte through shared memory: every crossing
+//! byte, and an in-warp byte that goes that way; an in-warp byte by
+//! shuffles alone costs at least 1/128. The charges of different
+//! instances come from disjoint parts of pieces, and the shuffle bytes of
+//! different bytes are disjoint: summed, `(5/2 · L + I) / 128`. The floor
+//! is this over the warps plus the barrier, where it is above the byte
+//! floor. Only `m = 1` gains: with two direct bytes allowed in one cell a
+//! half costs 2 + 2 for 2 bytes, the byte floor. Sixteen-bit elements
+//! move whole halves, so they never pay it.
 
 use crate::cost::{LowerBound, BARRIER_COST};
 use crate::error::{check_bitwidth, CodegenError, Result};
@@ -364,7 +416,88 @@ pub fn lower_bound(
         bound.exchange_cycles = x;
         bound.cycles = bound.cycles.max(x);
     }
+    if let Some(u) = subword_units(
+        src,
+        dst,
+        elem_bits,
+        target,
+        bound.cross_warp_bytes,
+        bound.in_warp_bytes,
+    ) {
+        bound.subword_units = u;
+        bound.cycles = bound.cycles.max(u / bound.warps.max(1) as f64 + barrier);
+    }
     Ok(bound)
+}
+
+/// Tiles above this many elements are not enumerated for
+/// [`subword_units`] (its floor is then not applied; the others stand).
+const SUBWORD_MAX_ELEMENTS: u64 = 1 << 20;
+
+/// The sub-word floor (module doc), in units (wavefronts and shuffles)
+/// summed over all warps: `(5/2 · L + I) / (4 · banks)` for `L` bytes
+/// that cross warps and `I` bytes that change lane inside a warp, when
+/// the elements are 8-bit, both layouts injective, no two moved bytes
+/// share both their source thread and their destination thread, and the
+/// target has 32 lanes and 32 banks; `None` otherwise (or when nothing
+/// crosses warps).
+///
+/// ```
+/// use layout_codegen::lower_bound::subword_units;
+/// use layout_codegen::planner::Target;
+/// use hw_layouts::Encoding;
+/// let l = |t: &str| Encoding::parse(t).unwrap().to_linear_layout(&[128, 64]).unwrap();
+/// // Rows of 64 bytes per thread to columns of 16: each source thread
+/// // meets each destination thread in one byte.
+/// let rows = l("#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>");
+/// let cols = l("#ttg.blocked<{sizePerThread = [16, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [0, 1]}>");
+/// // 6144 bytes cross warps, 2048 change lane: (2.5 · 6144 + 2048) / 128.
+/// assert_eq!(subword_units(&rows, &cols, 8, &Target::SM90, 6144, 2048), Some(136.0));
+/// assert_eq!(subword_units(&rows, &cols, 16, &Target::SM90, 6144, 2048), None);
+/// ```
+pub fn subword_units(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    target: &Target,
+    cross_warp_bytes: u64,
+    in_warp_bytes: u64,
+) -> Option<f64> {
+    if elem_bits != 8
+        || (target.warp_size, target.banks) != (32, 32)
+        || cross_warp_bytes == 0
+        || src.out_dims() != dst.out_dims()
+        || dst.total_out_dim_size() > SUBWORD_MAX_ELEMENTS
+        || !src.is_injective()
+        || !dst.is_injective()
+    {
+        return None;
+    }
+    let (st, dt) = (src.table().ok()?, dst.table().ok()?);
+    // The source's holder of each element (injective: one).
+    let mut holder = vec![u32::MAX; dst.total_out_dim_size() as usize];
+    for (f, &e) in st.iter().enumerate() {
+        *holder.get_mut(e as usize)? = f as u32;
+    }
+    let (sr, dr) = (
+        src.in_dim_size_log2(DimName::REGISTER),
+        dst.in_dim_size_log2(DimName::REGISTER),
+    );
+    // Threads are numbered alike on both sides (lane, then warp, then
+    // block: the layouts' thread counts agree, checked by the caller).
+    let mut pairs: HashSet<(u32, u32)> = HashSet::new();
+    for (f, &e) in dt.iter().enumerate() {
+        let h = *holder.get(e as usize)?;
+        if h == u32::MAX {
+            return None;
+        }
+        let (from, to) = (h >> sr, (f as u32) >> dr);
+        if from != to && !pairs.insert((from, to)) {
+            return None;
+        }
+    }
+    let bytes = (2.5 * cross_warp_bytes as f64 + in_warp_bytes as f64) / (4 * target.banks) as f64;
+    Some(bytes)
 }
 
 /// The floor of a one-bit register ↔ lane exchange (the module doc's

@@ -506,6 +506,12 @@ fn print_best(b: &PlannedConversion, triton_cost: f64) {
         "lower bound: {:.2} cycles per warp ({:.1} wavefronts, {:.1} shuffles over the CTA); the plan is {:.2}x the bound",
         lb.cycles, lb.wavefronts, lb.shuffles, b.above_bound
     );
+    if lb.subword_units > 0.0 {
+        println!(
+            "  8-bit bytes that pair threads one to one: every plan moves at least {:.1} units (wavefronts and shuffles over the CTA; layout_codegen::lower_bound)",
+            lb.subword_units
+        );
+    }
     if lb.exchange_cycles > 0.0 {
         println!(
             "  a one-bit register<->lane exchange: every plan pays at least {:.2} cycles per warp (shuffles and selects; layout_codegen::lower_bound)",
