@@ -283,7 +283,11 @@ pub const TRANSPOSED_STAYING_BITS: u32 = 16;
 ///   staying moves on packed words): `fresh4_blk8_to_dotA_k4_w41_128x64_i8`
 ///   (64 + 64) 0.520–0.523 µs against 0.550–0.553 for the full plan (66
 ///   registers against 54), `blocked_to_wgmma_128x128_f8` (128 + 128)
-///   1.427–1.430 against 1.231–1.232 (again 0.87×, as on 2026-11-25).
+///   1.427–1.430 against 1.231–1.232 (again 0.87×, as on 2026-11-25);
+/// * with per-class lane permutations, 2026-11-29
+///   (`bench/gpu/results/2026-11-29-h200/lane_xor/large/`): the three pairs
+///   of 128 + 128 registers still lose, 0.91× (8-bit), 0.44× and 0.85×
+///   (32-bit).
 pub const TRANSPOSED_MAX_REGISTERS: u64 = 128;
 
 /// Why the planner does not consider transposed staying moves for this
