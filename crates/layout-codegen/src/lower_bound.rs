@@ -187,9 +187,10 @@
 //! thread's, else it changes thread elsewhere, by a shuffle (the plan
 //! crosses shared memory once): at least 1/128 more. Two direct bytes of
 //! one instance with the same store and load piece would share both
-//! threads (excluded by `m = 1`); two store pieces that both leave a byte
-//! in one instance write one byte each (a 2-byte write covers the half),
-//! so one is a 1-byte access charged 4/128 to it. With `y` moved bytes in
+//! threads (excluded by `m = 1`); of two store pieces that both leave a
+//! byte in one instance, the later writes one byte only (a 2-byte write
+//! covers the half), so it is a 1-byte access charged 4/128 to it. With
+//! `y` moved bytes in
 //! an instance, its charges and shuffles are at least
 //!
 //! | `y` | bytes | at least | per byte |
