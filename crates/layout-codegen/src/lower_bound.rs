@@ -190,8 +190,7 @@
 //! threads (excluded by `m = 1`); of two store pieces that both leave a
 //! byte in one instance, the later writes one byte only (a 2-byte write
 //! covers the half), so it is a 1-byte access charged 4/128 to it. With
-//! `y` moved bytes in
-//! an instance, its charges and shuffles are at least
+//! `y` moved bytes in an instance, its charges and shuffles are at least
 //!
 //! | `y` | bytes | at least | per byte |
 //! |---|---|---|---|
