@@ -473,25 +473,21 @@ pub fn subword_units(
     {
         return None;
     }
-    let (st, dt) = (src.table().ok()?, dst.table().ok()?);
     // The source's holder of each element (injective: one).
-    let mut holder = vec![u32::MAX; dst.total_out_dim_size() as usize];
-    for (f, &e) in st.iter().enumerate() {
-        *holder.get_mut(e as usize)? = f as u32;
-    }
+    let (holder, dt) = (crate::replica::first_holders(src).ok()?, dst.table().ok()?);
     let (sr, dr) = (
         src.in_dim_size_log2(DimName::REGISTER),
         dst.in_dim_size_log2(DimName::REGISTER),
     );
     // Threads are numbered alike on both sides (lane, then warp, then
     // block: the layouts' thread counts agree, checked by the caller).
-    let mut pairs: HashSet<(u32, u32)> = HashSet::new();
+    let mut pairs: HashSet<(u64, u64)> = HashSet::new();
     for (f, &e) in dt.iter().enumerate() {
         let h = *holder.get(e as usize)?;
-        if h == u32::MAX {
+        if h == u64::MAX {
             return None;
         }
-        let (from, to) = (h >> sr, (f as u32) >> dr);
+        let (from, to) = (h >> sr, (f as u64) >> dr);
         if from != to && !pairs.insert((from, to)) {
             return None;
         }

@@ -52,6 +52,36 @@ fn own_bits(j: usize, md: u64, ms: u64) -> u64 {
     1u64 << (ms.trailing_zeros() + k)
 }
 
+/// For every element of `layout`'s tile (packed coordinate, first out dim
+/// lowest), the flat hardware index (register bits lowest, then lane,
+/// warp, block) of its first holder, the lowest index that holds it;
+/// `u64::MAX` for an element no index holds. One table of the tile's size:
+/// the caller bounds the tile.
+///
+/// ```
+/// use layout_codegen::replica::first_holders;
+/// use linear_layout::{DimName, LinearLayout};
+/// // Two warps hold the same two elements (a broadcast over warp bit 0).
+/// let l = LinearLayout::new(
+///     vec![(DimName::REGISTER, vec![vec![1]]), (DimName::WARP, vec![vec![0]])],
+///     vec![(DimName::dim(0), 2)],
+///     false,
+/// )
+/// .unwrap();
+/// assert_eq!(first_holders(&l)?, vec![0, 1]);
+/// # Ok::<(), layout_codegen::CodegenError>(())
+/// ```
+pub fn first_holders(layout: &LinearLayout) -> Result<Vec<u64>> {
+    let table = layout.table()?;
+    let mut first = vec![u64::MAX; layout.total_out_dim_size() as usize];
+    for (f, &e) in table.iter().enumerate().rev() {
+        if let Some(slot) = first.get_mut(e as usize) {
+            *slot = f as u64;
+        }
+    }
+    Ok(first)
+}
+
 /// `dst hw → src hw` (`src ∘ C = dst`) choosing, for every destination
 /// index, the replica of its element in the same block, else warp, else
 /// lane, when the source holds one there (module doc). Equal to

@@ -47,15 +47,43 @@ fn most_per_thread_pair(src: &LinearLayout, dst: &LinearLayout) -> u64 {
     pairs.values().copied().max().unwrap_or(0)
 }
 
+/// Bytes (8-bit elements of injective layouts) that cross warps, and
+/// bytes that change lane inside their warp, by brute force.
+fn moved_bytes(src: &LinearLayout, dst: &LinearLayout) -> (u64, u64) {
+    let n = |l: &LinearLayout, d| l.in_dim_size(d);
+    let mut holder: HashMap<u64, (u64, u64)> = HashMap::new();
+    for w in 0..n(src, DimName::WARP) {
+        for t in 0..n(src, DimName::LANE) {
+            for r in 0..n(src, DimName::REGISTER) {
+                holder.insert(src.apply_values(&[r, t, w, 0]), (t, w));
+            }
+        }
+    }
+    let (mut crossing, mut in_warp) = (0, 0);
+    for w in 0..n(dst, DimName::WARP) {
+        for t in 0..n(dst, DimName::LANE) {
+            for r in 0..n(dst, DimName::REGISTER) {
+                let (t0, w0) = holder[&dst.apply_values(&[r, t, w, 0])];
+                if w0 != w {
+                    crossing += 1;
+                } else if t0 != t {
+                    in_warp += 1;
+                }
+            }
+        }
+    }
+    (crossing, in_warp)
+}
+
 /// `[1, 16]` 8-bit rows over 32 lanes and 4 warps to `[16, 1]` columns
 /// over 2 × 16 lanes and 4 warps, 128×64 (the GPU suite's
 /// `ho_blocked_T16_128x64_f8`): a thread's row meets a thread's column in
 /// one byte. Source warp `w` holds rows `32w ..`, destination warp `v`
 /// columns `16v ..`: 6144 of the 8192 bytes cross warps; of the 2048 that
-/// stay in their warp, the 64 whose row and column put them in the same
-/// lane stay in their thread (row `32w + 2c + b` of column `16w + c`…
-/// counted below), the rest change lane. Floor: `(2.5 · 6144 + I) / 128`
-/// units over 4 warps, plus the barrier, against the byte floor's 32.
+/// stay in their warp, those whose row and column put them in the same
+/// lane stay in their thread, the rest change lane (both counted by
+/// brute force). Floor: `(2.5 · 6144 + I) / 128` units over 4 warps, plus
+/// the barrier, against the byte floor's 32.
 #[test]
 fn rows_to_columns_of_bytes_pay_for_their_gathers() {
     let shape = [128u64, 64];
@@ -68,9 +96,11 @@ fn rows_to_columns_of_bytes_pay_for_their_gathers() {
         &shape,
     );
     assert_eq!(most_per_thread_pair(&rows, &cols), 1);
+    let (crossing, in_warp) = moved_bytes(&rows, &cols);
+    assert_eq!(crossing, 6144);
     let b = lower_bound(&rows, &cols, 8, &Target::SM90).unwrap();
-    assert_eq!(b.cross_warp_bytes, 6144);
-    let units = (2.5 * 6144.0 + b.in_warp_bytes as f64) / 128.0;
+    assert_eq!((b.cross_warp_bytes, b.in_warp_bytes), (crossing, in_warp));
+    let units = (2.5 * 6144.0 + in_warp as f64) / 128.0;
     assert_eq!(b.subword_units, units);
     assert_eq!(b.cycles, units / 4.0 + 4.0);
     assert!(b.cycles > 37.0);

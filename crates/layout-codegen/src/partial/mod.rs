@@ -94,7 +94,6 @@ use class::{check_class, check_split, conversion_table, tables, Hw};
 use cost::cost_of;
 use linear_layout::{gf2, LinearLayout};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// One in-warp move of a staying element: destination register
 /// `dst_register` of lane `l` takes source register
@@ -574,21 +573,17 @@ impl Prepared {
     /// holder is in another warp too, since `C` takes a replica in the
     /// reader's own warp wherever there is one. Staying entries are kept.
     fn with_canonical_crossing(&self) -> Result<Vec<u64>> {
-        let (st, dt) = (self.s.layout.table()?, self.d.layout.table()?);
-        let mut first: HashMap<u64, u64> = HashMap::with_capacity(st.len());
-        for (f, &e) in st.iter().enumerate() {
-            first.entry(e).or_insert(f as u64);
-        }
+        let (first, dt) = (
+            crate::replica::first_holders(&self.s.layout)?,
+            self.d.layout.table()?,
+        );
         Ok(self
             .c
             .iter()
             .enumerate()
-            .map(|(i, &g)| {
-                if self.s.split(g).2 == self.d.split(i as u64).2 {
-                    g
-                } else {
-                    first.get(&dt[i]).copied().unwrap_or(g)
-                }
+            .map(|(i, &g)| match first.get(dt[i] as usize) {
+                Some(&h) if h != u64::MAX && self.s.split(g).2 != self.d.split(i as u64).2 => h,
+                _ => g,
             })
             .collect())
     }
