@@ -9,6 +9,8 @@
 //!   every set bit `k` of the warp id ([`layout_codegen::plan::Address`]);
 //! - `st.shared v4 r[0, 1, 2, 3] @ addr`: a vector access of four registers,
 //!   in that order, at element offset `addr` (+0, +1, ...);
+//! - `ldmatrix.x4.trans r[...] @ row addr`: a matrix access, `addr` the
+//!   element offset of the 16-byte row each lane supplies;
 //! - warp programs: `v<k>` is value slot `k`; slots below the program's
 //!   input count start as the source registers.
 //!
@@ -148,6 +150,28 @@ pub fn address_text(a: &Address) -> String {
         }
     }
     t.join(" ^ ")
+}
+
+/// One shared-memory instruction of a plan: `st.shared` / `ld.shared`
+/// with [`access_text`], or `stmatrix` / `ldmatrix` `.x<count>[.trans]
+/// r[...] @ row <address>` (the 16-byte row each lane supplies;
+/// [`Access`] says which register holds which element).
+pub fn instruction_text(a: &Access, store: bool) -> String {
+    match a.matrix {
+        None => format!(
+            "{} {}",
+            if store { "st.shared" } else { "ld.shared" },
+            access_text(a)
+        ),
+        Some(m) => format!(
+            "{}.x{}{} r{:?} @ row {}",
+            if store { "stmatrix" } else { "ldmatrix" },
+            m.count,
+            if m.trans { ".trans" } else { "" },
+            a.registers,
+            address_text(&a.address)
+        ),
+    }
 }
 
 /// One shared-memory access: `v<n> r[<registers>] @ <address>`.
@@ -352,7 +376,7 @@ pub fn plan_text(plan: &ConversionPlan) -> String {
             for (i, r) in p.rounds.iter().enumerate() {
                 line(format!("  round {i}:"));
                 for s in &r.stores {
-                    line(format!("    st.shared {}", access_text(s)));
+                    line(format!("    {}", instruction_text(s, true)));
                 }
                 line(if p.warp_private {
                     "    warp barrier".into()
@@ -360,7 +384,7 @@ pub fn plan_text(plan: &ConversionPlan) -> String {
                     "    barrier".into()
                 });
                 for l in &r.loads {
-                    line(format!("    ld.shared {}", access_text(l)));
+                    line(format!("    {}", instruction_text(l, false)));
                 }
             }
             for (to, from) in &p.copies {

@@ -156,3 +156,66 @@ fn word_programs_print_their_lane_dependent_selectors_compactly() {
         "{text}"
     );
 }
+
+/// A plan with `stmatrix` / `ldmatrix` accesses prints each as what it is
+/// (instruction, count, `.trans`), with registers and row addresses that
+/// read back as the plan's own.
+#[test]
+fn matrix_accesses_print_as_matrix_instructions() {
+    use layout_codegen::planner::{plan_with, PlanOptions, Target};
+    let shape = [64u64, 64];
+    let ll = |attr: &str| {
+        hw_layouts::Encoding::parse(attr)
+            .and_then(|e| e.to_linear_layout(&shape))
+            .unwrap()
+    };
+    let src = ll("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>");
+    let dst = ll("#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [0, 1]}>");
+    let p = plan_with(&src, &dst, 16, &Target::SM90, &PlanOptions::matrix_only()).unwrap();
+    let Some(ConversionPlan::SharedMemory(sm)) = p.lowering.whole() else {
+        panic!("a shared-memory plan");
+    };
+    let text = plan_text(p.lowering.whole().unwrap());
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.contains(" @ "))
+        .collect();
+    let accesses: Vec<(&Access, bool)> = sm.rounds[0]
+        .stores
+        .iter()
+        .map(|a| (a, true))
+        .chain(sm.rounds[0].loads.iter().map(|a| (a, false)))
+        .collect();
+    assert_eq!(lines.len(), accesses.len());
+    let mut matrix = 0;
+    for (line, (a, store)) in lines.iter().zip(&accesses) {
+        let (op, rest) = line.split_once(" r[").unwrap();
+        match a.matrix {
+            None => {
+                assert_eq!(
+                    op.split(' ').next().unwrap(),
+                    if *store { "st.shared" } else { "ld.shared" }
+                );
+                check(line.split_once(' ').unwrap().1, a);
+            }
+            Some(m) => {
+                matrix += 1;
+                let want = format!(
+                    "{}.x{}{}",
+                    if *store { "stmatrix" } else { "ldmatrix" },
+                    m.count,
+                    if m.trans { ".trans" } else { "" }
+                );
+                assert_eq!(op, want, "{line}");
+                let vector = format!(
+                    "v{} r[{}",
+                    a.registers.len(),
+                    rest.replacen(" @ row ", " @ ", 1)
+                );
+                check(&vector, a);
+            }
+        }
+    }
+    assert!(matrix > 0, "{text}");
+}
