@@ -1,7 +1,8 @@
 //! Requests to the planner: which candidate plans [`crate::planner::plan_with`]
 //! may choose among. The default ([`PlanOptions::default`], what
-//! [`crate::planner::plan`] uses) allows every class the planner has except
-//! `stmatrix`/`ldmatrix` accesses; a restricted request is how a comparison
+//! [`crate::planner::plan`] uses) allows every class the planner has,
+//! `stmatrix`/`ldmatrix` accesses (of 16-bit elements) only where strictly
+//! cheaper than every other candidate; a restricted request is how a comparison
 //! program (the GPU suite's `_smem`, `_mx` and `_partial` variants) asks for
 //! a plan of one kind, so that the emitter still only translates the
 //! planner's answer.
@@ -60,8 +61,13 @@ pub struct PlanOptions {
     /// Shared-memory plans whose stores and/or loads are `stmatrix` /
     /// `ldmatrix` where the instruction tile divides a side
     /// ([`crate::shared_conversion::plan_shared_matrix`]), through the shared
-    /// layout of each vector candidate. `Required`: only such plans with at
-    /// least one matrix side.
+    /// layout of each vector candidate, the XOR swizzle family and layouts
+    /// built for the matrix tile. `Allowed`: for 16-bit elements
+    /// ([`crate::planner::MATRIX_DEFAULT_BITS`]), taken only where strictly
+    /// cheaper than every other candidate (a tie keeps the vector plan: the
+    /// suite's `_mx` twins with equal wavefronts measured no faster), and
+    /// searched only where the best other plan is above the floor.
+    /// `Required`: only such plans with at least one matrix side.
     pub matrix: Allow,
     /// Only plans through this shared layout (`offset → tensor`): the
     /// one-round vector plan ([`crate::choice::plan_through_shared`],
@@ -98,13 +104,15 @@ pub enum SplitForm {
 }
 
 impl Default for PlanOptions {
-    /// Every class but matrix instructions, as [`crate::planner::plan`].
+    /// Every class, as [`crate::planner::plan`]; matrix-instruction plans
+    /// of 16-bit elements only where strictly cheaper than every other
+    /// candidate.
     fn default() -> Self {
         PlanOptions {
             shuffles: true,
             shared: true,
             partial: Allow::Allowed,
-            matrix: Allow::Never,
+            matrix: Allow::Allowed,
             through: None,
             split_form: None,
         }

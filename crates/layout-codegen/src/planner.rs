@@ -35,7 +35,28 @@
 //!    [`crate::cost::ALU_PER_CYCLE`]); it is taken only when strictly
 //!    cheaper.
 //!
-//! 7. Last, for every in-warp conversion (Triton's warp-shuffle class
+//! 7. Through shared memory with `stmatrix` / `ldmatrix` on one or both
+//!    sides ([`crate::shared_conversion::plan_shared_matrix`], candidates
+//!    `matrix_*`): through each layout above, and through every layout of
+//!    the XOR swizzle family and those built for the 8 × 16-byte matrix
+//!    tile ([`crate::matrix_swizzle`]), each of these two groups standing
+//!    as its cheapest plan: ranked by the wavefronts and barriers its cost
+//!    counts before any is proved, the first the simulator proves stands.
+//!    Searched only where the best plan so far is above the floor and above
+//!    the least any whole-CTA plan costs (every byte stored and loaded at
+//!    full width, and a barrier where data crosses warps); taken only
+//!    where strictly cheaper than every other candidate (the suite's `_mx`
+//!    programs measured no faster than vector twins of equal wavefronts).
+//!    A 16-bit transpose whose rows and columns pair threads one to one is
+//!    the case: no register word of one side is a word of the other, and
+//!    `.trans` assembles each 32-bit register from two rows of the tile,
+//!    which a vector access does one element at a time (`fresh6_*` of the
+//!    GPU suite).
+//!    Taken by default for 16-bit elements only ([`MATRIX_DEFAULT_BITS`]:
+//!    the width the CUDA emitter translates); requests
+//!    ([`PlanOptions::matrix`]) can forbid or require them.
+//!
+//! 8. Last, for every in-warp conversion (Triton's warp-shuffle class
 //!    too), the balanced warp program
 //!    ([`crate::shuffle::balanced_shuffle_plan`]): shuffles traded against
 //!    selects for the least roofline; being last it is taken only where
@@ -69,7 +90,7 @@ use crate::choice::{
     plan_conversion_triton, plan_paper_swizzle, plan_through_shared, predicted_cost, total_warps,
 };
 use crate::conversion::{classify, moved_levels, ConversionKind};
-use crate::cost::{LowerBound, PredictedCost};
+use crate::cost::{LowerBound, PredictedCost, BARRIER_COST, WAVEFRONT_BYTES};
 use crate::error::{check_bitwidth, CodegenError, Result};
 use crate::matrix_swizzle::matrix_layout_candidates;
 use crate::packed_shuffle::{check_word_program, WordProgram};
@@ -89,7 +110,9 @@ use crate::regroup::{regroup_after, regroup_before};
 use crate::shared_conversion::plan_shared_matrix;
 use crate::shuffle::{shuffle_plan, BalancedPrograms, WarpProgram};
 use crate::shuffle_rounds::rounds_plan;
-use crate::simulator::{simulate_staged, simulate_with, SimulationReport, SimulatorConfig};
+use crate::simulator::{
+    plan_load_wavefronts, simulate_staged, simulate_with, SimulationReport, SimulatorConfig,
+};
 use crate::store_replicas::plan_store_wavefronts;
 use crate::swizzle_search::search_shared_layout;
 use crate::swizzle_search::xor_swizzle_family;
@@ -268,6 +291,24 @@ pub struct PlannedConversion {
 /// and the ALU work of the emitted select chains on unpacked elements
 /// (about 3.5 model cycles per counted select where the ALU bound).
 pub const TRANSPOSED_STAYING_BITS: u32 = 16;
+
+/// The element width of the matrix plans the planner takes where they are
+/// only allowed ([`PlanOptions::matrix`] `Allowed`, the default): 16 bits,
+/// the width whose `ldmatrix` / `stmatrix` operands the CUDA emitter packs
+/// (`layout_cuda` refuses 8- and 32-bit matrix plans) and that the GPU
+/// suite measured (`_mx` and `fresh6_*` programs,
+/// `bench/gpu/results/2026-11-29-h200/matrix_default/`). A request that
+/// requires matrix plans plans every width, for the simulator and printer.
+pub const MATRIX_DEFAULT_BITS: u32 = 16;
+
+/// The largest tile (elements) for which the planner searches the matrix
+/// groups (the XOR swizzle family and the layouts built for the matrix
+/// tile, about 700 plans): 2^15, the GPU suite's largest tile (128 × 256).
+/// Above it only the plans through the vector candidates' layouts are
+/// matrix candidates: at 2^18 elements (the command line's largest
+/// conversion) the groups took 19 s of one `linlayout convert --best` in a
+/// release build (2026-11-29, 2-core machine; the CLI's bound is 2 s).
+pub const MATRIX_SEARCH_MAX_ELEMENTS: u64 = 1 << 15;
 
 /// The most registers per thread (source and destination together) for
 /// which the planner considers transposed staying moves of 8- and 32-bit
@@ -608,12 +649,15 @@ fn plan_stages(
                 // are not in the model, and the 2026-11-25 H200 trial of
                 // `TRANSPOSED_STAYING_BITS` measured it slower there).
                 let issued = shared_instructions(&lowering, warps);
+                let strict = options.matrix == Allow::Allowed && uses_matrix(&lowering);
                 let better = best.as_ref().is_none_or(|b| {
-                    let c = b.2.cycles();
-                    cycles < c
-                        || (cycles == c
-                            && lowering.kind_name() == b.1.kind_name()
-                            && issued < shared_instructions(&b.1, warps))
+                    wins_over(
+                        cycles,
+                        b.2.cycles(),
+                        lowering.kind_name() == b.1.kind_name()
+                            && issued < shared_instructions(&b.1, warps),
+                        strict,
+                    )
                 });
                 if better {
                     *best = Some((candidates.len() - 1, lowering, cost, words));
@@ -700,11 +744,6 @@ fn plan_stages(
                 &mut candidates,
                 &mut best,
             );
-            if options.matrix.considered() {
-                matrix_candidates(src, dst, elem_bits, options, &shared_layouts, |name, p| {
-                    consider(name, p, &mut candidates, &mut best)
-                });
-            }
         }
     }
     // Staged plans for conversions that leave their warps: in-warp ones
@@ -778,6 +817,70 @@ fn plan_stages(
             consider(names[2], transposed, &mut candidates, &mut best);
         }
     }
+    // Matrix-instruction plans: where they are only allowed, after every
+    // vector candidate, taken only where strictly cheaper (`better` above)
+    // and not searched where the best plan so far is at the floor or at
+    // the least any whole-CTA plan costs (no matrix plan can beat it).
+    let bound = lower_bound(src, dst, elem_bits, target)?;
+    // A whole-CTA plan stores and loads every byte of the tile at best at
+    // `WAVEFRONT_BYTES` per wavefront, and where data crosses warps it
+    // waits at a CTA barrier: no matrix plan costs less.
+    let cross_warp = moved_levels(src, dst)?.contains(&DimName::WARP);
+    let tile_bytes = dst.total_out_dim_size() * u64::from(elem_bits) / 8;
+    let whole_floor = (2 * tile_bytes).div_ceil(WAVEFRONT_BYTES) as f64 / warps as f64
+        + if cross_warp { BARRIER_COST } else { 0.0 };
+    let at_floor = best
+        .as_ref()
+        .is_some_and(|b| b.2.cycles() <= bound.cycles.max(whole_floor));
+    if options.matrix.considered()
+        && (options.matrix == Allow::Required || elem_bits == MATRIX_DEFAULT_BITS)
+        && options.through.is_none()
+        && options.partial != Allow::Required
+        && options.shared
+        && !matches!(
+            class,
+            ConversionKind::NoOp | ConversionKind::RegisterPermutation
+        )
+        && !(options.matrix == Allow::Allowed && at_floor)
+    {
+        for (name, plans) in matrix_candidates(src, dst, elem_bits, &shared_layouts) {
+            // A group stands as its cheapest proved plan (costed again
+            // against the others), or as its first refusal.
+            let mut first_error = None;
+            let mut ranked = Vec::new();
+            for p in plans {
+                match p.and_then(|l| Ok((matrix_rank(&l, dst, target, cross_warp)?, l))) {
+                    Ok(r) => ranked.push(r),
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+            // The rank is the plan's cost before its proof: the first plan
+            // the simulator proves, in rank order, is the group's cheapest.
+            ranked.sort_by_key(|r| r.0);
+            let mut group: Vec<Candidate> = Vec::new();
+            let mut group_best: Best = None;
+            for (_, l) in ranked {
+                consider(name, Ok(l), &mut group, &mut group_best);
+                if group_best.is_some() {
+                    break;
+                }
+            }
+            let standing = match (group_best, first_error) {
+                (Some((_, lowering, ..)), _) => Ok(lowering),
+                (None, Some(e)) => Err(e),
+                (None, None) => Err(CodegenError::Unsupported(format!(
+                    "no matrix plan of the group was proved ({})",
+                    group
+                        .first()
+                        .and_then(|c| c.refused.as_deref())
+                        .unwrap_or("none planned")
+                ))),
+            };
+            consider(name, standing, &mut candidates, &mut best);
+        }
+    }
     // Last, so that it is taken only where strictly cheaper than every
     // other candidate (ties keep the earlier).
     if options.through.is_none()
@@ -807,7 +910,6 @@ fn plan_stages(
             why.join("; ")
         )));
     };
-    let bound = lower_bound(src, dst, elem_bits, target)?;
     let cycles = cost.cycles();
     let above_bound = if bound.cycles > 0.0 {
         cycles / bound.cycles
@@ -885,8 +987,14 @@ pub fn staged_candidate(
         RegroupAt::Before => (inter, dst),
         RegroupAt::After => (src, inter),
     };
+    // The word stage moves whole words: planned, as before matrix plans
+    // were candidates of the default, without them.
     let whole = PlanOptions {
         partial: Allow::Never,
+        matrix: match options.matrix {
+            Allow::Allowed => Allow::Never,
+            m => m,
+        },
         ..options.clone()
     };
     let then = plan_stages(a, b, elem_bits, target, &whole, false)?;
@@ -986,44 +1094,41 @@ pub fn uses_matrix(lowering: &Lowering) -> bool {
     }
 }
 
-/// The matrix-instruction candidates ([`plan_shared_matrix`]) through each
+/// The matrix-instruction candidates ([`plan_shared_matrix`]), in groups
+/// that each stand as one candidate: one group of one plan through each
 /// shared layout of the vector candidates (`layouts`, named as the partial
-/// candidates `partial_<name>`), and, when matrix plans are
-/// [`Allow::Required`], through every layout of the XOR swizzle family
-/// ([`xor_swizzle_family`], rank-2 tiles) and the layouts built for the
-/// matrix tile ([`matrix_layout_candidates`]): a layout that suits
-/// `stmatrix`/`ldmatrix` need not be one the vector search prefers. Each
-/// is handed to `consider` with its name.
+/// candidates `partial_<name>`); then one group of plans through every
+/// layout of the XOR swizzle family ([`xor_swizzle_family`], rank-2
+/// tiles), and one through the layouts built for the matrix tile
+/// ([`matrix_layout_candidates`]): a layout that suits `stmatrix` /
+/// `ldmatrix` need not be one the vector search prefers. A group of many
+/// stands by its cheapest proved plan. The groups are planned for tiles
+/// of at most [`MATRIX_SEARCH_MAX_ELEMENTS`] elements.
 pub(crate) fn matrix_candidates(
     src: &LinearLayout,
     dst: &LinearLayout,
     elem_bits: u32,
-    options: &PlanOptions,
     layouts: &[(&'static str, LinearLayout)],
-    mut consider: impl FnMut(&'static str, Result<Lowering>),
-) {
-    let whole = |p: Result<crate::plan::SharedMemoryPlan>| {
-        p.map(|s| Lowering::Whole {
+) -> Vec<(&'static str, Vec<Result<Lowering>>)> {
+    let whole = |l: &LinearLayout| {
+        plan_shared_matrix(src, dst, elem_bits, Some(l)).map(|s| Lowering::Whole {
             plan: ConversionPlan::SharedMemory(Box::new(s)),
         })
     };
-    for (name, l) in layouts {
-        let name = match *name {
-            "partial_triton" => "matrix_triton",
-            "partial_paper_swizzle" => "matrix_paper_swizzle",
-            _ => "matrix_searched_swizzle",
-        };
-        consider(
-            name,
-            whole(plan_shared_matrix(src, dst, elem_bits, Some(l))),
-        );
-    }
-    if options.matrix != Allow::Required {
-        return;
-    }
+    let mut groups: Vec<(&'static str, Vec<Result<Lowering>>)> = layouts
+        .iter()
+        .map(|(name, l)| {
+            let name = match *name {
+                "partial_triton" => "matrix_triton",
+                "partial_paper_swizzle" => "matrix_paper_swizzle",
+                _ => "matrix_searched_swizzle",
+            };
+            (name, vec![whole(l)])
+        })
+        .collect();
     let shape: Vec<u64> = src.out_dims().iter().map(|d| d.1).collect();
-    if shape.len() != 2 {
-        return;
+    if shape.len() != 2 || dst.total_out_dim_size() > MATRIX_SEARCH_MAX_ELEMENTS {
+        return groups;
     }
     let family = xor_swizzle_family(&shape, elem_bits).unwrap_or_default();
     let built = matrix_layout_candidates(src, dst);
@@ -1033,17 +1138,78 @@ pub(crate) fn matrix_candidates(
         ("matrix_xor_swizzle", family),
         ("matrix_constructed", built),
     ] {
+        let mut plans = Vec::new();
         for l in candidates {
-            if seen.contains(&l) {
-                continue;
+            if !seen.contains(&l) {
+                plans.push(whole(&l));
+                seen.push(l);
             }
-            consider(
-                name,
-                whole(plan_shared_matrix(src, dst, elem_bits, Some(&l))),
-            );
-            seen.push(l);
+        }
+        if !plans.is_empty() {
+            groups.push((name, plans));
         }
     }
+    groups
+}
+
+/// Whether a candidate of `cycles` replaces the best so far (`best`
+/// cycles): it is cheaper, or it ties and issues fewer shared-memory
+/// instructions in the same class (`fewer_in_class`), unless it is a
+/// matrix plan that is only allowed (`matrix_allowed_only`): those win no
+/// tie, since the suite's `_mx` twins of vector programs with the same
+/// wavefronts measured no faster on the H200 (2026-11-25, 0.4–1.6% slower
+/// on the four pairs with both programs, BENCHMARKS.md "Every variant").
+fn wins_over(cycles: f64, best: f64, fewer_in_class: bool, matrix_allowed_only: bool) -> bool {
+    cycles < best || (cycles == best && fewer_in_class && !matrix_allowed_only)
+}
+
+/// A whole-CTA shared-memory plan's rank before its proof: its cycles
+/// times its warps as its cost will count them (the store and load
+/// wavefronts: [`plan_store_wavefronts`], [`plan_load_wavefronts`]; and
+/// [`BARRIER_COST`] per barrier and warp, none where the buffer is
+/// warp-private: [`mark_warp_private`]), then its shared-memory
+/// instructions per thread. `cross_warp`: the conversion moves data
+/// across warps.
+fn matrix_rank(
+    lowering: &Lowering,
+    dst: &LinearLayout,
+    target: &Target,
+    cross_warp: bool,
+) -> Result<(u64, u64)> {
+    let Lowering::Whole {
+        plan: ConversionPlan::SharedMemory(s),
+    } = lowering
+    else {
+        return Err(CodegenError::Invalid(
+            "a matrix candidate is a whole-CTA shared-memory plan".into(),
+        ));
+    };
+    let (lanes, warps, blocks) = (
+        target.warp_size,
+        size(dst, DimName::WARP),
+        size(dst, DimName::BLOCK),
+    );
+    let config = SimulatorConfig {
+        banks: target.banks,
+    };
+    let wavefronts = plan_store_wavefronts(s, lanes, warps, blocks, target.banks)
+        + plan_load_wavefronts(&config, s, lanes, warps, blocks)?;
+    // A conversion that moves data across warps has no warp-private plan
+    // (some element is stored by one warp and loaded by another): the
+    // check, which costs more than the rest of the rank, runs only where
+    // no data leaves its warp.
+    let barriers = if !cross_warp && is_warp_private(s, lanes, warps) {
+        0
+    } else {
+        s.barriers
+    };
+    let barrier_cost = BARRIER_COST as u64 * barriers * warps * blocks;
+    let instructions: usize = s
+        .rounds
+        .iter()
+        .map(|r| r.stores.len() + r.loads.len())
+        .sum();
+    Ok((wavefronts + barrier_cost, instructions as u64))
 }
 
 /// The best candidate so far: its index, lowering, cost and word form.
@@ -1115,4 +1281,20 @@ pub fn whole_cost(
         Some((w, wc)) => (wc, Some(w)),
         None => (c, None),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wins_over;
+
+    #[test]
+    fn an_allowed_matrix_plan_wins_no_tie() {
+        // Cheaper wins, matrix or not; a tie goes to fewer instructions in
+        // one class, except for a matrix plan that is only allowed.
+        assert!(wins_over(51.0, 52.0, false, true));
+        assert!(wins_over(52.0, 52.0, true, false));
+        assert!(!wins_over(52.0, 52.0, true, true));
+        assert!(!wins_over(52.0, 52.0, false, false));
+        assert!(!wins_over(53.0, 52.0, true, false));
+    }
 }

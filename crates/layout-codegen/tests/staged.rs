@@ -10,7 +10,8 @@ use hw_layouts::Encoding;
 use layout_codegen::conversion::moved_levels;
 use layout_codegen::packed_shuffle::WordInstr;
 use layout_codegen::plan::{ConversionPlan, RegroupAt};
-use layout_codegen::planner::{plan, staged_candidate, Lowering, PlanOptions, Target};
+use layout_codegen::plan_options::Allow;
+use layout_codegen::planner::{plan, plan_with, staged_candidate, Lowering, PlanOptions, Target};
 use layout_codegen::shuffle::ShflMode;
 use layout_codegen::simulator::{simulate_staged, SimulatorConfig};
 use linear_layout::{DimName, LinearLayout};
@@ -175,7 +176,13 @@ fn sixteen_bit_pair_is_staged_and_proved() {
     let shape = [128, 64];
     let s = ll("#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>", &shape);
     let d = ll("#ttg.blocked<{sizePerThread = [16, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [0, 1]}>", &shape);
-    let p = plan(&s, &d, 16, &Target::SM90).unwrap();
+    // Without matrix instructions (with them, a plan through ldmatrix
+    // .trans costs less: tests/matrix_default.rs).
+    let vector = PlanOptions {
+        matrix: Allow::Never,
+        ..PlanOptions::default()
+    };
+    let p = plan_with(&s, &d, 16, &Target::SM90, &vector).unwrap();
     let (r, t) = p.lowering.staged().expect("staged");
     assert_eq!(r.lane_bits, vec![0]);
     simulate_staged(&NVIDIA, r, t, &s, &d).unwrap();

@@ -7,9 +7,12 @@
 //! programs), `2026-11-29-h200/transposed32/ours.jsonl` and
 //! `2026-11-29-h200/transposed8/ours.jsonl` (32- and 8-bit ones, after the
 //! suite's run), `2026-11-29-h200/lane_xor/ours.jsonl` (the transposed
-//! programs with per-class lane permutations; later files and lines win
-//! for a program timed twice): on every case with variants, the chosen one must be the fastest
-//! measured or within the 3% noise band of it. The grouping is report.py's.
+//! programs with per-class lane permutations) and
+//! `2026-11-29-h200/matrix_default/ours.jsonl` (the `fresh6_*` matrix
+//! plans and the staged plans chosen before them, `*_staged_trial`; later
+//! files and lines win for a program timed twice): on every case with
+//! variants, the chosen one must be the fastest measured or within the 3%
+//! noise band of it. The grouping is report.py's.
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -36,7 +39,8 @@ fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
             + &read("bench/gpu/results/2026-11-29-h200/ours.jsonl")
             + &read("bench/gpu/results/2026-11-29-h200/transposed32/ours.jsonl")
             + &read("bench/gpu/results/2026-11-29-h200/transposed8/ours.jsonl")
-            + &read("bench/gpu/results/2026-11-29-h200/lane_xor/ours.jsonl"))
+            + &read("bench/gpu/results/2026-11-29-h200/lane_xor/ours.jsonl")
+            + &read("bench/gpu/results/2026-11-29-h200/matrix_default/ours.jsonl"))
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter_map(|r| Some((r["case"].as_str()?.to_string(), r["per_cvt_us"].as_f64()?)))
@@ -84,4 +88,52 @@ fn chosen_conversion_variants_are_the_fastest_measured_within_noise() {
         compared += 1;
     }
     assert!(compared >= 9, "only {compared} cases with variants");
+}
+
+/// The default planner takes a matrix plan only where strictly cheaper
+/// than every other candidate; on the `fresh6_*` pairs it is, and the
+/// matrix programs ran faster on the H200 than the staged plans the
+/// planner chose before (`2026-11-29-h200/matrix_default/`), beyond noise.
+#[test]
+fn matrix_plans_the_default_takes_ran_faster_than_the_plans_before_them() {
+    let cases: Vec<Value> = serde_json::from_str(&read("bench/gpu/generated/cases.json")).unwrap();
+    let runs: Vec<Value> = read("bench/gpu/results/2026-11-29-h200/matrix_default/ours.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let slowest = |name: &str| {
+        runs.iter()
+            .filter(|r| r["case"] == name && r["ok"] == true)
+            .map(|r| r["per_cvt_us"].as_f64().unwrap())
+            .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))))
+            .unwrap_or_else(|| panic!("{name} not timed"))
+    };
+    let fastest = |name: &str| {
+        runs.iter()
+            .filter(|r| r["case"] == name)
+            .map(|r| r["per_cvt_us"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let mut checked = 0;
+    for c in cases
+        .iter()
+        .filter(|c| c["name"].as_str().unwrap().starts_with("fresh6_"))
+    {
+        let name = c["name"].as_str().unwrap();
+        for side in ["plan_fwd", "plan_bwd"] {
+            let candidate = c[side]["candidate"].as_str().unwrap();
+            assert!(
+                candidate.starts_with("matrix_"),
+                "{name} {side}: {candidate}"
+            );
+        }
+        let staged = fastest(&format!("{name}_staged_trial"));
+        assert!(
+            slowest(name) * 1.03 < staged,
+            "{name}: {} against the staged plan's {staged}",
+            slowest(name)
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
 }

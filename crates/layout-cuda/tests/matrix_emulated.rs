@@ -311,3 +311,28 @@ fn generated_suite_programs_run_correctly_on_the_cpu() {
         check(n.trim_end_matches(".cu"), &code);
     }
 }
+
+/// The emitter packs `ldmatrix` / `stmatrix` operands of 16-bit elements
+/// only and refuses 8- and 32-bit matrix plans, which is why the default
+/// planner takes matrix plans of 16-bit elements only
+/// (`layout_codegen::planner::MATRIX_DEFAULT_BITS`); asked for one, it says
+/// so instead of emitting a wrong program.
+#[test]
+fn eight_and_thirty_two_bit_matrix_plans_are_refused_by_name() {
+    let blk16 = "#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
+    let dot_a_k4 = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 4}>";
+    for (bits, src, dst) in [(8, blk16, dot_a_k4), (32, MMA2, BLK_ROW)] {
+        let mut c = case("mx_other_width", [64, 64], src, dst);
+        c.bits = bits;
+        let e = emit_benchmark(&c).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("stmatrix/ldmatrix of {bits}-bit elements")),
+            "{e}"
+        );
+        // The default request plans the pair without them, and emits.
+        c.options = PlanOptions::whole();
+        let (code, _, _) = emit_benchmark(&c).unwrap();
+        assert!(!code.contains("stmatrix_x") && !code.contains("ldmatrix_x"));
+    }
+}

@@ -6,7 +6,7 @@
 //! the emitted regroup; each must fail the check.
 
 use hw_layouts::Encoding;
-use layout_codegen::plan_options::PlanOptions;
+use layout_codegen::plan_options::{Allow, PlanOptions};
 use layout_cuda::{device_fn, emit_benchmark_planned, ConversionCase};
 use linear_layout::LinearLayout;
 mod emu;
@@ -78,9 +78,19 @@ fn named_pair_program_is_staged_and_passes_the_forward_check() {
     .unwrap();
     assert!(committed.contains("cvt_fwd_regroup("));
     check("ho_blocked_T16_128x64_f8", &committed);
-    let b16 = emit_benchmark_planned(&named_case("staged_f16", 16)).unwrap();
+    // 16-bit: the default takes a plan through ldmatrix/stmatrix .trans
+    // (cheaper); the staged plan, without matrix instructions, runs too.
+    let mut c16 = named_case("staged_f16", 16);
+    c16.options = PlanOptions {
+        matrix: Allow::Never,
+        ..PlanOptions::whole()
+    };
+    let b16 = emit_benchmark_planned(&c16).unwrap();
     assert_eq!(b16.plans.0.lowering.kind_name(), "staged");
     check("staged_f16", &b16.code);
+    let m16 = emit_benchmark_planned(&named_case("matrix_f16", 16)).unwrap();
+    assert!(m16.code.contains("ldmatrix_x4_trans") || m16.code.contains("stmatrix_x4_trans"));
+    check("matrix_f16", &m16.code);
 }
 
 #[test]

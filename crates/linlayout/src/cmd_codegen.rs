@@ -45,7 +45,8 @@ pub struct ConvertArgs {
     pub json: bool,
     /// Print the planner's plan (layout_codegen::planner::plan: the
     /// cheapest proved candidate among Triton's plan, warp shuffles, the
-    /// paper's swizzle and partial cross-warp plans, on one cost scale)
+    /// paper's swizzle, partial cross-warp plans, staged regroups and, where
+    /// strictly cheaper, stmatrix/ldmatrix plans, on one cost scale)
     /// instead of Triton's choice, with its lower bound and every candidate.
     /// The printed class stays Triton's classification.
     #[arg(long)]

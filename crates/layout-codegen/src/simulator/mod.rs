@@ -197,6 +197,34 @@ pub fn access_wavefronts_with(
     Ok(phases_of(config.banks, starts, bytes))
 }
 
+/// The load wavefronts of the shared-memory plan `p` over `warps` warps of
+/// `lanes` lanes per CTA and `blocks` CTAs, counted per instruction and
+/// warp exactly as [`simulate_with`] counts them (its `load_wavefronts`
+/// for a plan it proves), without moving elements or proving anything: a
+/// search ranks many plans by it and proves only the ones it keeps.
+/// Errors: what [`simulate_with`] reports of an access's addresses (out
+/// of bounds, misaligned, a matrix access it does not model).
+pub fn plan_load_wavefronts(
+    config: &SimulatorConfig,
+    p: &crate::plan::SharedMemoryPlan,
+    lanes: u64,
+    warps: u64,
+    blocks: u64,
+) -> Result<u64> {
+    config.check()?;
+    let mut total = 0;
+    for (ri, round) in p.rounds.iter().enumerate() {
+        for (k, a) in round.loads.iter().enumerate() {
+            let what = format!("round {ri} load {k}");
+            for w in 0..warps {
+                let (_, wfs) = transfers(config, &what, a, lanes, w, p.bitwidth, p.scratch_elems)?;
+                total += wfs.iter().sum::<u64>();
+            }
+        }
+    }
+    Ok(total * blocks)
+}
+
 /// Runs `plan` converting `src` to `dst` and checks every destination
 /// register, with 32 banks (NVIDIA). See the module doc.
 pub fn simulate(
