@@ -1204,12 +1204,7 @@ fn matrix_rank(
         s.barriers
     };
     let barrier_cost = BARRIER_COST as u64 * barriers * warps * blocks;
-    let instructions: usize = s
-        .rounds
-        .iter()
-        .map(|r| r.stores.len() + r.loads.len())
-        .sum();
-    Ok((wavefronts + barrier_cost, instructions as u64))
+    Ok((wavefronts + barrier_cost, shared_instructions(lowering, 1)))
 }
 
 /// The best candidate so far: its index, lowering, cost and word form.
