@@ -157,6 +157,12 @@ pub struct LowerBound {
     /// moved bytes pair source and destination threads one to one); 0
     /// where it does not apply.
     pub subword_units: f64,
+    /// The most bytes of distinct elements that one lane of a warp holds
+    /// in the source and one other lane of the same warp needs in the
+    /// destination (`m` of [`crate::lower_bound`]'s relay bound), over all
+    /// warps, when both layouts are injective; 0 otherwise. Below 4, a
+    /// shuffle slot delivers at most `(4 + m) / 2` needed bytes on average.
+    pub pair_bytes: u64,
     /// The model's cycles of the bound: the byte and shuffle floor
     /// (`(wavefronts + shuffles) / warps`, plus a barrier when bytes cross
     /// warps), `exchange_cycles`, or `subword_units / warps` plus the

@@ -40,12 +40,44 @@
 //!
 //! a convex piecewise-linear function of `t` whose minimum lies at `t = 0`,
 //! at a breakpoint `sent(l) / 4`, `recv(l) / 4`, or where `R(t) = S(t)`;
-//! each is evaluated. Counting the
+//! each is evaluated. When both layouts are injective, two more facts
+//! hold: every in-warp byte has one reader, so a loaded byte is a distinct
+//! byte some lane of the warp stored (the stores are at least `max(R(t),
+//! S(t))` as well, and the cost's numerator `2 · max(R(t), S(t))`); and
+//! the relay bound below raises `R(t)` to `max(R(t), Σ_l recv(l) − (4 +
+//! m) / 2 · lanes · t)`. Counting the
 //! total bytes only (`Σ recv / (4 · lanes)` shuffles) is implied
 //! (`Σ_l min(recv(l), 4t) ≤ 4 · lanes · t`) and looser: it misses that a
 //! warp whose in-warp data is held by half of its lanes moves at most
 //! `4 · lanes / 2` bytes per shuffle (a register ↔ lane transpose of an mma
 //! accumulator into a blocked layout is one).
+//!
+//! ## Shuffle slots between lanes that share few bytes (the relay bound)
+//! Let both layouts be injective and `m` the most bytes of distinct
+//! elements that one lane of a warp holds and one other lane of the same
+//! warp needs (`pair_bytes` of the report). A *slot* is one lane of one
+//! shuffle: 4 bytes into the reading lane `r` from the sending lane `y`.
+//! Call a byte *delivered* in a slot if `r` needs it and receives it there
+//! for the first time. Of the bytes delivered in one slot, at most `m` were
+//! in `y` from the start; every other one reached `y` earlier, by a slot
+//! or a load into `y`, as a byte `y` does not need (no byte has two
+//! readers): a *relay* arrival, which serves one delivery (the byte has
+//! one reader, delivered once). So with `T` slots, `B` bytes delivered,
+//! `N` relay arrivals by slot and `N'` by load:
+//!
+//! ```text
+//! B ≤ m·T + N + N',   B + N ≤ 4T   (a slot carries 4 bytes),
+//! loads ≥ (Σ recv − B) + N'
+//! ```
+//!
+//! and eliminating `B` and `N` (`2B ≤ (4 + m)·T + N'`) gives `loads ≥ Σ recv
+//! − (4 + m)/2 · T`: a slot delivers `(4 + m) / 2` needed bytes on average
+//! at most, counting what relays cost. With `t` shuffles per warp, `T =
+//! lanes · t`. For `m ≥ 4` this is the per-lane count's `4t` again; for a
+//! 16-bit `[1, 16]` row per thread to a `[16, 1]` column (each pair of
+//! lanes shares one element, `m = 2`) a slot is worth 3 bytes, not 4.
+//! Nothing here uses how an instruction is formed, so it holds for every
+//! plan of shuffles, loads, stores and in-lane ALU instructions.
 //!
 //! Not modelled, so not floors of: `movmatrix` (a 16-bit 8 × 8 transpose
 //! inside a warp), which no plan of this crate emits.
@@ -323,10 +355,16 @@ pub fn lower_bound(
     };
     let mut crossing = ElementSet::new(dst.total_out_dim_size());
     let mut warps_in: Vec<InWarp> = Vec::new();
+    // The relay bound (module doc) needs one holder and one reader per
+    // element: then `pairs[holder · lanes + reader]` counts the elements
+    // the holder lane has that the reader lane needs.
+    let count_pairs = holder.is_some() && dst.is_injective();
+    let mut pair_elems = 0u64;
     for b in 0..nb as usize {
         for w in 0..nw as usize {
             let mut recv = vec![0u64; nl as usize];
             let mut held = Vec::new();
+            let mut pairs = vec![0u64; if count_pairs { (nl * nl) as usize } else { 0 }];
             for l in 0..nl as usize {
                 let mut seen = HashSet::new();
                 for &r in &dr {
@@ -343,7 +381,13 @@ pub fn lower_bound(
                         recv[l] += bytes;
                         // The holder lane (injective source), else the
                         // reader lane.
-                        held.push((holder.map_or(l as u64, |nreg| c >> nreg), e));
+                        let h = holder.map_or(l as u64, |nreg| c >> nreg);
+                        if count_pairs {
+                            let p = &mut pairs[(h * nl) as usize + l];
+                            *p += 1;
+                            pair_elems = pair_elems.max(*p);
+                        }
+                        held.push((h, e));
                     } else {
                         bound.cross_warp_bytes += bytes;
                         crossing.insert(e);
@@ -370,6 +414,15 @@ pub fn lower_bound(
         }
         n
     });
+    if count_pairs {
+        bound.pair_bytes = pair_elems * bytes;
+    }
+    // Needed bytes a shuffle slot delivers on average, at most (module doc).
+    let slot_bytes = if count_pairs {
+        ((4 + bound.pair_bytes) as f64 / 2.0).min(4.0)
+    } else {
+        4.0
+    };
     let mut in_warp_wavefronts = 0.0;
     for (recv, held) in warps_in {
         let stored: Vec<(u64, f64)> = match &readers {
@@ -399,7 +452,7 @@ pub fn lower_bound(
                 only
             }
         };
-        let (t, wf) = in_warp_floor(&stored, &recv, wavefront_bytes);
+        let (t, wf) = in_warp_floor(&stored, &recv, slot_bytes, count_pairs, wavefront_bytes);
         bound.shuffles += t;
         in_warp_wavefronts += wf;
     }
@@ -704,27 +757,59 @@ type InWarp = (Vec<u64>, Vec<(u64, u64)>);
 /// lane moves by shuffles are stored, each byte counting `w` (the
 /// injective source's `sent` bytes at `w = 1`; a broadcast source's
 /// loaded bytes at their least reader share), so `S(t) = Σ w · (x − 4t)⁺`;
-/// and each lane's `recv` bytes, `R(t) = Σ (recv − 4t)⁺`. `S` and `R` are
-/// piecewise linear with kinks at the breakpoints `x / 4`, so `f` is linear
-/// between the breakpoints except where `R − S` changes sign: the minimum
-/// is at `t = 0`, a breakpoint or such a crossing, and each is evaluated.
-/// Ties go to the smaller `t`.
-fn in_warp_floor(stored: &[(u64, f64)], recv: &[u64], wavefront_bytes: u64) -> (f64, f64) {
+/// and each lane's `recv` bytes, `R(t) = max(Σ (recv − 4t)⁺, Σ recv −
+/// slot_bytes · lanes · t)` (the relay bound: `slot_bytes` needed bytes
+/// per shuffle slot; at 4 the second term never binds). With
+/// `one_reader` (both layouts injective) every loaded byte is a distinct
+/// byte that some lane stored, so the stores are `max(R(t), S(t))` too.
+/// `S` and `R` are
+/// convex and piecewise linear, with kinks at the breakpoints `x / 4`, at
+/// `Σ recv / (slot_bytes · lanes)` and where the two terms of `R` cross;
+/// `f` is linear between those except where `R − S` changes sign: the
+/// minimum is at `t = 0`, a kink or such a crossing, and each is
+/// evaluated. Ties go to the smaller `t`.
+fn in_warp_floor(
+    stored: &[(u64, f64)],
+    recv: &[u64],
+    slot_bytes: f64,
+    one_reader: bool,
+    wavefront_bytes: u64,
+) -> (f64, f64) {
     let over = |v: &[u64], t: f64| {
         v.iter()
             .map(|&x| (x as f64 - 4.0 * t).max(0.0))
             .sum::<f64>()
     };
+    let total = recv.iter().sum::<u64>() as f64;
+    let per_slot = slot_bytes * recv.len() as f64;
+    let relayed = |t: f64| (total - per_slot * t).max(0.0);
+    let loaded = |t: f64| over(recv, t).max(relayed(t));
     let store = |t: f64| {
         stored
             .iter()
             .map(|&(x, w)| w * (x as f64 - 4.0 * t).max(0.0))
             .sum::<f64>()
     };
-    let gap = |t: f64| over(recv, t) - store(t);
     let smem = |t: f64| {
-        let (s, r) = (store(t), over(recv, t));
-        (s + r.max(s)) / wavefront_bytes as f64
+        let (s, r) = (store(t), loaded(t));
+        let stores = if one_reader { r.max(s) } else { s };
+        (stores + r.max(s)) / wavefront_bytes as f64
+    };
+    // Where `a − b` changes sign between consecutive points (both linear
+    // there), added to the points.
+    let with_crossings = |mut ts: Vec<f64>, a: &dyn Fn(f64) -> f64, b: &dyn Fn(f64) -> f64| {
+        ts.sort_by(f64::total_cmp);
+        ts.dedup();
+        let crossings: Vec<f64> = ts
+            .windows(2)
+            .filter_map(|p| {
+                let (ga, gb) = (a(p[0]) - b(p[0]), a(p[1]) - b(p[1]));
+                (ga * gb < 0.0).then(|| p[0] + (p[1] - p[0]) * ga / (ga - gb))
+            })
+            .collect();
+        ts.extend(crossings);
+        ts.sort_by(f64::total_cmp);
+        ts
     };
     let mut ts: Vec<f64> = std::iter::once(0.0)
         .chain(
@@ -735,17 +820,11 @@ fn in_warp_floor(stored: &[(u64, f64)], recv: &[u64], wavefront_bytes: u64) -> (
                 .map(|x| x as f64 / 4.0),
         )
         .collect();
-    ts.sort_by(f64::total_cmp);
-    ts.dedup();
-    let crossings: Vec<f64> = ts
-        .windows(2)
-        .filter_map(|p| {
-            let (ga, gb) = (gap(p[0]), gap(p[1]));
-            (ga * gb < 0.0).then(|| p[0] + (p[1] - p[0]) * ga / (ga - gb))
-        })
-        .collect();
-    ts.extend(crossings);
-    ts.sort_by(f64::total_cmp);
+    if per_slot > 0.0 {
+        ts.push(total / per_slot);
+    }
+    let ts = with_crossings(ts, &|t| over(recv, t), &relayed);
+    let ts = with_crossings(ts, &loaded, &store);
     let mut best = (0.0, smem(0.0));
     for t in ts {
         let wf = smem(t);
@@ -771,14 +850,20 @@ mod tests {
     #[test]
     fn half_the_lanes_send() {
         let sent: Vec<u64> = (0..32).map(|l| if l < 16 { 64 } else { 0 }).collect();
-        assert_eq!(in_warp_floor(&unit(&sent), &[32; 32], 128), (0.0, 16.0));
+        assert_eq!(
+            in_warp_floor(&unit(&sent), &[32; 32], 4.0, false, 128),
+            (0.0, 16.0)
+        );
     }
 
     /// Every lane sends and receives 32 bytes: 8 shuffles beat 8 + 8
     /// wavefronts.
     #[test]
     fn every_lane_sends() {
-        assert_eq!(in_warp_floor(&unit(&[32; 32]), &[32; 32], 128), (8.0, 0.0));
+        assert_eq!(
+            in_warp_floor(&unit(&[32; 32]), &[32; 32], 4.0, false, 128),
+            (8.0, 0.0)
+        );
     }
 
     /// 8 lanes send 64 bytes each (`S(t) = 512 − 32t`), 32 lanes receive
@@ -789,7 +874,7 @@ mod tests {
     #[test]
     fn minimum_where_loads_meet_stores() {
         let sent: Vec<u64> = (0..32).map(|l| if l < 8 { 64 } else { 0 }).collect();
-        let (t, wf) = in_warp_floor(&unit(&sent), &[32; 32], 128);
+        let (t, wf) = in_warp_floor(&unit(&sent), &[32; 32], 4.0, false, 128);
         assert!((t - 16.0 / 3.0).abs() < 1e-9 && (wf - 16.0 / 3.0).abs() < 1e-9);
     }
 
@@ -798,6 +883,9 @@ mod tests {
     /// not constrained): `f` is flat at 8 and the tie keeps `t = 0`.
     #[test]
     fn unconstrained_senders() {
-        assert_eq!(in_warp_floor(&unit(&[0; 32]), &[32; 32], 128), (0.0, 8.0));
+        assert_eq!(
+            in_warp_floor(&unit(&[0; 32]), &[32; 32], 4.0, false, 128),
+            (0.0, 8.0)
+        );
     }
 }

@@ -513,6 +513,13 @@ fn print_best(b: &PlannedConversion, triton_cost: f64) {
             lb.subword_units
         );
     }
+    if lb.pair_bytes > 0 && lb.pair_bytes < 4 && lb.in_warp_bytes > 0 {
+        println!(
+            "  one lane holds at most {} bytes another lane of its warp needs: a shuffle slot delivers at most {} needed bytes (the relay bound; layout_codegen::lower_bound)",
+            lb.pair_bytes,
+            (4 + lb.pair_bytes) as f64 / 2.0
+        );
+    }
     if lb.exchange_cycles > 0.0 {
         println!(
             "  a one-bit register<->lane exchange: every plan pays at least {:.2} cycles per warp (shuffles and selects; layout_codegen::lower_bound)",

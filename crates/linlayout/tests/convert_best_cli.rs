@@ -136,3 +136,37 @@ fn best_is_the_planner_with_its_floor_and_candidates() {
         "{text}"
     );
 }
+
+/// The relay bound in the report (64×64 f16): a source thread holds 8
+/// consecutive columns of one row (four times, 16 columns apart), a
+/// destination thread 8 consecutive rows of one column (four times, 16
+/// rows apart), so two threads share at most one element (2 bytes) and a
+/// shuffle slot delivers at most (4 + 2) / 2 = 3 needed bytes.
+#[test]
+fn best_reports_the_bytes_lanes_share() {
+    const R8: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    const C8: &str = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [0, 1]}>";
+    let run = |extra: &[&str]| {
+        let mut args = vec!["convert", "--shape", "64x64", "--dtype", "f16", "--best"];
+        args.extend(extra);
+        args.extend([R8, C8]);
+        let out = Command::new(env!("CARGO_BIN_EXE_linlayout"))
+            .args(&args)
+            .output()
+            .expect("run linlayout");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let v: Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    assert_eq!(v["best"]["lower_bound"]["pair_bytes"], 2);
+    let text = run(&[]);
+    assert!(
+        text.contains("at most 2 bytes another lane of its warp needs")
+            && text.contains("delivers at most 3 needed bytes"),
+        "{text}"
+    );
+}
