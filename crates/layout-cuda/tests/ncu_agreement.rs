@@ -308,7 +308,8 @@ fn ncu_counts_the_recomputed_wavefronts_on_every_conversion_program() {
             + &read("bench/gpu/results/2026-11-29-h200/transposed8/ncu.txt")
             + &read("bench/gpu/results/2026-11-29-h200/fresh5/ncu.txt")
             + &read("bench/gpu/results/2026-11-29-h200/lane_xor/ncu.txt")
-            + &read("bench/gpu/results/2026-11-29-h200/matrix_default/ncu.txt")),
+            + &read("bench/gpu/results/2026-11-29-h200/matrix_default/ncu.txt")
+            + &read("bench/gpu/results/2026-11-29-h200/fresh7/ncu.txt")),
         from_table(&table),
     );
     for (name, why) in AWAITING_NCU {
