@@ -131,7 +131,19 @@ pub fn plan_conversion(
 /// layouts of the same tensor) with `bitwidth`-bit elements: its class
 /// ([`classify`]: no-op, register permutation, warp shuffles, shared
 /// memory) and, through shared memory, its swizzle
-/// ([`crate::swizzle::optimal_swizzling`]).
+/// ([`crate::swizzle::optimal_swizzling`]: Triton's `optimalSwizzlingLdSt`,
+/// vector `ld.shared` / `st.shared` accesses).
+///
+/// Not modelled: on NVIDIA targets Triton 3.9's `optimalSwizzling` also
+/// scores `ldmatrix` / `stmatrix` (and `.trans`) instruction tiles and takes
+/// them where they have fewer conflicts; `optimalSwizzlingLdSt` is its
+/// fallback and its AMD path. Where Triton takes matrix tiles this plan (and
+/// its cost, the planner's `triton_cost`) overstates what Triton runs: the
+/// engine oracle's `transpose` and `matmul_trans` kernels carry
+/// `ldmatrix.x4` in Triton 3.9's PTX, and on the H200 Triton 3.6 ran the
+/// suite's `fresh7_*` epilogues within 5% of plans this model prices at
+/// less than half of its Triton plan (2026-11-29,
+/// `bench/gpu/results/2026-11-29-h200/fresh7/`).
 /// Several CTAs are fine as long as no data crosses them (each CTA runs the
 /// same plan on its own elements); conversions that move data between CTAs
 /// are an explicit [`CodegenError::Unsupported`].
