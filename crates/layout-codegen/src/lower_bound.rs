@@ -357,8 +357,10 @@ pub fn lower_bound(
     let mut warps_in: Vec<InWarp> = Vec::new();
     // The relay bound (module doc) needs one holder and one reader per
     // element: then `pairs[holder · lanes + reader]` counts the elements
-    // the holder lane has that the reader lane needs.
-    let count_pairs = holder.is_some() && dst.is_injective();
+    // the holder lane has that the reader lane needs. Counted for warps of
+    // at most `MAX_PAIR_LANES` lanes (the table is `lanes²`); wider
+    // layouts get the floor without it.
+    let count_pairs = holder.is_some() && dst.is_injective() && nl <= MAX_PAIR_LANES;
     let mut pair_elems = 0u64;
     for b in 0..nb as usize {
         for w in 0..nw as usize {
@@ -482,6 +484,12 @@ pub fn lower_bound(
     }
     Ok(bound)
 }
+
+/// The widest warp (lanes) for which [`lower_bound`] counts the bytes each
+/// pair of lanes shares (the relay bound): 64, a wave64 warp. Layouts with
+/// more lanes are not hardware warps; their floor omits the bound rather
+/// than build a table of `lanes²` counts.
+const MAX_PAIR_LANES: u64 = 64;
 
 /// Tiles above this many elements are not enumerated for
 /// [`subword_units`] (its floor is then not applied; the others stand).

@@ -650,3 +650,30 @@ fn no_plan_beats_the_exchange_floor_on_random_exchanges() {
         "{whole} whole-word and {inside} inside-word exchanges, {renamed_floors} renamed"
     );
 }
+
+/// A layout of 2^16 lanes (no hardware warp; a user may still write it):
+/// the floor is computed without a table of lanes² pair counts (2^32 of
+/// them would not fit in memory), so the relay bound is left out and
+/// `pair_bytes` stays 0.
+#[test]
+fn a_very_wide_warp_gets_a_floor_without_pair_counts() {
+    let lanes = |bases: Vec<Vec<u64>>| {
+        LinearLayout::new(
+            vec![
+                (DimName::REGISTER, vec![]),
+                (DimName::LANE, bases),
+                (DimName::WARP, vec![]),
+                (DimName::BLOCK, vec![]),
+            ],
+            vec![(DimName::dim(0), 1 << 16)],
+            true,
+        )
+        .unwrap()
+    };
+    let src = lanes((0..16).map(|i| vec![1u64 << i]).collect());
+    let dst = lanes((0..16).rev().map(|i| vec![1u64 << i]).collect());
+    let b = lower_bound(&src, &dst, 32, &Target::SM90).unwrap();
+    assert_eq!(b.pair_bytes, 0);
+    // Every lane but the 2^8 palindromes receives its one word.
+    assert_eq!(b.in_warp_bytes, 4 * ((1 << 16) - (1 << 8)));
+}
