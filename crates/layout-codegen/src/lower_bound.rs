@@ -45,8 +45,8 @@
 //! byte some lane of the warp stored (the stores are at least `max(R(t),
 //! S(t))` as well, and the cost's numerator `2 · max(R(t), S(t))`); and
 //! the relay bound below raises `R(t)` to `max(R(t), Σ_l recv(l) − (4 +
-//! m) / 2 · lanes · t)`. Counting the
-//! total bytes only (`Σ recv / (4 · lanes)` shuffles) is implied
+//! m) / 2 · lanes · t)` (both for warps of at most 64 lanes, where the
+//! pair counts are kept). Counting the total bytes only (`Σ recv / (4 · lanes)` shuffles) is implied
 //! (`Σ_l min(recv(l), 4t) ≤ 4 · lanes · t`) and looser: it misses that a
 //! warp whose in-warp data is held by half of its lanes moves at most
 //! `4 · lanes / 2` bytes per shuffle (a register ↔ lane transpose of an mma
@@ -770,9 +770,9 @@ type InWarp = (Vec<u64>, Vec<(u64, u64)>);
 /// per shuffle slot; at 4 the second term never binds). With
 /// `one_reader` (both layouts injective) every loaded byte is a distinct
 /// byte that some lane stored, so the stores are `max(R(t), S(t))` too.
-/// `S` and `R` are
-/// convex and piecewise linear, with kinks at the breakpoints `x / 4`, at
-/// `Σ recv / (slot_bytes · lanes)` and where the two terms of `R` cross;
+/// `S` and `R` are convex and piecewise linear, with kinks at the
+/// breakpoints `x / 4`, at `Σ recv / (slot_bytes · lanes)` and where the
+/// two terms of `R` cross;
 /// `f` is linear between those except where `R − S` changes sign: the
 /// minimum is at `t = 0`, a kink or such a crossing, and each is
 /// evaluated. Ties go to the smaller `t`.
