@@ -353,23 +353,15 @@ pub(crate) fn hw_input(layout: &LinearLayout, r: u64, l: u64, w: u64) -> Vec<u64
 /// `layout(register, lane, warp, block)` packed (first out dim in the low
 /// bits; absent in dims ignored, so their value must be 0).
 ///
-/// The XOR of the packed basis columns of the set bits (bits above a dim's
-/// size ignored, as [`LinearLayout::apply_values`] does), without building
-/// an input vector: the planner's hottest function, 22% of a profile of
-/// the engine's `price_shortcut` test (2026-11-29, this 2-core machine,
-/// `perf record`) while it allocated one.
+/// Each dim's image ([`LinearLayout::apply_in_dim`]) XORed, without
+/// building an input vector: the planner's hottest function, 22% of a
+/// profile of the engine's `price_shortcut` test (2026-11-29, this 2-core
+/// machine, `perf record`) while it allocated one.
 pub fn hw_apply(layout: &LinearLayout, reg: u64, lane: u64, warp: u64, block: u64) -> u64 {
-    let dim = |d: DimName, v: u64| {
-        let mut acc = 0;
-        for (k, &c) in layout.packed_bases(d).iter().enumerate() {
-            acc ^= c & 0u64.wrapping_sub((v >> k) & 1);
-        }
-        acc
-    };
-    dim(DimName::REGISTER, reg)
-        ^ dim(DimName::LANE, lane)
-        ^ dim(DimName::WARP, warp)
-        ^ dim(DimName::BLOCK, block)
+    layout.apply_in_dim(DimName::REGISTER, reg)
+        ^ layout.apply_in_dim(DimName::LANE, lane)
+        ^ layout.apply_in_dim(DimName::WARP, warp)
+        ^ layout.apply_in_dim(DimName::BLOCK, block)
 }
 
 /// The in-dim values of `(register, lane, warp, block)` in `layout`'s in-dim

@@ -169,3 +169,23 @@ pub struct LowerBound {
     /// barrier, whichever is largest.
     pub cycles: f64,
 }
+
+impl LowerBound {
+    /// Needed bytes one shuffle slot delivers on average, at most (the
+    /// relay bound of [`crate::lower_bound`]): `(4 + m) / 2` for
+    /// `m = pair_bytes` below 4, else 4 (also where no pairs were counted,
+    /// `pair_bytes = 0`).
+    ///
+    /// ```
+    /// use layout_codegen::cost::LowerBound;
+    /// let b = |pair_bytes| LowerBound { pair_bytes, ..Default::default() }.slot_bytes();
+    /// assert_eq!((b(0), b(1), b(2), b(4), b(8)), (4.0, 2.5, 3.0, 4.0, 4.0));
+    /// ```
+    pub fn slot_bytes(&self) -> f64 {
+        if self.pair_bytes == 0 {
+            4.0
+        } else {
+            ((4 + self.pair_bytes) as f64 / 2.0).min(4.0)
+        }
+    }
+}

@@ -420,11 +420,7 @@ pub fn lower_bound(
         bound.pair_bytes = pair_elems * bytes;
     }
     // Needed bytes a shuffle slot delivers on average, at most (module doc).
-    let slot_bytes = if count_pairs {
-        ((4 + bound.pair_bytes) as f64 / 2.0).min(4.0)
-    } else {
-        4.0
-    };
+    let slot_bytes = bound.slot_bytes();
     let mut in_warp_wavefronts = 0.0;
     for (recv, held) in warps_in {
         let stored: Vec<(u64, f64)> = match &readers {

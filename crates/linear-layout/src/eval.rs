@@ -290,6 +290,25 @@ impl LinearLayout {
         acc
     }
 
+    /// The packed image (first out dim in the low bits) of input dim `d`
+    /// at value `v`, every other input dim 0: the XOR of `d`'s columns
+    /// selected by the low bits of `v` (bits at or above the dim's size
+    /// ignored, as in [`LinearLayout::apply_values`]); 0 when `d` is not an
+    /// input dim.
+    ///
+    /// ```
+    /// use linear_layout::{DimName, LinearLayout};
+    /// let l = LinearLayout::identity_1d(8, DimName::REGISTER, DimName::dim(0))
+    ///     * LinearLayout::identity_1d(4, DimName::LANE, DimName::dim(0));
+    /// assert_eq!(l.apply_in_dim(DimName::LANE, 3), 3 << 3);
+    /// assert_eq!(l.apply_in_dim(DimName::REGISTER, 8 + 5), 5);
+    /// assert_eq!(l.apply_in_dim(DimName::WARP, 1), 0);
+    /// ```
+    #[inline]
+    pub fn apply_in_dim(&self, d: DimName, v: u64) -> u64 {
+        self.in_dim(d).map_or(0, |x| self.apply_dim(x, v))
+    }
+
     /// Applies the layout to one value per input dim (input-dim order),
     /// returning the packed output (first out dim in the low bits).
     #[inline]

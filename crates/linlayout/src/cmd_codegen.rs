@@ -517,7 +517,7 @@ fn print_best(b: &PlannedConversion, triton_cost: f64) {
         println!(
             "  one lane holds at most {} bytes another lane of its warp needs: a shuffle slot delivers at most {} needed bytes (the relay bound; layout_codegen::lower_bound)",
             lb.pair_bytes,
-            (4 + lb.pair_bytes) as f64 / 2.0
+            lb.slot_bytes()
         );
     }
     if lb.exchange_cycles > 0.0 {
